@@ -1,0 +1,35 @@
+// swift-tools-version: 6.1
+import PackageDescription
+
+let package = Package(
+    name: "Strobe",
+    platforms: [.macOS(.v15)],
+    products: [
+        .library(name: "Strobe", targets: ["Strobe"]),
+        .executable(name: "strobe", targets: ["strobe"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+        .package(url: "https://github.com/apple/swift-system", from: "1.8.1"),
+    ],
+    targets: [
+        // The only C in the stack: the kernel's HCI socket, over the libbluetooth-dev headers.
+        .target(name: "CBlueZ"),
+        .target(
+            name: "StrobeHCI",
+            dependencies: ["CBlueZ", .product(name: "SystemPackage", package: "swift-system")]
+        ),
+        .target(name: "StrobeCapture", dependencies: ["StrobeHCI"]),
+        .target(name: "StrobeHost", dependencies: ["StrobeHCI"]),
+        .target(name: "Strobe", dependencies: ["StrobeHCI", "StrobeCapture", "StrobeHost"]),
+        .executableTarget(
+            name: "strobe",
+            dependencies: ["Strobe", .product(name: "ArgumentParser", package: "swift-argument-parser")]
+        ),
+        .testTarget(name: "StrobeHCITests", dependencies: ["StrobeHCI"]),
+        .testTarget(name: "StrobeCaptureTests", dependencies: ["StrobeCapture"]),
+        .testTarget(name: "StrobeHostTests", dependencies: ["StrobeHost"]),
+        .testTarget(name: "StrobeInteropTests", dependencies: ["Strobe"]),
+    ],
+    swiftLanguageModes: [.v6]
+)

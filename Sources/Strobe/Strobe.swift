@@ -1,0 +1,3 @@
+@_exported import StrobeHCI
+@_exported import StrobeCapture
+@_exported import StrobeHost

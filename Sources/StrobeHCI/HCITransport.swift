@@ -1,0 +1,39 @@
+/// A link to one controller that carries H4 packets: the kernel's HCI user channel, H4 over a
+/// stream (TCP, unix socket, serial tty), a btsnoop replay, or a simulated controller.
+///
+/// Received packets are delivered on the transport's own reader thread, one call per complete
+/// packet, as a view into the reader's buffer: nothing is copied or allocated per packet.
+public protocol HCITransport: AnyObject, Sendable {
+    /// A short human-readable name, such as `tcp:127.0.0.1:9001`.
+    var name: String { get }
+
+    /// Starts the reader. Every packet received from now on goes to `sink`.
+    /// Throws `TransportError` when the link cannot be used.
+    func start(_ sink: any HCIPacketSink) throws
+
+    /// Writes one whole H4 packet (packet type byte first) with a single write,
+    /// completing partial writes. Safe to call from any thread.
+    func send(_ h4Packet: UnsafeRawBufferPointer) throws
+
+    /// Stops the reader and releases the link. `HCIPacketSink.transportDidClose(_:)` follows once.
+    /// Closing twice is harmless.
+    func close()
+}
+
+extension HCITransport {
+    /// Writes one whole H4 packet held in an array (a convenience for control-plane traffic).
+    public func send(_ h4Packet: [UInt8]) throws {
+        try h4Packet.withUnsafeBytes { try send($0) }
+    }
+}
+
+/// Where a transport delivers what it reads.
+public protocol HCIPacketSink: AnyObject, Sendable {
+    /// One complete packet. `payload` excludes the H4 type byte and is valid only during the call.
+    /// `time` is when its bytes were read.
+    func transportDidReceive(_ type: HCIPacketType, payload: UnsafeRawBufferPointer, at time: HostTime)
+
+    /// The transport stopped delivering: `nil` when closed by the host, otherwise why.
+    /// Called exactly once per `start`.
+    func transportDidClose(_ error: TransportError?)
+}

@@ -1,0 +1,61 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Why a transport could not be opened or stopped working. Every case says what was wrong and,
+/// where the user can do something about it, what to do.
+public enum TransportError: Error, Sendable, Equatable, CustomStringConvertible {
+    /// This kernel has no `AF_BLUETOOTH` support.
+    case bluetoothUnsupported
+    /// The HCI socket needs `CAP_NET_ADMIN`.
+    case permissionDenied(device: Int)
+    /// The device is up, or held by another user channel (typically bluetoothd).
+    case deviceBusy(device: Int)
+    /// There is no `hciN` with that index.
+    case noSuchDevice(device: Int)
+    /// A system call failed; `call` names it, `errno` says why.
+    case systemCall(call: String, errno: Int32)
+    /// Could not reach or open the endpoint (`tcp:`, `unix:`, `serial:` or a capture file).
+    case cannotOpen(endpoint: String, reason: String)
+    /// The peer closed the link.
+    case closedByPeer
+    /// The byte stream carried a packet type that H4 does not define.
+    case unknownPacketType(UInt8, offset: UInt64)
+    /// A packet header announced a length larger than the transport accepts.
+    case oversizedPacket(type: HCIPacketType, length: Int)
+    /// The stream ended in the middle of a packet.
+    case truncatedPacket(type: HCIPacketType)
+    /// A transport specification string could not be understood.
+    case invalidSpecification(String)
+    /// The transport was used before `start` or after `close`.
+    case notOpen
+
+    public var description: String {
+        switch self {
+        case .bluetoothUnsupported:
+            return "this kernel has no Bluetooth socket support (AF_BLUETOOTH); use --transport sim, tcp:HOST:PORT, unix:PATH or serial:DEV instead"
+        case .permissionDenied(let device):
+            return "permission denied opening hci\(device): the HCI user channel needs CAP_NET_ADMIN (run as root, or `setcap cap_net_admin+ep` on the strobe binary)"
+        case .deviceBusy(let device):
+            return "hci\(device) is busy: it is up or held by bluetoothd; stop bluetoothd (`systemctl stop bluetooth`) and bring the device down (`hciconfig hci\(device) down`)"
+        case .noSuchDevice(let device):
+            return "no such device hci\(device); list adapters with `ls /sys/class/bluetooth`"
+        case .systemCall(let call, let errno):
+            return "\(call) failed: \(String(cString: strerror(errno))) (errno \(errno))"
+        case .cannotOpen(let endpoint, let reason):
+            return "cannot open \(endpoint): \(reason)"
+        case .closedByPeer:
+            return "the controller closed the link"
+        case .unknownPacketType(let type, let offset):
+            return "unknown H4 packet type 0x\(String(type, radix: 16)) at byte \(offset) of the stream"
+        case .oversizedPacket(let type, let length):
+            return "\(type) packet announces \(length) bytes, more than the transport accepts"
+        case .truncatedPacket(let type):
+            return "the stream ended inside a \(type) packet"
+        case .invalidSpecification(let text):
+            return "invalid transport: \(text)"
+        case .notOpen:
+            return "the transport is not open"
+        }
+    }
+}

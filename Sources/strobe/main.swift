@@ -1,0 +1,2 @@
+import Strobe
+print("strobe")

@@ -1,0 +1,4 @@
+import Testing
+@testable import StrobeCapture
+
+@Test func placeholderStrobeCaptureTests() { #expect(Bool(true)) }

@@ -1,0 +1,4 @@
+import Testing
+@testable import StrobeHCI
+
+@Test func placeholderStrobeHCITests() { #expect(Bool(true)) }

@@ -1,0 +1,4 @@
+import Testing
+@testable import StrobeHost
+
+@Test func placeholderStrobeHostTests() { #expect(Bool(true)) }

@@ -1,0 +1,4 @@
+import Testing
+@testable import Strobe
+
+@Test func placeholderStrobeInteropTests() { #expect(Bool(true)) }

@@ -1,0 +1,33 @@
+#!/usr/bin/env bash
+# Installs what the test suite needs when it is missing:
+#   - Debian packages: libbluetooth-dev (headers for the CBlueZ shim), tshark (independent decoder)
+#   - a Python venv with the pinned Bumble (virtual controller + GATT peers for interop tests)
+# Idempotent: a second run only checks.
+set -euo pipefail
+root="$(cd "$(dirname "$0")/.." && pwd)"
+
+need=()
+[ -f /usr/include/bluetooth/hci.h ] || need+=(libbluetooth-dev)
+command -v tshark >/dev/null 2>&1 || need+=(tshark)
+command -v python3 >/dev/null 2>&1 || need+=(python3 python3-venv)
+if [ ${#need[@]} -gt 0 ]; then
+  echo "installing Debian packages: ${need[*]}"
+  sudo_cmd=""; [ "$(id -u)" -eq 0 ] || sudo_cmd="sudo"
+  export DEBIAN_FRONTEND=noninteractive
+  $sudo_cmd apt-get update -qq
+  # tshark asks whether non-root users may capture; answer no without a prompt.
+  echo "wireshark-common wireshark-common/install-setuid boolean false" | $sudo_cmd debconf-set-selections
+  $sudo_cmd apt-get install -y -qq "${need[@]}" >/dev/null
+fi
+
+venv="$root/.venv-bumble"
+lock="$root/Tests/Fixtures/Bumble/requirements.lock.txt"
+stamp="$venv/.installed-$(sha256sum "$lock" | cut -c1-16)"
+if [ ! -f "$stamp" ]; then
+  python3 -c 'import sys; sys.exit(0 if sys.version_info >= (3, 11) else "Bumble needs Python >= 3.11")'
+  echo "creating the Bumble venv (.venv-bumble)"
+  rm -rf "$venv"
+  python3 -m venv "$venv"
+  "$venv/bin/pip" install -q --disable-pip-version-check -r "$lock"
+  touch "$stamp"
+fi

@@ -1,4 +1,0 @@
-import Testing
-@testable import Strobe
-
-@Test func placeholderStrobeInteropTests() { #expect(Bool(true)) }

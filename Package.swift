@@ -29,6 +29,7 @@ let package = Package(
         .testTarget(name: "StrobeHCITests", dependencies: ["StrobeHCI"]),
         .testTarget(name: "StrobeCaptureTests", dependencies: ["StrobeCapture"]),
         .testTarget(name: "StrobeHostTests", dependencies: ["StrobeHost"]),
+        .testTarget(name: "StrobeTests", dependencies: ["Strobe"]),
         .testTarget(name: "StrobeInteropTests", dependencies: ["Strobe", "strobe"]),
     ],
     swiftLanguageModes: [.v6]

@@ -1,0 +1,30 @@
+import Testing
+import StrobeHCI
+@testable import Strobe
+
+@Suite struct TransportSpecTests {
+    @Test(arguments: [
+        ("hci:0", TransportSpec.hci(device: 0)),
+        ("hci:hci3", .hci(device: 3)),
+        ("tcp:127.0.0.1:9001", .tcp(host: "127.0.0.1", port: 9001)),
+        ("tcp:[::1]:9001", .tcp(host: "::1", port: 9001)),
+        ("tcp:localhost:1", .tcp(host: "localhost", port: 1)),
+        ("unix:/run/strobe.sock", .unix(path: "/run/strobe.sock")),
+        ("unix:@strobe", .unix(path: "@strobe")),
+        ("serial:/dev/ttyUSB0", .serial(device: "/dev/ttyUSB0", baudRate: 1_000_000, rtsCts: false)),
+        ("serial:/dev/ttyACM0,115200,rtscts", .serial(device: "/dev/ttyACM0", baudRate: 115_200, rtsCts: true)),
+        ("serial:/dev/ttyS1,rtscts", .serial(device: "/dev/ttyS1", baudRate: 1_000_000, rtsCts: true)),
+        ("replay:Captures/x.btsnoop", .replay(file: "Captures/x.btsnoop")),
+    ])
+    func parses(text: String, expected: TransportSpec) throws {
+        let spec = try TransportSpec(parsing: text)
+        #expect(spec == expected)
+        #expect(try TransportSpec(parsing: spec.description) == spec)
+    }
+
+    @Test(arguments: ["", "hci", "hci:", "hci:-1", "hci:x", "tcp:host", "tcp::9001", "tcp:h:0", "tcp:h:70000",
+                      "unix:", "serial:", "serial:/dev/x,fast", "replay:", "bogus:1", "sim:x:y"])
+    func rejects(text: String) {
+        #expect(throws: TransportError.self) { try TransportSpec(parsing: text) }
+    }
+}

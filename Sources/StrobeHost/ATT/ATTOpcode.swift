@@ -1,0 +1,83 @@
+/// Attribute Protocol opcodes (Core Specification Vol 3, Part F, 3.4.8).
+public struct ATTOpcode: RawRepresentable, Hashable, Sendable, CustomStringConvertible {
+    public var rawValue: UInt8
+    public init(rawValue: UInt8) { self.rawValue = rawValue }
+
+    public static let errorResponse = ATTOpcode(rawValue: 0x01)
+    public static let exchangeMTURequest = ATTOpcode(rawValue: 0x02)
+    public static let exchangeMTUResponse = ATTOpcode(rawValue: 0x03)
+    public static let findInformationRequest = ATTOpcode(rawValue: 0x04)
+    public static let findInformationResponse = ATTOpcode(rawValue: 0x05)
+    public static let findByTypeValueRequest = ATTOpcode(rawValue: 0x06)
+    public static let findByTypeValueResponse = ATTOpcode(rawValue: 0x07)
+    public static let readByTypeRequest = ATTOpcode(rawValue: 0x08)
+    public static let readByTypeResponse = ATTOpcode(rawValue: 0x09)
+    public static let readRequest = ATTOpcode(rawValue: 0x0A)
+    public static let readResponse = ATTOpcode(rawValue: 0x0B)
+    public static let readBlobRequest = ATTOpcode(rawValue: 0x0C)
+    public static let readBlobResponse = ATTOpcode(rawValue: 0x0D)
+    public static let readMultipleRequest = ATTOpcode(rawValue: 0x0E)
+    public static let readMultipleResponse = ATTOpcode(rawValue: 0x0F)
+    public static let readByGroupTypeRequest = ATTOpcode(rawValue: 0x10)
+    public static let readByGroupTypeResponse = ATTOpcode(rawValue: 0x11)
+    public static let writeRequest = ATTOpcode(rawValue: 0x12)
+    public static let writeResponse = ATTOpcode(rawValue: 0x13)
+    public static let prepareWriteRequest = ATTOpcode(rawValue: 0x16)
+    public static let prepareWriteResponse = ATTOpcode(rawValue: 0x17)
+    public static let executeWriteRequest = ATTOpcode(rawValue: 0x18)
+    public static let executeWriteResponse = ATTOpcode(rawValue: 0x19)
+    public static let readMultipleVariableRequest = ATTOpcode(rawValue: 0x20)
+    public static let readMultipleVariableResponse = ATTOpcode(rawValue: 0x21)
+    public static let multipleHandleValueNotification = ATTOpcode(rawValue: 0x23)
+    public static let handleValueNotification = ATTOpcode(rawValue: 0x1B)
+    public static let handleValueIndication = ATTOpcode(rawValue: 0x1D)
+    public static let handleValueConfirmation = ATTOpcode(rawValue: 0x1E)
+    public static let writeCommand = ATTOpcode(rawValue: 0x52)
+    public static let signedWriteCommand = ATTOpcode(rawValue: 0xD2)
+
+    /// Bit 6: the PDU is a command (no response is sent).
+    public var isCommand: Bool { rawValue & 0x40 != 0 }
+    /// Bit 7: an authentication signature follows the parameters.
+    public var hasSignature: Bool { rawValue & 0x80 != 0 }
+
+    /// Requests expect exactly one response; the bearer allows one outstanding at a time.
+    public var isRequest: Bool { Self.responseFor[rawValue] != nil }
+
+    /// The response opcode that completes this request.
+    public var response: ATTOpcode? { Self.responseFor[rawValue].map(ATTOpcode.init(rawValue:)) }
+
+    /// Whether the PDU's first parameter is a single attribute handle.
+    public var carriesOneHandle: Bool {
+        switch self {
+        case .readRequest, .readBlobRequest, .writeRequest, .writeCommand, .signedWriteCommand,
+             .prepareWriteRequest, .prepareWriteResponse, .handleValueNotification, .handleValueIndication:
+            true
+        default:
+            false
+        }
+    }
+
+    private static let responseFor: [UInt8: UInt8] = [
+        0x02: 0x03, 0x04: 0x05, 0x06: 0x07, 0x08: 0x09, 0x0A: 0x0B, 0x0C: 0x0D, 0x0E: 0x0F,
+        0x10: 0x11, 0x12: 0x13, 0x16: 0x17, 0x18: 0x19, 0x20: 0x21,
+    ]
+
+    public var description: String {
+        let names: [UInt8: String] = [
+            0x01: "Error Response", 0x02: "Exchange MTU Request", 0x03: "Exchange MTU Response",
+            0x04: "Find Information Request", 0x05: "Find Information Response",
+            0x06: "Find By Type Value Request", 0x07: "Find By Type Value Response",
+            0x08: "Read By Type Request", 0x09: "Read By Type Response", 0x0A: "Read Request",
+            0x0B: "Read Response", 0x0C: "Read Blob Request", 0x0D: "Read Blob Response",
+            0x0E: "Read Multiple Request", 0x0F: "Read Multiple Response",
+            0x10: "Read By Group Type Request", 0x11: "Read By Group Type Response",
+            0x12: "Write Request", 0x13: "Write Response", 0x16: "Prepare Write Request",
+            0x17: "Prepare Write Response", 0x18: "Execute Write Request", 0x19: "Execute Write Response",
+            0x20: "Read Multiple Variable Request", 0x21: "Read Multiple Variable Response",
+            0x23: "Multiple Handle Value Notification", 0x1B: "Handle Value Notification",
+            0x1D: "Handle Value Indication", 0x1E: "Handle Value Confirmation", 0x52: "Write Command",
+            0xD2: "Signed Write Command",
+        ]
+        return "\(names[rawValue] ?? "Unknown") (0x\(String(rawValue, radix: 16, uppercase: true)))"
+    }
+}

@@ -1,0 +1,54 @@
+import StrobeHCI
+
+/// A borrowed view of one ATT PDU: its opcode, the single attribute handle when the PDU carries
+/// one, and the value bytes that follow it. Enough to route notifications without a copy and to
+/// summarise captures; full request and response codecs build on it.
+public struct ATTPDUView {
+    public let opcode: ATTOpcode
+    /// The attribute handle for PDUs whose first parameter is one handle.
+    public let handle: UInt16?
+    /// Notifications, indications, writes and prepare writes: the attribute value (after the
+    /// offset for prepare writes, without the signature for signed writes). Otherwise the parameters.
+    public let value: UnsafeRawBufferPointer
+
+    /// Parses the PDU header; fails when the PDU is empty or shorter than its fixed fields.
+    public init(_ pdu: UnsafeRawBufferPointer) throws(ATTDecodingError) {
+        var reader = ByteReader(pdu)
+        guard let raw = reader.readUInt8() else { throw .empty }
+        let opcode = ATTOpcode(rawValue: raw)
+        self.opcode = opcode
+        guard opcode.carriesOneHandle else {
+            handle = nil
+            value = reader.readRest()
+            return
+        }
+        guard let handle = reader.readUInt16() else { throw .truncated(opcode, needed: 3, got: pdu.count) }
+        self.handle = handle
+        switch opcode {
+        case .prepareWriteRequest, .prepareWriteResponse:
+            guard reader.skip(2) else { throw .truncated(opcode, needed: 5, got: pdu.count) }
+            value = reader.readRest()
+        case .signedWriteCommand:
+            // The 12-byte authentication signature closes the PDU.
+            guard reader.remaining >= 12 else { throw .truncated(opcode, needed: 15, got: pdu.count) }
+            value = reader.readView(count: reader.remaining - 12)!
+        default:
+            value = reader.readRest()
+        }
+    }
+}
+
+/// What was wrong with an ATT PDU.
+public enum ATTDecodingError: Error, Equatable, Sendable, CustomStringConvertible {
+    case empty
+    case truncated(ATTOpcode, needed: Int, got: Int)
+    case malformed(ATTOpcode, reason: String)
+
+    public var description: String {
+        switch self {
+        case .empty: "empty ATT PDU"
+        case .truncated(let opcode, let needed, let got): "\(opcode) needs at least \(needed) bytes, got \(got)"
+        case .malformed(let opcode, let reason): "malformed \(opcode): \(reason)"
+        }
+    }
+}

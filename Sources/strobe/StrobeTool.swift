@@ -1,0 +1,55 @@
+import ArgumentParser
+import Foundation
+import Strobe
+
+@main
+struct StrobeTool: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "strobe",
+        abstract: "A Bluetooth Low Energy host stack for latency-sensitive devices.",
+        subcommands: [InfoCommand.self, ScanCommand.self])
+
+    @OptionGroup var global: GlobalOptions
+
+    /// Exit status: 0 success, 1 a one-line error, 2 bad usage.
+    static func main() async {
+        do {
+            var command = try parseAsRoot()
+            if var asyncCommand = command as? AsyncParsableCommand {
+                try await asyncCommand.run()
+            } else {
+                try command.run()
+            }
+        } catch {
+            let code = exitCode(for: error)
+            if code == .success {
+                exit(withError: error)
+            } else if code == .validationFailure || error is ValidationError {
+                FileHandle.standardError.write(Data((fullMessage(for: error) + "\n").utf8))
+                Foundation.exit(2)
+            } else if error is ExitCode {
+                Foundation.exit(code.rawValue)
+            } else {
+                FileHandle.standardError.write(Data("strobe: error: \(String(describing: error))\n".utf8))
+                Foundation.exit(1)
+            }
+        }
+    }
+}
+
+struct InfoCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(commandName: "info", abstract: "Open the controller and show what it is.")
+    @OptionGroup var global: GlobalOptions
+    @Flag var json = false
+    func run() async throws {
+        print(try global.transportSpec())
+    }
+}
+
+struct ScanCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(commandName: "scan", abstract: "Scan.")
+    @OptionGroup var global: GlobalOptions
+    func run() async throws {
+        print(try global.transportSpec())
+    }
+}

@@ -1,2 +1,0 @@
-import Strobe
-print("strobe")

@@ -29,6 +29,12 @@ public enum TransportError: Error, Sendable, Equatable, CustomStringConvertible 
     case invalidSpecification(String)
     /// The transport was used before `start` or after `close`.
     case notOpen
+    /// The adapter's radio is blocked by rfkill (a hardware switch or `rfkill block`).
+    case radioBlocked(device: Int)
+    /// The device was up and bringing it down for the user channel failed; `errno` says why.
+    case cannotBringDown(device: Int, errno: Int32)
+    /// A serial line speed that the termios table has no constant for.
+    case unsupportedBaudRate(Int)
 
     public var description: String {
         switch self {
@@ -56,6 +62,12 @@ public enum TransportError: Error, Sendable, Equatable, CustomStringConvertible 
             return "invalid transport: \(text)"
         case .notOpen:
             return "the transport is not open"
+        case .radioBlocked(let device):
+            return "hci\(device) is blocked by rfkill; unblock it with `rfkill unblock bluetooth` (or flip the hardware radio switch)"
+        case .cannotBringDown(let device, let errno):
+            return "hci\(device) is up and could not be brought down for exclusive use: \(String(cString: strerror(errno))) (errno \(errno)); try `hciconfig hci\(device) down`, or stop bluetoothd (`systemctl stop bluetooth`)"
+        case .unsupportedBaudRate(let rate):
+            return "unsupported baud rate \(rate); use one of \(SerialBaudRate.supported.map(String.init).joined(separator: ", "))"
         }
     }
 }

@@ -1,0 +1,173 @@
+/// Splits an H4 byte stream (Core Specification Vol 4, Part A) into whole HCI packets, one
+/// `read()` chunk at a time.
+///
+/// A packet that lies wholly inside the chunk is delivered as a view into the chunk; nothing is
+/// copied. Only a packet that straddles chunks is gathered in a reassembly buffer that is
+/// allocated once, at the largest size the limits allow, so no packet allocates.
+///
+/// Every length is checked against the limits before a byte of payload is awaited. The first
+/// malformed byte fails the deframer for good: an H4 stream has no resynchronisation point, so
+/// the transport must close.
+public struct H4Deframer: ~Copyable {
+    /// The largest payload accepted per packet type. Command, SCO and event lengths are one
+    /// byte wide and so never exceed 255; ACL and ISO lengths are two bytes wide and need a bound
+    /// that matches the controller's buffers.
+    public struct Limits: Sendable, Equatable {
+        /// Largest ACL data length (the controller's ACL_Data_Packet_Length or LE ACL length).
+        public var maximumACLPayload: Int
+        /// Largest ISO data load length.
+        public var maximumISOPayload: Int
+
+        /// Bounds are clamped to what the length fields can express.
+        public init(maximumACLPayload: Int = 4096, maximumISOPayload: Int = 4096) {
+            self.maximumACLPayload = min(max(maximumACLPayload, 0), Int(UInt16.max))
+            self.maximumISOPayload = min(max(maximumISOPayload, 0), 0x3FFF)
+        }
+
+        /// The largest payload for `type`, header excluded.
+        public func maximumPayload(for type: HCIPacketType) -> Int {
+            switch type {
+            case .command, .sco, .event: Int(UInt8.max)
+            case .acl: maximumACLPayload
+            case .iso: maximumISOPayload
+            }
+        }
+
+        /// The largest header plus payload of any packet type.
+        var largestPacket: Int {
+            HCIPacketType.allCases.map { $0.h4HeaderLength + maximumPayload(for: $0) }.max() ?? 0
+        }
+    }
+
+    public let limits: Limits
+
+    /// Header and payload of the packet being reassembled (the H4 type byte is held apart).
+    private let storage: UnsafeMutableRawBufferPointer
+    private var pendingType: HCIPacketType?
+    /// Bytes of the pending packet gathered so far.
+    private var pendingCount = 0
+    /// Header length until the header is complete, then header plus payload length.
+    private var pendingTotal = 0
+    private var pendingHeaderComplete = false
+
+    /// Bytes of the stream consumed so far; names where a malformed packet began.
+    public private(set) var streamOffset: UInt64 = 0
+    /// Set by the first malformed packet; every later `feed` throws it again.
+    public private(set) var failure: TransportError?
+
+    public init(limits: Limits = Limits()) {
+        self.limits = limits
+        storage = UnsafeMutableRawBufferPointer.allocate(byteCount: max(limits.largestPacket, 1), alignment: 8)
+    }
+
+    deinit { storage.deallocate() }
+
+    /// True while a packet has begun but not yet completed.
+    public var isMidPacket: Bool { pendingType != nil }
+
+    /// The type of the packet being reassembled, if any.
+    public var pendingPacketType: HCIPacketType? { pendingType }
+
+    /// Consumes one chunk, calling `deliver` for every packet it completes, in stream order.
+    /// The payload passed to `deliver` excludes the type byte and is valid only during the call.
+    public mutating func feed(
+        _ chunk: UnsafeRawBufferPointer,
+        _ deliver: (HCIPacketType, UnsafeRawBufferPointer) -> Void
+    ) throws(TransportError) {
+        if let failure { throw failure }
+        let base = streamOffset
+        let count = chunk.count
+        var index = 0
+        while index < count {
+            if let type = pendingType {
+                // Continue the packet that straddles chunks.
+                let take = min(pendingTotal - pendingCount, count - index)
+                UnsafeMutableRawBufferPointer(rebasing: storage[pendingCount..<pendingCount + take])
+                    .copyMemory(from: UnsafeRawBufferPointer(rebasing: chunk[index..<index + take]))
+                pendingCount += take
+                index += take
+                if pendingCount < pendingTotal { continue }
+                if !pendingHeaderComplete {
+                    let header = UnsafeRawBufferPointer(rebasing: storage[0..<pendingTotal])
+                    let length = type.h4PayloadLength(header: header)
+                    guard length <= limits.maximumPayload(for: type) else {
+                        throw fail(.oversizedPacket(type: type, length: length), consumed: base, index)
+                    }
+                    pendingHeaderComplete = true
+                    pendingTotal += length
+                    if pendingCount < pendingTotal { continue }
+                }
+                deliver(type, UnsafeRawBufferPointer(rebasing: storage[0..<pendingTotal]))
+                pendingType = nil
+            } else {
+                // At a packet boundary.
+                let byte = chunk[index]
+                guard let type = HCIPacketType(rawValue: byte) else {
+                    throw fail(.unknownPacketType(byte, offset: base + UInt64(index)), consumed: base, index)
+                }
+                let headerLength = type.h4HeaderLength
+                let start = index + 1
+                let available = count - start
+                pendingType = type
+                pendingCount = 0
+                pendingTotal = headerLength
+                pendingHeaderComplete = false
+                if available >= headerLength {
+                    let header = UnsafeRawBufferPointer(rebasing: chunk[start..<start + headerLength])
+                    let length = type.h4PayloadLength(header: header)
+                    guard length <= limits.maximumPayload(for: type) else {
+                        throw fail(.oversizedPacket(type: type, length: length), consumed: base, index)
+                    }
+                    let total = headerLength + length
+                    if available >= total {
+                        // The common case: the whole packet is in this chunk.
+                        pendingType = nil
+                        deliver(type, UnsafeRawBufferPointer(rebasing: chunk[start..<start + total]))
+                        index = start + total
+                        continue
+                    }
+                    pendingTotal = total
+                    pendingHeaderComplete = true
+                }
+                index = start
+            }
+        }
+        streamOffset = base + UInt64(count)
+    }
+
+    /// Declares the end of the stream: throws `.truncatedPacket` if a packet was left unfinished.
+    public func finish() throws(TransportError) {
+        if let failure { throw failure }
+        if let pendingType { throw .truncatedPacket(type: pendingType) }
+    }
+
+    private mutating func fail(_ error: TransportError, consumed base: UInt64, _ index: Int) -> TransportError {
+        failure = error
+        pendingType = nil
+        streamOffset = base + UInt64(index)
+        return error
+    }
+}
+
+extension HCIPacketType {
+    /// Bytes of header that follow the H4 type byte and carry the length.
+    var h4HeaderLength: Int {
+        switch self {
+        case .command: 3  // opcode u16, parameter total length u8
+        case .acl: 4  // handle and flags u16, data total length u16
+        case .sco: 3  // handle and flags u16, data total length u8
+        case .event: 2  // event code u8, parameter total length u8
+        case .iso: 4  // handle and flags u16, data load length u14 (+ 2 RFU bits)
+        }
+    }
+
+    /// The payload length a complete header announces. `header` holds `h4HeaderLength` bytes.
+    func h4PayloadLength(header: UnsafeRawBufferPointer) -> Int {
+        switch self {
+        case .command, .sco: Int(header[2])
+        case .event: Int(header[1])
+        case .acl: Int(header[2]) | Int(header[3]) << 8
+        case .iso: (Int(header[2]) | Int(header[3]) << 8) & 0x3FFF
+        }
+    }
+}

@@ -1,0 +1,62 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// H4 over a byte stream: a TCP or unix socket (an emulator such as Bumble, a bridge) or a serial
+/// tty (a UART controller). One reader thread deframes what it reads in place; `send` writes each
+/// whole packet with one write.
+///
+/// Open one with `connectTCP(host:port:)`, `connectUnix(path:)` or `openSerial(path:baudRate:)`,
+/// or adopt a descriptor you already have with `init(fileDescriptor:name:)`.
+public final class StreamTransport: HCITransport {
+    public let name: String
+    private let link: DescriptorLink
+
+    /// Takes ownership of `fileDescriptor`: a connected stream or seqpacket socket, a tty or a
+    /// pipe. Sockets are woken for close with `shutdown()`; anything else is polled beside a
+    /// wake pipe. The descriptor is made blocking.
+    public init(
+        fileDescriptor: Int32, name: String, limits: H4Deframer.Limits = H4Deframer.Limits()
+    ) throws(TransportError) {
+        var info = stat()
+        guard fstat(fileDescriptor, &info) == 0 else {
+            let code = errno
+            _ = Glibc.close(fileDescriptor)
+            throw .systemCall(call: "fstat", errno: code)
+        }
+        let flags = fcntl(fileDescriptor, F_GETFL)
+        if flags >= 0, flags & O_NONBLOCK != 0 {
+            _ = fcntl(fileDescriptor, F_SETFL, flags & ~O_NONBLOCK)
+        }
+        let isSocket = info.st_mode & S_IFMT == S_IFSOCK
+        self.name = name
+        link = try DescriptorLink(
+            fileDescriptor: fileDescriptor, name: name,
+            wakeup: isSocket ? .shutdown : .wakePipe,
+            writeCall: isSocket ? .send : .write,
+            eioMeansClosed: !isSocket,
+            limits: limits
+        )
+    }
+
+    deinit { link.close() }
+
+    public func start(_ sink: any HCIPacketSink) throws(TransportError) {
+        try link.start(sink)
+    }
+
+    public func send(_ h4Packet: UnsafeRawBufferPointer) throws(TransportError) {
+        try link.send(h4Packet)
+    }
+
+    public func close() {
+        link.close()
+    }
+}
+
+extension TransportError {
+    /// `.cannotOpen` naming the call that failed and why.
+    static func cannotOpen(_ endpoint: String, call: String, errno code: Int32) -> TransportError {
+        .cannotOpen(endpoint: endpoint, reason: "\(call): \(String(cString: strerror(code))) (errno \(code))")
+    }
+}

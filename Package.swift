@@ -21,7 +21,8 @@ let package = Package(
         ),
         .target(name: "StrobeCapture", dependencies: ["StrobeHCI"]),
         .target(name: "StrobeHost", dependencies: ["StrobeHCI"]),
-        .target(name: "Strobe", dependencies: ["StrobeHCI", "StrobeCapture", "StrobeHost"]),
+        .target(name: "StrobeDevices", dependencies: ["StrobeHost"]),
+        .target(name: "Strobe", dependencies: ["StrobeHCI", "StrobeCapture", "StrobeHost", "StrobeDevices"]),
         .executableTarget(
             name: "strobe",
             dependencies: ["Strobe", .product(name: "ArgumentParser", package: "swift-argument-parser")]
@@ -29,6 +30,7 @@ let package = Package(
         .testTarget(name: "StrobeHCITests", dependencies: ["StrobeHCI"]),
         .testTarget(name: "StrobeCaptureTests", dependencies: ["StrobeCapture"]),
         .testTarget(name: "StrobeHostTests", dependencies: ["StrobeHost"]),
+        .testTarget(name: "StrobeDevicesTests", dependencies: ["StrobeDevices"]),
         .testTarget(name: "StrobeTests", dependencies: ["Strobe"]),
         .testTarget(name: "StrobeInteropTests", dependencies: ["Strobe", "strobe"]),
     ],

@@ -1,3 +1,4 @@
 @_exported import StrobeHCI
 @_exported import StrobeCapture
 @_exported import StrobeHost
+@_exported import StrobeDevices

@@ -1,0 +1,20 @@
+import StrobeHCI
+
+extension TransportSpec {
+    /// Opens the transport this specification names. The link is not started: hand it to a
+    /// controller, which starts it.
+    public func open() throws -> any HCITransport {
+        switch self {
+        case .hci(let device):
+            return HCIUserChannelTransport(device: device)
+        case .tcp(let host, let port):
+            return try StreamTransport.connectTCP(host: host, port: Int(port))
+        case .unix(let path):
+            return try StreamTransport.connectUnix(path: path)
+        case .serial(let device, let baudRate, let rtsCts):
+            return try StreamTransport.openSerial(path: device, baudRate: baudRate, flowControl: rtsCts)
+        case .replay:
+            throw TransportError.invalidSpecification("replay is not available yet")
+        }
+    }
+}

@@ -1,0 +1,4 @@
+import Testing
+@testable import StrobeDevices
+
+@Test func placeholderDevices() { #expect(Bool(true)) }

@@ -29,6 +29,10 @@ public enum TransportError: Error, Sendable, Equatable, CustomStringConvertible 
     case invalidSpecification(String)
     /// The transport was used before `start` or after `close`.
     case notOpen
+    /// A replayed capture has no more records: the replay is complete.
+    case endOfCapture(records: Int)
+    /// A replayed capture is malformed; `reason` names the record and what was wrong with it.
+    case malformedCapture(reason: String)
 
     public var description: String {
         switch self {
@@ -56,6 +60,10 @@ public enum TransportError: Error, Sendable, Equatable, CustomStringConvertible 
             return "invalid transport: \(text)"
         case .notOpen:
             return "the transport is not open"
+        case .endOfCapture(let records):
+            return "end of capture: all \(records) records replayed"
+        case .malformedCapture(let reason):
+            return "malformed capture: \(reason)"
         }
     }
 }

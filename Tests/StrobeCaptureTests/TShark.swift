@@ -1,4 +1,5 @@
 import Foundation
+import StrobeHCI
 import Testing
 
 /// Wireshark's command-line decoder, an independent reader of btsnoop files.
@@ -57,6 +58,21 @@ enum TShark {
         let padded = fraction + String(repeating: "0", count: 6 - fraction.count)
         guard let micros = Int64(padded) else { return nil }
         return seconds * 1_000_000 + (seconds < 0 ? -micros : micros)
+    }
+
+    /// The Wireshark protocol that decodes an HCI packet of `type` (as in `frame.protocols`).
+    static func layer(for type: HCIPacketType) -> String {
+        switch type {
+        case .command: "bthci_cmd"
+        case .event: "bthci_evt"
+        case .acl: "bthci_acl"
+        case .sco: "bthci_sco"
+        case .iso: "bthci_iso"
+        }
+    }
+
+    static func protocols(_ frameProtocols: String) -> [String] {
+        frameProtocols.split(separator: ":").map(String.init)
     }
 
     /// "0x04" -> 4.

@@ -13,6 +13,7 @@ public enum BtsnoopFormat {
     /// 4 header bytes and 65,535 data bytes, plus an H4 indicator; a little slack on top covers
     /// monitor records. Anything larger is a corrupt or hostile file, refused before any read.
     public static let maximumIncludedLength = 65_536 + 64
-    /// Microseconds from 0000-01-01T00:00Z (proleptic Gregorian) to the Unix epoch.
+    /// Microseconds from the btsnoop epoch (nominally 0000-01-01) to the Unix epoch: the value
+    /// Android, BlueZ and Wireshark use, which is what makes times agree between tools.
     public static let unixEpochOffset: Int64 = 0x00DC_DDB3_0F2F_8000
 }

@@ -2,9 +2,10 @@
 import Glibc
 #endif
 
-/// A btsnoop timestamp: microseconds since 0000-01-01T00:00Z (proleptic Gregorian calendar),
-/// the convention of Android, BlueZ and Wireshark. Any 64-bit value is accepted and converts
-/// without trapping (out-of-range results saturate).
+/// A btsnoop timestamp: microseconds since a nominal "0000-01-01" epoch. What matters is the
+/// offset to Unix time that Android, BlueZ and Wireshark all use (`BtsnoopFormat.unixEpochOffset`,
+/// 719,540 days; a calendar count from 0000-01-01 would give 719,528). Any 64-bit value is
+/// accepted and converts without trapping (out-of-range results saturate).
 public struct BtsnoopTimestamp: RawRepresentable, Sendable, Hashable, Comparable, CustomStringConvertible {
     /// The value as stored in the record.
     public var rawValue: Int64

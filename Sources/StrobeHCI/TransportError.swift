@@ -35,6 +35,10 @@ public enum TransportError: Error, Sendable, Equatable, CustomStringConvertible 
     case cannotBringDown(device: Int, errno: Int32)
     /// A serial line speed that the termios table has no constant for.
     case unsupportedBaudRate(Int)
+    /// A replayed capture has no more records: the replay is complete.
+    case endOfCapture(records: Int)
+    /// A replayed capture is malformed; `reason` names the record and what was wrong with it.
+    case malformedCapture(reason: String)
 
     public var description: String {
         switch self {
@@ -68,6 +72,10 @@ public enum TransportError: Error, Sendable, Equatable, CustomStringConvertible 
             return "hci\(device) is up and could not be brought down for exclusive use: \(String(cString: strerror(errno))) (errno \(errno)); try `hciconfig hci\(device) down`, or stop bluetoothd (`systemctl stop bluetooth`)"
         case .unsupportedBaudRate(let rate):
             return "unsupported baud rate \(rate); use one of \(SerialBaudRate.supported.map(String.init).joined(separator: ", "))"
+        case .endOfCapture(let records):
+            return "end of capture: all \(records) records replayed"
+        case .malformedCapture(let reason):
+            return "malformed capture: \(reason)"
         }
     }
 }

@@ -1,4 +1,0 @@
-import Testing
-@testable import StrobeCapture
-
-@Test func placeholderStrobeCaptureTests() { #expect(Bool(true)) }

@@ -239,6 +239,7 @@ public final class HCIController: HCIPacketSink {
                     continuation.resume(throwing: refusal)
                 } else {
                     drainCommandQueue()
+                    resumeStateWaiters()
                 }
             }
         } onCancel: {
@@ -542,7 +543,7 @@ public final class HCIController: HCIPacketSink {
                     s.acl.waiters.append(ACLWaiter(id: id, handle: handle, continuation: continuation))
                     return nil
                 }
-                if let outcome { continuation.resume(with: outcome) }
+                if let outcome { continuation.resume(with: outcome) } else { resumeStateWaiters() }
             }
         } onCancel: {
             let continuation = state.withLock { s -> CheckedContinuation<Void, any Error>? in
@@ -608,6 +609,41 @@ public final class HCIController: HCIPacketSink {
         }
         for continuation in failed { continuation.resume(throwing: HCIError.connectionClosed(handle: handle)) }
         for continuation in woken { continuation.resume() }
+    }
+}
+
+// MARK: - Test seam
+
+extension HCIController {
+    /// Suspends until `condition` holds for the control state, checked whenever a command is
+    /// queued or a sender starts waiting for an ACL buffer. Lets tests know a caller is parked
+    /// without sleeping.
+    func waitUntil(_ condition: @escaping @Sendable (borrowing State) -> Bool) async {
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            let satisfied = state.withLock { s -> Bool in
+                if condition(s) { return true }
+                s.stateWaiters.append(StateWaiter(condition: condition, continuation: continuation))
+                return false
+            }
+            if satisfied { continuation.resume() }
+        }
+    }
+
+    /// Commands waiting for a credit (not yet written).
+    var queuedCommandCount: Int { state.withLock { $0.queue.count } }
+
+    private func resumeStateWaiters() {
+        let ready = state.withLock { s -> [CheckedContinuation<Void, Never>] in
+            guard !s.stateWaiters.isEmpty else { return [] }
+            let waiters = s.stateWaiters
+            s.stateWaiters.removeAll()
+            var ready: [CheckedContinuation<Void, Never>] = []
+            for waiter in waiters {
+                if waiter.condition(s) { ready.append(waiter.continuation) } else { s.stateWaiters.append(waiter) }
+            }
+            return ready
+        }
+        for continuation in ready { continuation.resume() }
     }
 }
 
@@ -688,6 +724,11 @@ extension HCIController {
         }
     }
 
+    struct StateWaiter {
+        let condition: @Sendable (borrowing State) -> Bool
+        let continuation: CheckedContinuation<Void, Never>
+    }
+
     struct Released {
         var commands: [CommandContinuation]
         var timers: [Task<Void, Never>]
@@ -712,6 +753,7 @@ extension HCIController {
         var observers: [Observer] = []
         var counters = HCICounters()
         var lastMalformed: HCIError?
+        var stateWaiters: [StateWaiter] = []
 
         mutating func releaseAll() -> Released {
             let pending = queue + sent

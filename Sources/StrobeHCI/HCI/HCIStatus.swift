@@ -8,7 +8,9 @@ public struct HCIStatus: RawRepresentable, Sendable, Hashable, CustomStringConve
     public var isSuccess: Bool { rawValue == 0 }
 
     /// The spec's name, or `Reserved` for a code it does not assign.
-    public var name: String { Self.names[Int(rawValue)] ?? "Reserved" }
+    public var name: String {
+        Int(rawValue) < Self.names.count ? Self.names[Int(rawValue)] ?? "Reserved" : "Reserved"
+    }
 
     /// `Connection Timeout (0x08)`.
     public var description: String { "\(name) (\(hex(rawValue)))" }

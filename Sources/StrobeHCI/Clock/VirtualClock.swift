@@ -26,7 +26,13 @@ public final class VirtualClock: Clock, Sendable {
 
     private struct SleeperWaiter {
         var count: Int
+        var deadline: Instant?
         var continuation: CheckedContinuation<Void, Never>
+
+        func isSatisfied(by sleepers: [Sleeper]) -> Bool {
+            guard let deadline else { return sleepers.count >= count }
+            return sleepers.lazy.filter { $0.deadline == deadline }.count >= count
+        }
     }
 
     private struct State {
@@ -110,13 +116,15 @@ public final class VirtualClock: Clock, Sendable {
         for sleeper in due { sleeper.continuation.resume() }
     }
 
-    /// Suspends until at least `count` sleeps are waiting: lets a test advance time only once
-    /// the code under test has started its timer, without sleeping for real.
-    public func waitForSleepers(count: Int = 1) async {
+    /// Suspends until at least `count` sleeps are waiting (only those for `deadline`, when
+    /// given): lets a test advance time only once the code under test has started its timer,
+    /// without sleeping for real.
+    public func waitForSleepers(count: Int = 1, deadline: Instant? = nil) async {
         await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
             let ready = state.withLock { s -> Bool in
-                if s.sleepers.count >= count { return true }
-                s.sleeperWaiters.append(SleeperWaiter(count: count, continuation: continuation))
+                let waiter = SleeperWaiter(count: count, deadline: deadline, continuation: continuation)
+                if waiter.isSatisfied(by: s.sleepers) { return true }
+                s.sleeperWaiters.append(waiter)
                 return false
             }
             if ready { continuation.resume() }
@@ -125,9 +133,9 @@ public final class VirtualClock: Clock, Sendable {
 
     private static func takeSatisfiedWaiters(_ s: inout State) -> [CheckedContinuation<Void, Never>] {
         guard !s.sleeperWaiters.isEmpty else { return [] }
-        let count = s.sleepers.count
-        let ready = s.sleeperWaiters.filter { $0.count <= count }.map(\.continuation)
-        s.sleeperWaiters.removeAll { $0.count <= count }
+        let sleepers = s.sleepers
+        let ready = s.sleeperWaiters.filter { $0.isSatisfied(by: sleepers) }.map(\.continuation)
+        s.sleeperWaiters.removeAll { $0.isSatisfied(by: sleepers) }
         return ready
     }
 }

@@ -10,7 +10,7 @@ private func twoBufferController() async throws -> (HCIController, ScriptedTrans
 /// An ATT Exchange MTU Request (247) in one L2CAP PDU on CID 4.
 private let mtuRequest: [UInt8] = [0x03, 0x00, 0x04, 0x00, 0x02, 0xF7, 0x00]
 
-@Suite struct ACLFlowTests {
+@Suite(.timeLimit(.minutes(1))) struct ACLFlowTests {
     @Test func sendWritesOneWholeH4Packet() async throws {
         let (controller, transport) = try await twoBufferController()
         try await controller.sendACL(handle: 0x0001, boundary: .firstNonFlushable, payload: mtuRequest)

@@ -4,7 +4,7 @@ import Testing
 /// A Command Complete that only hands out credits.
 private func nop(credits: UInt8) -> [UInt8] { [0x04, 0x0E, 0x03, credits, 0x00, 0x00] }
 
-@Suite struct CommandFlowTests {
+@Suite(.timeLimit(.minutes(1))) struct CommandFlowTests {
     @Test func oneCreditAllowsOneCommandInFlight() async throws {
         let (controller, transport) = try await openController()
         let base = transport.sent.count

@@ -1,7 +1,7 @@
 import Testing
 @testable import StrobeHCI
 
-@Suite struct ControllerInitTests {
+@Suite(.timeLimit(.minutes(1))) struct ControllerInitTests {
     @Test func initSequenceUsesBufferSizeV2WhenSupported() async throws {
         var profile = ControllerProfile()
         profile.supportedCommands.insert(.leReadBufferSizeV2)

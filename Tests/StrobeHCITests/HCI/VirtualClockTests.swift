@@ -1,7 +1,7 @@
 import Testing
 @testable import StrobeHCI
 
-@Suite struct VirtualClockTests {
+@Suite(.timeLimit(.minutes(1))) struct VirtualClockTests {
     @Test func sleepEndsOnlyWhenTimeReachesTheDeadline() async throws {
         let clock = VirtualClock()
         let woke = Task { try await clock.sleep(for: .seconds(2)); return clock.now }

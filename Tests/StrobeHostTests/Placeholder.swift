@@ -1,4 +1,0 @@
-import Testing
-@testable import StrobeHost
-
-@Test func placeholderStrobeHostTests() { #expect(Bool(true)) }

@@ -25,6 +25,7 @@ public final class VirtualClock: Clock, Sendable {
     }
 
     private struct SleeperWaiter {
+        var id: UInt64
         var count: Int
         var deadline: Instant?
         var continuation: CheckedContinuation<Void, Never>
@@ -117,17 +118,29 @@ public final class VirtualClock: Clock, Sendable {
     }
 
     /// Suspends until at least `count` sleeps are waiting (only those for `deadline`, when
-    /// given): lets a test advance time only once the code under test has started its timer,
-    /// without sleeping for real.
+    /// given), or until the task is cancelled: lets a test advance time only once the code under
+    /// test has started its timer, without sleeping for real.
     public func waitForSleepers(count: Int = 1, deadline: Instant? = nil) async {
-        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-            let ready = state.withLock { s -> Bool in
-                let waiter = SleeperWaiter(count: count, deadline: deadline, continuation: continuation)
-                if waiter.isSatisfied(by: s.sleepers) { return true }
-                s.sleeperWaiters.append(waiter)
-                return false
+        let id = state.withLock { s in
+            s.nextID += 1
+            return s.nextID
+        }
+        await withTaskCancellationHandler {
+            await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+                let ready = state.withLock { s -> Bool in
+                    let waiter = SleeperWaiter(id: id, count: count, deadline: deadline, continuation: continuation)
+                    if waiter.isSatisfied(by: s.sleepers) || Task.isCancelled { return true }
+                    s.sleeperWaiters.append(waiter)
+                    return false
+                }
+                if ready { continuation.resume() }
             }
-            if ready { continuation.resume() }
+        } onCancel: {
+            let waiter = state.withLock { s -> SleeperWaiter? in
+                guard let index = s.sleeperWaiters.firstIndex(where: { $0.id == id }) else { return nil }
+                return s.sleeperWaiters.remove(at: index)
+            }
+            waiter?.continuation.resume()
         }
     }
 

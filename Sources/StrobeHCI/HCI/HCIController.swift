@@ -616,16 +616,28 @@ public final class HCIController: HCIPacketSink {
 
 extension HCIController {
     /// Suspends until `condition` holds for the control state, checked whenever a command is
-    /// queued or a sender starts waiting for an ACL buffer. Lets tests know a caller is parked
-    /// without sleeping.
+    /// queued or a sender starts waiting for an ACL buffer, or until the task is cancelled. Lets
+    /// tests know a caller is parked without sleeping.
     func waitUntil(_ condition: @escaping @Sendable (borrowing State) -> Bool) async {
-        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-            let satisfied = state.withLock { s -> Bool in
-                if condition(s) { return true }
-                s.stateWaiters.append(StateWaiter(condition: condition, continuation: continuation))
-                return false
+        let id = state.withLock { s in
+            s.nextID += 1
+            return s.nextID
+        }
+        await withTaskCancellationHandler {
+            await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+                let satisfied = state.withLock { s -> Bool in
+                    if condition(s) || Task.isCancelled { return true }
+                    s.stateWaiters.append(StateWaiter(id: id, condition: condition, continuation: continuation))
+                    return false
+                }
+                if satisfied { continuation.resume() }
             }
-            if satisfied { continuation.resume() }
+        } onCancel: {
+            let waiter = state.withLock { s -> StateWaiter? in
+                guard let index = s.stateWaiters.firstIndex(where: { $0.id == id }) else { return nil }
+                return s.stateWaiters.remove(at: index)
+            }
+            waiter?.continuation.resume()
         }
     }
 
@@ -725,6 +737,7 @@ extension HCIController {
     }
 
     struct StateWaiter {
+        let id: UInt64
         let condition: @Sendable (borrowing State) -> Bool
         let continuation: CheckedContinuation<Void, Never>
     }

@@ -35,7 +35,7 @@ private let mtuRequest: [UInt8] = [0x03, 0x00, 0x04, 0x00, 0x02, 0xF7, 0x00]
         #expect(try controller.trySendACL(handle: 1, boundary: .continuing, payload: UnsafeRawBufferPointer(start: nil, count: 0)) == false)
 
         transport.deliver(completedPackets([(handle: 2, count: 1)]))
-        try await third.value
+        try await third.outcome
         #expect(transport.sent.count == base + 3)
         #expect(controller.aclPacketsInFlight(handle: 1) == 2 && controller.aclPacketsInFlight(handle: 2) == 0)
         #expect(controller.aclCredits == 0)
@@ -58,8 +58,8 @@ private let mtuRequest: [UInt8] = [0x03, 0x00, 0x04, 0x00, 0x02, 0xF7, 0x00]
         await controller.waitUntil { $0.acl.waiters.count == 2 }
 
         transport.deliver(disconnectionComplete(handle: 1))
-        await #expect(throws: HCIError.connectionClosed(handle: 1)) { try await sameHandle.value }
-        try await otherHandle.value
+        await #expect(throws: HCIError.connectionClosed(handle: 1)) { try await sameHandle.outcome }
+        try await otherHandle.outcome
         #expect(controller.aclPacketsInFlight(handle: 1) == 0)
         #expect(controller.aclPacketsInFlight(handle: 2) == 1)
         #expect(controller.aclCredits == 1)
@@ -73,12 +73,12 @@ private let mtuRequest: [UInt8] = [0x03, 0x00, 0x04, 0x00, 0x02, 0xF7, 0x00]
         let cancelled = Task { try await controller.sendACL(handle: 1, boundary: .firstNonFlushable, payload: [1]) }
         await controller.waitUntil { $0.acl.waiters.count == 1 }
         cancelled.cancel()
-        await #expect(throws: CancellationError.self) { try await cancelled.value }
+        await #expect(throws: CancellationError.self) { try await cancelled.outcome }
 
         let closed = Task { try await controller.sendACL(handle: 1, boundary: .firstNonFlushable, payload: [1]) }
         await controller.waitUntil { $0.acl.waiters.count == 1 }
         transport.fail(.closedByPeer)
-        await #expect(throws: HCIError.closed(.closedByPeer)) { try await closed.value }
+        await #expect(throws: HCIError.closed(.closedByPeer)) { try await closed.outcome }
     }
 
     @Test func oversizedPayloadIsRefused() async throws {

@@ -16,11 +16,11 @@ private func nop(credits: UInt8) -> [UInt8] { [0x04, 0x0E, 0x03, credits, 0x00, 
         #expect(controller.commandCredits == 0)
 
         transport.deliver(commandComplete(.leSetScanEnable, credits: 1))
-        try await first.value
+        try await first.outcome
         #expect(transport.sent.count == base + 2)
         #expect(transport.sent.last.flatMap(opcode(of:)) == .leSetScanParameters)
         transport.deliver(commandComplete(.leSetScanParameters, credits: 1))
-        try await second.value
+        try await second.outcome
         #expect(controller.counters.unexpectedCommandResponses == 0)
     }
 
@@ -47,7 +47,7 @@ private func nop(credits: UInt8) -> [UInt8] { [0x04, 0x0E, 0x03, credits, 0x00, 
         #expect(transport.sent.count == base + 4)
         #expect(transport.sent.last.flatMap(opcode(of:)) == waiting)
         for op in inFlight.dropFirst() + [waiting] { transport.deliver(commandComplete(op, credits: 1)) }
-        for task in tasks { try await task.value }
+        for task in tasks { try await task.outcome }
         #expect(controller.counters.unexpectedCommandResponses == 0)
     }
 
@@ -58,14 +58,14 @@ private func nop(credits: UInt8) -> [UInt8] { [0x04, 0x0E, 0x03, credits, 0x00, 
         _ = await transport.waitForSent(count: base + 1)
         // The controller answers but says it cannot take another command yet.
         transport.deliver(commandComplete(.leSetScanEnable, credits: 0))
-        try await first.value
+        try await first.outcome
         let second = Task { try await controller.send(HCILESetScanEnable(enable: false)) }
         await controller.waitUntil { $0.queue.count == 1 }
         #expect(transport.sent.count == base + 1)
         transport.deliver(nop(credits: 1))
         #expect(transport.sent.count == base + 2)
         transport.deliver(commandComplete(.leSetScanEnable, credits: 1))
-        try await second.value
+        try await second.outcome
         #expect(controller.counters.unexpectedCommandResponses == 0)
     }
 
@@ -75,12 +75,12 @@ private func nop(credits: UInt8) -> [UInt8] { [0x04, 0x0E, 0x03, credits, 0x00, 
         let accepted = Task { try await controller.send(HCIDisconnect(connectionHandle: 1)) }
         _ = await transport.waitForSent(count: base + 1)
         transport.deliver(commandStatus(.disconnect))
-        try await accepted.value
+        try await accepted.outcome
 
         let refused = Task { try await controller.send(HCIDisconnect(connectionHandle: 9)) }
         _ = await transport.waitForSent(count: base + 2)
         transport.deliver(commandStatus(.disconnect, status: HCIStatus.unknownConnectionIdentifier.rawValue))
-        await #expect(throws: HCIError.status(.unknownConnectionIdentifier)) { try await refused.value }
+        await #expect(throws: HCIError.status(.unknownConnectionIdentifier)) { try await refused.outcome }
     }
 
     @Test func nonZeroCommandCompleteStatusIsATypedError() async throws {
@@ -89,7 +89,7 @@ private func nop(credits: UInt8) -> [UInt8] { [0x04, 0x0E, 0x03, credits, 0x00, 
         let task = Task { try await controller.send(HCILESetScanEnable(enable: true)) }
         _ = await transport.waitForSent(count: base + 1)
         transport.deliver(commandComplete(.leSetScanEnable, status: HCIStatus.commandDisallowed.rawValue))
-        await #expect(throws: HCIError.status(.commandDisallowed)) { try await task.value }
+        await #expect(throws: HCIError.status(.commandDisallowed)) { try await task.outcome }
     }
 
     @Test func successfulCommandStatusDoesNotEndACommandCompleteCommand() async throws {
@@ -100,7 +100,7 @@ private func nop(credits: UInt8) -> [UInt8] { [0x04, 0x0E, 0x03, credits, 0x00, 
         transport.deliver(commandStatus(.leSetScanEnable))
         transport.deliver(commandComplete(.leSetScanEnable, status: HCIStatus.commandDisallowed.rawValue))
         // Had the Command Status ended it, the call would have succeeded.
-        await #expect(throws: HCIError.status(.commandDisallowed)) { try await task.value }
+        await #expect(throws: HCIError.status(.commandDisallowed)) { try await task.outcome }
     }
 
     @Test func returnParametersAreDecoded() async throws {
@@ -125,14 +125,14 @@ private func nop(credits: UInt8) -> [UInt8] { [0x04, 0x0E, 0x03, credits, 0x00, 
         clock.advance(by: .milliseconds(1999))
         #expect(clock.sleeperCount == 1)
         clock.advance(by: .milliseconds(1))
-        await #expect(throws: HCIError.commandTimeout(.leSetScanEnable)) { try await task.value }
+        await #expect(throws: HCIError.commandTimeout(.leSetScanEnable)) { try await task.outcome }
         #expect(controller.counters.commandTimeouts == 1)
 
         // The lost answer must not stall the queue: the next command goes out and can succeed.
         let next = Task { try await controller.send(HCILESetScanEnable(enable: false)) }
         _ = await transport.waitForSent(count: base + 2)
         transport.deliver(commandComplete(.leSetScanEnable))
-        try await next.value
+        try await next.outcome
     }
 
     @Test func answerBeforeTheDeadlineWinsAndCancelsTheTimer() async throws {
@@ -147,7 +147,7 @@ private func nop(credits: UInt8) -> [UInt8] { [0x04, 0x0E, 0x03, credits, 0x00, 
         clock.advance(by: .milliseconds(999))
         #expect(clock.sleeperCount == 1)
         transport.deliver(commandComplete(.leSetScanEnable))
-        try await task.value
+        try await task.outcome
         #expect(clock.sleeperCount == 0)
         clock.advance(by: .seconds(5))
         #expect(controller.counters.commandTimeouts == 0)
@@ -163,8 +163,8 @@ private func nop(credits: UInt8) -> [UInt8] { [0x04, 0x0E, 0x03, credits, 0x00, 
         let stream = controller.events()
 
         transport.fail(.closedByPeer)
-        await #expect(throws: HCIError.closed(.closedByPeer)) { try await inFlight.value }
-        await #expect(throws: HCIError.closed(.closedByPeer)) { try await queued.value }
+        await #expect(throws: HCIError.closed(.closedByPeer)) { try await inFlight.outcome }
+        await #expect(throws: HCIError.closed(.closedByPeer)) { try await queued.outcome }
         await #expect(throws: HCIError.closed(.closedByPeer)) { try await controller.send(HCIReset()) }
         var remaining = 0
         for await _ in stream { remaining += 1 }
@@ -179,7 +179,7 @@ private func nop(credits: UInt8) -> [UInt8] { [0x04, 0x0E, 0x03, credits, 0x00, 
         let task = Task { try await controller.send(HCILESetScanEnable(enable: true)) }
         _ = await transport.waitForSent(count: base + 1)
         controller.close()
-        await #expect(throws: HCIError.closed(nil)) { try await task.value }
+        await #expect(throws: HCIError.closed(nil)) { try await task.outcome }
         #expect(transport.isClosed)
         controller.close()
     }
@@ -193,9 +193,9 @@ private func nop(credits: UInt8) -> [UInt8] { [0x04, 0x0E, 0x03, credits, 0x00, 
         await controller.waitUntil { $0.queue.count == 1 }
 
         queued.cancel()
-        await #expect(throws: CancellationError.self) { try await queued.value }
+        await #expect(throws: CancellationError.self) { try await queued.outcome }
         inFlight.cancel()
-        await #expect(throws: CancellationError.self) { try await inFlight.value }
+        await #expect(throws: CancellationError.self) { try await inFlight.outcome }
 
         // The controller still answers the written command: matched, not unexpected, credit back.
         transport.deliver(commandComplete(.leSetScanEnable, credits: 1))
@@ -206,7 +206,7 @@ private func nop(credits: UInt8) -> [UInt8] { [0x04, 0x0E, 0x03, credits, 0x00, 
         let next = Task { try await controller.send(HCILESetScanEnable(enable: false)) }
         _ = await transport.waitForSent(count: base + 2)
         transport.deliver(commandComplete(.leSetScanEnable))
-        try await next.value
+        try await next.outcome
     }
 
     @Test func unexpectedAnswersAreCountedAndStillGiveCredits() async throws {

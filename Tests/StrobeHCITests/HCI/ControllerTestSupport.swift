@@ -34,3 +34,13 @@ final class RecordingACLHandler: HCIACLHandler {
         packets.append(Packet(handle: handle, boundary: boundary, payload: Array(payload), time: time))
     }
 }
+
+extension Task where Failure == any Error {
+    /// The task's value; cancelling the waiter (a test's time limit) cancels the task, so that a
+    /// regression fails the test instead of hanging it.
+    var outcome: Success {
+        get async throws {
+            try await withTaskCancellationHandler { try await value } onCancel: { cancel() }
+        }
+    }
+}

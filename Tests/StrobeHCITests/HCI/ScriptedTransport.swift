@@ -11,7 +11,8 @@ final class ScriptedTransport: HCITransport {
         var sink: (any HCIPacketSink)?
         var sent: [[UInt8]] = []
         var responder: Responder?
-        var sentWaiters: [(count: Int, continuation: CheckedContinuation<[[UInt8]], Never>)] = []
+        var sentWaiters: [(id: Int, count: Int, continuation: CheckedContinuation<[[UInt8]], Never>)] = []
+        var nextWaiterID = 0
         var closed = false
         var startError: TransportError?
     }
@@ -87,15 +88,28 @@ final class ScriptedTransport: HCITransport {
 
     func deliver(_ hexString: String) { deliver(bytes(hexString)) }
 
-    /// Suspends until at least `count` packets were written; returns them all.
+    /// Suspends until at least `count` packets were written, or the task is cancelled; returns
+    /// what was written.
     func waitForSent(count: Int) async -> [[UInt8]] {
-        await withCheckedContinuation { continuation in
-            let sent = state.withLock { s -> [[UInt8]]? in
-                if s.sent.count >= count { return s.sent }
-                s.sentWaiters.append((count, continuation))
-                return nil
+        let id = state.withLock { s in
+            s.nextWaiterID += 1
+            return s.nextWaiterID
+        }
+        return await withTaskCancellationHandler {
+            await withCheckedContinuation { continuation in
+                let sent = state.withLock { s -> [[UInt8]]? in
+                    if s.sent.count >= count || Task.isCancelled { return s.sent }
+                    s.sentWaiters.append((id, count, continuation))
+                    return nil
+                }
+                if let sent { continuation.resume(returning: sent) }
             }
-            if let sent { continuation.resume(returning: sent) }
+        } onCancel: {
+            let waiter = state.withLock { s -> (CheckedContinuation<[[UInt8]], Never>, [[UInt8]])? in
+                guard let index = s.sentWaiters.firstIndex(where: { $0.id == id }) else { return nil }
+                return (s.sentWaiters.remove(at: index).continuation, s.sent)
+            }
+            waiter.map { $0.0.resume(returning: $0.1) }
         }
     }
 }

@@ -10,7 +10,7 @@ import Testing
         #expect(clock.sleeperCount == 1)
         clock.advance(by: .milliseconds(1))
         #expect(clock.sleeperCount == 0)
-        #expect(try await woke.value == VirtualClock.Instant(offset: .seconds(2)))
+        #expect(try await woke.outcome == VirtualClock.Instant(offset: .seconds(2)))
     }
 
     @Test func sleepersWakeInDeadlineOrder() async throws {
@@ -20,10 +20,10 @@ import Testing
         await clock.waitForSleepers(count: 2)
         #expect(clock.nextDeadline == .init(offset: .seconds(1)))
         clock.advance(by: .seconds(2))
-        try await early.value
+        try await early.outcome
         #expect(clock.sleeperCount == 1)
         clock.advance(to: .init(offset: .seconds(3)))
-        try await late.value
+        try await late.outcome
         #expect(clock.now == .init(offset: .seconds(3)))
     }
 
@@ -40,7 +40,7 @@ import Testing
         let sleeper = Task { try await clock.sleep(for: .seconds(10)) }
         await clock.waitForSleepers(count: 1)
         sleeper.cancel()
-        await #expect(throws: CancellationError.self) { try await sleeper.value }
+        await #expect(throws: CancellationError.self) { try await sleeper.outcome }
         #expect(clock.sleeperCount == 0)
     }
 }

@@ -134,7 +134,7 @@ private func openScanner(extendedScanning: Bool, clock: VirtualClock = VirtualCl
         #expect(scanner.isScanning)
         transport.deliver(advertisingReport(eventType: 0x00, data: bumbleAdvertisement, rssi: -50))
         clock.advance(by: .seconds(5))
-        let found = try await scan.value
+        let found = try await scan.outcome
         #expect(found.map(\.name) == ["Bumble-Periph"])
         #expect(transport.sent.last == HCILESetScanEnable(enable: false).packet)
         #expect(!scanner.isScanning)
@@ -146,7 +146,7 @@ private func openScanner(extendedScanning: Bool, clock: VirtualClock = VirtualCl
         let scan = Task { try await scanner.scan(for: .seconds(5)) }
         await clock.waitForSleepers(count: 1, deadline: .init(offset: .seconds(5)))
         scan.cancel()
-        await #expect(throws: CancellationError.self) { try await scan.value }
+        await #expect(throws: CancellationError.self) { try await scan.outcome }
         #expect(transport.sent.last == HCILESetScanEnable(enable: false).packet)
         #expect(!scanner.isScanning)
     }

@@ -106,3 +106,13 @@ func extendedAdvertisingReport(eventType: UInt16, addressType: UInt8 = 0x01,
     parameters += [UInt8](repeating: 0, count: 6) + [UInt8(data.count)] + data
     return [0x04, 0x3E, UInt8(parameters.count)] + parameters
 }
+
+extension Task where Failure == any Error {
+    /// The task's value; cancelling the waiter (a test's time limit) cancels the task, so that a
+    /// regression fails the test instead of hanging it.
+    var outcome: Success {
+        get async throws {
+            try await withTaskCancellationHandler { try await value } onCancel: { cancel() }
+        }
+    }
+}

@@ -565,9 +565,7 @@ public final class HCIController: HCIPacketSink {
             try withUnsafeTemporaryAllocation(byteCount: size, alignment: 1) { buffer in
                 buffer.storeBytes(of: HCIPacketType.acl.rawValue, toByteOffset: 0, as: UInt8.self)
                 header.store(into: buffer, at: 1)
-                if let base = payload.baseAddress, payload.count > 0 {
-                    buffer.baseAddress!.advanced(by: 1 + ACLHeader.size).copyMemory(from: base, byteCount: payload.count)
-                }
+                UnsafeMutableRawBufferPointer(rebasing: buffer[(1 + ACLHeader.size)...]).copyMemory(from: payload)
                 try transport.send(UnsafeRawBufferPointer(buffer))
             }
             state.withLock { $0.counters.aclPacketsSent += 1 }
@@ -640,9 +638,6 @@ extension HCIController {
             waiter?.continuation.resume()
         }
     }
-
-    /// Commands waiting for a credit (not yet written).
-    var queuedCommandCount: Int { state.withLock { $0.queue.count } }
 
     private func resumeStateWaiters() {
         let ready = state.withLock { s -> [CheckedContinuation<Void, Never>] in

@@ -1,0 +1,40 @@
+/// What the init sequence learned about the controller.
+public struct ControllerInfo: Sendable, Hashable {
+    public var address: BluetoothAddress
+    public var version: LocalVersionInformation
+    public var supportedCommands: HCISupportedCommands
+    public var lmpFeatures: LMPFeatures
+    public var leFeatures: LEFeatures
+    /// LE Read Buffer Size as returned ([v2] when the controller supports it).
+    public var leBufferSize: LEBufferSize
+    /// The longest ACL payload one packet to the controller may carry.
+    public var leACLDataPacketLength: Int
+    /// How many ACL packets the controller buffers: the host's ACL credits.
+    public var totalNumLEACLDataPackets: Int
+    /// True when the controller reported no separate LE buffers and the BR/EDR ones
+    /// (Read Buffer Size) are used.
+    public var usesBREDRBuffers: Bool
+
+    public init(address: BluetoothAddress, version: LocalVersionInformation, supportedCommands: HCISupportedCommands,
+                lmpFeatures: LMPFeatures, leFeatures: LEFeatures, leBufferSize: LEBufferSize,
+                leACLDataPacketLength: Int, totalNumLEACLDataPackets: Int, usesBREDRBuffers: Bool) {
+        self.address = address
+        self.version = version
+        self.supportedCommands = supportedCommands
+        self.lmpFeatures = lmpFeatures
+        self.leFeatures = leFeatures
+        self.leBufferSize = leBufferSize
+        self.leACLDataPacketLength = leACLDataPacketLength
+        self.totalNumLEACLDataPackets = totalNumLEACLDataPackets
+        self.usesBREDRBuffers = usesBREDRBuffers
+    }
+
+    /// The manufacturer's company identifier (Assigned Numbers), from Read Local Version Information.
+    public var manufacturer: UInt16 { version.companyIdentifier }
+
+    public func supports(_ command: HCISupportedCommands.Bit) -> Bool { supportedCommands.contains(command) }
+
+    public var supportsExtendedScanning: Bool { supportedCommands.supportsExtendedScanning }
+
+    public var supportsExtendedCreateConnection: Bool { supportedCommands.contains(.leExtendedCreateConnection) }
+}

@@ -1,0 +1,53 @@
+/// How the controller acknowledges a command (Core Specification Vol 4, Part E, 4.4).
+public enum HCICommandCompletion: Sendable, Hashable {
+    /// Command Complete carries the result and return parameters.
+    case commandComplete
+    /// Command Status says the command started; its outcome arrives later as its own event,
+    /// through the controller's event observers.
+    case commandStatus
+}
+
+/// One HCI command: its opcode, how it is acknowledged, how its parameters are encoded and how
+/// the return parameters of its Command Complete are decoded.
+public protocol HCICommand: Sendable {
+    /// What Command Complete returns after the status byte; `Void` for status-only commands.
+    associatedtype ReturnParameters: Sendable
+
+    static var opcode: HCIOpcode { get }
+    static var completion: HCICommandCompletion { get }
+
+    /// Appends the command parameters (not the header).
+    func encodeParameters(into writer: inout ByteWriter)
+
+    /// Decodes Command Complete return parameters after the status byte, which the controller
+    /// driver has already checked to be success.
+    static func decodeReturnParameters(_ reader: inout HCIFieldReader) throws(HCIError) -> ReturnParameters
+}
+
+extension HCICommand {
+    public static var completion: HCICommandCompletion { .commandComplete }
+
+    public func encodeParameters(into writer: inout ByteWriter) {}
+
+    /// Appends the whole H4 command packet: type, opcode, parameter length, parameters.
+    public func encodePacket(into writer: inout ByteWriter) {
+        var parameters = ByteWriter(capacity: 32)
+        encodeParameters(into: &parameters)
+        writer.write(HCIPacketType.command.rawValue)
+        writer.write(Self.opcode.rawValue)
+        // Every command defined here has at most 255 parameter bytes (the largest is 33).
+        writer.write(UInt8(truncatingIfNeeded: parameters.bytes.count))
+        writer.write(contentsOf: parameters.bytes)
+    }
+
+    /// The whole H4 command packet.
+    public var packet: [UInt8] {
+        var writer = ByteWriter(capacity: 36)
+        encodePacket(into: &writer)
+        return writer.bytes
+    }
+}
+
+extension HCICommand where ReturnParameters == Void {
+    public static func decodeReturnParameters(_ reader: inout HCIFieldReader) throws(HCIError) {}
+}

@@ -1,0 +1,96 @@
+// The fixed-layout events the stack decodes (Core Specification Vol 4, Part E, 7.7).
+
+/// Command Complete: the result of a command, with its return parameters (status first).
+public struct CommandCompleteEvent: Sendable, Hashable {
+    public var numHCICommandPackets: UInt8
+    public var opcode: HCIOpcode
+    public var returnParameters: [UInt8]
+}
+
+/// Command Status: a command was accepted (status 0) and runs; or it was refused.
+public struct CommandStatusEvent: Sendable, Hashable {
+    public var status: HCIStatus
+    public var numHCICommandPackets: UInt8
+    public var opcode: HCIOpcode
+}
+
+/// Disconnection Complete.
+public struct DisconnectionCompleteEvent: Sendable, Hashable {
+    public var status: HCIStatus
+    public var connectionHandle: UInt16
+    public var reason: HCIStatus
+}
+
+/// One entry of Number Of Completed Packets: packets of one connection the controller has
+/// finished with, whose buffers the host may reuse.
+public struct CompletedPackets: Sendable, Hashable {
+    public var connectionHandle: UInt16
+    public var count: UInt16
+}
+
+/// Read Remote Version Information Complete.
+public struct ReadRemoteVersionInformationCompleteEvent: Sendable, Hashable {
+    public var status: HCIStatus
+    public var connectionHandle: UInt16
+    public var version: UInt8
+    public var companyIdentifier: UInt16
+    public var subversion: UInt16
+}
+
+/// LE Connection Complete and LE Enhanced Connection Complete [v1] and [v2] in one shape; the
+/// fields only the enhanced forms carry are `nil` for the legacy one.
+public struct LEConnectionCompleteEvent: Sendable, Hashable {
+    /// Which subevent this came from (0x01, 0x0A or 0x29).
+    public var subevent: UInt8
+    public var status: HCIStatus
+    public var connectionHandle: UInt16
+    public var role: LERole
+    public var peerAddressType: LEAddressType
+    public var peerAddress: BluetoothAddress
+    public var localResolvablePrivateAddress: BluetoothAddress?
+    public var peerResolvablePrivateAddress: BluetoothAddress?
+    /// In 1.25 ms units.
+    public var connectionInterval: UInt16
+    public var peripheralLatency: UInt16
+    /// In 10 ms units.
+    public var supervisionTimeout: UInt16
+    public var centralClockAccuracy: UInt8
+    /// [v2] only: the advertising set that made the connection (peripheral role), else 0xFF.
+    public var advertisingHandle: UInt8?
+    public var syncHandle: UInt16?
+}
+
+/// LE Connection Update Complete.
+public struct LEConnectionUpdateCompleteEvent: Sendable, Hashable {
+    public var status: HCIStatus
+    public var connectionHandle: UInt16
+    /// In 1.25 ms units.
+    public var connectionInterval: UInt16
+    public var peripheralLatency: UInt16
+    /// In 10 ms units.
+    public var supervisionTimeout: UInt16
+}
+
+/// LE Read Remote Features Complete.
+public struct LEReadRemoteFeaturesCompleteEvent: Sendable, Hashable {
+    public var status: HCIStatus
+    public var connectionHandle: UInt16
+    public var features: LEFeatures
+}
+
+/// LE Data Length Change: the link-layer payload sizes now in use.
+public struct LEDataLengthChangeEvent: Sendable, Hashable {
+    public var connectionHandle: UInt16
+    public var maxTxOctets: UInt16
+    public var maxTxTime: UInt16
+    public var maxRxOctets: UInt16
+    public var maxRxTime: UInt16
+}
+
+/// LE PHY Update Complete.
+public struct LEPHYUpdateCompleteEvent: Sendable, Hashable {
+    public var status: HCIStatus
+    public var connectionHandle: UInt16
+    public var txPHY: LEPHY
+    public var rxPHY: LEPHY
+}

@@ -1,0 +1,107 @@
+/// A command opcode: a 6-bit Opcode Group Field and a 10-bit Opcode Command Field
+/// (Core Specification Vol 4, Part E, 5.4.1).
+public struct HCIOpcode: RawRepresentable, Sendable, Hashable, CustomStringConvertible {
+    public var rawValue: UInt16
+
+    public init(rawValue: UInt16) { self.rawValue = rawValue }
+
+    public init(ogf: UInt8, ocf: UInt16) {
+        rawValue = UInt16(ogf & 0x3F) << 10 | (ocf & 0x03FF)
+    }
+
+    public var ogf: UInt8 { UInt8(truncatingIfNeeded: rawValue >> 10) }
+    public var ocf: UInt16 { rawValue & 0x03FF }
+
+    /// The spec's name when this opcode is one the stack knows, for messages and logs.
+    public var name: String? { Self.names[rawValue] }
+
+    /// `LE Set Scan Enable (0x200C)`, or just the number for an opcode the stack does not know.
+    public var description: String {
+        let hex = "0x" + String(rawValue, radix: 16, uppercase: true).leftPadded(to: 4)
+        return name.map { "\($0) (\(hex))" } ?? hex
+    }
+}
+
+extension HCIOpcode {
+    /// The no-operation opcode a controller uses to hand out command credits on its own.
+    public static let nop = HCIOpcode(rawValue: 0x0000)
+
+    // Link Control (OGF 0x01)
+    public static let disconnect = HCIOpcode(ogf: 0x01, ocf: 0x0006)
+    public static let readRemoteVersionInformation = HCIOpcode(ogf: 0x01, ocf: 0x001D)
+
+    // Controller & Baseband (OGF 0x03)
+    public static let setEventMask = HCIOpcode(ogf: 0x03, ocf: 0x0001)
+    public static let reset = HCIOpcode(ogf: 0x03, ocf: 0x0003)
+
+    // Informational parameters (OGF 0x04)
+    public static let readLocalVersionInformation = HCIOpcode(ogf: 0x04, ocf: 0x0001)
+    public static let readLocalSupportedCommands = HCIOpcode(ogf: 0x04, ocf: 0x0002)
+    public static let readLocalSupportedFeatures = HCIOpcode(ogf: 0x04, ocf: 0x0003)
+    public static let readBufferSize = HCIOpcode(ogf: 0x04, ocf: 0x0005)
+    public static let readBDAddr = HCIOpcode(ogf: 0x04, ocf: 0x0009)
+
+    // LE Controller (OGF 0x08)
+    public static let leSetEventMask = HCIOpcode(ogf: 0x08, ocf: 0x0001)
+    public static let leReadBufferSizeV1 = HCIOpcode(ogf: 0x08, ocf: 0x0002)
+    public static let leReadLocalSupportedFeatures = HCIOpcode(ogf: 0x08, ocf: 0x0003)
+    public static let leSetAdvertisingParameters = HCIOpcode(ogf: 0x08, ocf: 0x0006)
+    public static let leSetAdvertisingData = HCIOpcode(ogf: 0x08, ocf: 0x0008)
+    public static let leSetScanResponseData = HCIOpcode(ogf: 0x08, ocf: 0x0009)
+    public static let leSetAdvertisingEnable = HCIOpcode(ogf: 0x08, ocf: 0x000A)
+    public static let leSetScanParameters = HCIOpcode(ogf: 0x08, ocf: 0x000B)
+    public static let leSetScanEnable = HCIOpcode(ogf: 0x08, ocf: 0x000C)
+    public static let leCreateConnection = HCIOpcode(ogf: 0x08, ocf: 0x000D)
+    public static let leCreateConnectionCancel = HCIOpcode(ogf: 0x08, ocf: 0x000E)
+    public static let leConnectionUpdate = HCIOpcode(ogf: 0x08, ocf: 0x0013)
+    public static let leReadRemoteFeatures = HCIOpcode(ogf: 0x08, ocf: 0x0016)
+    public static let leSetDataLength = HCIOpcode(ogf: 0x08, ocf: 0x0022)
+    public static let leSetPHY = HCIOpcode(ogf: 0x08, ocf: 0x0032)
+    public static let leSetExtendedScanParameters = HCIOpcode(ogf: 0x08, ocf: 0x0041)
+    public static let leSetExtendedScanEnable = HCIOpcode(ogf: 0x08, ocf: 0x0042)
+    public static let leExtendedCreateConnection = HCIOpcode(ogf: 0x08, ocf: 0x0043)
+    public static let leReadBufferSizeV2 = HCIOpcode(ogf: 0x08, ocf: 0x0060)
+
+    static let names: [UInt16: String] = [
+        nop.rawValue: "NOP",
+        disconnect.rawValue: "Disconnect",
+        readRemoteVersionInformation.rawValue: "Read Remote Version Information",
+        setEventMask.rawValue: "Set Event Mask",
+        reset.rawValue: "Reset",
+        readLocalVersionInformation.rawValue: "Read Local Version Information",
+        readLocalSupportedCommands.rawValue: "Read Local Supported Commands",
+        readLocalSupportedFeatures.rawValue: "Read Local Supported Features",
+        readBufferSize.rawValue: "Read Buffer Size",
+        readBDAddr.rawValue: "Read BD_ADDR",
+        leSetEventMask.rawValue: "LE Set Event Mask",
+        leReadBufferSizeV1.rawValue: "LE Read Buffer Size",
+        leReadLocalSupportedFeatures.rawValue: "LE Read Local Supported Features",
+        leSetAdvertisingParameters.rawValue: "LE Set Advertising Parameters",
+        leSetAdvertisingData.rawValue: "LE Set Advertising Data",
+        leSetScanResponseData.rawValue: "LE Set Scan Response Data",
+        leSetAdvertisingEnable.rawValue: "LE Set Advertising Enable",
+        leSetScanParameters.rawValue: "LE Set Scan Parameters",
+        leSetScanEnable.rawValue: "LE Set Scan Enable",
+        leCreateConnection.rawValue: "LE Create Connection",
+        leCreateConnectionCancel.rawValue: "LE Create Connection Cancel",
+        leConnectionUpdate.rawValue: "LE Connection Update",
+        leReadRemoteFeatures.rawValue: "LE Read Remote Features",
+        leSetDataLength.rawValue: "LE Set Data Length",
+        leSetPHY.rawValue: "LE Set PHY",
+        leSetExtendedScanParameters.rawValue: "LE Set Extended Scan Parameters",
+        leSetExtendedScanEnable.rawValue: "LE Set Extended Scan Enable",
+        leExtendedCreateConnection.rawValue: "LE Extended Create Connection",
+        leReadBufferSizeV2.rawValue: "LE Read Buffer Size [v2]",
+    ]
+}
+
+extension String {
+    func leftPadded(to width: Int, with pad: Character = "0") -> String {
+        count >= width ? self : String(repeating: pad, count: width - count) + self
+    }
+}
+
+/// Formats a byte or short as `0x0C` / `0x200C` for messages.
+func hex<T: FixedWidthInteger>(_ value: T) -> String {
+    "0x" + String(value, radix: 16, uppercase: true).leftPadded(to: MemoryLayout<T>.size * 2)
+}

@@ -1,0 +1,59 @@
+/// The type of a peer's device address as HCI reports it (Core Specification Vol 4, Part E,
+/// 7.7.65.2 and 7.7.65.13).
+public struct LEAddressType: RawRepresentable, Sendable, Hashable, CustomStringConvertible {
+    public var rawValue: UInt8
+    public init(rawValue: UInt8) { self.rawValue = rawValue }
+
+    public static let `public` = LEAddressType(rawValue: 0x00)
+    public static let random = LEAddressType(rawValue: 0x01)
+    /// A public identity address the controller resolved from a resolvable private address.
+    public static let publicIdentity = LEAddressType(rawValue: 0x02)
+    /// A static random identity address the controller resolved from a resolvable private address.
+    public static let randomIdentity = LEAddressType(rawValue: 0x03)
+    /// A resolvable private address the controller could not resolve (extended reports).
+    public static let unresolvedRandom = LEAddressType(rawValue: 0xFE)
+    /// No address was sent (extended reports of anonymous advertising).
+    public static let anonymous = LEAddressType(rawValue: 0xFF)
+
+    /// A short lower-case name for logs and JSON: `public`, `random`, `public-identity`, ...
+    public var description: String {
+        switch rawValue {
+        case 0x00: "public"
+        case 0x01: "random"
+        case 0x02: "public-identity"
+        case 0x03: "random-identity"
+        case 0xFE: "unresolved-random"
+        case 0xFF: "anonymous"
+        default: "type-\(hex(rawValue))"
+        }
+    }
+
+    /// The address type to use when connecting to, or filtering for, this peer: identity types
+    /// fold to their base type.
+    public var connectable: LEAddressType {
+        switch rawValue {
+        case 0x02: .public
+        case 0x03: .random
+        default: self
+        }
+    }
+}
+
+/// Which address the local controller uses in its own packets (the Own_Address_Type parameter).
+public struct LEOwnAddressType: RawRepresentable, Sendable, Hashable {
+    public var rawValue: UInt8
+    public init(rawValue: UInt8) { self.rawValue = rawValue }
+
+    public static let `public` = LEOwnAddressType(rawValue: 0x00)
+    public static let random = LEOwnAddressType(rawValue: 0x01)
+    /// A resolvable private address from the resolving list, else the public address.
+    public static let resolvableOrPublic = LEOwnAddressType(rawValue: 0x02)
+    /// A resolvable private address from the resolving list, else the random address.
+    public static let resolvableOrRandom = LEOwnAddressType(rawValue: 0x03)
+}
+
+/// The role of the local device in a connection.
+public enum LERole: UInt8, Sendable, Hashable {
+    case central = 0x00
+    case peripheral = 0x01
+}

@@ -1,0 +1,42 @@
+/// The connection parameters that LE Create Connection, LE Extended Create Connection and
+/// LE Connection Update share, in the spec's units.
+public struct LEConnectionParameters: Sendable, Hashable {
+    /// Connection interval bounds in 1.25 ms units (0x0006 ... 0x0C80).
+    public var intervalMin: UInt16
+    public var intervalMax: UInt16
+    /// Peripheral latency in connection events (0 ... 0x01F3).
+    public var maxLatency: UInt16
+    /// Supervision timeout in 10 ms units (0x000A ... 0x0C80).
+    public var supervisionTimeout: UInt16
+    /// Connection event length hints in 0.625 ms units.
+    public var minCELength: UInt16
+    public var maxCELength: UInt16
+
+    public init(intervalMin: UInt16, intervalMax: UInt16, maxLatency: UInt16 = 0,
+                supervisionTimeout: UInt16, minCELength: UInt16 = 0, maxCELength: UInt16 = 0) {
+        self.intervalMin = intervalMin
+        self.intervalMax = intervalMax
+        self.maxLatency = maxLatency
+        self.supervisionTimeout = supervisionTimeout
+        self.minCELength = minCELength
+        self.maxCELength = maxCELength
+    }
+
+    /// From durations: intervals rounded to 1.25 ms, the timeout to 10 ms.
+    public init(interval: ClosedRange<Duration>, maxLatency: UInt16 = 0, supervisionTimeout: Duration) {
+        self.init(
+            intervalMin: LETime.units(interval.lowerBound, of: .microseconds(1250), range: 0x0006...0x0C80),
+            intervalMax: LETime.units(interval.upperBound, of: .microseconds(1250), range: 0x0006...0x0C80),
+            maxLatency: maxLatency,
+            supervisionTimeout: LETime.units(supervisionTimeout, of: .milliseconds(10), range: 0x000A...0x0C80))
+    }
+
+    func encode(into writer: inout ByteWriter) {
+        writer.write(intervalMin)
+        writer.write(intervalMax)
+        writer.write(maxLatency)
+        writer.write(supervisionTimeout)
+        writer.write(minCELength)
+        writer.write(maxCELength)
+    }
+}

@@ -1,0 +1,288 @@
+import Synchronization
+import StrobeHCI
+
+/// Discovers advertisers through an `HCIController`: legacy or extended scanning (extended when
+/// the controller supports it), active or passive. Duplicates are folded in the host: one entry
+/// per address and address type, its RSSI and data updated by every report and its scan
+/// response merged in.
+public final class Scanner: Sendable {
+    public enum Mode: Sendable, Hashable {
+        /// Extended scanning when the controller supports it, legacy otherwise.
+        case automatic
+        case legacy
+        /// Extended scanning; `start` fails with `HCIError.unsupported` if the controller lacks it.
+        case extended
+    }
+
+    public struct Configuration: Sendable, Hashable {
+        /// Active scanning asks for scan responses (names often live there).
+        public var active: Bool
+        public var interval: Duration
+        /// How long of each interval the radio listens; at most `interval`.
+        public var window: Duration
+        public var mode: Mode
+        public var ownAddressType: LEOwnAddressType
+        /// Let the controller drop repeated reports too (the host folds them either way).
+        public var filterDuplicatesInController: Bool
+        /// With extended scanning, also listen on LE Coded (long range).
+        public var includeCodedPHY: Bool
+
+        public init(active: Bool = true, interval: Duration = .milliseconds(60), window: Duration = .milliseconds(60),
+                    mode: Mode = .automatic, ownAddressType: LEOwnAddressType = .public,
+                    filterDuplicatesInController: Bool = false, includeCodedPHY: Bool = false) {
+            self.active = active
+            self.interval = interval
+            self.window = window
+            self.mode = mode
+            self.ownAddressType = ownAddressType
+            self.filterDuplicatesInController = filterDuplicatesInController
+            self.includeCodedPHY = includeCodedPHY
+        }
+    }
+
+    public struct Counters: Sendable, Hashable {
+        /// Advertising reports (legacy or extended, after reassembly) folded into devices.
+        public var reports = 0
+        public var scanResponses = 0
+        /// Reports whose advertising data did not parse (the device is still updated, its data kept).
+        public var malformedAdvertisingData = 0
+        public init() {}
+    }
+
+    public let controller: HCIController
+    private let state = Mutex(State())
+
+    public init(controller: HCIController) {
+        self.controller = controller
+        let token = controller.addEventHandler(onClose: { [weak self] _ in self?.controllerClosed() }) { [weak self] event, time in
+            self?.receive(event, at: time)
+        }
+        state.withLock { $0.observer = token }
+    }
+
+    deinit {
+        if let token = state.withLock({ $0.observer }) { controller.removeEventHandler(token) }
+        for continuation in state.withLock({ Array($0.streams.values) }) { continuation.finish() }
+    }
+
+    // MARK: - Public state
+
+    public var isScanning: Bool { state.withLock { $0.scanning } }
+
+    /// Whether the running (or last) scan uses the extended commands.
+    public var usesExtendedScanning: Bool { state.withLock { $0.extended } }
+
+    /// Every device found since the last `start`, in order of discovery.
+    public var devices: [DiscoveredDevice] {
+        state.withLock { s in s.order.compactMap { s.devices[$0] } }
+    }
+
+    public func device(_ id: DiscoveredDevice.ID) -> DiscoveredDevice? { state.withLock { $0.devices[id] } }
+
+    public var counters: Counters { state.withLock { $0.counters } }
+
+    /// The last advertising data parse error, for diagnostics.
+    public var lastMalformed: AdvertisingDataError? { state.withLock { $0.lastMalformed } }
+
+    /// Every change to a device (the whole merged entry), as it happens. Finishes when the
+    /// controller closes or the scanner goes away.
+    public func updates(
+        bufferingPolicy: AsyncStream<DiscoveredDevice>.Continuation.BufferingPolicy = .unbounded
+    ) -> AsyncStream<DiscoveredDevice> {
+        let (stream, continuation) = AsyncStream.makeStream(of: DiscoveredDevice.self, bufferingPolicy: bufferingPolicy)
+        let id = state.withLock { s -> UInt64? in
+            guard !s.closed else { return nil }
+            s.nextStreamID += 1
+            s.streams[s.nextStreamID] = continuation
+            return s.nextStreamID
+        }
+        guard let id else {
+            continuation.finish()
+            return stream
+        }
+        continuation.onTermination = { [weak self] _ in
+            _ = self?.state.withLock { $0.streams.removeValue(forKey: id) }
+        }
+        return stream
+    }
+
+    // MARK: - Scanning
+
+    /// Starts scanning (stopping a running scan first) and forgets earlier results.
+    public func start(_ configuration: Configuration = Configuration()) async throws {
+        guard let info = controller.info else { throw HCIError.notOpen }
+        let extended: Bool
+        switch configuration.mode {
+        case .automatic: extended = info.supportsExtendedScanning
+        case .legacy: extended = false
+        case .extended:
+            guard info.supportsExtendedScanning else { throw HCIError.unsupported(.leSetExtendedScanParameters) }
+            extended = true
+        }
+        if isScanning { try await stop() }
+
+        let type: LEScanType = configuration.active ? .active : .passive
+        // Legacy intervals go up to 10.24 s (0x4000), extended ones to 40.96 s.
+        let range = extended ? 0x0004...0xFFFF : 0x0004...0x4000
+        let interval = LETime.units625us(configuration.interval, range: range)
+        let window = min(LETime.units625us(configuration.window, range: range), interval)
+        state.withLock { s in
+            s.devices.removeAll()
+            s.order.removeAll()
+            s.fragments.removeAll()
+            s.extended = extended
+            s.scanning = true
+        }
+        do {
+            if extended {
+                let phy = HCILESetExtendedScanParameters.PHYParameters(scanType: type, scanInterval: interval, scanWindow: window)
+                try await controller.send(HCILESetExtendedScanParameters(
+                    ownAddressType: configuration.ownAddressType, le1M: phy,
+                    leCoded: configuration.includeCodedPHY ? phy : nil))
+                try await controller.send(HCILESetExtendedScanEnable(
+                    enable: true, filterDuplicates: configuration.filterDuplicatesInController ? 1 : 0))
+            } else {
+                try await controller.send(HCILESetScanParameters(
+                    scanType: type, scanInterval: interval, scanWindow: window,
+                    ownAddressType: configuration.ownAddressType))
+                try await controller.send(HCILESetScanEnable(
+                    enable: true, filterDuplicates: configuration.filterDuplicatesInController))
+            }
+        } catch {
+            state.withLock { $0.scanning = false }
+            throw error
+        }
+    }
+
+    /// Stops scanning; the devices found stay available. Harmless when not scanning.
+    public func stop() async throws {
+        let (wasScanning, extended) = state.withLock { s in
+            defer { s.scanning = false }
+            return (s.scanning, s.extended)
+        }
+        guard wasScanning else { return }
+        if extended {
+            try await controller.send(HCILESetExtendedScanEnable(enable: false))
+        } else {
+            try await controller.send(HCILESetScanEnable(enable: false))
+        }
+    }
+
+    /// Scans for `duration` on the controller's clock, stops, and returns what was found.
+    /// When the calling task is cancelled the scan is still stopped.
+    public func scan(for duration: Duration, configuration: Configuration = Configuration()) async throws -> [DiscoveredDevice] {
+        try await start(configuration)
+        do {
+            try await controller.sleep(for: duration)
+        } catch {
+            // A new task, so that the stop is not cancelled along with the caller.
+            await Task { try? await self.stop() }.value
+            throw error
+        }
+        try await stop()
+        return devices
+    }
+
+    // MARK: - Reports
+
+    private func receive(_ event: HCIEvent, at time: HostTime) {
+        switch event {
+        case .leAdvertisingReport(let reports):
+            for report in reports {
+                fold(DiscoveredDevice.ID(address: report.address, addressType: report.addressType),
+                     isScanResponse: report.eventType.isScanResponse, connectable: report.eventType.isConnectable,
+                     data: report.data, rssi: report.rssi, txPower: nil, at: time)
+            }
+        case .leExtendedAdvertisingReport(let reports):
+            for report in reports {
+                let id = DiscoveredDevice.ID(address: report.address, addressType: report.addressType)
+                let key = FragmentKey(id: id, sid: report.advertisingSID, scanResponse: report.eventType.isScanResponse)
+                // Long extended payloads arrive in pieces: hold them until the last one.
+                let data = state.withLock { s -> [UInt8]? in
+                    guard s.scanning else { return nil }
+                    if report.eventType.dataStatus == .incompleteMoreToCome {
+                        s.fragments[key, default: []].append(contentsOf: report.data)
+                        return nil
+                    }
+                    return (s.fragments.removeValue(forKey: key) ?? []) + report.data
+                }
+                guard let data else { continue }
+                fold(id, isScanResponse: report.eventType.isScanResponse, connectable: report.eventType.isConnectable,
+                     data: data, rssi: report.rssi, txPower: report.txPower, at: time)
+            }
+        default:
+            return
+        }
+    }
+
+    private func fold(_ id: DiscoveredDevice.ID, isScanResponse: Bool, connectable: Bool, data: [UInt8],
+                      rssi: Int8?, txPower: Int8?, at time: HostTime) {
+        let parsed: Result<AdvertisingData, AdvertisingDataError> = Result { () throws(AdvertisingDataError) in
+            try AdvertisingData(bytes: data)
+        }
+        let update = state.withLock { s -> (DiscoveredDevice, [AsyncStream<DiscoveredDevice>.Continuation])? in
+            guard s.scanning else { return nil }
+            var device: DiscoveredDevice
+            if let known = s.devices[id] {
+                device = known
+            } else {
+                device = DiscoveredDevice(address: id.address, addressType: id.addressType)
+                s.order.append(id)
+            }
+            s.counters.reports += 1
+            device.reportCount += 1
+            device.lastSeen = time
+            if let rssi { device.rssi = Int(rssi) }
+            if let txPower { device.reportedTxPower = txPower }
+            switch parsed {
+            case .success(let advertisingData):
+                if isScanResponse { device.scanResponse = advertisingData } else { device.advertisingData = advertisingData }
+            case .failure(let error):
+                s.counters.malformedAdvertisingData += 1
+                s.lastMalformed = error
+            }
+            if isScanResponse {
+                s.counters.scanResponses += 1
+            } else {
+                device.connectable = connectable
+            }
+            device.refreshSummary()
+            s.devices[id] = device
+            return (device, Array(s.streams.values))
+        }
+        guard let (device, streams) = update else { return }
+        for stream in streams { stream.yield(device) }
+    }
+
+    private func controllerClosed() {
+        let streams = state.withLock { s in
+            s.closed = true
+            s.scanning = false
+            defer { s.streams.removeAll() }
+            return Array(s.streams.values)
+        }
+        for stream in streams { stream.finish() }
+    }
+}
+
+extension Scanner {
+    struct FragmentKey: Hashable {
+        var id: DiscoveredDevice.ID
+        var sid: UInt8
+        var scanResponse: Bool
+    }
+
+    struct State {
+        var observer: HCIController.ObserverToken?
+        var scanning = false
+        var extended = false
+        var closed = false
+        var devices: [DiscoveredDevice.ID: DiscoveredDevice] = [:]
+        var order: [DiscoveredDevice.ID] = []
+        var fragments: [FragmentKey: [UInt8]] = [:]
+        var streams: [UInt64: AsyncStream<DiscoveredDevice>.Continuation] = [:]
+        var nextStreamID: UInt64 = 0
+        var counters = Counters()
+        var lastMalformed: AdvertisingDataError?
+    }
+}

@@ -1,0 +1,113 @@
+import Testing
+@testable import StrobeHCI
+
+private func twoBufferController() async throws -> (HCIController, ScriptedTransport) {
+    var profile = ControllerProfile()
+    profile.leBufferV1 = (27, 2)
+    return try await openController(profile: profile)
+}
+
+/// An ATT Exchange MTU Request (247) in one L2CAP PDU on CID 4.
+private let mtuRequest: [UInt8] = [0x03, 0x00, 0x04, 0x00, 0x02, 0xF7, 0x00]
+
+@Suite(.timeLimit(.minutes(1))) struct ACLFlowTests {
+    @Test func sendWritesOneWholeH4Packet() async throws {
+        let (controller, transport) = try await twoBufferController()
+        try await controller.sendACL(handle: 0x0001, boundary: .firstNonFlushable, payload: mtuRequest)
+        #expect(transport.sent.last == bytes("02 01 00 07 00 03 00 04 00 02 f7 00"))
+        try await controller.sendACL(handle: 0x0ABC, boundary: .continuing, payload: [0xEE])
+        #expect(transport.sent.last == bytes("02 bc 1a 01 00 ee"))
+        #expect(controller.counters.aclPacketsSent == 2)
+    }
+
+    @Test func creditsAreConsumedAndReturnedPerHandle() async throws {
+        let (controller, transport) = try await twoBufferController()
+        let base = transport.sent.count
+        try await controller.sendACL(handle: 1, boundary: .firstNonFlushable, payload: mtuRequest)
+        try await controller.sendACL(handle: 2, boundary: .firstNonFlushable, payload: mtuRequest)
+        #expect(controller.aclCredits == 0)
+        #expect(controller.aclPacketsInFlight(handle: 1) == 1 && controller.aclPacketsInFlight(handle: 2) == 1)
+
+        // No buffer: the third send waits instead of dropping.
+        let third = Task { try await controller.sendACL(handle: 1, boundary: .firstNonFlushable, payload: [1, 2, 3]) }
+        await controller.waitUntil { $0.acl.waiters.count == 1 }
+        #expect(transport.sent.count == base + 2)
+        #expect(try controller.trySendACL(handle: 1, boundary: .continuing, payload: UnsafeRawBufferPointer(start: nil, count: 0)) == false)
+
+        transport.deliver(completedPackets([(handle: 2, count: 1)]))
+        try await third.outcome
+        #expect(transport.sent.count == base + 3)
+        #expect(controller.aclPacketsInFlight(handle: 1) == 2 && controller.aclPacketsInFlight(handle: 2) == 0)
+        #expect(controller.aclCredits == 0)
+
+        transport.deliver(completedPackets([(handle: 1, count: 2)]))
+        #expect(controller.aclCredits == 2)
+        // More completions than packets in flight are counted, not credited.
+        transport.deliver(completedPackets([(handle: 1, count: 1)]))
+        #expect(controller.aclCredits == 2)
+        #expect(controller.counters.unexpectedCompletedPackets == 1)
+    }
+
+    @Test func disconnectionReclaimsCreditsAndFailsWaitersForThatHandle() async throws {
+        let (controller, transport) = try await twoBufferController()
+        try await controller.sendACL(handle: 1, boundary: .firstNonFlushable, payload: mtuRequest)
+        try await controller.sendACL(handle: 1, boundary: .firstNonFlushable, payload: mtuRequest)
+        let sameHandle = Task { try await controller.sendACL(handle: 1, boundary: .firstNonFlushable, payload: [1]) }
+        await controller.waitUntil { $0.acl.waiters.count == 1 }
+        let otherHandle = Task { try await controller.sendACL(handle: 2, boundary: .firstNonFlushable, payload: [2]) }
+        await controller.waitUntil { $0.acl.waiters.count == 2 }
+
+        transport.deliver(disconnectionComplete(handle: 1))
+        await #expect(throws: HCIError.connectionClosed(handle: 1)) { try await sameHandle.outcome }
+        try await otherHandle.outcome
+        #expect(controller.aclPacketsInFlight(handle: 1) == 0)
+        #expect(controller.aclPacketsInFlight(handle: 2) == 1)
+        #expect(controller.aclCredits == 1)
+        #expect(transport.sent.last == bytes("02 02 00 01 00 02"))
+    }
+
+    @Test func cancelledAndClosedSendersAreResumed() async throws {
+        let (controller, transport) = try await twoBufferController()
+        try await controller.sendACL(handle: 1, boundary: .firstNonFlushable, payload: mtuRequest)
+        try await controller.sendACL(handle: 1, boundary: .firstNonFlushable, payload: mtuRequest)
+        let cancelled = Task { try await controller.sendACL(handle: 1, boundary: .firstNonFlushable, payload: [1]) }
+        await controller.waitUntil { $0.acl.waiters.count == 1 }
+        cancelled.cancel()
+        await #expect(throws: CancellationError.self) { try await cancelled.outcome }
+
+        let closed = Task { try await controller.sendACL(handle: 1, boundary: .firstNonFlushable, payload: [1]) }
+        await controller.waitUntil { $0.acl.waiters.count == 1 }
+        transport.fail(.closedByPeer)
+        await #expect(throws: HCIError.closed(.closedByPeer)) { try await closed.outcome }
+    }
+
+    @Test func oversizedPayloadIsRefused() async throws {
+        let (controller, _) = try await twoBufferController()
+        await #expect(throws: HCIError.aclPayloadTooLong(length: 28, maximum: 27)) {
+            try await controller.sendACL(handle: 1, boundary: .firstNonFlushable, payload: [UInt8](repeating: 0, count: 28))
+        }
+        #expect(controller.aclCredits == 2)
+    }
+
+    @Test func receivedACLGoesToTheHandler() async throws {
+        let (controller, transport) = try await twoBufferController()
+        transport.deliver(bytes("02 01 20 07 00 03 00 04 00 03 05 02"))
+        #expect(controller.counters.aclPacketsWithoutHandler == 1)
+
+        let handler = RecordingACLHandler()
+        controller.setACLHandler(handler)
+        transport.deliver(bytes("02 01 20 07 00 03 00 04 00 03 05 02"), at: HostTime(nanoseconds: 7))
+        transport.deliver(bytes("02 01 10 02 00 aa bb"))
+        #expect(handler.packets.values == [
+            .init(handle: 1, boundary: .firstFlushable, payload: [0x03, 0x00, 0x04, 0x00, 0x03, 0x05, 0x02],
+                  time: HostTime(nanoseconds: 7)),
+            .init(handle: 1, boundary: .continuing, payload: [0xAA, 0xBB], time: HostTime(nanoseconds: 1)),
+        ])
+        // Length field disagreeing with the bytes, and a short header: counted, not delivered.
+        transport.deliver(bytes("02 01 20 09 00 03 00"))
+        transport.deliver(bytes("02 01"))
+        #expect(controller.counters.malformedACLPackets == 2)
+        #expect(handler.packets.values.count == 2)
+        #expect(controller.counters.aclPacketsReceived == 3)
+    }
+}

@@ -1,0 +1,218 @@
+import Testing
+@testable import StrobeHCI
+
+/// A Command Complete that only hands out credits.
+private func nop(credits: UInt8) -> [UInt8] { [0x04, 0x0E, 0x03, credits, 0x00, 0x00] }
+
+@Suite(.timeLimit(.minutes(1))) struct CommandFlowTests {
+    @Test func oneCreditAllowsOneCommandInFlight() async throws {
+        let (controller, transport) = try await openController()
+        let base = transport.sent.count
+        let first = Task { try await controller.send(HCILESetScanEnable(enable: true)) }
+        _ = await transport.waitForSent(count: base + 1)
+        let second = Task { try await controller.send(HCILESetScanParameters(scanType: .active, scanInterval: 16, scanWindow: 16)) }
+        await controller.waitUntil { $0.queue.count == 1 }
+        #expect(transport.sent.count == base + 1)
+        #expect(controller.commandCredits == 0)
+
+        transport.deliver(commandComplete(.leSetScanEnable, credits: 1))
+        try await first.outcome
+        #expect(transport.sent.count == base + 2)
+        #expect(transport.sent.last.flatMap(opcode(of:)) == .leSetScanParameters)
+        transport.deliver(commandComplete(.leSetScanParameters, credits: 1))
+        try await second.outcome
+        #expect(controller.counters.unexpectedCommandResponses == 0)
+    }
+
+    @Test func severalCreditsAllowSeveralInFlightAndQueueTheRest() async throws {
+        let (controller, transport) = try await openController()
+        let base = transport.sent.count
+        transport.deliver(nop(credits: 3))
+        #expect(controller.commandCredits == 3)
+        let commands: [HCIOpcode] = [.leSetScanEnable, .leSetScanParameters, .leSetAdvertisingEnable, .leCreateConnectionCancel]
+        let tasks = [
+            Task { try await controller.send(HCILESetScanEnable(enable: true)) },
+            Task { try await controller.send(HCILESetScanParameters(scanType: .passive, scanInterval: 16, scanWindow: 16)) },
+            Task { try await controller.send(HCILESetAdvertisingEnable(enable: true)) },
+            Task { try await controller.send(HCILECreateConnectionCancel()) },
+        ]
+        _ = await transport.waitForSent(count: base + 3)
+        await controller.waitUntil { $0.queue.count == 1 }
+        #expect(transport.sent.count == base + 3)
+        let inFlight = transport.sent[base...].compactMap(opcode(of:))
+        let waiting = try #require(commands.first { !inFlight.contains($0) })
+
+        // One answer with one credit: the queued command goes out.
+        transport.deliver(commandComplete(inFlight[0], credits: 1))
+        #expect(transport.sent.count == base + 4)
+        #expect(transport.sent.last.flatMap(opcode(of:)) == waiting)
+        for op in inFlight.dropFirst() + [waiting] { transport.deliver(commandComplete(op, credits: 1)) }
+        for task in tasks { try await task.outcome }
+        #expect(controller.counters.unexpectedCommandResponses == 0)
+    }
+
+    @Test func zeroCreditsQueueUntilANOPHandsOutCredits() async throws {
+        let (controller, transport) = try await openController()
+        let base = transport.sent.count
+        let first = Task { try await controller.send(HCILESetScanEnable(enable: true)) }
+        _ = await transport.waitForSent(count: base + 1)
+        // The controller answers but says it cannot take another command yet.
+        transport.deliver(commandComplete(.leSetScanEnable, credits: 0))
+        try await first.outcome
+        let second = Task { try await controller.send(HCILESetScanEnable(enable: false)) }
+        await controller.waitUntil { $0.queue.count == 1 }
+        #expect(transport.sent.count == base + 1)
+        transport.deliver(nop(credits: 1))
+        #expect(transport.sent.count == base + 2)
+        transport.deliver(commandComplete(.leSetScanEnable, credits: 1))
+        try await second.outcome
+        #expect(controller.counters.unexpectedCommandResponses == 0)
+    }
+
+    @Test func commandStatusAnswersAsynchronousCommands() async throws {
+        let (controller, transport) = try await openController()
+        let base = transport.sent.count
+        let accepted = Task { try await controller.send(HCIDisconnect(connectionHandle: 1)) }
+        _ = await transport.waitForSent(count: base + 1)
+        transport.deliver(commandStatus(.disconnect))
+        try await accepted.outcome
+
+        let refused = Task { try await controller.send(HCIDisconnect(connectionHandle: 9)) }
+        _ = await transport.waitForSent(count: base + 2)
+        transport.deliver(commandStatus(.disconnect, status: HCIStatus.unknownConnectionIdentifier.rawValue))
+        await #expect(throws: HCIError.status(.unknownConnectionIdentifier)) { try await refused.outcome }
+    }
+
+    @Test func nonZeroCommandCompleteStatusIsATypedError() async throws {
+        let (controller, transport) = try await openController()
+        let base = transport.sent.count
+        let task = Task { try await controller.send(HCILESetScanEnable(enable: true)) }
+        _ = await transport.waitForSent(count: base + 1)
+        transport.deliver(commandComplete(.leSetScanEnable, status: HCIStatus.commandDisallowed.rawValue))
+        await #expect(throws: HCIError.status(.commandDisallowed)) { try await task.outcome }
+    }
+
+    @Test func successfulCommandStatusDoesNotEndACommandCompleteCommand() async throws {
+        let (controller, transport) = try await openController()
+        let base = transport.sent.count
+        let task = Task { try await controller.send(HCILESetScanEnable(enable: true)) }
+        _ = await transport.waitForSent(count: base + 1)
+        transport.deliver(commandStatus(.leSetScanEnable))
+        transport.deliver(commandComplete(.leSetScanEnable, status: HCIStatus.commandDisallowed.rawValue))
+        // Had the Command Status ended it, the call would have succeeded.
+        await #expect(throws: HCIError.status(.commandDisallowed)) { try await task.outcome }
+    }
+
+    @Test func returnParametersAreDecoded() async throws {
+        let (controller, transport) = try await openController(keepResponder: true)
+        #expect(try await controller.send(HCIReadBDAddr()) == BluetoothAddress("00:11:22:33:44:55"))
+        #expect(try await controller.send(HCILESetDataLength(connectionHandle: 0x0041, txOctets: 251, txTime: 2120)) == 0x0041)
+        transport.setResponder { packet in [commandComplete(opcode(of: packet) ?? .nop, [0x55, 0x44])] }
+        await #expect(throws: HCIError.malformed(packet: "Command Complete for Read BD_ADDR (0x1009)",
+                                                 detail: "BD_ADDR needs 6 bytes, 2 left")) {
+            try await controller.send(HCIReadBDAddr())
+        }
+        #expect(controller.counters.malformedEvents == 1)
+    }
+
+    @Test func unansweredCommandTimesOutOnTheInjectedClock() async throws {
+        let clock = VirtualClock()
+        let (controller, transport) = try await openController(clock: clock)
+        let base = transport.sent.count
+        let task = Task { try await controller.send(HCILESetScanEnable(enable: true)) }
+        _ = await transport.waitForSent(count: base + 1)
+        await clock.waitForSleepers(count: 1)
+        clock.advance(by: .milliseconds(1999))
+        #expect(clock.sleeperCount == 1)
+        clock.advance(by: .milliseconds(1))
+        await #expect(throws: HCIError.commandTimeout(.leSetScanEnable)) { try await task.outcome }
+        #expect(controller.counters.commandTimeouts == 1)
+
+        // The lost answer must not stall the queue: the next command goes out and can succeed.
+        let next = Task { try await controller.send(HCILESetScanEnable(enable: false)) }
+        _ = await transport.waitForSent(count: base + 2)
+        transport.deliver(commandComplete(.leSetScanEnable))
+        try await next.outcome
+    }
+
+    @Test func answerBeforeTheDeadlineWinsAndCancelsTheTimer() async throws {
+        let clock = VirtualClock()
+        let (controller, transport) = try await openController(
+            clock: clock, configuration: .init(commandTimeout: .milliseconds(500)))
+        let base = transport.sent.count
+        let task = Task { try await controller.send(HCILESetScanEnable(enable: true), timeout: .seconds(1)) }
+        _ = await transport.waitForSent(count: base + 1)
+        await clock.waitForSleepers(count: 1)
+        // The per-call timeout (1 s) overrides the configuration's (500 ms).
+        clock.advance(by: .milliseconds(999))
+        #expect(clock.sleeperCount == 1)
+        transport.deliver(commandComplete(.leSetScanEnable))
+        try await task.outcome
+        #expect(clock.sleeperCount == 0)
+        clock.advance(by: .seconds(5))
+        #expect(controller.counters.commandTimeouts == 0)
+    }
+
+    @Test func transportFailureFailsEveryPendingCommandOnce() async throws {
+        let (controller, transport) = try await openController()
+        let base = transport.sent.count
+        let inFlight = Task { try await controller.send(HCILESetScanEnable(enable: true)) }
+        _ = await transport.waitForSent(count: base + 1)
+        let queued = Task { try await controller.send(HCILESetScanEnable(enable: false)) }
+        await controller.waitUntil { $0.queue.count == 1 }
+        let stream = controller.events()
+
+        transport.fail(.closedByPeer)
+        await #expect(throws: HCIError.closed(.closedByPeer)) { try await inFlight.outcome }
+        await #expect(throws: HCIError.closed(.closedByPeer)) { try await queued.outcome }
+        await #expect(throws: HCIError.closed(.closedByPeer)) { try await controller.send(HCIReset()) }
+        var remaining = 0
+        for await _ in stream { remaining += 1 }
+        #expect(remaining == 0)
+        // A late answer after the close changes nothing and does not trap.
+        transport.deliver(commandComplete(.leSetScanEnable))
+    }
+
+    @Test func closeFailsPendingCommandsAndClosesTheTransport() async throws {
+        let (controller, transport) = try await openController()
+        let base = transport.sent.count
+        let task = Task { try await controller.send(HCILESetScanEnable(enable: true)) }
+        _ = await transport.waitForSent(count: base + 1)
+        controller.close()
+        await #expect(throws: HCIError.closed(nil)) { try await task.outcome }
+        #expect(transport.isClosed)
+        controller.close()
+    }
+
+    @Test func cancellingAWaitingCallerResumesItAndKeepsCreditsRight() async throws {
+        let (controller, transport) = try await openController()
+        let base = transport.sent.count
+        let inFlight = Task { try await controller.send(HCILESetScanEnable(enable: true)) }
+        _ = await transport.waitForSent(count: base + 1)
+        let queued = Task { try await controller.send(HCILESetAdvertisingEnable(enable: true)) }
+        await controller.waitUntil { $0.queue.count == 1 }
+
+        queued.cancel()
+        await #expect(throws: CancellationError.self) { try await queued.outcome }
+        inFlight.cancel()
+        await #expect(throws: CancellationError.self) { try await inFlight.outcome }
+
+        // The controller still answers the written command: matched, not unexpected, credit back.
+        transport.deliver(commandComplete(.leSetScanEnable, credits: 1))
+        #expect(controller.counters.unexpectedCommandResponses == 0)
+        #expect(controller.commandCredits == 1)
+        // The cancelled queued command was never written.
+        #expect(transport.sent.count == base + 1)
+        let next = Task { try await controller.send(HCILESetScanEnable(enable: false)) }
+        _ = await transport.waitForSent(count: base + 2)
+        transport.deliver(commandComplete(.leSetScanEnable))
+        try await next.outcome
+    }
+
+    @Test func unexpectedAnswersAreCountedAndStillGiveCredits() async throws {
+        let (controller, transport) = try await openController()
+        transport.deliver(commandComplete(.leSetScanEnable, credits: 4))
+        #expect(controller.counters.unexpectedCommandResponses == 1)
+        #expect(controller.commandCredits == 4)
+    }
+}

@@ -1,0 +1,46 @@
+import Synchronization
+@testable import StrobeHCI
+
+/// Values gathered from callbacks on the reader thread.
+final class Collector<Element: Sendable>: Sendable {
+    private let storage = Mutex<[Element]>([])
+    func append(_ element: Element) { storage.withLock { $0.append(element) } }
+    var values: [Element] { storage.withLock { $0 } }
+}
+
+/// A controller opened against the scripted transport; the responder is removed afterwards so
+/// that the test answers every further command itself.
+func openController(
+    profile: ControllerProfile = ControllerProfile(), clock: VirtualClock = VirtualClock(),
+    configuration: HCIController.Configuration = HCIController.Configuration(), keepResponder: Bool = false
+) async throws -> (HCIController, ScriptedTransport) {
+    let transport = ScriptedTransport(responder: profile.responder)
+    let controller = HCIController(transport: transport, clock: clock, configuration: configuration)
+    try await controller.open()
+    if !keepResponder { transport.setResponder(nil) }
+    return (controller, transport)
+}
+
+/// An ACL handler that records what it receives.
+final class RecordingACLHandler: HCIACLHandler {
+    struct Packet: Sendable, Equatable {
+        var handle: UInt16
+        var boundary: ACLPacketBoundary
+        var payload: [UInt8]
+        var time: HostTime
+    }
+    let packets = Collector<Packet>()
+    func controllerDidReceiveACL(handle: UInt16, boundary: ACLPacketBoundary, payload: UnsafeRawBufferPointer, at time: HostTime) {
+        packets.append(Packet(handle: handle, boundary: boundary, payload: Array(payload), time: time))
+    }
+}
+
+extension Task where Failure == any Error {
+    /// The task's value; cancelling the waiter (a test's time limit) cancels the task, so that a
+    /// regression fails the test instead of hanging it.
+    var outcome: Success {
+        get async throws {
+            try await withTaskCancellationHandler { try await value } onCancel: { cancel() }
+        }
+    }
+}

@@ -1,0 +1,32 @@
+import Testing
+@testable import StrobeHCI
+
+@Suite struct StatusAndErrorTests {
+    @Test func statusPrintsSpecNameAndCode() {
+        #expect(HCIError.status(.connectionTimeout).description == "Connection Timeout (0x08)")
+        #expect(HCIStatus.unknownHCICommand.description == "Unknown HCI Command (0x01)")
+        #expect(HCIStatus.packetTooLong.description == "Packet Too Long (0x45)")
+        #expect(HCIStatus(rawValue: 0x3E).description == "Connection Failed to be Established / Synchronization Timeout (0x3E)")
+        #expect(HCIStatus(rawValue: 0x2B).description == "Reserved (0x2B)")
+        #expect(HCIStatus(rawValue: 0x99).description == "Reserved (0x99)")
+        #expect(HCIStatus(rawValue: 0x08) == .connectionTimeout)
+    }
+
+    @Test func everyAssignedCodeHasAName() {
+        // 0x00 ... 0x45 less the three reserved values 0x2B, 0x31 and 0x33.
+        #expect(HCIStatus.allAssigned.count == 0x46 - 3)
+        #expect(Set(HCIStatus.allAssigned.map(\.name)).count == HCIStatus.allAssigned.count)
+        for code in [UInt8(0x2B), 0x31, 0x33] {
+            #expect(!HCIStatus.allAssigned.contains(HCIStatus(rawValue: code)))
+        }
+    }
+
+    @Test func errorsSayWhatHappened() {
+        #expect(HCIError.commandTimeout(.reset).description == "no answer from the controller to Reset (0x0C03)")
+        #expect(HCIError.malformed(packet: "LE Advertising Report", detail: "Data[0] needs 18 bytes, 5 left").description
+            == "malformed LE Advertising Report: Data[0] needs 18 bytes, 5 left")
+        #expect(HCIError.closed(.closedByPeer).description == "the controller link ended: the controller closed the link")
+        #expect(HCIError.aclPayloadTooLong(length: 30, maximum: 27).description
+            == "ACL payload of 30 bytes exceeds the controller's 27-byte buffers")
+    }
+}

@@ -1,4 +1,0 @@
-import Testing
-@testable import StrobeHCI
-
-@Test func placeholderStrobeHCITests() { #expect(Bool(true)) }

@@ -1,0 +1,163 @@
+import StrobeHCI
+import Testing
+@testable import StrobeHost
+
+private let bumbleAdvertisement = bytes("02 01 06 0e 09 42 75 6d 62 6c 65 2d 50 65 72 69 70 68")
+private let bumbleAddress = BluetoothAddress("F0:F1:F2:F3:F4:F5")!
+
+private func openScanner(extendedScanning: Bool, clock: VirtualClock = VirtualClock()) async throws
+    -> (Scanner, ScriptedTransport) {
+    let transport = scriptedController(extendedScanning: extendedScanning)
+    let controller = HCIController(transport: transport, clock: clock)
+    try await controller.open()
+    return (Scanner(controller: controller), transport)
+}
+
+@Suite(.timeLimit(.minutes(1))) struct ScannerTests {
+    @Test func legacyScanningWhenExtendedIsNotSupported() async throws {
+        let (scanner, transport) = try await openScanner(extendedScanning: false)
+        try await scanner.start()
+        #expect(!scanner.usesExtendedScanning && scanner.isScanning)
+        #expect(Array(transport.sent.suffix(2)) == [
+            HCILESetScanParameters(scanType: .active, scanInterval: 0x60, scanWindow: 0x60).packet,
+            HCILESetScanEnable(enable: true).packet,
+        ])
+        try await scanner.stop()
+        #expect(transport.sent.last == HCILESetScanEnable(enable: false).packet)
+        #expect(!scanner.isScanning)
+    }
+
+    @Test func extendedScanningWhenSupported() async throws {
+        let (scanner, transport) = try await openScanner(extendedScanning: true)
+        try await scanner.start(.init(active: false, interval: .milliseconds(100), window: .milliseconds(50)))
+        #expect(scanner.usesExtendedScanning)
+        #expect(Array(transport.sent.suffix(2)) == [
+            HCILESetExtendedScanParameters(le1M: .init(scanType: .passive, scanInterval: 0xA0, scanWindow: 0x50)).packet,
+            HCILESetExtendedScanEnable(enable: true).packet,
+        ])
+        try await scanner.stop()
+        #expect(transport.sent.last == HCILESetExtendedScanEnable(enable: false).packet)
+    }
+
+    @Test func modeCanBeForced() async throws {
+        let (legacy, legacyTransport) = try await openScanner(extendedScanning: true)
+        try await legacy.start(.init(mode: .legacy))
+        #expect(!legacy.usesExtendedScanning)
+        #expect(legacyTransport.sent.last == HCILESetScanEnable(enable: true).packet)
+
+        let (unsupported, _) = try await openScanner(extendedScanning: false)
+        await #expect(throws: HCIError.unsupported(.leSetExtendedScanParameters)) {
+            try await unsupported.start(.init(mode: .extended))
+        }
+        #expect(!unsupported.isScanning)
+    }
+
+    @Test func duplicatesFoldIntoOneEntryWithScanResponseMerged() async throws {
+        let (scanner, transport) = try await openScanner(extendedScanning: false)
+        let updates = scanner.updates()
+        try await scanner.start()
+        let shortName = bytes("02 01 06 04 08 42 75 6d")
+        let response = bytes("0e 09 42 75 6d 62 6c 65 2d 50 65 72 69 70 68 03 03 0d 18 05 ff 4c 00 02 15")
+        transport.deliver(advertisingReport(eventType: 0x00, data: shortName, rssi: -50), at: HostTime(nanoseconds: 10))
+        transport.deliver(advertisingReport(eventType: 0x00, data: shortName, rssi: -40), at: HostTime(nanoseconds: 20))
+        transport.deliver(advertisingReport(eventType: 0x04, data: response, rssi: -45), at: HostTime(nanoseconds: 30))
+        // Same address, other address type: another device.
+        transport.deliver(advertisingReport(eventType: 0x03, addressType: 0x00, data: [], rssi: -70))
+
+        let devices = scanner.devices
+        #expect(devices.count == 2)
+        let device = try #require(devices.first)
+        #expect(device.address == bumbleAddress && device.addressType == .random)
+        #expect(device.reportCount == 3 && device.rssi == -45 && device.lastSeen == HostTime(nanoseconds: 30))
+        #expect(device.name == "Bumble-Periph")
+        #expect(device.serviceUUIDs == [BluetoothUUID(UInt16(0x180D))])
+        #expect(device.manufacturerData == [ManufacturerData(companyIdentifier: 0x004C, data: [0x02, 0x15])])
+        #expect(device.connectable)
+        #expect(device.advertisingData.localName == "Bum" && device.scanResponse?.localName == "Bumble-Periph")
+        #expect(devices[1].addressType == .public && !devices[1].connectable)
+        #expect(scanner.counters.reports == 4 && scanner.counters.scanResponses == 1)
+
+        var seen: [(String?, Int?)] = []
+        for await update in updates {
+            seen.append((update.name, update.rssi))
+            if seen.count == 4 { break }
+        }
+        #expect(seen.map(\.0) == ["Bum", "Bum", "Bumble-Periph", nil])
+        #expect(seen.map(\.1) == [-50, -40, -45, -70])
+    }
+
+    @Test func newAdvertisingDataReplacesTheOld() async throws {
+        let (scanner, transport) = try await openScanner(extendedScanning: false)
+        try await scanner.start()
+        transport.deliver(advertisingReport(eventType: 0x00, data: bumbleAdvertisement, rssi: -50))
+        transport.deliver(advertisingReport(eventType: 0x03, data: bytes("02 0a 04"), rssi: -51))
+        let device = try #require(scanner.device(.init(address: bumbleAddress, addressType: .random)))
+        #expect(device.name == nil && device.txPower == 4 && !device.connectable && device.reportCount == 2)
+    }
+
+    @Test func malformedAdvertisingDataIsCountedAndTheDeviceKept() async throws {
+        let (scanner, transport) = try await openScanner(extendedScanning: false)
+        try await scanner.start()
+        transport.deliver(advertisingReport(eventType: 0x00, data: bumbleAdvertisement, rssi: -50))
+        transport.deliver(advertisingReport(eventType: 0x00, data: bytes("05 09 41 42"), rssi: -60))
+        let device = try #require(scanner.devices.first)
+        #expect(device.name == "Bumble-Periph" && device.rssi == -60 && device.reportCount == 2)
+        #expect(scanner.counters.malformedAdvertisingData == 1)
+        #expect(scanner.lastMalformed == .lengthExceedsData(offset: 0, length: 5, remaining: 3))
+    }
+
+    @Test func extendedReportsAreReassembled() async throws {
+        let (scanner, transport) = try await openScanner(extendedScanning: true)
+        try await scanner.start()
+        let first = Array(bumbleAdvertisement.prefix(7))
+        let rest = Array(bumbleAdvertisement.dropFirst(7))
+        // Connectable + scannable, incomplete with more to come, then the complete tail.
+        transport.deliver(extendedAdvertisingReport(eventType: 0x0003 | 0x0020, txPower: -4, data: first, rssi: -55))
+        #expect(scanner.devices.isEmpty)
+        transport.deliver(extendedAdvertisingReport(eventType: 0x0003, txPower: -4, data: rest, rssi: -56))
+        let device = try #require(scanner.devices.first)
+        #expect(device.name == "Bumble-Periph" && device.connectable && device.rssi == -56 && device.reportCount == 1)
+        #expect(device.txPower == -4)
+    }
+
+    @Test func reportsOutsideAScanAreIgnored() async throws {
+        let (scanner, transport) = try await openScanner(extendedScanning: false)
+        transport.deliver(advertisingReport(eventType: 0x00, data: bumbleAdvertisement, rssi: -50))
+        #expect(scanner.devices.isEmpty)
+    }
+
+    @Test func scanForADurationUsesTheInjectedClock() async throws {
+        let clock = VirtualClock()
+        let (scanner, transport) = try await openScanner(extendedScanning: false, clock: clock)
+        let scan = Task { try await scanner.scan(for: .seconds(5)) }
+        await clock.waitForSleepers(count: 1, deadline: .init(offset: .seconds(5)))
+        #expect(scanner.isScanning)
+        transport.deliver(advertisingReport(eventType: 0x00, data: bumbleAdvertisement, rssi: -50))
+        clock.advance(by: .seconds(5))
+        let found = try await scan.outcome
+        #expect(found.map(\.name) == ["Bumble-Periph"])
+        #expect(transport.sent.last == HCILESetScanEnable(enable: false).packet)
+        #expect(!scanner.isScanning)
+    }
+
+    @Test func cancelledScanStillStops() async throws {
+        let clock = VirtualClock()
+        let (scanner, transport) = try await openScanner(extendedScanning: false, clock: clock)
+        let scan = Task { try await scanner.scan(for: .seconds(5)) }
+        await clock.waitForSleepers(count: 1, deadline: .init(offset: .seconds(5)))
+        scan.cancel()
+        await #expect(throws: CancellationError.self) { try await scan.outcome }
+        #expect(transport.sent.last == HCILESetScanEnable(enable: false).packet)
+        #expect(!scanner.isScanning)
+    }
+
+    @Test func updatesFinishWhenTheControllerCloses() async throws {
+        let (scanner, _) = try await openScanner(extendedScanning: false)
+        let updates = scanner.updates()
+        scanner.controller.close()
+        var count = 0
+        for await _ in updates { count += 1 }
+        #expect(count == 0)
+        #expect(!scanner.isScanning)
+    }
+}

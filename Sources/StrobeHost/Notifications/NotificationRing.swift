@@ -1,0 +1,347 @@
+import StrobeHCI
+import Synchronization
+
+/// A lock-free single-producer, single-consumer ring of notifications for one GATT subscription.
+///
+/// The producer is the transport's reader thread: `tryPush` copies the value into a slot, never
+/// blocks, never allocates, and drops (and counts) when the ring is full or the value too long.
+/// The consumer uses exactly one of three modes, fixed by the first one used:
+/// - `drain(maxCount:_:)`: pull, without allocating, from a real-time loop;
+/// - `notifications()`: an `AsyncSequence` of copied values whose iterator parks without spinning;
+/// - `init(capacity:maxValueSize:onNotification:)`: a callback run on the producer's thread.
+///
+/// Storage (slots and indices) is allocated once, in `init`.
+///
+/// `@unchecked Sendable` is sound because every piece of mutable state is either atomic or owned
+/// by one side at a time, and the ownership is enforced rather than assumed:
+/// - with monotonic indices, the producer writes slot `head` only while `head - tail < capacity`
+///   (the slot is free) and the consumer reads slot `tail` only while `tail < head` (it is
+///   published); the release/acquire pairs on `head` and `tail` hand each slot from side to side;
+/// - the producer-private fields are touched only while holding the producer's `busy` flag, and the
+///   consumer-private fields only while holding the consumer's; a second concurrent producer or
+///   consumer is refused (`.concurrentProducer`, or a drain that delivers nothing), not allowed to race;
+/// - the parked continuation lives behind a `Mutex` and is taken by exactly one waker.
+public final class NotificationRing: @unchecked Sendable {
+    /// Slots in the ring: the requested capacity rounded up to a power of two.
+    public let capacity: Int
+    /// The longest value a slot holds; longer values are dropped as `.droppedOversized`.
+    public let maxValueSize: Int
+
+    /// Upper bounds that keep the single allocation reasonable.
+    public static let maximumCapacity = 1 << 20
+    public static let maximumValueSizeLimit = Int(UInt16.max)
+
+    private let mask: Int
+    private let slotStride: Int
+    private let slots: UnsafeMutableRawPointer
+    private let control: UnsafeMutableRawPointer
+    private let producer: UnsafeMutablePointer<ProducerLine>
+    private let consumer: UnsafeMutablePointer<ConsumerLine>
+    private let shared: UnsafeMutablePointer<SharedLine>
+    /// The parked consumer, if any. Held by the consumer only to store it, by a waker only to take it.
+    private let waiter = Mutex<UnsafeContinuation<Void, Never>?>(nil)
+    private let handler: (@Sendable (NotificationView) -> Void)?
+
+    // Slot layout: sequence, timestamp, handle, length, then the value bytes inline.
+    private static let sequenceOffset = 0
+    private static let timestampOffset = 8
+    private static let handleOffset = 16
+    private static let lengthOffset = 20
+    private static let valueOffset = 24
+    /// Slots and index lines are aligned to 128 bytes: a cache line on Apple silicon, two on x86
+    /// (whose adjacent-line prefetcher pulls pairs), so the two sides never share one.
+    private static let lineSize = 128
+
+    /// Creates a ring. `capacity` is rounded up to a power of two (at least 1, at most
+    /// `maximumCapacity`); `maxValueSize` is clamped to `0...maximumValueSizeLimit`.
+    /// With `onNotification`, the ring runs in callback mode: each pushed notification is handed to
+    /// it on the producer's thread, right after the push; it must return quickly and not block.
+    public init(
+        capacity: Int,
+        maxValueSize: Int = 512,
+        onNotification: (@Sendable (NotificationView) -> Void)? = nil
+    ) {
+        let clampedCapacity = min(max(capacity, 1), Self.maximumCapacity)
+        var rounded = 1
+        while rounded < clampedCapacity { rounded <<= 1 }
+        self.capacity = rounded
+        self.mask = rounded - 1
+        self.maxValueSize = min(max(maxValueSize, 0), Self.maximumValueSizeLimit)
+        let line = Self.lineSize
+        self.slotStride = (Self.valueOffset + self.maxValueSize + line - 1) / line * line
+        self.slots = UnsafeMutableRawPointer.allocate(byteCount: rounded * slotStride, alignment: line)
+
+        let lineStride = max(
+            line,
+            (max(MemoryLayout<ProducerLine>.size, MemoryLayout<ConsumerLine>.size, MemoryLayout<SharedLine>.size)
+                + line - 1) / line * line
+        )
+        self.control = UnsafeMutableRawPointer.allocate(byteCount: 3 * lineStride, alignment: line)
+        self.producer = control.bindMemory(to: ProducerLine.self, capacity: 1)
+        self.producer.initialize(to: ProducerLine())
+        self.consumer = (control + lineStride).bindMemory(to: ConsumerLine.self, capacity: 1)
+        self.consumer.initialize(to: ConsumerLine())
+        self.shared = (control + 2 * lineStride).bindMemory(to: SharedLine.self, capacity: 1)
+        self.shared.initialize(to: SharedLine())
+
+        self.handler = onNotification
+        if onNotification != nil {
+            shared.pointee.mode.store(ConsumerMode.callback.rawValue, ordering: .relaxed)
+        }
+    }
+
+    deinit {
+        producer.deinitialize(count: 1)
+        consumer.deinitialize(count: 1)
+        shared.deinitialize(count: 1)
+        control.deallocate()
+        slots.deallocate()
+    }
+
+    // MARK: Producer
+
+    /// Offers one notification. Never blocks, never allocates. Call from one thread at a time
+    /// (the transport's reader). A push that overlaps another one (from a second thread, or from
+    /// inside the callback) gets `.concurrentProducer` instead of racing.
+    public func tryPush(handle: UInt16, value: UnsafeRawBufferPointer, at time: HostTime) -> NotificationPushOutcome {
+        // Acquire pairs with the release at the end of the previous push: the producer-private
+        // fields (cachedTail, nextSequence, counters) are seen as that push left them.
+        if producer.pointee.busy.exchange(true, ordering: .acquiring) {
+            producer.pointee.concurrentRejections.add(1, ordering: .relaxed)
+            return .concurrentProducer
+        }
+        let outcome = push(handle: handle, value: value, at: time)
+        if case .pushed = outcome, handler != nil {
+            deliverToHandler()
+        }
+        producer.pointee.busy.store(false, ordering: .releasing)
+        if case .pushed = outcome, handler == nil {
+            wakeConsumerIfParked()
+        }
+        return outcome
+    }
+
+    /// The push proper, run while holding the producer's `busy` flag.
+    private func push(handle: UInt16, value: UnsafeRawBufferPointer, at time: HostTime) -> NotificationPushOutcome {
+        if shared.pointee.closed.load(ordering: .relaxed) { return .closed }
+        let sequence = producer.pointee.nextSequence
+        producer.pointee.nextSequence = sequence &+ 1
+        guard value.count <= maxValueSize else {
+            Self.increment(producer.pointee.droppedOversized)
+            return .droppedOversized(sequence: sequence, length: value.count)
+        }
+        // Only the producer writes head, so its own relaxed load is current.
+        let head = producer.pointee.head.load(ordering: .relaxed)
+        if head &- producer.pointee.cachedTail >= capacity {
+            // Acquire pairs with the consumer's release store of tail: the consumer has finished
+            // reading a slot before we see it freed and overwrite it.
+            producer.pointee.cachedTail = consumer.pointee.tail.load(ordering: .acquiring)
+            if head &- producer.pointee.cachedTail >= capacity {
+                Self.increment(producer.pointee.droppedFull)
+                return .droppedFull(sequence: sequence)
+            }
+        }
+        let slot = slots + (head & mask) * slotStride
+        slot.storeBytes(of: sequence, toByteOffset: Self.sequenceOffset, as: UInt64.self)
+        slot.storeBytes(of: time.nanoseconds, toByteOffset: Self.timestampOffset, as: UInt64.self)
+        slot.storeBytes(of: handle, toByteOffset: Self.handleOffset, as: UInt16.self)
+        slot.storeBytes(of: UInt32(truncatingIfNeeded: value.count), toByteOffset: Self.lengthOffset, as: UInt32.self)
+        if let source = value.baseAddress, value.count > 0 {
+            (slot + Self.valueOffset).copyMemory(from: source, byteCount: value.count)
+        }
+        // Release pairs with the consumer's acquire load of head: the slot's bytes are visible
+        // before the index that publishes them.
+        producer.pointee.head.store(head &+ 1, ordering: .releasing)
+        Self.increment(producer.pointee.pushed)
+        return .pushed(sequence: sequence)
+    }
+
+    /// Single-writer counter bump: a load and a store, no read-modify-write needed.
+    @inline(__always)
+    private static func increment(_ counter: borrowing Atomic<UInt64>) {
+        counter.store(counter.load(ordering: .relaxed) &+ 1, ordering: .relaxed)
+    }
+
+    // MARK: Consumer: drain
+
+    /// Hands up to `maxCount` notifications, oldest first, to `body`, which borrows each slot for
+    /// the duration of its call. Does not allocate. Returns how many were delivered: 0 when the
+    /// ring is empty, when another consumer mode owns the ring, or when another drain is running.
+    @discardableResult
+    public func drain(maxCount: Int = .max, _ body: (NotificationView) -> Void) -> Int {
+        guard claim(.drain) else { return 0 }
+        return consume(maxCount: maxCount, body)
+    }
+
+    /// Delivers from the consumer side while holding the consumer's `busy` flag.
+    func consume(maxCount: Int, _ body: (NotificationView) -> Void) -> Int {
+        guard maxCount > 0 else { return 0 }
+        // Acquire pairs with the release below: consumer-private fields as the last drain left them.
+        if consumer.pointee.busy.exchange(true, ordering: .acquiring) { return 0 }
+        // Only the consumer writes tail.
+        var tail = consumer.pointee.tail.load(ordering: .relaxed)
+        var delivered = 0
+        while delivered < maxCount {
+            if tail == consumer.pointee.cachedHead {
+                // Acquire pairs with the producer's release store of head: the slots it published
+                // are fully written when we read them.
+                consumer.pointee.cachedHead = producer.pointee.head.load(ordering: .acquiring)
+                if tail == consumer.pointee.cachedHead { break }
+            }
+            let slot = UnsafeRawPointer(slots + (tail & mask) * slotStride)
+            let length = Int(slot.load(fromByteOffset: Self.lengthOffset, as: UInt32.self))
+            body(NotificationView(
+                handle: slot.load(fromByteOffset: Self.handleOffset, as: UInt16.self),
+                sequence: slot.load(fromByteOffset: Self.sequenceOffset, as: UInt64.self),
+                timestamp: HostTime(nanoseconds: slot.load(fromByteOffset: Self.timestampOffset, as: UInt64.self)),
+                value: UnsafeRawBufferPointer(start: slot + Self.valueOffset, count: min(length, maxValueSize))
+            ))
+            tail &+= 1
+            // Release pairs with the producer's acquire load of tail: our reads of the slot are
+            // done before the producer may reuse it. Freed one at a time so a slow body does not
+            // hold back the whole batch.
+            consumer.pointee.tail.store(tail, ordering: .releasing)
+            delivered += 1
+        }
+        if delivered > 0 {
+            let counter = consumer.pointee.delivered.load(ordering: .relaxed)
+            consumer.pointee.delivered.store(counter &+ UInt64(delivered), ordering: .relaxed)
+        }
+        consumer.pointee.busy.store(false, ordering: .releasing)
+        return delivered
+    }
+
+    private func deliverToHandler() {
+        guard let handler else { return }
+        _ = consume(maxCount: .max, handler)
+    }
+
+    // MARK: Consumer: modes and parking
+
+    enum ConsumerMode: UInt8 {
+        case unclaimed = 0, drain, sequence, callback
+    }
+
+    /// Claims the consumer side for `mode`. `drain` may be claimed again and again; a sequence
+    /// iterator only once; callback mode is set by `init`.
+    func claim(_ mode: ConsumerMode) -> Bool {
+        let (exchanged, current) = shared.pointee.mode.compareExchange(
+            expected: ConsumerMode.unclaimed.rawValue, desired: mode.rawValue, ordering: .relaxed)
+        return exchanged || (mode == .drain && current == ConsumerMode.drain.rawValue)
+    }
+
+    private static let idle: UInt8 = 0
+    private static let parked: UInt8 = 1
+
+    /// Called by the producer after publishing, and by `close`.
+    ///
+    /// Wakeup handshake (Dekker): the producer stores head, fences, loads waiterState; the consumer
+    /// stores waiterState, fences, loads head (`waitForItems`). With both fences sequentially
+    /// consistent, at least one side sees the other's store, so a wakeup is never lost. When
+    /// nobody is parked this costs the producer one fence and one load: no lock, no allocation.
+    private func wakeConsumerIfParked() {
+        atomicMemoryFence(ordering: .sequentiallyConsistent)
+        if shared.pointee.waiterState.load(ordering: .relaxed) == Self.parked {
+            resumeWaiter()
+        }
+    }
+
+    /// One-shot: whoever flips parked -> idle first takes and resumes the continuation.
+    private func resumeWaiter() {
+        // Acquire pairs with the release store of `parked` in `waitForItems`: the continuation
+        // stored before it is there to take.
+        guard shared.pointee.waiterState.compareExchange(
+            expected: Self.parked, desired: Self.idle, ordering: .acquiring
+        ).exchanged else { return }
+        let continuation = waiter.withLock { $0.take() }
+        continuation?.resume()
+    }
+
+    /// Parks the (sequence-mode) consumer until something was pushed, the ring was closed, or the
+    /// task was cancelled. May return early; callers loop.
+    func waitForItems(isolation actor: isolated (any Actor)? = #isolation) async {
+        await withTaskCancellationHandler {
+            await withUnsafeContinuation(isolation: actor) { (continuation: UnsafeContinuation<Void, Never>) in
+                waiter.withLock { $0 = continuation }
+                // Release pairs with the acquire in `resumeWaiter`.
+                shared.pointee.waiterState.store(Self.parked, ordering: .releasing)
+                // Pairs with the fence in `wakeConsumerIfParked` (see there).
+                atomicMemoryFence(ordering: .sequentiallyConsistent)
+                if producer.pointee.head.load(ordering: .relaxed) != consumer.pointee.tail.load(ordering: .relaxed)
+                    || shared.pointee.closed.load(ordering: .relaxed) || Task.isCancelled
+                {
+                    resumeWaiter()
+                }
+            }
+        } onCancel: {
+            resumeWaiter()
+        }
+    }
+
+    /// Whether a sequence consumer is parked right now (for tests that wait for it, not sleep).
+    var isConsumerParked: Bool {
+        shared.pointee.waiterState.load(ordering: .acquiring) == Self.parked
+    }
+
+    // MARK: Closing and counters
+
+    /// Closes the ring: later pushes return `.closed`; the sequence delivers what is buffered,
+    /// then ends. A push racing with `close` may land after the sequence ended (it is then
+    /// counted as pushed but never delivered). Closing twice is harmless.
+    public func close() {
+        // Release pairs with the consumer's acquire load in `isClosed`: what was pushed before
+        // closing is visible to a consumer that sees the ring closed.
+        shared.pointee.closed.store(true, ordering: .releasing)
+        wakeConsumerIfParked()
+    }
+
+    public var isClosed: Bool { shared.pointee.closed.load(ordering: .acquiring) }
+
+    public var counters: NotificationRingCounters {
+        NotificationRingCounters(
+            pushed: producer.pointee.pushed.load(ordering: .relaxed),
+            droppedFull: producer.pointee.droppedFull.load(ordering: .relaxed),
+            droppedOversized: producer.pointee.droppedOversized.load(ordering: .relaxed),
+            concurrentProducerRejections: producer.pointee.concurrentRejections.load(ordering: .relaxed),
+            delivered: consumer.pointee.delivered.load(ordering: .relaxed)
+        )
+    }
+
+    /// Notifications pushed and not yet consumed (approximate while both sides run).
+    public var count: Int {
+        let tail = consumer.pointee.tail.load(ordering: .relaxed)
+        let head = producer.pointee.head.load(ordering: .relaxed)
+        return max(0, min(capacity, head &- tail))
+    }
+}
+
+/// The producer's cache line: written on every push.
+private struct ProducerLine: ~Copyable {
+    /// Next slot to write; published to the consumer with release.
+    let head = Atomic<Int>(0)
+    let busy = Atomic<Bool>(false)
+    /// The producer's last view of tail, refreshed only when the ring looks full.
+    var cachedTail = 0
+    var nextSequence: UInt64 = 0
+    let pushed = Atomic<UInt64>(0)
+    let droppedFull = Atomic<UInt64>(0)
+    let droppedOversized = Atomic<UInt64>(0)
+    let concurrentRejections = Atomic<UInt64>(0)
+}
+
+/// The consumer's cache line: written on every delivery.
+private struct ConsumerLine: ~Copyable {
+    /// Next slot to read; published to the producer with release.
+    let tail = Atomic<Int>(0)
+    let busy = Atomic<Bool>(false)
+    /// The consumer's last view of head, refreshed only when the ring looks empty.
+    var cachedHead = 0
+    let delivered = Atomic<UInt64>(0)
+}
+
+/// Rarely written state that both sides read.
+private struct SharedLine: ~Copyable {
+    let closed = Atomic<Bool>(false)
+    let mode = Atomic<UInt8>(NotificationRing.ConsumerMode.unclaimed.rawValue)
+    let waiterState = Atomic<UInt8>(0)
+}

@@ -1,0 +1,43 @@
+import StrobeHCI
+
+/// One notification as it sits in its ring slot. `value` borrows the slot's bytes: it is valid
+/// only during the call that receives the view, and must not be kept or sent elsewhere.
+public struct NotificationView {
+    /// The attribute handle of the characteristic value.
+    public let handle: UInt16
+    /// Assigned by the producer to every notification offered to the ring, including the ones it
+    /// dropped: a gap between two delivered sequence numbers is exactly the number dropped between them.
+    public let sequence: UInt64
+    /// When the notification's bytes were read from the transport.
+    public let timestamp: HostTime
+    /// The attribute value, borrowed from the slot.
+    public let value: UnsafeRawBufferPointer
+
+    @inlinable
+    public init(handle: UInt16, sequence: UInt64, timestamp: HostTime, value: UnsafeRawBufferPointer) {
+        self.handle = handle
+        self.sequence = sequence
+        self.timestamp = timestamp
+        self.value = value
+    }
+}
+
+/// A notification copied out of the ring: what the `AsyncSequence` delivers.
+public struct GATTNotification: Sendable, Hashable {
+    public var handle: UInt16
+    public var sequence: UInt64
+    public var timestamp: HostTime
+    public var value: [UInt8]
+
+    public init(handle: UInt16, sequence: UInt64, timestamp: HostTime, value: [UInt8]) {
+        self.handle = handle
+        self.sequence = sequence
+        self.timestamp = timestamp
+        self.value = value
+    }
+
+    /// Copies the borrowed view.
+    public init(_ view: NotificationView) {
+        self.init(handle: view.handle, sequence: view.sequence, timestamp: view.timestamp, value: Array(view.value))
+    }
+}

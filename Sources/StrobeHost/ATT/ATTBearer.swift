@@ -126,6 +126,11 @@ public final class ATTBearer: Sendable {
     public var closeReason: ATTBearerCloseReason? { state.withLock { $0.closeReason } }
     public var statistics: ATTBearerStatistics { state.withLock { $0.statistics } }
 
+    /// Requests waiting for their turn behind the outstanding one.
+    var queuedRequestCount: Int { state.withLock { $0.queue.count } }
+    /// The request on the wire or about to be, abandoned or not.
+    var outstandingRequest: ATTOpcode? { state.withLock { $0.outstanding?.request } }
+
     /// Routes notifications and indications of `handle` to `handler` (nil removes the route).
     public func setValueHandler(_ handler: (any ATTValueHandler)?, forHandle handle: UInt16) {
         let previous = state.withLock { state in

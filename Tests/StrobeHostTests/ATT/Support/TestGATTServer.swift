@@ -327,7 +327,8 @@ final class TestGATTServer: Sendable {
                 return nil
 
             default:
-                if opcode.isCommand { return nil }
+                // Commands and what a client sends back (responses) get no answer.
+                if opcode.isCommand || (opcode.rawValue & 1 == 1 && opcode.rawValue <= 0x21) { return nil }
                 return error(opcode, 0, .requestNotSupported)
             }
         } catch {

@@ -14,10 +14,10 @@ public enum GATTWriteProcedure: Hashable, Sendable {
     /// wanted and the value does not fit one Write Request; a too long value without response
     /// is an error, since splitting it would not be one write.
     public static func choose(length: Int, mtu: Int, withResponse: Bool) throws(GATTError) -> GATTWriteProcedure {
+        guard length <= maximumValueLength else { throw .valueTooLong(length: length, limit: maximumValueLength) }
         let single = mtu - 3
         if length <= single { return withResponse ? .writeRequest : .writeWithoutResponse }
         guard withResponse else { throw .valueTooLongForWriteCommand(length: length, limit: single) }
-        guard length <= maximumValueLength else { throw .valueTooLong(length: length, limit: maximumValueLength) }
         return .longWrite
     }
 }

@@ -196,6 +196,7 @@ public final class ATTBearer: Sendable {
     public func close(_ reason: ATTBearerCloseReason) {
         let teardown = state.withLock { state in Self.close(&state, reason) }
         teardown?.run()
+        replies.finish()
     }
 
     private static func close(_ state: inout State, _ reason: ATTBearerCloseReason) -> Teardown? {
@@ -224,15 +225,16 @@ public final class ATTBearer: Sendable {
         }
         try await waitForTurn(id, opcode: opcode)
         // Our turn: the slot is ours until the response, the timeout, or we give it back unsent.
-        let sendError: (any Error)?
-        if Task.isCancelled {
-            sendError = CancellationError()
-        } else if pdu.count > mtu {
-            sendError = ATTBearerError.pduTooLong(opcode, length: pdu.count, mtu: mtu)
-        } else {
+        let gate: (any Error)? = state.withLock { state in
+            guard state.outstanding?.id == id else { return state.closeReason?.error ?? ATTBearerError.closed(.local) }
+            if Task.isCancelled { return CancellationError() }
+            guard pdu.count <= state.mtu else { return ATTBearerError.pduTooLong(opcode, length: pdu.count, mtu: state.mtu) }
+            return nil
+        }
+        var sendError = gate
+        if gate == nil {
             do {
                 try await channel.send(pdu)
-                sendError = nil
             } catch {
                 sendError = error
             }
@@ -322,7 +324,9 @@ public final class ATTBearer: Sendable {
             guard let outstanding = state.outstanding, outstanding.id == id else { return nil }
             return Self.close(&state, .transactionTimeout(request: outstanding.request))
         }
-        teardown?.run()
+        guard let teardown else { return }
+        teardown.run()
+        replies.finish()
     }
 
     // MARK: Receive path

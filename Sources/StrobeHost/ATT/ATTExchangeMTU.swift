@@ -34,7 +34,7 @@ public struct ATTExchangeMTUResponse: ATTPDU {
 }
 
 /// ATT_MTU on LE: 23 by default and at least 23 (Vol 3, Part F, 3.2.8); 517 is the largest
-/// useful value (a 512-byte attribute plus the Read Blob Response's overhead and headroom).
+/// useful value: a whole 512-byte attribute after a Prepare Write's 5-byte header.
 public enum ATTMTU {
     public static let minimum = 23
     public static let maximum = 517

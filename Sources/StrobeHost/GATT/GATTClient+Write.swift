@@ -44,7 +44,8 @@ extension GATTClient {
             do {
                 response = try await bearer.request(request)
             } catch {
-                await abandonLongWrite(cancelQueue: error is ATTError || error is CancellationError)
+                // The server may hold earlier pieces (or this one); a closed bearer can send nothing.
+                await abandonLongWrite(cancelQueue: !bearer.isClosed)
                 throw error
             }
             guard response.handle == handle, response.offset == request.offset, response.value == piece else {

@@ -108,6 +108,23 @@ import Testing
         #expect(h.server.value(at: GATTTestDatabase.customWriteHandle) == Array(repeating: 1, count: 40))
     }
 
+    @Test func cancelledLongWriteCancelsTheQueueOnceItsPrepareIsAnswered() async throws {
+        let h = ATTTestHarness(build: GATTTestDatabase.build)
+        h.server.hold()
+        let write = Task { try await h.client.writeLong(Array(repeating: 1, count: 40), handle: GATTTestDatabase.customWriteHandle) }
+        await h.channel.waitUntilSent(.prepareWriteRequest)
+        write.cancel()
+        await #expect(throws: CancellationError.self) { try await write.value }
+        // The prepare is still outstanding: the cancelling Execute Write waits behind it.
+        #expect(h.channel.sent(.executeWriteRequest).isEmpty)
+        h.server.releaseHeld()
+        await h.channel.waitUntilSent(.executeWriteRequest)
+        #expect(h.channel.sent(.executeWriteRequest) == [[0x18, 0x00]])
+        #expect(await eventually { !h.client.state.withLock { $0.longWriteInProgress } })
+        try await h.client.writeLong([5, 6], handle: GATTTestDatabase.customWriteHandle)
+        #expect(h.server.value(at: GATTTestDatabase.customWriteHandle) == [5, 6])
+    }
+
     @Test func writeProcedureFollowsLengthAndResponse() throws {
         #expect(try GATTWriteProcedure.choose(length: 20, mtu: 23, withResponse: true) == .writeRequest)
         #expect(try GATTWriteProcedure.choose(length: 20, mtu: 23, withResponse: false) == .writeWithoutResponse)

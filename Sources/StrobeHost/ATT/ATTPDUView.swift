@@ -39,7 +39,7 @@ public struct ATTPDUView {
 }
 
 /// What was wrong with an ATT PDU.
-public enum ATTDecodingError: Error, Equatable, Sendable, CustomStringConvertible {
+public enum ATTDecodingError: Error, Hashable, Sendable, CustomStringConvertible {
     case empty
     case truncated(ATTOpcode, needed: Int, got: Int)
     case malformed(ATTOpcode, reason: String)

@@ -1,0 +1,10 @@
+/// What the ATT bearer sends through: the L2CAP fixed channel 0x0004 of one LE connection.
+/// Inbound PDUs go the other way, into `ATTBearer.receive(_:at:)`.
+public protocol ATTChannel: AnyObject, Sendable {
+    /// The largest ATT PDU the channel carries in each direction (its SDU limit); the bearer
+    /// never announces a larger MTU.
+    var maximumPayload: Int { get }
+    /// Sends one whole ATT PDU. May suspend (ACL flow control) but never drops: it returns once
+    /// the PDU is queued to the controller, or throws when the link is gone.
+    func send(_ pdu: [UInt8]) async throws
+}

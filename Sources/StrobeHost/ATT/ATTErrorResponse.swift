@@ -1,0 +1,30 @@
+import StrobeHCI
+
+/// Error Response (Vol 3, Part F, 3.4.1.1): which request failed, on which handle, and why.
+public struct ATTErrorResponse: ATTPDU {
+    public static let opcode = ATTOpcode.errorResponse
+    public var requestOpcode: ATTOpcode
+    /// The handle that caused the error, 0x0000 when none did.
+    public var handle: UInt16
+    public var error: ATTErrorCode
+
+    public init(requestOpcode: ATTOpcode, handle: UInt16, error: ATTErrorCode) {
+        self.requestOpcode = requestOpcode
+        self.handle = handle
+        self.error = error
+    }
+
+    public init(parameters: UnsafeRawBufferPointer) throws(ATTDecodingError) {
+        var reader = ATTParameterReader(parameters, opcode: Self.opcode)
+        requestOpcode = ATTOpcode(rawValue: try reader.uint8())
+        handle = try reader.uint16()
+        error = ATTErrorCode(rawValue: try reader.uint8())
+        try reader.finish()
+    }
+
+    public func encodeParameters(into writer: inout ByteWriter) {
+        writer.write(requestOpcode.rawValue)
+        writer.write(handle)
+        writer.write(error.rawValue)
+    }
+}

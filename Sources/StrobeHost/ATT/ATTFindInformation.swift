@@ -1,0 +1,81 @@
+import StrobeHCI
+
+/// Find Information Request (Vol 3, Part F, 3.4.3.1): handles and types in a range.
+public struct ATTFindInformationRequest: ATTRequestPDU {
+    public typealias Response = ATTFindInformationResponse
+    public static let opcode = ATTOpcode.findInformationRequest
+    public var startingHandle: UInt16
+    public var endingHandle: UInt16
+
+    public init(startingHandle: UInt16, endingHandle: UInt16) {
+        self.startingHandle = startingHandle
+        self.endingHandle = endingHandle
+    }
+
+    public init(parameters: UnsafeRawBufferPointer) throws(ATTDecodingError) {
+        var reader = ATTParameterReader(parameters, opcode: Self.opcode)
+        startingHandle = try reader.uint16()
+        endingHandle = try reader.uint16()
+        try reader.finish()
+    }
+
+    public func encodeParameters(into writer: inout ByteWriter) {
+        writer.write(startingHandle)
+        writer.write(endingHandle)
+    }
+}
+
+/// One handle and its attribute type.
+public struct ATTHandleUUID: Sendable, Hashable {
+    public var handle: UInt16
+    public var uuid: ATTUUID
+    public init(handle: UInt16, uuid: ATTUUID) {
+        self.handle = handle
+        self.uuid = uuid
+    }
+}
+
+/// Find Information Response (Vol 3, Part F, 3.4.3.2): format 0x01 carries 16-bit UUIDs,
+/// 0x02 128-bit ones; one format per response.
+public struct ATTFindInformationResponse: ATTPDU {
+    public static let opcode = ATTOpcode.findInformationResponse
+    /// All of one UUID size (the encoder takes the first entry's).
+    public var entries: [ATTHandleUUID]
+
+    public init(entries: [ATTHandleUUID]) { self.entries = entries }
+
+    public init(parameters: UnsafeRawBufferPointer) throws(ATTDecodingError) {
+        var reader = ATTParameterReader(parameters, opcode: Self.opcode)
+        let format = try reader.uint8()
+        let uuidSize: Int
+        switch format {
+        case 0x01: uuidSize = 2
+        case 0x02: uuidSize = 16
+        default: throw .malformed(Self.opcode, reason: "unknown format 0x\(String(format, radix: 16))")
+        }
+        let entrySize = 2 + uuidSize
+        guard reader.remaining >= entrySize else { throw .truncated(Self.opcode, needed: 2 + entrySize, got: parameters.count + 1) }
+        guard reader.remaining % entrySize == 0 else {
+            throw .malformed(Self.opcode, reason: "\(reader.remaining) bytes of information data is not a multiple of \(entrySize)")
+        }
+        var entries: [ATTHandleUUID] = []
+        entries.reserveCapacity(reader.remaining / entrySize)
+        while reader.remaining > 0 {
+            let handle = try reader.uint16()
+            guard let uuid = ATTUUID(littleEndian: try reader.view(count: uuidSize)) else {
+                throw .malformed(Self.opcode, reason: "bad UUID")
+            }
+            entries.append(ATTHandleUUID(handle: handle, uuid: uuid))
+        }
+        self.entries = entries
+    }
+
+    public func encodeParameters(into writer: inout ByteWriter) {
+        let wide = entries.first.map { $0.uuid.uuid16 == nil } ?? false
+        writer.write(UInt8(wide ? 0x02 : 0x01))
+        for entry in entries {
+            writer.write(entry.handle)
+            entry.uuid.encode(into: &writer)
+        }
+    }
+}

@@ -1,0 +1,70 @@
+import StrobeHCI
+
+/// Read By Group Type Request (Vol 3, Part F, 3.4.4.9): grouping attributes (services) in a range.
+public struct ATTReadByGroupTypeRequest: ATTRequestPDU {
+    public typealias Response = ATTReadByGroupTypeResponse
+    public static let opcode = ATTOpcode.readByGroupTypeRequest
+    public var startingHandle: UInt16
+    public var endingHandle: UInt16
+    public var attributeGroupType: ATTUUID
+
+    public init(startingHandle: UInt16, endingHandle: UInt16, attributeGroupType: ATTUUID) {
+        self.startingHandle = startingHandle
+        self.endingHandle = endingHandle
+        self.attributeGroupType = attributeGroupType
+    }
+
+    public init(parameters: UnsafeRawBufferPointer) throws(ATTDecodingError) {
+        var reader = ATTParameterReader(parameters, opcode: Self.opcode)
+        startingHandle = try reader.uint16()
+        endingHandle = try reader.uint16()
+        attributeGroupType = try reader.uuidFillingRest("attribute group type")
+    }
+
+    public func encodeParameters(into writer: inout ByteWriter) {
+        writer.write(startingHandle)
+        writer.write(endingHandle)
+        attributeGroupType.encode(into: &writer)
+    }
+}
+
+/// A grouping attribute: its handle, the last handle of its group, and its value.
+public struct ATTGroupData: Sendable, Hashable {
+    public var handle: UInt16
+    public var endGroupHandle: UInt16
+    public var value: [UInt8]
+    public init(handle: UInt16, endGroupHandle: UInt16, value: [UInt8]) {
+        self.handle = handle
+        self.endGroupHandle = endGroupHandle
+        self.value = value
+    }
+}
+
+/// Read By Group Type Response (Vol 3, Part F, 3.4.4.10): a length byte, then entries of that
+/// length (handle, end group handle, value).
+public struct ATTReadByGroupTypeResponse: ATTPDU {
+    public static let opcode = ATTOpcode.readByGroupTypeResponse
+    /// Values all of one length (the encoder takes the first entry's).
+    public var entries: [ATTGroupData]
+
+    public init(entries: [ATTGroupData]) { self.entries = entries }
+
+    public init(parameters: UnsafeRawBufferPointer) throws(ATTDecodingError) {
+        var entries: [ATTGroupData] = []
+        try ATTLengthPrefixedList.decode(parameters, opcode: Self.opcode, fixedFields: 4) { reader throws(ATTDecodingError) in
+            let handle = try reader.uint16()
+            let end = try reader.uint16()
+            entries.append(ATTGroupData(handle: handle, endGroupHandle: end, value: reader.rest()))
+        }
+        self.entries = entries
+    }
+
+    public func encodeParameters(into writer: inout ByteWriter) {
+        writer.write(UInt8(truncatingIfNeeded: 4 + (entries.first?.value.count ?? 0)))
+        for entry in entries {
+            writer.write(entry.handle)
+            writer.write(entry.endGroupHandle)
+            writer.write(contentsOf: entry.value)
+        }
+    }
+}

@@ -1,0 +1,90 @@
+import StrobeHCI
+
+/// Read By Type Request (Vol 3, Part F, 3.4.4.1): values of the attributes of one type in a range.
+public struct ATTReadByTypeRequest: ATTRequestPDU {
+    public typealias Response = ATTReadByTypeResponse
+    public static let opcode = ATTOpcode.readByTypeRequest
+    public var startingHandle: UInt16
+    public var endingHandle: UInt16
+    public var attributeType: ATTUUID
+
+    public init(startingHandle: UInt16, endingHandle: UInt16, attributeType: ATTUUID) {
+        self.startingHandle = startingHandle
+        self.endingHandle = endingHandle
+        self.attributeType = attributeType
+    }
+
+    public init(parameters: UnsafeRawBufferPointer) throws(ATTDecodingError) {
+        var reader = ATTParameterReader(parameters, opcode: Self.opcode)
+        startingHandle = try reader.uint16()
+        endingHandle = try reader.uint16()
+        attributeType = try reader.uuidFillingRest("attribute type")
+    }
+
+    public func encodeParameters(into writer: inout ByteWriter) {
+        writer.write(startingHandle)
+        writer.write(endingHandle)
+        attributeType.encode(into: &writer)
+    }
+}
+
+/// One attribute handle and its value.
+public struct ATTHandleValue: Sendable, Hashable {
+    public var handle: UInt16
+    public var value: [UInt8]
+    public init(handle: UInt16, value: [UInt8]) {
+        self.handle = handle
+        self.value = value
+    }
+}
+
+/// Read By Type Response (Vol 3, Part F, 3.4.4.2): a length byte, then handle-value pairs all of
+/// that length.
+public struct ATTReadByTypeResponse: ATTPDU {
+    public static let opcode = ATTOpcode.readByTypeResponse
+    /// Values all of one length (the encoder takes the first entry's).
+    public var entries: [ATTHandleValue]
+
+    public init(entries: [ATTHandleValue]) { self.entries = entries }
+
+    public init(parameters: UnsafeRawBufferPointer) throws(ATTDecodingError) {
+        var entries: [ATTHandleValue] = []
+        try ATTLengthPrefixedList.decode(parameters, opcode: Self.opcode, fixedFields: 2) { reader throws(ATTDecodingError) in
+            let handle = try reader.uint16()
+            entries.append(ATTHandleValue(handle: handle, value: reader.rest()))
+        }
+        self.entries = entries
+    }
+
+    public func encodeParameters(into writer: inout ByteWriter) {
+        writer.write(UInt8(truncatingIfNeeded: 2 + (entries.first?.value.count ?? 0)))
+        for entry in entries {
+            writer.write(entry.handle)
+            writer.write(contentsOf: entry.value)
+        }
+    }
+}
+
+/// The layout shared by Read By Type and Read By Group Type responses: a length byte, then one
+/// or more entries of exactly that length, which must divide the rest evenly.
+enum ATTLengthPrefixedList {
+    static func decode(
+        _ parameters: UnsafeRawBufferPointer, opcode: ATTOpcode, fixedFields: Int,
+        entry: (inout ATTParameterReader) throws(ATTDecodingError) -> Void
+    ) throws(ATTDecodingError) {
+        var reader = ATTParameterReader(parameters, opcode: opcode)
+        let length = Int(try reader.uint8())
+        guard length >= fixedFields else {
+            throw .malformed(opcode, reason: "entry length \(length) is shorter than its \(fixedFields) fixed bytes")
+        }
+        let data = reader.remaining
+        guard data >= length else { throw .truncated(opcode, needed: 2 + length, got: parameters.count + 1) }
+        guard data % length == 0 else {
+            throw .malformed(opcode, reason: "\(data) bytes of data is not a multiple of entry length \(length)")
+        }
+        while reader.remaining > 0 {
+            var entryReader = ATTParameterReader(try reader.view(count: length), opcode: opcode)
+            try entry(&entryReader)
+        }
+    }
+}

@@ -1,0 +1,27 @@
+import StrobeHCI
+
+/// Which PDU carried an attribute value the server pushed.
+public enum ATTValueKind: Hashable, Sendable {
+    case notification
+    case indication
+}
+
+/// Receives notified and indicated values for the handles it is registered for. Called on the
+/// receive path with a view borrowed from the receive buffer: valid only during the call, so
+/// copy what you keep (into a ring buffer); do not block. Indications are confirmed after the
+/// call returns.
+public protocol ATTValueHandler: AnyObject, Sendable {
+    func attributeValueReceived(_ value: UnsafeRawBufferPointer, handle: UInt16, kind: ATTValueKind, at time: HostTime)
+}
+
+/// A handler built from a closure.
+public final class ATTValueClosureHandler: ATTValueHandler {
+    public typealias Body = @Sendable (_ value: UnsafeRawBufferPointer, _ handle: UInt16, _ kind: ATTValueKind, _ time: HostTime) -> Void
+    private let body: Body
+
+    public init(_ body: @escaping Body) { self.body = body }
+
+    public func attributeValueReceived(_ value: UnsafeRawBufferPointer, handle: UInt16, kind: ATTValueKind, at time: HostTime) {
+        body(value, handle, kind, time)
+    }
+}

@@ -1,0 +1,62 @@
+/// Characteristic Properties (Vol 3, Part G, 3.3.1.1).
+public struct GATTCharacteristicProperties: OptionSet, Hashable, Sendable {
+    public var rawValue: UInt8
+    public init(rawValue: UInt8) { self.rawValue = rawValue }
+
+    public static let broadcast = Self(rawValue: 0x01)
+    public static let read = Self(rawValue: 0x02)
+    public static let writeWithoutResponse = Self(rawValue: 0x04)
+    public static let write = Self(rawValue: 0x08)
+    public static let notify = Self(rawValue: 0x10)
+    public static let indicate = Self(rawValue: 0x20)
+    public static let authenticatedSignedWrites = Self(rawValue: 0x40)
+    public static let extendedProperties = Self(rawValue: 0x80)
+}
+
+/// A characteristic found by discovery (Vol 3, Part G, 3.3).
+public struct GATTCharacteristic: Hashable, Sendable, CustomStringConvertible {
+    public var uuid: ATTUUID
+    public var properties: GATTCharacteristicProperties
+    /// The characteristic declaration.
+    public var declarationHandle: UInt16
+    /// The characteristic value: the handle to read, write and subscribe to.
+    public var valueHandle: UInt16
+    /// The last attribute of the characteristic (its last descriptor): the declaration before
+    /// the next characteristic, or the end of the service.
+    public var endHandle: UInt16
+
+    public init(uuid: ATTUUID, properties: GATTCharacteristicProperties, declarationHandle: UInt16, valueHandle: UInt16, endHandle: UInt16) {
+        self.uuid = uuid
+        self.properties = properties
+        self.declarationHandle = declarationHandle
+        self.valueHandle = valueHandle
+        self.endHandle = endHandle
+    }
+
+    /// Where descriptors can be, or nil when the value is the characteristic's last attribute.
+    public var descriptorHandles: ClosedRange<UInt16>? {
+        valueHandle < endHandle ? (valueHandle + 1)...endHandle : nil
+    }
+
+    public var description: String { "characteristic \(uuid) value 0x\(hex(valueHandle))" }
+}
+
+/// A characteristic descriptor (Vol 3, Part G, 3.3.3).
+public struct GATTDescriptor: Hashable, Sendable {
+    public var uuid: ATTUUID
+    public var handle: UInt16
+
+    public init(uuid: ATTUUID, handle: UInt16) {
+        self.uuid = uuid
+        self.handle = handle
+    }
+}
+
+/// Client Characteristic Configuration bits (Vol 3, Part G, 3.3.3.3).
+public struct GATTClientConfiguration: OptionSet, Hashable, Sendable {
+    public var rawValue: UInt16
+    public init(rawValue: UInt16) { self.rawValue = rawValue }
+
+    public static let notification = Self(rawValue: 0x0001)
+    public static let indication = Self(rawValue: 0x0002)
+}

@@ -1,0 +1,199 @@
+/// Discovery procedures (Vol 3, Part G, 4.4 to 4.7). Each walks the handle range with repeated
+/// requests until Attribute Not Found or the end of the range, and requires the server's
+/// handles to move forward, so a hostile server cannot loop it.
+extension GATTClient {
+    public static let fullRange: ClosedRange<UInt16> = 0x0001...0xFFFF
+
+    /// Discover All Primary Services (Read By Group Type on 0x2800).
+    public func discoverPrimaryServices(in range: ClosedRange<UInt16> = GATTClient.fullRange) async throws -> [GATTService] {
+        var services: [GATTService] = []
+        var cursor = HandleCursor(range)
+        while let start = cursor.next {
+            let response: ATTReadByGroupTypeResponse
+            do {
+                response = try await bearer.request(ATTReadByGroupTypeRequest(
+                    startingHandle: start, endingHandle: range.upperBound, attributeGroupType: .primaryService))
+            } catch let error as ATTError where error.code == .attributeNotFound {
+                break
+            }
+            for entry in response.entries {
+                try cursor.advance(past: entry.handle, to: entry.endGroupHandle, in: .readByGroupTypeResponse)
+                guard let uuid = ATTUUID(littleEndian: entry.value) else {
+                    throw GATTError.invalidResponse(.readByGroupTypeResponse, reason: "service UUID of \(entry.value.count) bytes at 0x\(hex(entry.handle))")
+                }
+                services.append(GATTService(uuid: uuid, startHandle: entry.handle, endHandle: entry.endGroupHandle))
+            }
+        }
+        return services
+    }
+
+    /// Discover Primary Service by Service UUID (Find By Type Value on 0x2800).
+    public func discoverPrimaryServices(uuid: ATTUUID, in range: ClosedRange<UInt16> = GATTClient.fullRange) async throws -> [GATTService] {
+        var services: [GATTService] = []
+        var cursor = HandleCursor(range)
+        while let start = cursor.next {
+            let response: ATTFindByTypeValueResponse
+            do {
+                response = try await bearer.request(ATTFindByTypeValueRequest(
+                    startingHandle: start, endingHandle: range.upperBound,
+                    attributeType: 0x2800, attributeValue: uuid.littleEndianBytes))
+            } catch let error as ATTError where error.code == .attributeNotFound {
+                break
+            }
+            for entry in response.handles {
+                try cursor.advance(past: entry.foundAttributeHandle, to: entry.groupEndHandle, in: .findByTypeValueResponse)
+                services.append(GATTService(uuid: uuid, startHandle: entry.foundAttributeHandle, endHandle: entry.groupEndHandle))
+            }
+        }
+        return services
+    }
+
+    /// Find Included Services (Read By Type on 0x2802; a 128-bit UUID is read from the
+    /// included service's declaration).
+    public func discoverIncludedServices(of service: GATTService) async throws -> [GATTIncludedService] {
+        let entries = try await readByTypeAll(.include, in: service.handles)
+        var included: [GATTIncludedService] = []
+        for entry in entries {
+            let value = entry.value
+            guard value.count == 6 || value.count == 4 else {
+                throw GATTError.invalidResponse(.readByTypeResponse, reason: "include declaration of \(value.count) bytes at 0x\(hex(entry.handle))")
+            }
+            let start = UInt16(value[0]) | UInt16(value[1]) << 8
+            let end = UInt16(value[2]) | UInt16(value[3]) << 8
+            guard start != 0, start <= end else {
+                throw GATTError.invalidResponse(.readByTypeResponse, reason: "include at 0x\(hex(entry.handle)) has range 0x\(hex(start))-0x\(hex(end))")
+            }
+            var serviceUUID = ATTUUID(value.count == 6 ? UInt16(value[4]) | UInt16(value[5]) << 8 : 0)
+            if entry.value.count == 4 {
+                let declaration = try await read(handle: start)
+                guard declaration.count == 16, let full = ATTUUID(littleEndian: declaration) else {
+                    throw GATTError.invalidResponse(.readResponse, reason: "included service declaration of \(declaration.count) bytes at 0x\(hex(start))")
+                }
+                serviceUUID = full
+            }
+            included.append(GATTIncludedService(
+                declarationHandle: entry.handle, service: GATTService(uuid: serviceUUID, startHandle: start, endHandle: end)))
+        }
+        return included
+    }
+
+    /// Discover All Characteristics of a Service, or by UUID (the same walk, filtered, since a
+    /// characteristic's end handle comes from the next declaration).
+    public func discoverCharacteristics(of service: GATTService, uuid: ATTUUID? = nil) async throws -> [GATTCharacteristic] {
+        let entries = try await readByTypeAll(.characteristic, in: service.handles)
+        var declarations: [(handle: UInt16, properties: GATTCharacteristicProperties, valueHandle: UInt16, uuid: ATTUUID)] = []
+        for entry in entries {
+            let count = entry.value.count
+            guard count == 5 || count == 19 else {
+                throw GATTError.invalidResponse(.readByTypeResponse, reason: "characteristic declaration of \(count) bytes at 0x\(hex(entry.handle))")
+            }
+            let properties = GATTCharacteristicProperties(rawValue: entry.value[0])
+            let valueHandle = UInt16(entry.value[1]) | UInt16(entry.value[2]) << 8
+            guard let uuid = ATTUUID(littleEndian: Array(entry.value[3...])) else {
+                throw GATTError.invalidResponse(.readByTypeResponse, reason: "characteristic UUID at 0x\(hex(entry.handle))")
+            }
+            guard valueHandle > entry.handle, valueHandle <= service.endHandle else {
+                throw GATTError.invalidResponse(.readByTypeResponse, reason: "characteristic at 0x\(hex(entry.handle)) has value handle 0x\(hex(valueHandle))")
+            }
+            declarations.append((entry.handle, properties, valueHandle, uuid))
+        }
+        var characteristics: [GATTCharacteristic] = []
+        for (index, declaration) in declarations.enumerated() {
+            let end = index + 1 < declarations.count ? declarations[index + 1].handle - 1 : service.endHandle
+            guard declaration.valueHandle <= end else {
+                throw GATTError.invalidResponse(.readByTypeResponse, reason: "characteristic value 0x\(hex(declaration.valueHandle)) overlaps the next declaration")
+            }
+            characteristics.append(GATTCharacteristic(
+                uuid: declaration.uuid, properties: declaration.properties,
+                declarationHandle: declaration.handle, valueHandle: declaration.valueHandle, endHandle: end))
+        }
+        guard let uuid else { return characteristics }
+        return characteristics.filter { $0.uuid == uuid }
+    }
+
+    /// Discover All Characteristic Descriptors (Find Information after the value handle).
+    public func discoverDescriptors(of characteristic: GATTCharacteristic) async throws -> [GATTDescriptor] {
+        guard let range = characteristic.descriptorHandles else { return [] }
+        var descriptors: [GATTDescriptor] = []
+        var cursor = HandleCursor(range)
+        while let start = cursor.next {
+            let response: ATTFindInformationResponse
+            do {
+                response = try await bearer.request(ATTFindInformationRequest(startingHandle: start, endingHandle: range.upperBound))
+            } catch let error as ATTError where error.code == .attributeNotFound {
+                break
+            }
+            for entry in response.entries {
+                try cursor.advance(past: entry.handle, to: entry.handle, in: .findInformationResponse)
+                descriptors.append(GATTDescriptor(uuid: entry.uuid, handle: entry.handle))
+            }
+        }
+        return descriptors
+    }
+
+    /// Discovers every primary service with its included services, characteristics and
+    /// descriptors, caches the result and arms Service Changed handling: its value handle is
+    /// routed to the client and, when `subscribeToServiceChanged`, its indications enabled.
+    @discardableResult
+    public func discoverDatabase(subscribeToServiceChanged: Bool = true) async throws -> GATTDatabase {
+        let services = try await discoverServiceTrees(in: Self.fullRange)
+        let database = GATTDatabase(services: services)
+        state.withLock { $0.database = database }
+        try await armServiceChanged(in: database, subscribe: subscribeToServiceChanged)
+        return database
+    }
+
+    func discoverServiceTrees(in range: ClosedRange<UInt16>) async throws -> [GATTDatabase.Service] {
+        var trees: [GATTDatabase.Service] = []
+        for service in try await discoverPrimaryServices(in: range) {
+            let included = try await discoverIncludedServices(of: service)
+            var characteristics: [GATTDatabase.Characteristic] = []
+            for characteristic in try await discoverCharacteristics(of: service) {
+                characteristics.append(.init(characteristic: characteristic, descriptors: try await discoverDescriptors(of: characteristic)))
+            }
+            trees.append(.init(service: service, includedServices: included, characteristics: characteristics))
+        }
+        return trees
+    }
+
+    /// Read By Type repeated over a range, each next request after the last handle returned.
+    func readByTypeAll(_ type: ATTUUID, in range: ClosedRange<UInt16>) async throws -> [ATTHandleValue] {
+        var entries: [ATTHandleValue] = []
+        var cursor = HandleCursor(range)
+        while let start = cursor.next {
+            let response: ATTReadByTypeResponse
+            do {
+                response = try await bearer.request(ATTReadByTypeRequest(startingHandle: start, endingHandle: range.upperBound, attributeType: type))
+            } catch let error as ATTError where error.code == .attributeNotFound {
+                break
+            }
+            for entry in response.entries {
+                try cursor.advance(past: entry.handle, to: entry.handle, in: .readByTypeResponse)
+                entries.append(entry)
+            }
+        }
+        return entries
+    }
+}
+
+/// Walks a handle range forward: every handle the server returns must lie at or after the
+/// cursor and inside the range, and the walk ends after the range's last handle.
+struct HandleCursor {
+    let range: ClosedRange<UInt16>
+    private(set) var next: UInt16?
+
+    init(_ range: ClosedRange<UInt16>) {
+        self.range = range
+        next = range.lowerBound == 0 ? nil : range.lowerBound
+    }
+
+    mutating func advance(past handle: UInt16, to groupEnd: UInt16, in opcode: ATTOpcode) throws(GATTError) {
+        guard let start = next else {
+            throw .invalidResponse(opcode, reason: "handle 0x\(hex(handle)) after the end of the range")
+        }
+        guard handle >= start, handle <= range.upperBound, groupEnd >= handle else {
+            throw .invalidResponse(opcode, reason: "handle 0x\(hex(handle))-0x\(hex(groupEnd)) out of order (expected at or after 0x\(hex(start)) up to 0x\(hex(range.upperBound)))")
+        }
+        next = groupEnd < range.upperBound ? groupEnd + 1 : nil
+    }
+}

@@ -1,0 +1,34 @@
+/// GATT procedure failures that are not ATT's (`ATTError`, `ATTBearerError`).
+public enum GATTError: Error, Hashable, Sendable, CustomStringConvertible {
+    /// The server's answer breaks GATT's rules (a bad declaration, handles going backwards).
+    case invalidResponse(ATTOpcode, reason: String)
+    /// A value longer than an attribute can be (512 bytes, Vol 3, Part F, 3.2.9).
+    case valueTooLong(length: Int, limit: Int)
+    /// Write Command carries at most ATT_MTU - 3 bytes and has no long form.
+    case valueTooLongForWriteCommand(length: Int, limit: Int)
+    /// A Prepare Write Response did not echo its request; the queue was cancelled.
+    case preparedWriteMismatch(handle: UInt16, offset: UInt16)
+    /// Another long write is using the server's prepare queue on this connection.
+    case longWriteInProgress
+    /// The characteristic does not have the property the procedure needs.
+    case propertyNotSupported(GATTCharacteristicProperties, valueHandle: UInt16)
+    /// The characteristic has no Client Characteristic Configuration descriptor.
+    case noClientCharacteristicConfiguration(valueHandle: UInt16)
+    /// Read Multiple takes at least two handles.
+    case tooFewHandles(Int)
+
+    public var description: String {
+        switch self {
+        case .invalidResponse(let opcode, let reason): "invalid \(opcode): \(reason)"
+        case .valueTooLong(let length, let limit): "value of \(length) bytes exceeds \(limit)"
+        case .valueTooLongForWriteCommand(let length, let limit): "Write Command value of \(length) bytes exceeds \(limit)"
+        case .preparedWriteMismatch(let handle, let offset):
+            "Prepare Write Response for handle 0x\(hex(handle)) offset \(offset) does not match the request"
+        case .longWriteInProgress: "a long write is already in progress"
+        case .propertyNotSupported(let property, let handle):
+            "characteristic 0x\(hex(handle)) lacks property 0x\(String(property.rawValue, radix: 16))"
+        case .noClientCharacteristicConfiguration(let handle): "characteristic 0x\(hex(handle)) has no CCCD"
+        case .tooFewHandles(let count): "Read Multiple needs two or more handles, got \(count)"
+        }
+    }
+}

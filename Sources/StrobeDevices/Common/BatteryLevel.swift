@@ -24,7 +24,7 @@ public struct BatteryLevel: Sendable, Hashable, Comparable, CustomStringConverti
 }
 
 /// What was wrong with a Battery Level value.
-public enum BatteryLevelError: Error, Sendable, Equatable, CustomStringConvertible {
+public enum BatteryLevelError: Error, Sendable, Hashable, CustomStringConvertible {
     /// The value is not one byte long.
     case unexpectedLength(Int)
     /// The byte is above 100.

@@ -60,7 +60,7 @@ public struct FirmwareVersion: Sendable, Hashable, Comparable, CustomStringConve
 }
 
 /// What was wrong with a firmware revision string.
-public enum FirmwareVersionError: Error, Sendable, Equatable, CustomStringConvertible {
+public enum FirmwareVersionError: Error, Sendable, Hashable, CustomStringConvertible {
     case notUTF8(length: Int)
     /// The text, trimmed, that is not a dotted numeric version.
     case unparsable(String)

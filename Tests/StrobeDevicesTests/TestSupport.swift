@@ -15,6 +15,7 @@ struct VirtualInstant: InstantProtocol, CustomStringConvertible {
 func ascii(_ text: String) -> [UInt8] { Array(text.utf8) }
 
 /// Runs `body` over a byte array as a raw buffer (typed errors are kept).
+@discardableResult
 func withBuffer<T, E: Error>(_ bytes: [UInt8], _ body: (UnsafeRawBufferPointer) throws(E) -> T) throws(E) -> T {
     let result: Result<T, E> = bytes.withUnsafeBytes { raw in Result { () throws(E) -> T in try body(raw) } }
     return try result.get()

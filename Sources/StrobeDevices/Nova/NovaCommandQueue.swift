@@ -226,8 +226,8 @@ public struct NovaCommandQueue<Instant: InstantProtocol>: Sendable where Instant
 
     /// One timer serves the ack deadline and the light's safety timeout: keep it on the earliest.
     private mutating func armTimer(into actions: inout [Action]) {
-        let deadlines = [inFlight?.deadline, light.isLit ? light.offDeadline : nil].compactMap { $0 }
-        let earliest = deadlines.min()
+        var earliest = inFlight?.deadline
+        if light.isLit, let off = light.offDeadline { earliest = earliest.map { min($0, off) } ?? off }
         guard earliest != armedDeadline else { return }
         armedDeadline = earliest
         actions.append(earliest.map { .startTimer(deadline: $0) } ?? .cancelTimer)

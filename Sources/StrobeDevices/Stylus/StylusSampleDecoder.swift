@@ -95,31 +95,35 @@ public struct StylusSampleDecoder: Sendable {
                 last = chained
             }
         }
-        // The first sample's time, from the last one's; the very first batch after start-up may
-        // claim more time than the clock has: start at 0 then.
-        let firstDelta = UInt64(batch[0].deltaMicroseconds) * 1000
-        var time = last >= span - firstDelta ? last - (span - firstDelta) : 0
+        // Each sample is stamped back from the last one by the time after it; a batch that claims
+        // more time than the clock has (just after start-up) is clamped at 0.
+        var after = span - UInt64(batch[0].deltaMicroseconds) * 1000
         let floor = lastSampleTime?.nanoseconds ?? 0
 
         for index in batch.indices {
             let sample = batch[index]
-            if index > 0 { time &+= UInt64(sample.deltaMicroseconds) * 1000 }
+            if index > 0 { after -= UInt64(sample.deltaMicroseconds) * 1000 }
+            let time = last >= after ? last - after : 0
             let stamp = HostTime(nanoseconds: max(time, floor))
             sink(.sample(sample, timestamp: stamp))
             if sample.buttons != buttons {
                 sink(.buttonsChanged(from: buttons, to: sample.buttons, timestamp: stamp))
-                for side in StylusSideButton.allCases
-                where sample.buttons.contains(side.button) && !buttons.contains(side.button) {
-                    let action = buttonMap[side]
-                    guard action != .none else { continue }
-                    counters.sideButtonActions += 1
-                    sink(.sideButtonAction(action, button: side, timestamp: stamp))
-                }
+                // Explicit per button: `allCases` would build an array on this path.
+                let pressed = sample.buttons.subtracting(buttons)
+                if pressed.contains(.sideButton1) { reportPress(.side1, at: stamp, sink) }
+                if pressed.contains(.sideButton2) { reportPress(.side2, at: stamp, sink) }
                 buttons = sample.buttons
             }
             lastSampleTime = stamp
         }
         counters.samples += UInt64(batch.count)
+    }
+
+    private mutating func reportPress(_ side: StylusSideButton, at stamp: HostTime, _ sink: (StylusEvent) -> Void) {
+        let action = buttonMap[side]
+        guard action != .none else { return }
+        counters.sideButtonActions += 1
+        sink(.sideButtonAction(action, button: side, timestamp: stamp))
     }
 
     /// A new connection: the next batch starts a new sequence count and timestamp chain, with no

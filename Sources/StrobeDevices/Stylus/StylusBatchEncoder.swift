@@ -23,24 +23,31 @@ public struct StylusBatchEncoder: Sendable {
     }
 
     /// Encodes one batch into a new array.
-    public mutating func encode(_ samples: some Collection<StylusSample>) throws(StylusEncodingError) -> [UInt8] {
+    public mutating func encode(_ samples: [StylusSample]) throws(StylusEncodingError) -> [UInt8] {
         let length = Self.encodedLength(sampleCount: samples.count, includesPositions: includesPositions)
-        var bytes = [UInt8](repeating: 0, count: max(length, 0))
-        let sequence = nextSequence
-        let positions = includesPositions
+        var bytes = [UInt8](repeating: 0, count: length)
         let result: Result<Int, StylusEncodingError> = bytes.withUnsafeMutableBytes { buffer in
-            Result { () throws(StylusEncodingError) -> Int in
-                try Self.write(samples, sequence: sequence, includesPositions: positions, into: buffer)
-            }
+            Result { () throws(StylusEncodingError) -> Int in try encode(samples, into: buffer) }
         }
-        _ = try result.get()
-        nextSequence &+= 1
+        let written = try result.get()
+        bytes.removeLast(bytes.count - written)
         return bytes
     }
 
     /// Encodes one batch at the start of `buffer`, allocating nothing; returns the bytes written.
     public mutating func encode(
-        _ samples: some Collection<StylusSample>, into buffer: UnsafeMutableRawBufferPointer
+        _ samples: [StylusSample], into buffer: UnsafeMutableRawBufferPointer
+    ) throws(StylusEncodingError) -> Int {
+        let result: Result<Int, StylusEncodingError> = samples.withUnsafeBufferPointer { samples in
+            Result { () throws(StylusEncodingError) -> Int in try encode(samples, into: buffer) }
+        }
+        return try result.get()
+    }
+
+    /// Encodes one batch at the start of `buffer`, allocating nothing; returns the bytes written.
+    /// Not generic on purpose: unspecialised generic code (as seen from other modules) allocates.
+    public mutating func encode(
+        _ samples: UnsafeBufferPointer<StylusSample>, into buffer: UnsafeMutableRawBufferPointer
     ) throws(StylusEncodingError) -> Int {
         let written = try Self.write(samples, sequence: nextSequence, includesPositions: includesPositions, into: buffer)
         nextSequence &+= 1
@@ -48,7 +55,7 @@ public struct StylusBatchEncoder: Sendable {
     }
 
     private static func write(
-        _ samples: some Collection<StylusSample>, sequence: UInt16, includesPositions: Bool,
+        _ samples: UnsafeBufferPointer<StylusSample>, sequence: UInt16, includesPositions: Bool,
         into buffer: UnsafeMutableRawBufferPointer
     ) throws(StylusEncodingError) -> Int {
         let count = samples.count
@@ -57,7 +64,8 @@ public struct StylusBatchEncoder: Sendable {
         let length = encodedLength(sampleCount: count, includesPositions: includesPositions)
         guard buffer.count >= length else { throw .bufferTooSmall(needed: length, available: buffer.count) }
         // Check everything before writing anything.
-        for (index, sample) in samples.enumerated() {
+        for index in 0..<count {
+            let sample = samples[index]
             guard sample.rawPressure <= StylusSample.maximumRawPressure else {
                 throw .pressureOutOfRange(sampleIndex: index, value: sample.rawPressure)
             }
@@ -67,7 +75,8 @@ public struct StylusBatchEncoder: Sendable {
         buffer[2] = includesPositions ? 0x01 : 0x00
         buffer[3] = UInt8(count)
         var offset = StylusBatchView.headerLength
-        for sample in samples {
+        for index in 0..<count {
+            let sample = samples[index]
             buffer.storeBytes(of: sample.deltaMicroseconds.littleEndian, toByteOffset: offset, as: UInt16.self)
             buffer.storeBytes(of: sample.rawPressure.littleEndian, toByteOffset: offset + 2, as: UInt16.self)
             buffer[offset + 4] = sample.buttons.rawValue

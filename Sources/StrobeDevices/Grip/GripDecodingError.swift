@@ -1,0 +1,14 @@
+/// What was wrong with an Events notification. A notification that fails is dropped whole: with
+/// a length that is not a multiple of 3 there is no telling where its records start.
+public enum GripDecodingError: Error, Sendable, Hashable, CustomStringConvertible {
+    case empty
+    /// The length is not a whole number of 3-byte records.
+    case partialRecord(length: Int)
+
+    public var description: String {
+        switch self {
+        case .empty: "empty grip events notification"
+        case .partialRecord(let length): "grip events notification of \(length) bytes is not a whole number of 3-byte records"
+        }
+    }
+}

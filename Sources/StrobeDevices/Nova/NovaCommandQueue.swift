@@ -1,0 +1,235 @@
+/// The reference SDK's command discipline for one Nova connection, as a state machine with no
+/// I/O and no clock of its own: the owner feeds it events with the current time and carries out
+/// the actions it returns, in order.
+///
+/// Rules:
+/// - One command in flight; the rest wait in FIFO order. The next is written only after the
+///   previous one's ack or failure.
+/// - No ack within `ackTimeout` (2 s): the pending command fails, the queue moves on.
+/// - An unparsable response, an ack for another request or an ack when none is pending: the
+///   queue asks for a disconnect and fails every command, pending and queued; it is closed.
+/// - Disconnect fails the pending and all queued commands and closes the queue. A closed queue
+///   fails new commands at once; a new connection takes a new queue.
+/// - A light command with nothing to show goes out as OFF (`NovaCommand.normalized`).
+/// - It keeps `light` (whether the flash is lit) and needs one timer: `startTimer(deadline:)`
+///   (re)arms it for the earliest of the ack deadline and the light's safety timeout,
+///   `cancelTimer` disarms it; when it fires, call `timerFired(now:)`.
+public struct NovaCommandQueue<Instant: InstantProtocol>: Sendable where Instant.Duration == Duration {
+    public enum Action: Sendable, Hashable {
+        /// Write these bytes, with response, to the request characteristic.
+        case write([UInt8])
+        /// (Re)arm the single timer; replaces any earlier deadline.
+        case startTimer(deadline: Instant)
+        case cancelTimer
+        /// Report how a command ended; each ticket completes exactly once.
+        case complete(NovaCommandTicket, NovaCommandResult)
+        /// Drop the connection (after a protocol violation).
+        case disconnect
+        /// `isLit` changed.
+        case lightChanged(isLit: Bool)
+        /// V2: the flash's own button was pressed or released (a remote shutter).
+        case remoteTrigger(pressed: Bool)
+    }
+
+    public struct Counters: Sendable, Hashable {
+        public var enqueued: UInt64 = 0
+        public var written: UInt64 = 0
+        public var acknowledged: UInt64 = 0
+        public var timedOut: UInt64 = 0
+        /// Commands failed by a disconnect or a protocol violation, or refused while closed.
+        public var failed: UInt64 = 0
+        public var malformedResponses: UInt64 = 0
+        /// Acks for the wrong request, or with none pending.
+        public var unexpectedAcks: UInt64 = 0
+        public var triggers: UInt64 = 0
+        /// Responses and timer events that arrived after the queue had closed.
+        public var ignoredAfterClose: UInt64 = 0
+        public init() {}
+    }
+
+    private struct Entry: Sendable {
+        var ticket: NovaCommandTicket
+        var command: NovaCommand
+    }
+
+    private struct InFlight: Sendable {
+        var entry: Entry
+        var requestID: UInt16
+        var deadline: Instant
+    }
+
+    public let model: NovaModel
+    public let ackTimeout: Duration
+    public private(set) var counters = Counters()
+    public private(set) var light = NovaLightTracker<Instant>()
+    /// False once the queue asked for a disconnect or was told of one.
+    public private(set) var isOpen = true
+
+    private var waiting: [Entry] = []
+    private var waitingHead = 0
+    private var inFlight: InFlight?
+    private var nextTicket: UInt64 = 1
+    private var nextRequestID: UInt16
+    private var armedDeadline: Instant?
+
+    public static var defaultAckTimeout: Duration { .seconds(2) }
+
+    /// `firstRequestID` is used as is for V2 and by its low 8 bits for V1.
+    public init(model: NovaModel, ackTimeout: Duration = defaultAckTimeout, firstRequestID: UInt16 = 0) {
+        self.model = model
+        self.ackTimeout = ackTimeout
+        self.nextRequestID = model == .v1 ? UInt16(UInt8(truncatingIfNeeded: firstRequestID)) : firstRequestID
+    }
+
+    /// A command awaits its ack (the SDK's Busy status).
+    public var isBusy: Bool { inFlight != nil }
+    /// The request id of the command awaiting its ack.
+    public var pendingRequestID: UInt16? { inFlight?.requestID }
+    /// Commands waiting behind the one in flight.
+    public var queuedCount: Int { waiting.count - waitingHead }
+    /// Lit at `now`, as far as the host can tell.
+    public func isLit(at now: Instant) -> Bool { light.isLit(at: now) }
+
+    // MARK: Events
+
+    /// Queues `command`; writes it at once when nothing is in flight.
+    public mutating func enqueue(_ command: NovaCommand, now: Instant) -> (ticket: NovaCommandTicket, actions: [Action]) {
+        let ticket = NovaCommandTicket(rawValue: nextTicket)
+        nextTicket += 1
+        counters.enqueued += 1
+        var actions: [Action] = []
+        guard isOpen else {
+            counters.failed += 1
+            actions.append(.complete(ticket, .failed(.notConnected)))
+            return (ticket, actions)
+        }
+        let command = command.normalized
+        switch command {
+        case .flash(let settings):
+            if light.lightRequested(ticket, timeout: settings.timeout) { actions.append(.lightChanged(isLit: true)) }
+        case .off:
+            if light.offRequested() { actions.append(.lightChanged(isLit: false)) }
+        case .ping:
+            break
+        }
+        waiting.append(Entry(ticket: ticket, command: command))
+        writeNextIfIdle(now: now, into: &actions)
+        armTimer(into: &actions)
+        return (ticket, actions)
+    }
+
+    /// A notification from the response characteristic.
+    public mutating func responseReceived(_ bytes: UnsafeRawBufferPointer, now: Instant) -> [Action] {
+        guard isOpen else {
+            counters.ignoredAfterClose += 1
+            return []
+        }
+        let response: NovaResponse
+        do {
+            response = try NovaResponse(decoding: bytes, model: model)
+        } catch {
+            counters.malformedResponses += 1
+            return fail(.malformedResponse(error))
+        }
+        switch response {
+        case .trigger(_, let pressed):
+            counters.triggers += 1
+            return [.remoteTrigger(pressed: pressed)]
+        case .ack(let requestID):
+            guard let pending = inFlight else {
+                counters.unexpectedAcks += 1
+                return fail(.ackWithoutRequest(received: requestID))
+            }
+            guard pending.requestID == requestID else {
+                counters.unexpectedAcks += 1
+                return fail(.unexpectedAck(expected: pending.requestID, received: requestID))
+            }
+            inFlight = nil
+            counters.acknowledged += 1
+            light.acknowledged(pending.entry.ticket, at: now)
+            var actions: [Action] = [.complete(pending.entry.ticket, .acknowledged)]
+            writeNextIfIdle(now: now, into: &actions)
+            armTimer(into: &actions)
+            return actions
+        }
+    }
+
+    public mutating func responseReceived(_ bytes: [UInt8], now: Instant) -> [Action] {
+        bytes.withUnsafeBytes { responseReceived($0, now: now) }
+    }
+
+    /// The timer armed by `startTimer` fired (early or late is fine: only what is due acts).
+    public mutating func timerFired(now: Instant) -> [Action] {
+        armedDeadline = nil
+        guard isOpen else {
+            counters.ignoredAfterClose += 1
+            return []
+        }
+        var actions: [Action] = []
+        if light.expire(at: now) { actions.append(.lightChanged(isLit: false)) }
+        if let pending = inFlight, now >= pending.deadline {
+            inFlight = nil
+            counters.timedOut += 1
+            actions.append(.complete(pending.entry.ticket, .failed(.ackTimeout)))
+            if light.failed(pending.entry.ticket) { actions.append(.lightChanged(isLit: false)) }
+            writeNextIfIdle(now: now, into: &actions)
+        }
+        armTimer(into: &actions)
+        return actions
+    }
+
+    /// The link went down: everything fails with `.disconnected` and the queue closes.
+    public mutating func disconnected() -> [Action] {
+        guard isOpen else { return [] }
+        return close(failingWith: .disconnected, requestDisconnect: false)
+    }
+
+    // MARK: Internals
+
+    private mutating func fail(_ violation: NovaProtocolViolation) -> [Action] {
+        close(failingWith: .protocolViolation(violation), requestDisconnect: true)
+    }
+
+    private mutating func close(failingWith failure: NovaCommandFailure, requestDisconnect: Bool) -> [Action] {
+        isOpen = false
+        var actions: [Action] = requestDisconnect ? [.disconnect] : []
+        if let pending = inFlight {
+            actions.append(.complete(pending.entry.ticket, .failed(failure)))
+            counters.failed += 1
+            inFlight = nil
+        }
+        for entry in waiting[waitingHead...] {
+            actions.append(.complete(entry.ticket, .failed(failure)))
+            counters.failed += 1
+        }
+        waiting.removeAll()
+        waitingHead = 0
+        if light.reset() { actions.append(.lightChanged(isLit: false)) }
+        armTimer(into: &actions)
+        return actions
+    }
+
+    private mutating func writeNextIfIdle(now: Instant, into actions: inout [Action]) {
+        guard inFlight == nil, waitingHead < waiting.count else { return }
+        let entry = waiting[waitingHead]
+        waitingHead += 1
+        if waitingHead == waiting.count {
+            waiting.removeAll(keepingCapacity: true)
+            waitingHead = 0
+        }
+        let requestID = nextRequestID
+        nextRequestID = model.requestID(after: requestID)
+        inFlight = InFlight(entry: entry, requestID: requestID, deadline: now.advanced(by: ackTimeout))
+        counters.written += 1
+        actions.append(.write(entry.command.encoded(for: model, requestID: requestID)))
+    }
+
+    /// One timer serves the ack deadline and the light's safety timeout: keep it on the earliest.
+    private mutating func armTimer(into actions: inout [Action]) {
+        var earliest = inFlight?.deadline
+        if light.isLit, let off = light.offDeadline { earliest = earliest.map { min($0, off) } ?? off }
+        guard earliest != armedDeadline else { return }
+        armedDeadline = earliest
+        actions.append(earliest.map { .startTimer(deadline: $0) } ?? .cancelTimer)
+    }
+}

@@ -1,0 +1,39 @@
+/// GATT identifiers of the Nova off-camera flash, as UUID strings (16-bit UUIDs on the Bluetooth
+/// base UUID, written as four upper-case hex digits). They are wired to the GATT client elsewhere.
+public enum NovaProfile {
+    // V1 (Nova and its clones): ASCII requests.
+    public static let v1Service = "FFF0"
+    /// Write with response.
+    public static let v1Request = "FFF3"
+    /// Notify: acks.
+    public static let v1Response = "FFF4"
+
+    // V2 (Nova Pro): binary requests.
+    public static let v2Service = "EFF0"
+    /// Write with response.
+    public static let v2Request = "EFF1"
+    /// Notify: acks and trigger-button presses.
+    public static let v2Response = "EFF2"
+    /// Read/write: `NovaFlashDefaults`, 8 bytes.
+    public static let v2FlashDefaults = "EFF3"
+    /// Read: `NovaCounters`, n x u32.
+    public static let v2Counters = "EFF4"
+
+    public static let deviceInformationService = "180A"
+    /// Read by the reference SDK to tell flashes apart.
+    public static let systemID = "2A23"
+    public static let batteryService = "180F"
+    public static let batteryLevel = "2A19"
+
+    /// Advertised local names of V1 flashes (the original and two compatible clones).
+    public static let v1LocalNames: Set<String> = ["Nova", "Noon", "S-Power"]
+    /// Advertised local names of V2 flashes.
+    public static let v2LocalNames: Set<String> = ["Nova2"]
+
+    /// The model an advertised local name announces, `nil` when it is not a Nova.
+    public static func model(forLocalName name: String) -> NovaModel? {
+        if v1LocalNames.contains(name) { return .v1 }
+        if v2LocalNames.contains(name) { return .v2 }
+        return nil
+    }
+}

@@ -1,0 +1,73 @@
+/// A borrowed, validated view of one Samples notification: `[seq u16][flags u8][count u8]` then
+/// `count` samples. Validation happens once, in `init`; reading samples afterwards cannot fail
+/// and allocates nothing (`for sample in view` iterates the buffer in place).
+///
+/// The view borrows the notification's buffer: use it only while that buffer is alive.
+public struct StylusBatchView: RandomAccessCollection {
+    public static let headerLength = 4
+
+    /// Bytes per sample.
+    public static func sampleLength(hasPositions: Bool) -> Int { hasPositions ? 9 : 5 }
+
+    public let bytes: UnsafeRawBufferPointer
+    /// Counts batches; wraps at 65535.
+    public let sequence: UInt16
+    /// The raw flags byte; bit 0 says samples carry positions, the others are reserved.
+    public let flags: UInt8
+    public let count: Int
+    public let hasPositions: Bool
+    private let stride: Int
+
+    public init(_ bytes: UnsafeRawBufferPointer) throws(StylusDecodingError) {
+        guard bytes.count >= Self.headerLength else { throw .truncatedHeader(length: bytes.count) }
+        let sequence = UInt16(littleEndian: bytes.loadUnaligned(fromByteOffset: 0, as: UInt16.self))
+        let flags = bytes[2]
+        let count = Int(bytes[3])
+        let hasPositions = flags & 0x01 != 0
+        guard count > 0 else { throw .emptyBatch(sequence: sequence) }
+        let stride = Self.sampleLength(hasPositions: hasPositions)
+        let expected = Self.headerLength + count * stride
+        guard bytes.count == expected else {
+            throw .lengthMismatch(count: count, hasPositions: hasPositions, expected: expected, actual: bytes.count)
+        }
+        for index in 0..<count {
+            let pressure = UInt16(littleEndian: bytes.loadUnaligned(
+                fromByteOffset: Self.headerLength + index * stride + 2, as: UInt16.self))
+            guard pressure <= StylusSample.maximumRawPressure else {
+                throw .pressureOutOfRange(sampleIndex: index, value: pressure)
+            }
+        }
+        self.bytes = bytes
+        self.sequence = sequence
+        self.flags = flags
+        self.count = count
+        self.hasPositions = hasPositions
+        self.stride = stride
+    }
+
+    public var startIndex: Int { 0 }
+    public var endIndex: Int { count }
+
+    public subscript(index: Int) -> StylusSample {
+        precondition(index >= 0 && index < count, "stylus sample index out of range")
+        let base = Self.headerLength + index * stride
+        let position: StylusPosition? = hasPositions
+            ? StylusPosition(x: u16(base + 5), y: u16(base + 7))
+            : nil
+        return StylusSample(
+            deltaMicroseconds: u16(base), rawPressure: u16(base + 2),
+            buttons: StylusButtons(rawValue: bytes[base + 4]), position: position)
+    }
+
+    /// The sum of the samples' `deltaMicroseconds`: the time the batch covers, from the previous
+    /// batch's last sample to this one's last.
+    public var totalDeltaMicroseconds: UInt32 {
+        var total: UInt32 = 0
+        for index in 0..<count { total += UInt32(u16(Self.headerLength + index * stride)) }
+        return total
+    }
+
+    private func u16(_ offset: Int) -> UInt16 {
+        UInt16(littleEndian: bytes.loadUnaligned(fromByteOffset: offset, as: UInt16.self))
+    }
+}

@@ -1,0 +1,11 @@
+import StrobeHCI
+
+/// What the stylus decoder reports, per sample, in order: the sample itself, then (if its buttons
+/// differ from the previous sample's) the raw change, then one mapped action per side button that
+/// went down.
+public enum StylusEvent: Sendable, Hashable {
+    case sample(StylusSample, timestamp: HostTime)
+    case buttonsChanged(from: StylusButtons, to: StylusButtons, timestamp: HostTime)
+    /// A side button went down and the button map gives it an action other than `.none`.
+    case sideButtonAction(StylusAction, button: StylusSideButton, timestamp: HostTime)
+}

@@ -1,4 +1,0 @@
-import Testing
-@testable import StrobeDevices
-
-@Test func placeholderDevices() { #expect(Bool(true)) }

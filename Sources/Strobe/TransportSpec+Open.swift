@@ -1,3 +1,4 @@
+import StrobeCapture
 import StrobeHCI
 
 extension TransportSpec {
@@ -13,8 +14,8 @@ extension TransportSpec {
             return try StreamTransport.connectUnix(path: path)
         case .serial(let device, let baudRate, let rtsCts):
             return try StreamTransport.openSerial(path: device, baudRate: baudRate, flowControl: rtsCts)
-        case .replay:
-            throw TransportError.invalidSpecification("replay is not available yet")
+        case .replay(let file):
+            return ReplayTransport(path: file)
         }
     }
 }

@@ -7,7 +7,7 @@ struct StrobeTool: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "strobe",
         abstract: "A Bluetooth Low Energy host stack for latency-sensitive devices.",
-        subcommands: [InfoCommand.self, ScanCommand.self])
+        subcommands: [InfoCommand.self, ScanCommand.self, AdvertiseCommand.self, CaptureCommand.self])
 
     @OptionGroup var global: GlobalOptions
 
@@ -34,22 +34,5 @@ struct StrobeTool: AsyncParsableCommand {
                 Foundation.exit(1)
             }
         }
-    }
-}
-
-struct InfoCommand: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(commandName: "info", abstract: "Open the controller and show what it is.")
-    @OptionGroup var global: GlobalOptions
-    @Flag var json = false
-    func run() async throws {
-        print(try global.transportSpec())
-    }
-}
-
-struct ScanCommand: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(commandName: "scan", abstract: "Scan.")
-    @OptionGroup var global: GlobalOptions
-    func run() async throws {
-        print(try global.transportSpec())
     }
 }

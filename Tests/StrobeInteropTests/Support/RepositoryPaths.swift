@@ -9,6 +9,8 @@ enum RepositoryPaths {
         .deletingLastPathComponent() // Tests
         .deletingLastPathComponent()
 
+    static let captures = root.appendingPathComponent("Captures")
+
     static let bumbleFixtures = root.appendingPathComponent("Tests/Fixtures/Bumble")
 
     /// The Python of the venv that `Scripts/install-test-deps.sh` creates.

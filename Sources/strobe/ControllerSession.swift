@@ -1,0 +1,34 @@
+import Strobe
+
+/// An opened controller for one command: the transport the user named, recorded to a btsnoop
+/// file when `--btsnoop` is given, and the HCI init sequence already run.
+struct ControllerSession {
+    let controller: HCIController
+    let info: ControllerInfo
+    private let recorder: BtsnoopRecorder?
+
+    static func open(_ options: GlobalOptions) async throws -> ControllerSession {
+        let spec = try options.transportSpec()
+        var transport = try spec.open()
+        var recorder: BtsnoopRecorder?
+        if let path = options.btsnoop {
+            let tee = try BtsnoopRecorder(wrapping: transport, path: path)
+            recorder = tee
+            transport = tee
+        }
+        let controller = HCIController(transport: transport)
+        do {
+            let info = try await controller.open()
+            return ControllerSession(controller: controller, info: info, recorder: recorder)
+        } catch {
+            try? recorder?.finishRecording()
+            throw error
+        }
+    }
+
+    /// Resets nothing the user did not ask for: closes the link and completes the recording.
+    func close() throws {
+        controller.close()
+        try recorder?.finishRecording()
+    }
+}

@@ -1,0 +1,55 @@
+import Foundation
+import Testing
+
+/// `strobe info` and `strobe scan` against a Bumble virtual controller over H4/TCP: the init
+/// sequence runs and the Bumble peripheral's advertisement is found by name.
+@Suite(.timeLimit(.minutes(2))) struct ScanCommandTests {
+    @Test func infoReportsTheVirtualControllersAddressAndBuffers() async throws {
+        let peripheral = try await BumblePeripheral()
+        let result = try await StrobeCommand.run(["--transport", peripheral.transport, "info", "--json"])
+        _ = try await peripheral.stop()
+        #expect(result.status == 0, "stderr: \(result.stderr)")
+        let info = try #require(try JSONLines.objects(result.stdout).first)
+        // The fixture gives the host under test this public address and 27-byte LE ACL buffers.
+        #expect(info["address"] as? String == "00:11:22:33:44:55")
+        #expect(info["leACLLength"] as? Int == 27)
+        #expect((info["leACLCount"] as? Int ?? 0) > 0)
+    }
+
+    @Test(arguments: ["legacy", "extended"])
+    func scanFindsTheBumblePeripheralByName(mode: String) async throws {
+        let peripheral = try await BumblePeripheral()
+        let result = try await StrobeCommand.run(
+            ["--transport", peripheral.transport, "scan", "--duration", "1", "--mode", mode, "--json"])
+        _ = try await peripheral.stop()
+        #expect(result.status == 0, "stderr: \(result.stderr)")
+        let devices = try JSONLines.objects(result.stdout)
+        let found = devices.filter { $0["name"] as? String == peripheral.name }
+        // Duplicates are folded in the host: one entry, however many reports arrived.
+        #expect(found.count == 1, "devices: \(result.stdout)")
+        let device = try #require(found.first)
+        #expect(device["address"] as? String == "F0:F1:F2:F3:F4:F5")
+        #expect(device["addressType"] as? String == "random")
+        #expect(device["rssi"] as? Int == -50)
+        #expect(device["serviceUUIDs"] is [Any])
+    }
+
+    @Test func btsnoopOptionRecordsTheSessionAsTSharkReadsIt() async throws {
+        let peripheral = try await BumblePeripheral()
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent("strobe-scan-\(UUID().uuidString).btsnoop")
+        defer { try? FileManager.default.removeItem(at: file) }
+        let result = try await StrobeCommand.run(
+            ["--transport", peripheral.transport, "--btsnoop", file.path, "scan", "--duration", "0.5"])
+        _ = try await peripheral.stop()
+        #expect(result.status == 0, "stderr: \(result.stderr)")
+
+        // Commands the host sent and the advertising reports it got, as tshark decodes them.
+        let resets = try TSharkFrames.count(file.path, filter: "bthci_cmd.opcode == 0x0c03")
+        let reports = try TSharkFrames.count(file.path, filter: "bthci_evt.le_meta_subevent == 0x02 || bthci_evt.le_meta_subevent == 0x0d")
+        #expect(resets == 1)
+        #expect(reports > 0)
+        let info = try await StrobeCommand.run(["capture", "info", "--json", file.path])
+        let summary = try #require(try JSONLines.objects(info.stdout).first)
+        #expect(summary["records"] as? Int == (try TSharkFrames.count(file.path)))
+    }
+}

@@ -39,14 +39,29 @@ struct AdvertiseCommand: AsyncParsableCommand {
     func run() async throws {
         guard let data = advertisingData() else { throw ValidationError("name too long") }
         let session = try await ControllerSession.open(global)
+        let controller = session.controller
+        // Extended advertising commands carrying legacy PDUs when the controller has them: every
+        // scanner hears legacy PDUs, and some controllers report only those to extended scanners.
+        let extended = session.info.supportedCommands.supportsExtendedAdvertising
         do {
             let units = UInt16(intervalMs / 0.625)
-            try await session.controller.send(HCILESetAdvertisingParameters(intervalMin: units, intervalMax: units))
-            try await session.controller.send(data)
-            try await session.controller.send(HCILESetAdvertisingEnable(enable: true))
+            if extended {
+                guard let extendedData = HCILESetExtendedAdvertisingData(data: data.data) else { throw ValidationError("name too long") }
+                try await controller.send(HCILESetExtendedAdvertisingParameters(intervalMin: UInt32(units), intervalMax: UInt32(units)))
+                try await controller.send(extendedData)
+                try await controller.send(HCILESetExtendedAdvertisingEnable(enable: true))
+            } else {
+                try await controller.send(HCILESetAdvertisingParameters(intervalMin: units, intervalMax: units))
+                try await controller.send(data)
+                try await controller.send(HCILESetAdvertisingEnable(enable: true))
+            }
             print("advertising \"\(name)\" as \(session.info.address) for \(duration) s")
-            try await session.controller.sleep(for: .milliseconds(Int64(duration * 1000)))
-            try await session.controller.send(HCILESetAdvertisingEnable(enable: false))
+            try await controller.sleep(for: .milliseconds(Int64(duration * 1000)))
+            if extended {
+                try await controller.send(HCILESetExtendedAdvertisingEnable(enable: false))
+            } else {
+                try await controller.send(HCILESetAdvertisingEnable(enable: false))
+            }
         } catch {
             try? session.close()
             throw error

@@ -61,6 +61,10 @@ extension HCIOpcode {
     public static let leSetExtendedScanEnable = HCIOpcode(ogf: 0x08, ocf: 0x0042)
     public static let leExtendedCreateConnection = HCIOpcode(ogf: 0x08, ocf: 0x0043)
     public static let leReadBufferSizeV2 = HCIOpcode(ogf: 0x08, ocf: 0x0060)
+    public static let leSetExtendedAdvertisingParameters = HCIOpcode(ogf: 0x08, ocf: 0x0036)
+    public static let leSetExtendedAdvertisingData = HCIOpcode(ogf: 0x08, ocf: 0x0037)
+    public static let leSetExtendedScanResponseData = HCIOpcode(ogf: 0x08, ocf: 0x0038)
+    public static let leSetExtendedAdvertisingEnable = HCIOpcode(ogf: 0x08, ocf: 0x0039)
 
     static let names: [UInt16: String] = [
         nop.rawValue: "NOP",
@@ -92,6 +96,10 @@ extension HCIOpcode {
         leSetExtendedScanEnable.rawValue: "LE Set Extended Scan Enable",
         leExtendedCreateConnection.rawValue: "LE Extended Create Connection",
         leReadBufferSizeV2.rawValue: "LE Read Buffer Size [v2]",
+        leSetExtendedAdvertisingParameters.rawValue: "LE Set Extended Advertising Parameters",
+        leSetExtendedAdvertisingData.rawValue: "LE Set Extended Advertising Data",
+        leSetExtendedScanResponseData.rawValue: "LE Set Extended Scan Response Data",
+        leSetExtendedAdvertisingEnable.rawValue: "LE Set Extended Advertising Enable",
     ]
 }
 

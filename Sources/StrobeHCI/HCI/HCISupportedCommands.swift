@@ -34,6 +34,12 @@ public struct HCISupportedCommands: Sendable, Hashable {
         octets[command.octet] |= 1 << command.bit
     }
 
+    /// Whether the controller can use the extended advertising commands.
+    public var supportsExtendedAdvertising: Bool {
+        contains(.leSetExtendedAdvertisingParameters) && contains(.leSetExtendedAdvertisingData)
+            && contains(.leSetExtendedAdvertisingEnable)
+    }
+
     /// Whether the controller can use the extended scanning commands.
     public var supportsExtendedScanning: Bool {
         contains(.leSetExtendedScanParameters) && contains(.leSetExtendedScanEnable)
@@ -68,4 +74,8 @@ extension HCISupportedCommands.Bit {
     public static let leSetExtendedScanEnable = Self(octet: 37, bit: 6)
     public static let leExtendedCreateConnection = Self(octet: 37, bit: 7)
     public static let leReadBufferSizeV2 = Self(octet: 41, bit: 5)
+    public static let leSetExtendedAdvertisingParameters = Self(octet: 36, bit: 1)
+    public static let leSetExtendedAdvertisingData = Self(octet: 36, bit: 2)
+    public static let leSetExtendedScanResponseData = Self(octet: 36, bit: 3)
+    public static let leSetExtendedAdvertisingEnable = Self(octet: 36, bit: 4)
 }

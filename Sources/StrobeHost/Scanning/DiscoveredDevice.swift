@@ -110,8 +110,8 @@ public struct DiscoveredDevice: Sendable, Hashable, Identifiable, Codable {
         var container = encoder.container(keyedBy: CodingKeys.self)
         try container.encode(address.description, forKey: .address)
         try container.encode(addressType.description, forKey: .addressType)
-        try container.encodeIfPresent(rssi, forKey: .rssi)
-        try container.encodeIfPresent(name, forKey: .name)
+        try container.encode(rssi, forKey: .rssi)  // null when the controller had no RSSI
+        try container.encode(name, forKey: .name)
         try container.encode(serviceUUIDs, forKey: .serviceUUIDs)
         try container.encode(manufacturerData, forKey: .manufacturerData)
         try container.encode(serviceData, forKey: .serviceData)

@@ -106,6 +106,23 @@ private let peer = BluetoothAddress("F0:F1:F2:F3:F4:F5")!
         #expect(HCILESetAdvertisingEnable(enable: true).packet == bytes("01 0a 20 01 01"))
     }
 
+    @Test func extendedAdvertising() throws {
+        // ADV_IND through the extended commands, 100 ms (0xA0), public address, no TX preference.
+        let parameters = HCILESetExtendedAdvertisingParameters(intervalMin: 0xA0, intervalMax: 0xA0)
+        #expect(parameters.packet == bytes("01 36 20 19 00 13 00 a0 00 00 a0 00 00 07 00 00 00 00 00 00 00 00 00 7f 01 00 01 00 00"))
+        let power = try [UInt8(0xF8)].withUnsafeBytes { raw in
+            var reader = HCIFieldReader(raw, packet: "Command Complete")
+            return try HCILESetExtendedAdvertisingParameters.decodeReturnParameters(&reader)
+        }
+        #expect(power == -8)
+        let data: [UInt8] = [0x02, 0x01, 0x06]
+        #expect(HCILESetExtendedAdvertisingData(data: data)?.packet == bytes("01 37 20 07 00 03 01 03 02 01 06"))
+        #expect(HCILESetExtendedScanResponseData(data: [])?.packet == bytes("01 38 20 04 00 03 01 00"))
+        #expect(HCILESetExtendedAdvertisingData(data: [UInt8](repeating: 0, count: 252)) == nil)
+        #expect(HCILESetExtendedAdvertisingEnable(enable: true).packet == bytes("01 39 20 06 01 01 00 00 00 00"))
+        #expect(HCIOpcode.leSetExtendedAdvertisingEnable.description == "LE Set Extended Advertising Enable (0x2039)")
+    }
+
     @Test func opcodeNames() {
         #expect(HCIOpcode.leSetScanEnable.description == "LE Set Scan Enable (0x200C)")
         #expect(HCIOpcode(rawValue: 0xFC01).description == "0xFC01")

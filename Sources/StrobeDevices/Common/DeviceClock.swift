@@ -1,0 +1,24 @@
+import StrobeHCI
+
+/// Any `Clock` measured in `Duration`, seen as time elapsed since it was adopted. Device logic
+/// (state machines generic over an instant type) then keeps one concrete instant, while callers
+/// inject the real clock in apps and a `VirtualClock` in tests.
+public struct DeviceClock: Sendable {
+    public typealias Instant = VirtualClock.Instant
+
+    private let elapsed: @Sendable () -> Duration
+    private let sleeper: @Sendable (Duration) async throws -> Void
+
+    public init<C: Clock>(_ clock: C) where C.Duration == Duration {
+        let origin = clock.now
+        elapsed = { origin.duration(to: clock.now) }
+        sleeper = { offset in try await clock.sleep(until: origin.advanced(by: offset), tolerance: nil) }
+    }
+
+    public var now: Instant { Instant(offset: elapsed()) }
+
+    /// Suspends until `deadline`; throws `CancellationError` when the task is cancelled.
+    public func sleep(until deadline: Instant) async throws {
+        try await sleeper(deadline.offset)
+    }
+}

@@ -1,0 +1,336 @@
+import StrobeHCI
+import StrobeHost
+import Synchronization
+
+/// One connected Nova flash, V1 or V2 (chosen by the service it exposes), driven with the
+/// reference SDK's discipline: one command in flight, the rest queued, a 2 s ack timeout, and
+/// a protocol violation (unparsable response, ack for another request) failing everything and
+/// asking for a disconnect. `NovaCommandQueue` holds the rules; this class does the I/O: GATT
+/// writes in order, notifications in, one timer.
+public final class NovaFlash: ATTValueHandler, Sendable {
+    public let model: NovaModel
+    public let gatt: GATTClient
+    let requestHandle: UInt16
+    let defaultsHandle: UInt16?
+    let countersHandle: UInt16?
+    let batteryHandle: UInt16?
+    private let clock: DeviceClock
+    private let writes: AsyncStream<[UInt8]>.Continuation
+    private let state: Mutex<State>
+
+    private struct State {
+        var queue: NovaCommandQueue<DeviceClock.Instant>
+        var waiters: [NovaCommandTicket: Waiter] = [:]
+        /// Tickets in the order they were queued and not yet written: the queue writes FIFO.
+        var unwritten: [NovaCommandTicket] = []
+        var timer: Task<Void, Never>?
+        var observers: [UInt64: AsyncStream<NovaFlashEvent>.Continuation] = [:]
+        var nextObserver: UInt64 = 0
+        var disconnectHandler: (@Sendable () -> Void)?
+    }
+
+    private struct Waiter {
+        var continuation: CheckedContinuation<NovaAcknowledgement, any Error>?
+        var written: DeviceClock.Instant?
+    }
+
+    /// Finds the Nova service on a connected peer, subscribes to its response characteristic and
+    /// returns the flash, ready for commands.
+    public static func attach<C: Clock>(
+        to gatt: GATTClient, clock: C, ackTimeout: Duration = NovaCommandQueue<DeviceClock.Instant>.defaultAckTimeout
+    ) async throws -> NovaFlash where C.Duration == Duration {
+        let services = try await gatt.discoverPrimaryServices()
+        let v2 = ATTUUID(string: NovaProfile.v2Service)
+        let v1 = ATTUUID(string: NovaProfile.v1Service)
+        guard let service = services.first(where: { $0.uuid == v2 }) ?? services.first(where: { $0.uuid == v1 }) else {
+            throw NovaSetupError.notANova(services: services.map(\.uuid.description))
+        }
+        let model: NovaModel = service.uuid == v2 ? .v2 : .v1
+        let characteristics = try await gatt.discoverCharacteristics(of: service)
+        func find(_ uuid: String) -> GATTCharacteristic? {
+            let target = ATTUUID(string: uuid)
+            return characteristics.first { $0.uuid == target }
+        }
+        guard let request = find(model.requestCharacteristic) else {
+            throw NovaSetupError.missingCharacteristic(model.requestCharacteristic)
+        }
+        guard let response = find(model.responseCharacteristic) else {
+            throw NovaSetupError.missingCharacteristic(model.responseCharacteristic)
+        }
+        var batteryHandle: UInt16?
+        if model == .v2, let battery = services.first(where: { $0.uuid == ATTUUID(string: NovaProfile.batteryService) }) {
+            batteryHandle = try await gatt.discoverCharacteristics(of: battery)
+                .first { $0.uuid == ATTUUID(string: NovaProfile.batteryLevel) }?.valueHandle
+        }
+        let flash = NovaFlash(
+            model: model, gatt: gatt, requestHandle: request.valueHandle,
+            defaultsHandle: model == .v2 ? find(NovaProfile.v2FlashDefaults)?.valueHandle : nil,
+            countersHandle: model == .v2 ? find(NovaProfile.v2Counters)?.valueHandle : nil,
+            batteryHandle: batteryHandle, clock: DeviceClock(clock), ackTimeout: ackTimeout)
+        try await gatt.subscribe(response, to: .notification, handler: flash)
+        return flash
+    }
+
+    init(model: NovaModel, gatt: GATTClient, requestHandle: UInt16, defaultsHandle: UInt16?, countersHandle: UInt16?,
+         batteryHandle: UInt16?, clock: DeviceClock, ackTimeout: Duration) {
+        self.model = model
+        self.gatt = gatt
+        self.requestHandle = requestHandle
+        self.defaultsHandle = defaultsHandle
+        self.countersHandle = countersHandle
+        self.batteryHandle = batteryHandle
+        self.clock = clock
+        state = Mutex(State(queue: NovaCommandQueue(model: model, ackTimeout: ackTimeout)))
+        // One writer, so that requests reach the flash in queue order.
+        let (stream, continuation) = AsyncStream.makeStream(of: [UInt8].self)
+        writes = continuation
+        Task { [gatt, requestHandle] in
+            for await bytes in stream {
+                // A failed write leaves the command to its ack timeout or to the disconnect.
+                try? await gatt.write(bytes, handle: requestHandle)
+            }
+        }
+    }
+
+    deinit {
+        writes.finish()
+        state.withLock { $0.timer?.cancel() }
+    }
+
+    // MARK: Commands
+
+    /// Lights the flash and returns once it has acknowledged (or throws `NovaCommandFailure`).
+    /// Settings with nothing to show go out as OFF.
+    @discardableResult
+    public func beginFlash(_ settings: NovaFlashSettings) async throws -> NovaAcknowledgement {
+        try await run(.flash(settings))
+    }
+
+    /// Turns the light off.
+    @discardableResult
+    public func endFlash() async throws -> NovaAcknowledgement {
+        try await run(.off)
+    }
+
+    /// A ping; the acknowledgement's `roundTrip` is the time from write to ack.
+    public func ping() async throws -> NovaAcknowledgement {
+        try await run(.ping)
+    }
+
+    /// Lit, as far as the host can tell: acknowledged, not turned off, safety timeout not passed.
+    public var isLit: Bool {
+        let now = clock.now
+        return state.withLock { $0.queue.isLit(at: now) }
+    }
+
+    /// A command awaits its ack.
+    public var isBusy: Bool { state.withLock { $0.queue.isBusy } }
+
+    /// False once the link went down or the flash broke the protocol: it takes no more commands.
+    public var isOpen: Bool { state.withLock { $0.queue.isOpen } }
+
+    public var counters: NovaCommandQueue<DeviceClock.Instant>.Counters { state.withLock { $0.queue.counters } }
+
+    /// Called when the flash breaks the protocol and the link should be dropped.
+    public func setDisconnectHandler(_ handler: (@Sendable () -> Void)?) {
+        state.withLock { $0.disconnectHandler = handler }
+    }
+
+    /// Light changes and trigger presses as they happen.
+    public func events() -> AsyncStream<NovaFlashEvent> {
+        let (stream, continuation) = AsyncStream.makeStream(of: NovaFlashEvent.self)
+        let id = state.withLock { s in
+            s.nextObserver += 1
+            s.observers[s.nextObserver] = continuation
+            return s.nextObserver
+        }
+        continuation.onTermination = { [weak self] _ in
+            _ = self?.state.withLock { $0.observers.removeValue(forKey: id) }
+        }
+        return stream
+    }
+
+    /// The link is gone: every pending and queued command fails with `.disconnected`.
+    public func connectionLost() {
+        let now = clock.now
+        let outcome = state.withLock { s in
+            Self.perform(s.queue.disconnected(), in: &s, now: now, clock: clock, writes: writes, flash: self)
+        }
+        writes.finish()
+        deliver(outcome)
+    }
+
+    // MARK: V2 extras
+
+    public func readDefaults() async throws -> NovaFlashDefaults {
+        let bytes = try await gatt.read(handle: try handle(defaultsHandle, NovaProfile.v2FlashDefaults))
+        return try bytes.withUnsafeBytes { raw throws(NovaDecodingError) in try NovaFlashDefaults(decoding: raw) }
+    }
+
+    public func writeDefaults(_ defaults: NovaFlashDefaults) async throws {
+        try await gatt.write(defaults.encoded(), handle: try handle(defaultsHandle, NovaProfile.v2FlashDefaults))
+    }
+
+    public func readCounters() async throws -> NovaCounters {
+        let bytes = try await gatt.read(handle: try handle(countersHandle, NovaProfile.v2Counters))
+        return try bytes.withUnsafeBytes { raw throws(NovaDecodingError) in try NovaCounters(decoding: raw) }
+    }
+
+    public func batteryLevel() async throws -> BatteryLevel {
+        let bytes = try await gatt.read(handle: try handle(batteryHandle, NovaProfile.batteryLevel))
+        return try bytes.withUnsafeBytes { raw throws(BatteryLevelError) in try BatteryLevel(decoding: raw) }
+    }
+
+    private func handle(_ handle: UInt16?, _ uuid: String) throws -> UInt16 {
+        guard let handle else { throw NovaSetupError.unsupported(model: model, characteristic: uuid) }
+        return handle
+    }
+
+    // MARK: Receive path
+
+    public func attributeValueReceived(_ value: UnsafeRawBufferPointer, handle: UInt16, kind: ATTValueKind, at time: HostTime) {
+        let now = clock.now
+        let outcome = state.withLock { s in
+            Self.perform(s.queue.responseReceived(value, now: now), in: &s, now: now, clock: clock, writes: writes, flash: self)
+        }
+        deliver(outcome, triggerTime: time)
+    }
+
+    // MARK: Internals
+
+    private func run(_ command: NovaCommand) async throws -> NovaAcknowledgement {
+        let ticketBox = Mutex<NovaCommandTicket?>(nil)
+        return try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<NovaAcknowledgement, any Error>) in
+                let now = clock.now
+                let outcome = state.withLock { s in
+                    let (ticket, actions) = s.queue.enqueue(command, now: now)
+                    ticketBox.withLock { $0 = ticket }
+                    s.waiters[ticket] = Waiter(continuation: continuation)
+                    s.unwritten.append(ticket)
+                    return Self.perform(actions, in: &s, now: now, clock: clock, writes: writes, flash: self)
+                }
+                deliver(outcome)
+            }
+        } onCancel: {
+            // The command stays queued (the flash may already have it); only the caller stops waiting.
+            guard let ticket = ticketBox.withLock({ $0 }) else { return }
+            let continuation = state.withLock { s -> CheckedContinuation<NovaAcknowledgement, any Error>? in
+                let continuation = s.waiters[ticket]?.continuation
+                s.waiters[ticket]?.continuation = nil
+                return continuation
+            }
+            continuation?.resume(throwing: CancellationError())
+        }
+    }
+
+    private struct Outcome {
+        var resumes: [(CheckedContinuation<NovaAcknowledgement, any Error>, Result<NovaAcknowledgement, NovaCommandFailure>)] = []
+        var events: [NovaFlashEvent] = []
+        var observers: [AsyncStream<NovaFlashEvent>.Continuation] = []
+        var disconnectHandler: (@Sendable () -> Void)?
+    }
+
+    /// Carries out the queue's actions under the lock, in order; what calls out of this object
+    /// (continuations, observers, the disconnect handler) is returned and done after the lock.
+    private static func perform(
+        _ actions: [NovaCommandQueue<DeviceClock.Instant>.Action], in s: inout State, now: DeviceClock.Instant,
+        clock: DeviceClock, writes: AsyncStream<[UInt8]>.Continuation, flash: NovaFlash
+    ) -> Outcome {
+        var outcome = Outcome()
+        for action in actions {
+            switch action {
+            case .write(let bytes):
+                if !s.unwritten.isEmpty {
+                    let ticket = s.unwritten.removeFirst()
+                    s.waiters[ticket]?.written = now
+                }
+                writes.yield(bytes)
+            case .startTimer(let deadline):
+                s.timer?.cancel()
+                s.timer = Task { [weak flash] in
+                    do { try await clock.sleep(until: deadline) } catch { return }
+                    flash?.timerFired()
+                }
+            case .cancelTimer:
+                s.timer?.cancel()
+                s.timer = nil
+            case .complete(let ticket, let result):
+                s.unwritten.removeAll { $0 == ticket }
+                guard let waiter = s.waiters.removeValue(forKey: ticket), let continuation = waiter.continuation else { continue }
+                switch result {
+                case .acknowledged:
+                    let written = waiter.written ?? now
+                    outcome.resumes.append((continuation, .success(NovaAcknowledgement(written: written, acknowledged: now))))
+                case .failed(let failure):
+                    outcome.resumes.append((continuation, .failure(failure)))
+                }
+            case .disconnect:
+                outcome.disconnectHandler = s.disconnectHandler
+                outcome.events.append(.protocolViolation)
+            case .lightChanged(let isLit):
+                outcome.events.append(.light(isLit: isLit))
+            case .remoteTrigger(let pressed):
+                outcome.events.append(.trigger(pressed: pressed, at: HostTime(nanoseconds: 0)))
+            }
+        }
+        if !outcome.events.isEmpty { outcome.observers = Array(s.observers.values) }
+        return outcome
+    }
+
+    private func deliver(_ outcome: Outcome, triggerTime: HostTime? = nil) {
+        for (continuation, result) in outcome.resumes {
+            continuation.resume(with: result.mapError { $0 as any Error })
+        }
+        for var event in outcome.events {
+            if case .trigger(let pressed, _) = event, let triggerTime { event = .trigger(pressed: pressed, at: triggerTime) }
+            for observer in outcome.observers { observer.yield(event) }
+        }
+        outcome.disconnectHandler?()
+    }
+
+    private func timerFired() {
+        let now = clock.now
+        let outcome = state.withLock { s in
+            s.timer = nil
+            return Self.perform(s.queue.timerFired(now: now), in: &s, now: now, clock: clock, writes: writes, flash: self)
+        }
+        deliver(outcome)
+    }
+}
+
+/// A command the flash acknowledged: when the request was handed to the link and when the ack
+/// arrived, on the flash's clock.
+public struct NovaAcknowledgement: Sendable, Hashable {
+    public var written: DeviceClock.Instant
+    public var acknowledged: DeviceClock.Instant
+    public var roundTrip: Duration { written.duration(to: acknowledged) }
+}
+
+/// What a connected flash reports on its own.
+public enum NovaFlashEvent: Sendable, Hashable {
+    /// `isLit` changed (a flash acknowledged, OFF, the safety timeout passed, a failure).
+    case light(isLit: Bool)
+    /// V2: the flash's own button, a remote shutter; `at` is when its bytes were read.
+    case trigger(pressed: Bool, at: HostTime)
+    /// The flash broke the protocol; every command failed and the link is to be dropped.
+    case protocolViolation
+}
+
+/// Why a peer could not be used as a Nova flash.
+public enum NovaSetupError: Error, Sendable, Hashable, CustomStringConvertible {
+    case notANova(services: [String])
+    case missingCharacteristic(String)
+    case unsupported(model: NovaModel, characteristic: String)
+
+    public var description: String {
+        switch self {
+        case .notANova(let services):
+            "the peer has no Nova service (\(NovaProfile.v1Service) or \(NovaProfile.v2Service)); it has \(services.joined(separator: ", "))"
+        case .missingCharacteristic(let uuid):
+            "the Nova service lacks characteristic \(uuid)"
+        case .unsupported(let model, let uuid):
+            "this Nova (\(model)) has no characteristic \(uuid)"
+        }
+    }
+}

@@ -164,7 +164,7 @@ public final class NovaFlash: ATTValueHandler, Sendable {
 
     public func readDefaults() async throws -> NovaFlashDefaults {
         let bytes = try await gatt.read(handle: try handle(defaultsHandle, NovaProfile.v2FlashDefaults))
-        return try bytes.withUnsafeBytes { raw throws(NovaDecodingError) in try NovaFlashDefaults(decoding: raw) }
+        return try bytes.withUnsafeBytes { raw in try NovaFlashDefaults(decoding: raw) }
     }
 
     public func writeDefaults(_ defaults: NovaFlashDefaults) async throws {
@@ -173,12 +173,12 @@ public final class NovaFlash: ATTValueHandler, Sendable {
 
     public func readCounters() async throws -> NovaCounters {
         let bytes = try await gatt.read(handle: try handle(countersHandle, NovaProfile.v2Counters))
-        return try bytes.withUnsafeBytes { raw throws(NovaDecodingError) in try NovaCounters(decoding: raw) }
+        return try bytes.withUnsafeBytes { raw in try NovaCounters(decoding: raw) }
     }
 
     public func batteryLevel() async throws -> BatteryLevel {
         let bytes = try await gatt.read(handle: try handle(batteryHandle, NovaProfile.batteryLevel))
-        return try bytes.withUnsafeBytes { raw throws(BatteryLevelError) in try BatteryLevel(decoding: raw) }
+        return try bytes.withUnsafeBytes { raw in try BatteryLevel(decoding: raw) }
     }
 
     private func handle(_ handle: UInt16?, _ uuid: String) throws -> UInt16 {

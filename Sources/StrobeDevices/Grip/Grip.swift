@@ -1,0 +1,133 @@
+import StrobeHCI
+import StrobeHost
+import Synchronization
+
+/// One connected camera grip (reference profile v1): its firmware checked against the host's
+/// minimum, its button events decoded as they arrive and handed to a handler on the receive path
+/// (for the shutter, where every microsecond counts) and to any number of async streams.
+public final class Grip: ATTValueHandler, Sendable {
+    /// Called on the transport's reader thread with each event: return quickly, do not block.
+    public typealias EventHandler = @Sendable (GripEventOccurrence) -> Void
+
+    public let gatt: GATTClient
+    /// The Firmware Revision the grip reported, when it has Device Information.
+    public let firmware: FirmwareVersion?
+    let batteryHandle: UInt16?
+    private let state: Mutex<State>
+
+    private struct State {
+        var decoder = GripEventDecoder()
+        var handler: EventHandler?
+        var observers: [UInt64: AsyncStream<GripEventOccurrence>.Continuation] = [:]
+        var nextObserver: UInt64 = 0
+    }
+
+    /// Finds the grip service, checks the firmware revision (a grip older than `requirement` is
+    /// refused with `GripFirmwareError.tooOld`, naming both versions) and subscribes to events.
+    public static func attach(
+        to gatt: GATTClient, requirement: GripFirmwareRequirement = GripFirmwareRequirement(),
+        handler: EventHandler? = nil
+    ) async throws -> Grip {
+        let services = try await gatt.discoverPrimaryServices()
+        func service(_ uuid: String) -> GATTService? {
+            let target = ATTUUID(string: uuid)
+            return services.first { $0.uuid == target }
+        }
+        func characteristic(_ uuid: String, in service: GATTService?) async throws -> GATTCharacteristic? {
+            guard let service else { return nil }
+            let target = ATTUUID(string: uuid)
+            return try await gatt.discoverCharacteristics(of: service).first { $0.uuid == target }
+        }
+        guard let gripService = service(GripProfile.service) else {
+            throw GripSetupError.notAGrip(services: services.map(\.uuid.description))
+        }
+        guard let events = try await characteristic(GripProfile.events, in: gripService) else {
+            throw GripSetupError.missingCharacteristic(GripProfile.events)
+        }
+        var firmware: FirmwareVersion?
+        if let revision = try await characteristic(GripProfile.firmwareRevision, in: service(GripProfile.deviceInformationService)) {
+            let bytes = try await gatt.read(handle: revision.valueHandle)
+            try bytes.withUnsafeBytes { raw in try requirement.check(revision: raw) }
+            firmware = bytes.withUnsafeBytes { try? FirmwareVersion(decoding: $0) }
+        }
+        let battery = try await characteristic(GripProfile.batteryLevel, in: service(GripProfile.batteryService))
+        let grip = Grip(gatt: gatt, firmware: firmware, batteryHandle: battery?.valueHandle, handler: handler)
+        try await gatt.subscribe(events, to: .notification, handler: grip)
+        return grip
+    }
+
+    init(gatt: GATTClient, firmware: FirmwareVersion?, batteryHandle: UInt16?, handler: EventHandler?) {
+        self.gatt = gatt
+        self.firmware = firmware
+        self.batteryHandle = batteryHandle
+        state = Mutex(State(handler: handler))
+    }
+
+    /// Replaces the receive-path handler.
+    public func setEventHandler(_ handler: EventHandler?) {
+        state.withLock { $0.handler = handler }
+    }
+
+    /// Every event from now on, in order.
+    public func events() -> AsyncStream<GripEventOccurrence> {
+        let (stream, continuation) = AsyncStream.makeStream(of: GripEventOccurrence.self)
+        let id = state.withLock { s in
+            s.nextObserver += 1
+            s.observers[s.nextObserver] = continuation
+            return s.nextObserver
+        }
+        continuation.onTermination = { [weak self] _ in
+            _ = self?.state.withLock { $0.observers.removeValue(forKey: id) }
+        }
+        return stream
+    }
+
+    /// Records, losses (sequence gaps), unknown codes and malformed notifications so far.
+    public var counters: GripEventDecoder.Counters { state.withLock { $0.decoder.counters } }
+
+    public func batteryLevel() async throws -> BatteryLevel {
+        guard let batteryHandle else { throw GripSetupError.missingCharacteristic(GripProfile.batteryLevel) }
+        let bytes = try await gatt.read(handle: batteryHandle)
+        return try bytes.withUnsafeBytes { raw in try BatteryLevel(decoding: raw) }
+    }
+
+    public func attributeValueReceived(_ value: UnsafeRawBufferPointer, handle: UInt16, kind: ATTValueKind, at time: HostTime) {
+        // The handler runs under the lock so that events reach it in order; it must not block.
+        state.withLock { s in
+            let handler = s.handler
+            let observers = s.observers
+            _ = try? s.decoder.decode(value) { record in
+                let occurrence = GripEventOccurrence(event: record.event, sequence: record.sequence, receivedAt: time)
+                handler?(occurrence)
+                for observer in observers.values { observer.yield(occurrence) }
+            }
+        }
+    }
+}
+
+/// A grip event with its record sequence number and when its bytes were read from the transport.
+public struct GripEventOccurrence: Sendable, Hashable {
+    public var event: GripEvent
+    public var sequence: UInt16
+    public var receivedAt: HostTime
+
+    public init(event: GripEvent, sequence: UInt16, receivedAt: HostTime) {
+        self.event = event
+        self.sequence = sequence
+        self.receivedAt = receivedAt
+    }
+}
+
+/// Why a peer could not be used as a grip.
+public enum GripSetupError: Error, Sendable, Hashable, CustomStringConvertible {
+    case notAGrip(services: [String])
+    case missingCharacteristic(String)
+
+    public var description: String {
+        switch self {
+        case .notAGrip(let services):
+            "the peer has no grip service (\(GripProfile.service)); it has \(services.joined(separator: ", "))"
+        case .missingCharacteristic(let uuid): "the grip lacks characteristic \(uuid)"
+        }
+    }
+}

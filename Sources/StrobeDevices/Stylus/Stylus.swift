@@ -1,0 +1,133 @@
+import StrobeHCI
+import StrobeHost
+import Synchronization
+
+/// One connected pressure stylus (reference profile v1). Sample batches go from the transport's
+/// reader thread into a lock-free ring (copied once, nothing allocated); the application pulls
+/// them when it is ready to draw, so it never receives them more often than it asks.
+public final class Stylus: ATTValueHandler, Sendable {
+    public let gatt: GATTClient
+    /// The pen's identifier (Serial Number), when it has Device Information.
+    public let penIdentifier: String?
+    /// Batches waiting for the consumer; its counters say how many were dropped when it was full.
+    public let ring: NotificationRing
+    let buttonMapHandle: UInt16?
+    let batteryHandle: UInt16?
+    private let consumer: Mutex<Consumer>
+
+    /// Consumer-side state: touched by `drain` only.
+    private struct Consumer {
+        var decoder: StylusSampleDecoder
+        var stroke = StylusStrokeTracker()
+    }
+
+    /// Finds the stylus service, reads the pen identifier and the button map, and subscribes
+    /// to samples. `ringCapacity` batches can wait between two drains before drops are counted.
+    public static func attach(to gatt: GATTClient, ringCapacity: Int = 1024) async throws -> Stylus {
+        let services = try await gatt.discoverPrimaryServices()
+        func service(_ uuid: String) -> GATTService? {
+            let target = ATTUUID(string: uuid)
+            return services.first { $0.uuid == target }
+        }
+        func characteristic(_ uuid: String, in service: GATTService?) async throws -> GATTCharacteristic? {
+            guard let service else { return nil }
+            let target = ATTUUID(string: uuid)
+            return try await gatt.discoverCharacteristics(of: service).first { $0.uuid == target }
+        }
+        guard let stylusService = service(StylusProfile.service) else {
+            throw StylusSetupError.notAStylus(services: services.map(\.uuid.description))
+        }
+        guard let samples = try await characteristic(StylusProfile.samples, in: stylusService) else {
+            throw StylusSetupError.missingCharacteristic(StylusProfile.samples)
+        }
+        let buttonMapCharacteristic = try await characteristic(StylusProfile.buttonMap, in: stylusService)
+        var buttonMap = StylusButtonMap.unassigned
+        if let handle = buttonMapCharacteristic?.valueHandle {
+            buttonMap = try StylusButtonMap(decoding: try await gatt.read(handle: handle))
+        }
+        var penIdentifier: String?
+        if let serial = try await characteristic(StylusProfile.serialNumber, in: service(StylusProfile.deviceInformationService)) {
+            penIdentifier = String(decoding: try await gatt.read(handle: serial.valueHandle), as: UTF8.self)
+        }
+        let battery = try await characteristic(StylusProfile.batteryLevel, in: service(StylusProfile.batteryService))
+        let stylus = Stylus(gatt: gatt, penIdentifier: penIdentifier, buttonMap: buttonMap,
+                            buttonMapHandle: buttonMapCharacteristic?.valueHandle, batteryHandle: battery?.valueHandle,
+                            ringCapacity: ringCapacity)
+        try await gatt.subscribe(samples, to: .notification, handler: stylus)
+        return stylus
+    }
+
+    init(gatt: GATTClient, penIdentifier: String?, buttonMap: StylusButtonMap, buttonMapHandle: UInt16?,
+         batteryHandle: UInt16?, ringCapacity: Int) {
+        self.gatt = gatt
+        self.penIdentifier = penIdentifier
+        self.buttonMapHandle = buttonMapHandle
+        self.batteryHandle = batteryHandle
+        ring = NotificationRing(capacity: ringCapacity, maxValueSize: 512)
+        consumer = Mutex(Consumer(decoder: StylusSampleDecoder(buttonMap: buttonMap)))
+    }
+
+    // MARK: Receive path (reader thread)
+
+    public func attributeValueReceived(_ value: UnsafeRawBufferPointer, handle: UInt16, kind: ATTValueKind, at time: HostTime) {
+        _ = ring.tryPush(handle: handle, value: value, at: time)
+    }
+
+    // MARK: Consumer
+
+    /// Decodes every batch waiting (up to `maxBatches`) and hands the events to `body`, in
+    /// order, each stroke's samples marked began / continues / ended. Allocates nothing.
+    /// Returns the number of batches consumed.
+    @discardableResult
+    public func drain(maxBatches: Int = .max, _ body: (StylusDrawingEvent) -> Void) -> Int {
+        consumer.withLock { c in
+            ring.drain(maxCount: maxBatches) { notification in
+                _ = try? c.decoder.decode(notification.value, receivedAt: notification.timestamp) { event in
+                    c.stroke.handle(event, body)
+                }
+            }
+        }
+    }
+
+    /// True while the tip touches: an app can reject palm touches meanwhile.
+    public var isDrawing: Bool { consumer.withLock { $0.stroke.isDrawing } }
+
+    /// Batches, samples, lost batches (sequence gaps), malformed batches, side-button actions.
+    public var counters: StylusSampleDecoder.Counters { consumer.withLock { $0.decoder.counters } }
+
+    /// The side-button map in use (read from the pen at attach, or as last written).
+    public var buttonMap: StylusButtonMap { consumer.withLock { $0.decoder.buttonMap } }
+
+    public func readButtonMap() async throws -> StylusButtonMap {
+        guard let buttonMapHandle else { throw StylusSetupError.missingCharacteristic(StylusProfile.buttonMap) }
+        let map = try StylusButtonMap(decoding: try await gatt.read(handle: buttonMapHandle))
+        consumer.withLock { $0.decoder.buttonMap = map }
+        return map
+    }
+
+    public func writeButtonMap(_ map: StylusButtonMap) async throws {
+        guard let buttonMapHandle else { throw StylusSetupError.missingCharacteristic(StylusProfile.buttonMap) }
+        try await gatt.write(map.encoded(), handle: buttonMapHandle)
+        consumer.withLock { $0.decoder.buttonMap = map }
+    }
+
+    public func batteryLevel() async throws -> BatteryLevel {
+        guard let batteryHandle else { throw StylusSetupError.missingCharacteristic(StylusProfile.batteryLevel) }
+        let bytes = try await gatt.read(handle: batteryHandle)
+        return try bytes.withUnsafeBytes { raw in try BatteryLevel(decoding: raw) }
+    }
+}
+
+/// Why a peer could not be used as a stylus.
+public enum StylusSetupError: Error, Sendable, Hashable, CustomStringConvertible {
+    case notAStylus(services: [String])
+    case missingCharacteristic(String)
+
+    public var description: String {
+        switch self {
+        case .notAStylus(let services):
+            "the peer has no stylus service (\(StylusProfile.service)); it has \(services.joined(separator: ", "))"
+        case .missingCharacteristic(let uuid): "the stylus lacks characteristic \(uuid)"
+        }
+    }
+}

@@ -1,5 +1,5 @@
 /// The Packet_Boundary_Flag of an ACL data packet (Core Specification Vol 4, Part E, 5.4.2).
-public struct ACLPacketBoundary: RawRepresentable, Sendable, Hashable, CustomStringConvertible {
+public struct ACLPacketBoundary: RawRepresentable, Sendable, Hashable, CaseIterable, CustomStringConvertible {
     public var rawValue: UInt8
     public init(rawValue: UInt8) { self.rawValue = rawValue & 0x03 }
 
@@ -13,6 +13,8 @@ public struct ACLPacketBoundary: RawRepresentable, Sendable, Hashable, CustomStr
     public static let completeFlushable = ACLPacketBoundary(rawValue: 0b11)
 
     /// Whether this fragment starts an L2CAP PDU.
+    public static let allCases: [ACLPacketBoundary] = [.firstNonFlushable, .continuing, .firstFlushable, .completeFlushable]
+
     public var isStart: Bool { self != .continuing }
 
     public var description: String {

@@ -1,29 +1,5 @@
 import StrobeHCI
 
-/// Packet_Boundary_Flag of an HCI ACL Data packet (Core Vol 4, Part E, 5.4.2).
-public enum ACLPacketBoundary: UInt8, Sendable, CaseIterable, CustomStringConvertible {
-    /// First fragment, not automatically flushable: what an LE host sends to its controller.
-    case firstNonFlushable = 0b00
-    /// A continuing fragment.
-    case continuingFragment = 0b01
-    /// First fragment, automatically flushable: what an LE controller sends to its host.
-    case firstFlushable = 0b10
-    /// A complete, automatically flushable PDU: BR/EDR only, not valid on an LE-U link.
-    case completePDU = 0b11
-
-    /// Whether this fragment starts an L2CAP PDU on an LE-U link.
-    public var isStart: Bool { self == .firstNonFlushable || self == .firstFlushable }
-
-    public var description: String {
-        switch self {
-        case .firstNonFlushable: "first non-flushable"
-        case .continuingFragment: "continuing"
-        case .firstFlushable: "first flushable"
-        case .completePDU: "complete PDU"
-        }
-    }
-}
-
 /// The 4-byte header of an HCI ACL Data packet (Core Vol 4, Part E, 5.4.2): a 12-bit connection
 /// handle, the packet boundary and broadcast flags, and the length of the data that follows.
 public struct ACLDataHeader: Sendable, Hashable {
@@ -47,8 +23,7 @@ public struct ACLDataHeader: Sendable, Hashable {
     /// Reads the header's fields; `nil` when fewer than 4 bytes remain.
     public init?(reading reader: inout ByteReader) {
         guard let word = reader.readUInt16(), let length = reader.readUInt16() else { return nil }
-        // Two bits cannot hold a value without a case, so this never fails.
-        let boundary = ACLPacketBoundary(rawValue: UInt8(truncatingIfNeeded: (word >> 12) & 0b11)) ?? .completePDU
+        let boundary = ACLPacketBoundary(rawValue: UInt8(truncatingIfNeeded: (word >> 12) & 0b11))
         self.init(
             connectionHandle: word & 0x0FFF, packetBoundary: boundary,
             broadcastFlag: UInt8(truncatingIfNeeded: word >> 14), dataTotalLength: length)

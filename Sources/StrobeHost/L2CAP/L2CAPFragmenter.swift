@@ -26,7 +26,7 @@ public struct L2CAPFragmenter: Sendable, Hashable {
         guard (1...Int(UInt16.max)).contains(maximumFragmentLength) else {
             throw .invalidFragmentLength(maximumFragmentLength)
         }
-        guard startBoundary.isStart else {
+        guard startBoundary == .firstNonFlushable || startBoundary == .firstFlushable else {
             throw .invalidPacketBoundary(connectionHandle: connectionHandle, flag: startBoundary.rawValue)
         }
         self.connectionHandle = connectionHandle
@@ -74,7 +74,7 @@ public struct L2CAPFragmenter: Sendable, Hashable {
         if h4Indicator { base.storeBytes(of: HCIPacketType.acl.rawValue, as: UInt8.self) }
         ACLDataHeader(
             connectionHandle: connectionHandle,
-            packetBoundary: index == 0 ? startBoundary : .continuingFragment,
+            packetBoundary: index == 0 ? startBoundary : .continuing,
             dataTotalLength: UInt16(end - start)
         ).write(to: base + prefix)
 

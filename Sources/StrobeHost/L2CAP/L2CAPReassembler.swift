@@ -113,9 +113,10 @@ public final class L2CAPReassembler {
         switch header.packetBoundary {
         case .firstFlushable, .firstNonFlushable:
             start(packet.data, onEvent)
-        case .continuingFragment:
+        case .continuing:
             continuation(packet.data, onEvent)
-        case .completePDU:
+        default:
+            // Complete (automatically flushable) PDUs are BR/EDR only: not valid on an LE-U link.
             abandon()
             report(.invalidPacketBoundary(connectionHandle: connectionHandle, flag: header.packetBoundary.rawValue), onEvent)
         }

@@ -31,7 +31,7 @@ struct L2CAPFragmenterTests {
                 #expect(packets.count == (size + 4 + aclLength - 1) / aclLength)
                 for (index, packet) in packets.enumerated() {
                     let header = try packet.withUnsafeBytes { try ACLDataPacket(parsing: $0).header }
-                    #expect(header.packetBoundary == (index == 0 ? .firstNonFlushable : .continuingFragment))
+                    #expect(header.packetBoundary == (index == 0 ? .firstNonFlushable : .continuing))
                     #expect(Int(header.dataTotalLength) <= aclLength)
                     #expect(index == packets.count - 1 || Int(header.dataTotalLength) == aclLength)
                 }
@@ -80,7 +80,7 @@ struct L2CAPFragmenterTests {
             try L2CAPFragmenter(connectionHandle: 1, maximumFragmentLength: 65536)
         }
         #expect(throws: L2CAPError.invalidPacketBoundary(connectionHandle: 1, flag: 0b01)) {
-            try L2CAPFragmenter(connectionHandle: 1, maximumFragmentLength: 27, startBoundary: .continuingFragment)
+            try L2CAPFragmenter(connectionHandle: 1, maximumFragmentLength: 27, startBoundary: .continuing)
         }
     }
 

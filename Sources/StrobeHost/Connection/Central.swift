@@ -1,0 +1,278 @@
+import StrobeHCI
+import Synchronization
+
+/// The central role on one controller: connects to peripherals (by address, or by name after a
+/// scan), keeps each connection's state, routes ACL data to its L2CAP link and tears links down
+/// when the controller reports a disconnect or closes.
+public final class Central: HCIACLHandler, Sendable {
+    public struct Configuration: Sendable {
+        /// The ATT MTU this host offers (23 ... 517); the effective MTU is the smaller of the two.
+        public var preferredMTU: Int
+        /// ATT transaction timeout, after which the bearer is closed (Core Vol 3, Part F, 3.3.3).
+        public var transactionTimeout: Duration
+        /// Connection interval range asked for, and the supervision timeout.
+        public var connectionInterval: ClosedRange<Duration>
+        public var supervisionTimeout: Duration
+        /// How long an attempt to connect may take before it is cancelled.
+        public var connectTimeout: Duration
+        /// Ask for 251-byte LL packets and the 2M PHY when the controller's features allow.
+        public var requestDataLengthAndPHY: Bool
+
+        public init(preferredMTU: Int = 247, transactionTimeout: Duration = .seconds(30),
+                    connectionInterval: ClosedRange<Duration> = .milliseconds(7.5) ... .milliseconds(15),
+                    supervisionTimeout: Duration = .seconds(4), connectTimeout: Duration = .seconds(5),
+                    requestDataLengthAndPHY: Bool = true) {
+            self.preferredMTU = preferredMTU
+            self.transactionTimeout = transactionTimeout
+            self.connectionInterval = connectionInterval
+            self.supervisionTimeout = supervisionTimeout
+            self.connectTimeout = connectTimeout
+            self.requestDataLengthAndPHY = requestDataLengthAndPHY
+        }
+    }
+
+    public let controller: HCIController
+    public let configuration: Configuration
+    private let clock: any Clock<Duration>
+    private let state: Mutex<State>
+    /// One LE Create Connection at a time: the controller allows no more.
+    private let initiating = AsyncSerialGate()
+
+    private struct State {
+        var connections: [UInt16: LEConnection] = [:]
+        var pending: Pending?
+        var closed = false
+        var aclForUnknownHandles = 0
+    }
+
+    private struct Pending {
+        var address: BluetoothAddress
+        var continuation: CheckedContinuation<LEConnectionCompleteEvent, any Error>
+    }
+
+    /// Takes over the controller's ACL data and watches its events. The controller must be open.
+    public init<C: Clock>(controller: HCIController, clock: C, configuration: Configuration = Configuration())
+    where C.Duration == Duration {
+        self.controller = controller
+        self.configuration = configuration
+        self.clock = clock
+        state = Mutex(State())
+        controller.setACLHandler(self)
+        controller.addEventHandler(onClose: { [weak self] error in self?.controllerClosed(error) }) { [weak self] event, _ in
+            self?.handle(event)
+        }
+    }
+
+    public convenience init(controller: HCIController, configuration: Configuration = Configuration()) {
+        self.init(controller: controller, clock: ContinuousClock(), configuration: configuration)
+    }
+
+    /// Connections that are up.
+    public var connections: [LEConnection] {
+        state.withLock { Array($0.connections.values) }.sorted { $0.handle < $1.handle }
+    }
+
+    /// ACL packets for a handle with no connection (dropped and counted).
+    public var aclForUnknownHandles: Int { state.withLock { $0.aclForUnknownHandles } }
+
+    // MARK: Connecting
+
+    /// Connects to a peripheral, exchanges the ATT MTU and returns the connection. Throws
+    /// `ConnectionError.timeout` when the peer did not answer within `timeout` (the attempt is
+    /// cancelled with LE Create Connection Cancel), `ConnectionError.failed` with the controller's
+    /// status, or `CancellationError` when the calling task is cancelled.
+    public func connect(to address: BluetoothAddress, addressType: LEAddressType,
+                        timeout: Duration? = nil) async throws -> LEConnection {
+        guard let info = controller.info else { throw HCIError.notOpen }
+        let complete = try await initiating.run {
+            try await self.createConnection(to: address, addressType: addressType, info: info,
+                                            timeout: timeout ?? self.configuration.connectTimeout)
+        }
+        guard let connection = state.withLock({ $0.connections[complete.connectionHandle] }) else {
+            throw ConnectionError.disconnectedDuringSetup(address: address)
+        }
+        try await setUp(connection, info: info)
+        return connection
+    }
+
+    /// Scans until a device advertising `name` is seen (or `scanTimeout` passes), then connects.
+    public func connect(name: String, scanTimeout: Duration = .seconds(5), timeout: Duration? = nil) async throws -> LEConnection {
+        let scanner = Scanner(controller: controller)
+        let updates = scanner.updates()
+        try await scanner.start()
+        let found: DiscoveredDevice? = try await withThrowingTaskGroup(of: DiscoveredDevice?.self) { group in
+            group.addTask {
+                for await device in updates where device.name == name { return device }
+                return nil
+            }
+            group.addTask {
+                try await self.clock.sleep(for: scanTimeout)
+                return nil
+            }
+            let first = try await group.next() ?? nil
+            group.cancelAll()
+            return first
+        }
+        try await scanner.stop()
+        guard let found else { throw ConnectionError.notFound(name: name, scanned: scanTimeout) }
+        return try await connect(to: found.address, addressType: found.addressType, timeout: timeout)
+    }
+
+    private func createConnection(to address: BluetoothAddress, addressType: LEAddressType, info: ControllerInfo,
+                                  timeout: Duration) async throws -> LEConnectionCompleteEvent {
+        let parameters = LEConnectionParameters(interval: configuration.connectionInterval,
+                                                supervisionTimeout: configuration.supervisionTimeout)
+        let waiter = Task {
+            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<LEConnectionCompleteEvent, any Error>) in
+                let refused = state.withLock { s -> Bool in
+                    if s.closed { return true }
+                    s.pending = Pending(address: address, continuation: continuation)
+                    return false
+                }
+                if refused { continuation.resume(throwing: HCIError.closed(nil)) }
+            }
+        }
+        do {
+            // Scan 60 ms of every 60 ms while initiating.
+            if info.supportsExtendedCreateConnection {
+                try await controller.send(HCILEExtendedCreateConnection(
+                    peerAddressType: addressType, peerAddress: address,
+                    le1M: .init(scanInterval: 0x60, scanWindow: 0x60, connection: parameters)))
+            } else {
+                try await controller.send(HCILECreateConnection(
+                    scanInterval: 0x60, scanWindow: 0x60, peerAddressType: addressType, peerAddress: address,
+                    connection: parameters))
+            }
+        } catch {
+            failPending(with: error)
+            _ = try? await waiter.value
+            throw error
+        }
+        let timer = Task {
+            try await clock.sleep(for: timeout)
+            try? await controller.send(HCILECreateConnectionCancel())
+        }
+        defer { timer.cancel() }
+        do {
+            let event = try await withTaskCancellationHandler {
+                try await waiter.value
+            } onCancel: {
+                Task { try? await self.controller.send(HCILECreateConnectionCancel()) }
+            }
+            guard event.status.isSuccess else {
+                if event.status == .unknownConnectionIdentifier {
+                    // LE Create Connection Cancel ended the attempt: our timeout, or our caller's cancel.
+                    try Task.checkCancellation()
+                    throw ConnectionError.timeout(address: address, after: timeout)
+                }
+                throw ConnectionError.failed(address: address, status: event.status)
+            }
+            return event
+        }
+    }
+
+    private func failPending(with error: any Error) {
+        let pending = state.withLock { s -> Pending? in
+            defer { s.pending = nil }
+            return s.pending
+        }
+        pending?.continuation.resume(throwing: error)
+    }
+
+    /// After LE Connection Complete: MTU, then data length and PHY when the controller has them.
+    private func setUp(_ connection: LEConnection, info: ControllerInfo) async throws {
+        if configuration.requestDataLengthAndPHY {
+            if info.leFeatures.contains(.dataPacketLengthExtension) {
+                // 251 octets, 2120 µs: the largest LL payload on the 1M PHY (Vol 6, Part B, 4.5.10).
+                _ = try? await controller.send(HCILESetDataLength(connectionHandle: connection.handle, txOctets: 251, txTime: 2120))
+            }
+            if info.leFeatures.contains(.le2MPHY) {
+                try? await controller.send(HCILESetPHY(connectionHandle: connection.handle, txPHYs: [.le2M], rxPHYs: [.le2M]))
+            }
+        }
+        do {
+            _ = try await connection.gatt.exchangeMTU()
+        } catch {
+            if connection.isConnected { _ = try? await connection.disconnect() }
+            throw error
+        }
+    }
+
+    // MARK: Events (reader thread)
+
+    private func handle(_ event: HCIEvent) {
+        switch event {
+        case .leConnectionComplete(let complete):
+            connectionCompleted(complete)
+        case .disconnectionComplete(let disconnection) where disconnection.status.isSuccess:
+            let connection = state.withLock { $0.connections.removeValue(forKey: disconnection.connectionHandle) }
+            connection?.closed(reason: disconnection.reason)
+        case .leConnectionUpdateComplete(let update):
+            let connection = state.withLock { $0.connections[update.connectionHandle] }
+            connection?.parametersUpdated(update)
+        default:
+            break
+        }
+    }
+
+    private func connectionCompleted(_ event: LEConnectionCompleteEvent) {
+        // Only connections this central asked for: a peripheral role would claim the others.
+        guard event.role == .central else { return }
+        let fragmentLength = controller.info?.leACLDataPacketLength ?? 27
+        let pending = state.withLock { s -> Pending? in
+            if event.status.isSuccess {
+                s.connections[event.connectionHandle] = LEConnection(
+                    event: event, controller: controller, fragmentLength: fragmentLength,
+                    bearerConfiguration: ATTBearer.Configuration(
+                        preferredMTU: configuration.preferredMTU, transactionTimeout: configuration.transactionTimeout),
+                    clock: clock)
+            }
+            defer { s.pending = nil }
+            return s.pending
+        }
+        pending?.continuation.resume(returning: event)
+    }
+
+    private func controllerClosed(_ error: HCIError) {
+        let (connections, pending) = state.withLock { s -> ([LEConnection], Pending?) in
+            s.closed = true
+            defer {
+                s.connections.removeAll()
+                s.pending = nil
+            }
+            return (Array(s.connections.values), s.pending)
+        }
+        pending?.continuation.resume(throwing: error)
+        for connection in connections { connection.closed(reason: .connectionTerminatedByLocalHost, transportClosed: true) }
+    }
+
+    // MARK: ACL (reader thread)
+
+    public func controllerDidReceiveACL(handle: UInt16, boundary: ACLPacketBoundary, payload: UnsafeRawBufferPointer, at time: HostTime) {
+        let connection = state.withLock { s -> LEConnection? in
+            guard let connection = s.connections[handle] else {
+                s.aclForUnknownHandles += 1
+                return nil
+            }
+            return connection
+        }
+        connection?.receive(boundary: boundary, payload: payload, at: time)
+    }
+}
+
+/// Why a connection could not be made.
+public enum ConnectionError: Error, Sendable, Hashable, CustomStringConvertible {
+    case timeout(address: BluetoothAddress, after: Duration)
+    case failed(address: BluetoothAddress, status: HCIStatus)
+    case notFound(name: String, scanned: Duration)
+    case disconnectedDuringSetup(address: BluetoothAddress)
+
+    public var description: String {
+        switch self {
+        case .timeout(let address, let after): "no connection to \(address) within \(after)"
+        case .failed(let address, let status): "connecting to \(address) failed: \(status)"
+        case .notFound(let name, let scanned): "no device named \"\(name)\" advertised within \(scanned)"
+        case .disconnectedDuringSetup(let address): "\(address) disconnected while the connection was being set up"
+        }
+    }
+}

@@ -1,0 +1,19 @@
+import Foundation
+import Strobe
+
+/// Strobe's host stack opened on a Bumble fixture's H4 port: controller initialised, central ready.
+struct HostUnderTest {
+    let controller: HCIController
+    let central: Central
+
+    init(transport: String, configuration: Central.Configuration = Central.Configuration()) async throws {
+        let link = try TransportSpec(parsing: transport).open()
+        controller = HCIController(transport: link)
+        try await controller.open()
+        central = Central(controller: controller, configuration: configuration)
+    }
+
+    func close() {
+        controller.close()
+    }
+}

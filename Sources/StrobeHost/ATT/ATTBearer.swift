@@ -363,7 +363,7 @@ public final class ATTBearer: Sendable {
                     return true
                 }
                 if served {
-                    replies.yield(ATTErrorResponse(requestOpcode: opcode, handle: 0, error: .requestNotSupported).encoded())
+                    reply(ATTErrorResponse(requestOpcode: opcode, handle: 0, error: .requestNotSupported).encoded())
                 }
             }
         }
@@ -374,6 +374,11 @@ public final class ATTBearer: Sendable {
         case 0x03, 0x05, 0x07, 0x09, 0x0B, 0x0D, 0x0F, 0x11, 0x13, 0x17, 0x19, 0x21: true
         default: false
         }
+    }
+
+    /// Answers in order: straight into the channel's queue when it has one.
+    private func reply(_ pdu: [UInt8]) {
+        if !channel.enqueue(pdu) { replies.yield(pdu) }
     }
 
     private static let confirmation: [UInt8] = [ATTOpcode.handleValueConfirmation.rawValue]
@@ -401,7 +406,7 @@ public final class ATTBearer: Sendable {
         guard route.open else { return }
         route.handler?.attributeValueReceived(UnsafeRawBufferPointer(rebasing: pdu[3...]), handle: handle, kind: kind, at: time)
         // Confirm only once the value has been handed over (Vol 3, Part F, 3.4.7.2).
-        if kind == .indication { replies.yield(Self.confirmation) }
+        if kind == .indication { reply(Self.confirmation) }
     }
 
     /// Multiple Handle Value Notification (Vol 3, Part F, 3.4.7.4): handle, length, value tuples.
@@ -458,7 +463,7 @@ public final class ATTBearer: Sendable {
             state.withLock { $0.record(.malformedPDU(error)) }
             reply = ATTErrorResponse(requestOpcode: .exchangeMTURequest, handle: 0, error: .invalidPDU).encoded()
         }
-        replies.yield(reply)
+        self.reply(reply)
     }
 
     /// A response (or Error Response) for the outstanding request ends its transaction.

@@ -7,4 +7,13 @@ public protocol ATTChannel: AnyObject, Sendable {
     /// Sends one whole ATT PDU. May suspend (ACL flow control) but never drops: it returns once
     /// the PDU is queued to the controller, or throws when the link is gone.
     func send(_ pdu: [UInt8]) async throws
+    /// Queues a PDU behind everything sent before it, without waiting: for answers made on the
+    /// receive path (confirmations, responses), so that they keep their place relative to later
+    /// requests. Returns `false` when the channel cannot queue this way; the bearer then sends
+    /// the PDU from a task of its own.
+    func enqueue(_ pdu: [UInt8]) -> Bool
+}
+
+extension ATTChannel {
+    public func enqueue(_ pdu: [UInt8]) -> Bool { false }
 }

@@ -69,14 +69,13 @@ final class L2CAPLink: ATTChannel, Sendable {
         try await send(pdu, on: .att)
     }
 
+    func enqueue(_ pdu: [UInt8]) -> Bool {
+        post(pdu, on: .att)
+        return true
+    }
+
     func send(_ payload: [UInt8], on channel: L2CAPChannelID) async throws {
-        var frame = [UInt8]()
-        frame.reserveCapacity(L2CAPBasicHeader.length + payload.count)
-        frame.append(UInt8(truncatingIfNeeded: payload.count))
-        frame.append(UInt8(truncatingIfNeeded: payload.count >> 8))
-        frame.append(UInt8(truncatingIfNeeded: channel.rawValue))
-        frame.append(UInt8(truncatingIfNeeded: channel.rawValue >> 8))
-        frame.append(contentsOf: payload)
+        let frame = Self.frame(payload, on: channel)
         try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
             if case .terminated = jobs.yield(Job(pdu: frame, continuation: continuation)) {
                 continuation.resume(throwing: HCIError.connectionClosed(handle: handle))
@@ -84,9 +83,22 @@ final class L2CAPLink: ATTChannel, Sendable {
         }
     }
 
-    /// Queues a PDU without waiting for it (answers produced on the reader thread).
+    /// Queues a PDU behind everything queued before it, without waiting (answers made on the
+    /// reader thread). Dropped when the link is gone.
     func post(_ payload: [UInt8], on channel: L2CAPChannelID) {
-        Task { try? await self.send(payload, on: channel) }
+        jobs.yield(Job(pdu: Self.frame(payload, on: channel), continuation: nil))
+    }
+
+    /// The basic L2CAP header in front of the payload.
+    private static func frame(_ payload: [UInt8], on channel: L2CAPChannelID) -> [UInt8] {
+        var frame = [UInt8]()
+        frame.reserveCapacity(L2CAPBasicHeader.length + payload.count)
+        frame.append(UInt8(truncatingIfNeeded: payload.count))
+        frame.append(UInt8(truncatingIfNeeded: payload.count >> 8))
+        frame.append(UInt8(truncatingIfNeeded: channel.rawValue))
+        frame.append(UInt8(truncatingIfNeeded: channel.rawValue >> 8))
+        frame.append(contentsOf: payload)
+        return frame
     }
 
     private static func sendFragments(_ frame: [UInt8], controller: HCIController, handle: UInt16, fragmentLength: Int) async throws {

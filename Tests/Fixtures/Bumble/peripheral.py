@@ -102,6 +102,8 @@ def parse_args(argv=None):
                    help='notification value size in bytes (0 = ATT_MTU-3; min 12: seq u32 + '
                         'CLOCK_MONOTONIC ns u64 little endian)')
     g.add_argument('--indicate-count', type=int, default=3, help='indications per CCCD enable')
+    g.add_argument('--disconnect-on-read', action='store_true',
+                   help='answer a read of the long-read characteristic by disconnecting (a disconnect mid-read)')
     p.add_argument('-v', '--verbose', action='count', default=0)
     return p.parse_args(argv)
 
@@ -196,8 +198,11 @@ async def run(args):
         # ---- GATT ----------------------------------------------------------
         long_value = bytes(i % 256 for i in range(args.long_value_size))
 
-        def on_read(connection):
+        async def on_read(connection):
             stats.reads += 1
+            if args.disconnect_on_read:
+                await connection.disconnect()
+                await asyncio.Event().wait()  # the request stays unanswered: the link is gone
             return long_value
 
         def on_write(connection, value):

@@ -19,7 +19,7 @@ let package = Package(
             name: "StrobeHCI",
             dependencies: ["CBlueZ", .product(name: "SystemPackage", package: "swift-system")]
         ),
-        .target(name: "StrobeCapture", dependencies: ["StrobeHCI"]),
+        .target(name: "StrobeCapture", dependencies: ["StrobeHCI", "StrobeHost"]),
         .target(name: "StrobeHost", dependencies: ["StrobeHCI"]),
         .target(name: "StrobeDevices", dependencies: ["StrobeHost"]),
         .target(name: "Strobe", dependencies: ["StrobeHCI", "StrobeCapture", "StrobeHost", "StrobeDevices"]),

@@ -23,3 +23,17 @@ import Testing
         #expect(summary["records"] as? Int == (try TSharkFrames.count(path)), "\(name)")
     }
 }
+
+/// `strobe capture decode --tsv` on every capture: frame, connection handle and opcode of every
+/// ATT PDU as tshark prints them (handles and values are checked in StrobeCaptureTests).
+@Suite(.timeLimit(.minutes(2))) struct CaptureDecodeCommandTests {
+    @Test(arguments: CaptureInfoCommandTests.captures)
+    func attPDUsMatchTShark(_ name: String) async throws {
+        let path = RepositoryPaths.captures.appendingPathComponent(name).path
+        let result = try await StrobeCommand.run(["capture", "decode", "--tsv", path])
+        #expect(result.status == 0, "stderr: \(result.stderr)")
+        let ours = result.stdout.split(separator: "\n").map { $0.split(separator: "\t", omittingEmptySubsequences: false).prefix(3).joined(separator: "\t") }
+        let theirs = try TSharkFrames.fields(path, ["frame.number", "bthci_acl.chandle", "btatt.opcode"], filter: "btatt")
+        #expect(ours == theirs, "\(name)")
+    }
+}

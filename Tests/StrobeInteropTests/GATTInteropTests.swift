@@ -151,3 +151,53 @@ extension GATTInteropTests {
         #expect(summary["connections"] as? Int == 2)
     }
 }
+
+/// Connecting to what is not there: a typed timeout, and cancellation, on Bumble's controller
+/// (which answers LE Create Connection Cancel as the spec says).
+@Suite(.timeLimit(.minutes(1))) struct ConnectInteropTests {
+    static let absent = BluetoothAddress("C0:FF:EE:00:00:01")!
+
+    @Test func connectingToAnAbsentPeripheralTimesOut() async throws {
+        let peripheral = try await BumblePeripheral()
+        let host = try await HostUnderTest(transport: peripheral.transport)
+        defer { host.close() }
+        await #expect(throws: ConnectionError.timeout(address: Self.absent, after: .milliseconds(300))) {
+            _ = try await host.central.connect(to: Self.absent, addressType: .random, timeout: .milliseconds(300))
+        }
+        // The controller is free again: the real peripheral connects.
+        let connection = try await host.central.connect(name: peripheral.name)
+        try await connection.disconnect()
+        _ = try await peripheral.stop()
+    }
+
+    @Test func cancellingAConnectStopsTheAttempt() async throws {
+        let peripheral = try await BumblePeripheral()
+        // LE Create Connection and LE Extended Create Connection.
+        var watch: CommandStatusWatch?
+        let host = try await HostUnderTest(transport: peripheral.transport) { inner in
+            let wrapper = CommandStatusWatch(wrapping: inner, opcodes: [0x200D, 0x2043])
+            watch = wrapper
+            return wrapper
+        }
+        defer { host.close() }
+        let statuses = try #require(watch).statuses
+        let attempt = Task { try await host.central.connect(to: Self.absent, addressType: .random, timeout: .seconds(30)) }
+        // Cancel once the controller is initiating: its Command Status for the create has come back.
+        for await _ in statuses { break }
+        attempt.cancel()
+        await #expect(throws: CancellationError.self) { _ = try await attempt.value }
+        let connection = try await host.central.connect(name: peripheral.name)
+        try await connection.disconnect()
+        _ = try await peripheral.stop()
+    }
+
+    @Test func scanningForANameNobodyAdvertisesIsATypedError() async throws {
+        let peripheral = try await BumblePeripheral()
+        let host = try await HostUnderTest(transport: peripheral.transport)
+        defer { host.close() }
+        await #expect(throws: ConnectionError.notFound(name: "Nobody", scanned: .milliseconds(300))) {
+            _ = try await host.central.connect(name: "Nobody", scanTimeout: .milliseconds(300))
+        }
+        _ = try await peripheral.stop()
+    }
+}

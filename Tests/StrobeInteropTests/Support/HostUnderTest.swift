@@ -6,8 +6,9 @@ struct HostUnderTest {
     let controller: HCIController
     let central: Central
 
-    init(transport: String, configuration: Central.Configuration = Central.Configuration()) async throws {
-        let link = try TransportSpec(parsing: transport).open()
+    init(transport: String, configuration: Central.Configuration = Central.Configuration(),
+         wrap: (any HCITransport) -> any HCITransport = { $0 }) async throws {
+        let link = wrap(try TransportSpec(parsing: transport).open())
         controller = HCIController(transport: link)
         try await controller.open()
         central = Central(controller: controller, configuration: configuration)

@@ -8,9 +8,15 @@ enum TSharkFrames {
 
     /// How many frames of `path` match `filter` (all frames without one).
     static func count(_ path: String, filter: String? = nil) throws -> Int {
+        try fields(path, ["frame.number"], filter: filter).count
+    }
+
+    /// One tab-separated line per matching frame with the fields asked for.
+    static func fields(_ path: String, _ fields: [String], filter: String? = nil) throws -> [String] {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["tshark", "-n", "-r", path, "-T", "fields", "-e", "frame.number"] + (filter.map { ["-Y", $0] } ?? [])
+        process.arguments = ["tshark", "-n", "-r", path, "-T", "fields", "-E", "separator=/t"]
+            + fields.flatMap { ["-e", $0] } + (filter.map { ["-Y", $0] } ?? [])
         let output = Pipe()
         process.standardOutput = output
         process.standardError = FileHandle.nullDevice
@@ -20,6 +26,6 @@ enum TSharkFrames {
         guard process.terminationStatus == 0 else {
             throw Failed(description: "tshark on \(path) exited \(process.terminationStatus) (Scripts/install-test-deps.sh installs it)")
         }
-        return String(decoding: data, as: UTF8.self).split(separator: "\n").count
+        return String(decoding: data, as: UTF8.self).split(separator: "\n").map(String.init)
     }
 }

@@ -1,0 +1,129 @@
+import StrobeHCI
+import StrobeHost
+
+/// One ATT PDU found in a capture: the frame that completed it (1-based, as Wireshark numbers
+/// frames), its connection handle and direction, its opcode, and for Handle Value Notification
+/// and Indication the attribute handle and value.
+public struct CaptureATTPDU: Sendable, Hashable {
+    public var frame: Int
+    public var connectionHandle: UInt16
+    public var direction: BtsnoopDirection?
+    public var opcode: UInt8
+    public var handle: UInt16?
+    public var value: [UInt8]?
+
+    /// `frame  chandle  opcode  handle  value`, tab-separated, formatted as tshark prints
+    /// `frame.number`, `bthci_acl.chandle`, `btatt.opcode`, `btatt.handle` and `btatt.value`.
+    public var tsv: String {
+        [String(frame), hex(connectionHandle, digits: 4), hex(opcode, digits: 2),
+         handle.map { hex($0, digits: 4) } ?? "", value.map { $0.map { hex($0, digits: 2, prefix: false) }.joined() } ?? ""]
+            .joined(separator: "\t")
+    }
+
+    public var text: String {
+        let name = ATTOpcode(rawValue: opcode).description
+        var line = "\(frame)\t\(hex(connectionHandle, digits: 4))\t\(direction.map { "\($0)" } ?? "?")\t\(name)"
+        if let handle { line += " handle \(hex(handle, digits: 4))" }
+        if let value { line += " value \(value.map { hex($0, digits: 2, prefix: false) }.joined())" }
+        return line
+    }
+}
+
+private func hex<T: BinaryInteger>(_ value: T, digits: Int, prefix: Bool = true) -> String {
+    let text = String(value, radix: 16)
+    return (prefix ? "0x" : "") + String(repeating: "0", count: max(0, digits - text.count)) + text
+}
+
+/// What the decoder saw besides ATT PDUs.
+public struct CaptureDecodeCounters: Sendable, Hashable {
+    public var records = 0
+    public var aclPackets = 0
+    public var l2capPDUs = 0
+    public var attPDUs = 0
+    /// ACL packets too short for their header, and L2CAP reassembly errors (lost start
+    /// fragments, lengths that do not add up).
+    public var malformed = 0
+    /// Truncated records: the capture kept fewer bytes than the packet had.
+    public var truncatedRecords = 0
+    public init() {}
+}
+
+/// Reads a btsnoop capture and yields its ATT PDUs: ACL reassembled into L2CAP per connection
+/// handle and direction (as tshark does), channel 4 picked out. Streaming: one record in memory.
+public final class CaptureATTDecoder {
+    public private(set) var counters = CaptureDecodeCounters()
+    private let reader: BtsnoopReader
+    private var reassemblers: [Key: L2CAPReassembler] = [:]
+    private var ready: [CaptureATTPDU] = []
+    private var readyIndex = 0
+
+    private struct Key: Hashable {
+        var handle: UInt16
+        var direction: BtsnoopDirection?
+    }
+
+    public init(path: String) throws(BtsnoopError) {
+        reader = try BtsnoopReader(path: path)
+    }
+
+    public init(bytes: [UInt8]) throws(BtsnoopError) {
+        reader = try BtsnoopReader(bytes: bytes)
+    }
+
+    /// The next ATT PDU, or `nil` at the end of the capture. A malformed record or fragment is
+    /// counted and skipped; a capture that is itself broken (bad header, cut record) throws.
+    public func next() throws(BtsnoopError) -> CaptureATTPDU? {
+        while readyIndex == ready.count {
+            ready.removeAll(keepingCapacity: true)
+            readyIndex = 0
+            guard let record = try reader.next() else { return nil }
+            counters.records += 1
+            guard record.packetType == .acl else { continue }
+            if record.isTruncated {
+                counters.truncatedRecords += 1
+                continue
+            }
+            decodeACL(record)
+        }
+        defer { readyIndex += 1 }
+        return ready[readyIndex]
+    }
+
+    private func decodeACL(_ record: BtsnoopRecord) {
+        let packet: ACLDataPacket
+        do throws(L2CAPError) {
+            packet = try ACLDataPacket(parsing: record.payload)
+        } catch {
+            counters.malformed += 1
+            return
+        }
+        counters.aclPackets += 1
+        let key = Key(handle: packet.header.connectionHandle, direction: record.direction)
+        let reassembler: L2CAPReassembler
+        if let existing = reassemblers[key] {
+            reassembler = existing
+        } else {
+            // ATT PDUs are at most 517 bytes, but other channels in a capture may be larger.
+            reassembler = L2CAPReassembler(connectionHandle: key.handle, maximumPayloadLength: L2CAPReassembler.maximumPayloadLengthLimit)
+            reassemblers[key] = reassembler
+        }
+        let frame = record.index + 1
+        reassembler.receive(packet) { event in
+            switch event {
+            case .pdu(let pdu):
+                counters.l2capPDUs += 1
+                guard pdu.channel == .att, let opcode = pdu.payload.first else { return }
+                counters.attPDUs += 1
+                var found = CaptureATTPDU(frame: frame, connectionHandle: key.handle, direction: key.direction, opcode: opcode)
+                if opcode == ATTOpcode.handleValueNotification.rawValue || opcode == ATTOpcode.handleValueIndication.rawValue,
+                   pdu.payload.count >= 3 {
+                    found.handle = UInt16(pdu.payload[1]) | UInt16(pdu.payload[2]) << 8
+                    found.value = Array(pdu.payload[3...])
+                }
+                ready.append(found)
+            case .error:
+                counters.malformed += 1
+            }
+        }
+    }
+}

@@ -20,7 +20,7 @@ import Testing
         for key in ["datalink", "records", "firstTimestamp", "lastTimestamp", "packetTypes"] {
             #expect(summary.keys.contains(key), "\(name): key \(key)")
         }
-        #expect(summary["records"] as? Int == (try TSharkFrames.count(path)), "\(name)")
+        #expect(summary["records"] as? Int == (try await TSharkFrames.count(path)), "\(name)")
     }
 }
 
@@ -33,7 +33,7 @@ import Testing
         let result = try await StrobeCommand.run(["capture", "decode", "--tsv", path])
         #expect(result.status == 0, "stderr: \(result.stderr)")
         let ours = result.stdout.split(separator: "\n").map { $0.split(separator: "\t", omittingEmptySubsequences: false).prefix(3).joined(separator: "\t") }
-        let theirs = try TSharkFrames.fields(path, ["frame.number", "bthci_acl.chandle", "btatt.opcode"], filter: "btatt")
+        let theirs = try await TSharkFrames.fields(path, ["frame.number", "bthci_acl.chandle", "btatt.opcode"], filter: "btatt")
         #expect(ours == theirs, "\(name)")
     }
 }

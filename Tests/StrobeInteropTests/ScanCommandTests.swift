@@ -44,12 +44,12 @@ import Testing
         #expect(result.status == 0, "stderr: \(result.stderr)")
 
         // Commands the host sent and the advertising reports it got, as tshark decodes them.
-        let resets = try TSharkFrames.count(file.path, filter: "bthci_cmd.opcode == 0x0c03")
-        let reports = try TSharkFrames.count(file.path, filter: "bthci_evt.le_meta_subevent == 0x02 || bthci_evt.le_meta_subevent == 0x0d")
+        let resets = try await TSharkFrames.count(file.path, filter: "bthci_cmd.opcode == 0x0c03")
+        let reports = try await TSharkFrames.count(file.path, filter: "bthci_evt.le_meta_subevent == 0x02 || bthci_evt.le_meta_subevent == 0x0d")
         #expect(resets == 1)
         #expect(reports > 0)
         let info = try await StrobeCommand.run(["capture", "info", "--json", file.path])
         let summary = try #require(try JSONLines.objects(info.stdout).first)
-        #expect(summary["records"] as? Int == (try TSharkFrames.count(file.path)))
+        #expect(summary["records"] as? Int == (try await TSharkFrames.count(file.path)))
     }
 }

@@ -47,7 +47,7 @@ public final class Central: HCIACLHandler, Sendable {
 
     private struct Pending {
         var address: BluetoothAddress
-        var continuation: CheckedContinuation<LEConnectionCompleteEvent, any Error>
+        var outcome: OneShot<LEConnectionCompleteEvent>
     }
 
     /// Takes over the controller's ACL data and watches its events. The controller must be open.
@@ -122,16 +122,14 @@ public final class Central: HCIACLHandler, Sendable {
                                   timeout: Duration) async throws -> LEConnectionCompleteEvent {
         let parameters = LEConnectionParameters(interval: configuration.connectionInterval,
                                                 supervisionTimeout: configuration.supervisionTimeout)
-        let waiter = Task {
-            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<LEConnectionCompleteEvent, any Error>) in
-                let refused = state.withLock { s -> Bool in
-                    if s.closed { return true }
-                    s.pending = Pending(address: address, continuation: continuation)
-                    return false
-                }
-                if refused { continuation.resume(throwing: HCIError.closed(nil)) }
-            }
+        // Registered before the command goes out: LE Connection Complete may come back at once.
+        let outcome = OneShot<LEConnectionCompleteEvent>()
+        let refused = state.withLock { s -> Bool in
+            if s.closed { return true }
+            s.pending = Pending(address: address, outcome: outcome)
+            return false
         }
+        if refused { throw HCIError.closed(nil) }
         do {
             // Scan 60 ms of every 60 ms while initiating.
             if info.supportsExtendedCreateConnection {
@@ -145,7 +143,6 @@ public final class Central: HCIACLHandler, Sendable {
             }
         } catch {
             failPending(with: error)
-            _ = try? await waiter.value
             throw error
         }
         let timer = Task {
@@ -155,7 +152,7 @@ public final class Central: HCIACLHandler, Sendable {
         defer { timer.cancel() }
         do {
             let event = try await withTaskCancellationHandler {
-                try await waiter.value
+                try await outcome.value
             } onCancel: {
                 Task { try? await self.controller.send(HCILECreateConnectionCancel()) }
             }
@@ -176,7 +173,7 @@ public final class Central: HCIACLHandler, Sendable {
             defer { s.pending = nil }
             return s.pending
         }
-        pending?.continuation.resume(throwing: error)
+        pending?.outcome.fulfill(.failure(error))
     }
 
     /// After LE Connection Complete: MTU, then data length and PHY when the controller has them.
@@ -230,7 +227,7 @@ public final class Central: HCIACLHandler, Sendable {
             defer { s.pending = nil }
             return s.pending
         }
-        pending?.continuation.resume(returning: event)
+        pending?.outcome.fulfill(.success(event))
     }
 
     private func controllerClosed(_ error: HCIError) {
@@ -242,7 +239,7 @@ public final class Central: HCIACLHandler, Sendable {
             }
             return (Array(s.connections.values), s.pending)
         }
-        pending?.continuation.resume(throwing: error)
+        pending?.outcome.fulfill(.failure(error))
         for connection in connections { connection.closed(reason: .connectionTerminatedByLocalHost, transportClosed: true) }
     }
 

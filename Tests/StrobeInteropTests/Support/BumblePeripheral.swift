@@ -52,7 +52,8 @@ final class BumblePeripheral: Sendable {
         guard let line = try await output.firstLine(withPrefix: "SUMMARY ", timeout: .seconds(30)) else {
             throw LaunchError(description: "peripheral.py ended without SUMMARY: \(output.lines.joined(separator: "\n"))")
         }
-        process.waitUntilExit()
+        let process = self.process
+        try await offPool { process.waitUntilExit() }
         let json = try JSONSerialization.jsonObject(with: Data(line.dropFirst("SUMMARY ".count).utf8))
         return json as? [String: Any] ?? [:]
     }

@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 /// Runs the built `strobe` executable as a user would, and captures what it printed.
 struct StrobeCommand {
@@ -13,25 +14,33 @@ struct StrobeCommand {
     }
 
     static func run(executable: URL, _ arguments: [String], environment: [String: String]? = nil) async throws -> Result {
-        let process = Process()
-        process.executableURL = executable
-        process.arguments = arguments
-        if let environment { process.environment = environment }
-        let out = Pipe()
-        let err = Pipe()
-        process.standardOutput = out
-        process.standardError = err
-        process.standardInput = FileHandle.nullDevice
-        // Read both pipes to the end before waiting, so a chatty child never blocks on a full pipe.
-        let outData = Task.detached { out.fileHandleForReading.readDataToEndOfFile() }
-        let errData = Task.detached { err.fileHandleForReading.readDataToEndOfFile() }
-        try process.run()
-        let stdout = await outData.value
-        let stderr = await errData.value
-        process.waitUntilExit()
-        return Result(
-            status: process.terminationStatus,
-            stdout: String(decoding: stdout, as: UTF8.self),
-            stderr: String(decoding: stderr, as: UTF8.self))
+        try await offPool {
+            let process = Process()
+            process.executableURL = executable
+            process.arguments = arguments
+            if let environment { process.environment = environment }
+            let out = Pipe()
+            let err = Pipe()
+            process.standardOutput = out
+            process.standardError = err
+            process.standardInput = FileHandle.nullDevice
+            try process.run()
+            // Read stderr on a second thread while this one reads stdout, so that a chatty child
+            // never blocks on a full pipe.
+            let errData = Mutex(Data())
+            let errDone = DispatchSemaphore(value: 0)
+            Thread.detachNewThread {
+                let data = err.fileHandleForReading.readDataToEndOfFile()
+                errData.withLock { $0 = data }
+                errDone.signal()
+            }
+            let stdout = out.fileHandleForReading.readDataToEndOfFile()
+            errDone.wait()
+            process.waitUntilExit()
+            return Result(
+                status: process.terminationStatus,
+                stdout: String(decoding: stdout, as: UTF8.self),
+                stderr: String(decoding: errData.withLock { $0 }, as: UTF8.self))
+        }
     }
 }

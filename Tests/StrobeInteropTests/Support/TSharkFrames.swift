@@ -7,12 +7,16 @@ enum TSharkFrames {
     }
 
     /// How many frames of `path` match `filter` (all frames without one).
-    static func count(_ path: String, filter: String? = nil) throws -> Int {
-        try fields(path, ["frame.number"], filter: filter).count
+    static func count(_ path: String, filter: String? = nil) async throws -> Int {
+        try await fields(path, ["frame.number"], filter: filter).count
     }
 
     /// One tab-separated line per matching frame with the fields asked for.
-    static func fields(_ path: String, _ fields: [String], filter: String? = nil) throws -> [String] {
+    static func fields(_ path: String, _ fields: [String], filter: String? = nil) async throws -> [String] {
+        try await offPool { try run(path, fields, filter: filter) }
+    }
+
+    private static func run(_ path: String, _ fields: [String], filter: String?) throws -> [String] {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
         process.arguments = ["tshark", "-n", "-r", path, "-T", "fields", "-E", "separator=/t"]

@@ -11,7 +11,7 @@ or its safety timeout, and records every request it receives. V2 flashes also se
 defaults (EFF3), counters (EFF4), battery level (180F/2A19) and can press their own trigger
 button (EFF2 TRIGGER message).
 
-Prints 'READY hci=<spec> names=<n1,n2,...>' when the H4 port accepts hosts and every flash is
+Prints 'READY hci=<spec> name=<name> count=<n>' when the H4 port accepts hosts and every flash is
 advertising, and 'SUMMARY {json}' on exit (SIGTERM/SIGINT, --timeout): per flash, the requests
 received (hex), acks sent, light on/off events with their times.
 
@@ -51,7 +51,7 @@ def parse_args(argv=None):
     p.add_argument('--hci-listen', default='tcp:127.0.0.1:0', help='H4 server for the host under test')
     p.add_argument('--ext-address', default='00:11:22:33:44:55', help="the host controller's public address")
     p.add_argument('--model', choices=['v1', 'v2'], default='v1')
-    p.add_argument('--count', type=int, default=1, help='how many flashes (names get -2, -3, ...)')
+    p.add_argument('--count', type=int, default=1, help='how many flashes (same name, addresses counting up)')
     p.add_argument('--name', default=None, help='local name (default Nova for v1, Nova2 for v2)')
     p.add_argument('--address', default='F0:00:00:00:00:01', help='random static address of the first flash')
     p.add_argument('--rssi-step', type=int, default=0, help='unused by the virtual link; kept for symmetry')
@@ -186,7 +186,7 @@ async def run(args):
         task.add_done_callback(tasks.discard)
 
     for i in range(max(1, args.count)):
-        name = base_name if i == 0 else f'{base_name}-{i + 1}'
+        name = base_name
         controller = vctl.local_controller(link, f'NOVA{i + 1}', spec_fixes=True)
         raw = bytearray(bytes(hci.Address(args.address)))
         raw[0] = (raw[0] + i) % 256
@@ -266,7 +266,7 @@ async def run(args):
         await device.start_advertising(auto_restart=False)
     address = await hci_server.start()
     spec = f'tcp:{address[0]}:{address[1]}' if isinstance(address, tuple) else f'unix:{address}'
-    print(f'READY hci={spec} names={",".join(f.name for f in flashes)}', flush=True)
+    print(f'READY hci={spec} name={base_name} count={len(flashes)}', flush=True)
 
     try:
         reason = await (asyncio.wait_for(asyncio.shield(done), args.timeout) if args.timeout > 0 else done)

@@ -16,14 +16,16 @@ final class BumblePeripheral: Sendable {
     private let output: LineCollector
 
     /// Starts the peripheral and waits for its `READY` line (port listening, already advertising).
-    init(arguments: [String] = [], readyTimeout: Duration = .seconds(30)) async throws {
+    /// `script` is one of the fixture's peripherals: `peripheral.py` (the GATT test device) or
+    /// `nova.py` (Nova flashes).
+    init(script: String = "peripheral.py", arguments: [String] = [], readyTimeout: Duration = .seconds(30)) async throws {
         let python = RepositoryPaths.bumblePython
         guard FileManager.default.isExecutableFile(atPath: python.path) else {
             throw LaunchError(description: "no Bumble venv at \(python.path): run Scripts/test.sh (it creates it)")
         }
         let process = Process()
         process.executableURL = python
-        process.arguments = [RepositoryPaths.bumbleFixtures.appendingPathComponent("peripheral.py").path,
+        process.arguments = [RepositoryPaths.bumbleFixtures.appendingPathComponent(script).path,
                              "--hci-listen", "tcp:127.0.0.1:0", "--timeout", "120"] + arguments
         let stdout = Pipe()
         process.standardOutput = stdout

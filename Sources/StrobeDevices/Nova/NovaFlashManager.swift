@@ -1,0 +1,278 @@
+import StrobeHCI
+import StrobeHost
+import Synchronization
+
+/// Finds, connects and drives Nova flashes, as the reference SDK does: auto-pair `none`,
+/// `closest` (the strongest RSSI in a scan burst) or `all` (every Nova in range, fired together),
+/// changeable at run time; a status readable at any time and observable; reconnection after a
+/// disconnect while enabled.
+public final class NovaFlashManager: Sendable {
+    public enum AutoPairMode: String, Sendable, Hashable, CaseIterable {
+        case none, closest, all
+    }
+
+    public enum Status: String, Sendable, Hashable {
+        case disabled, disconnected, scanning, connecting, handshaking, ready, busy
+    }
+
+    public struct Configuration: Sendable {
+        /// How long each scan burst lasts, and the pause between bursts that found nothing.
+        public var scanBurst: Duration
+        public var scanPause: Duration
+        public var ackTimeout: Duration
+        public var connectTimeout: Duration
+
+        public init(scanBurst: Duration = .milliseconds(700), scanPause: Duration = .seconds(1),
+                    ackTimeout: Duration = .seconds(2), connectTimeout: Duration = .seconds(5)) {
+            self.scanBurst = scanBurst
+            self.scanPause = scanPause
+            self.ackTimeout = ackTimeout
+            self.connectTimeout = connectTimeout
+        }
+    }
+
+    /// A connected flash and where it is.
+    public struct ConnectedFlash: Sendable {
+        public var address: BluetoothAddress
+        public var name: String
+        public var rssi: Int?
+        public var connection: LEConnection
+        public var flash: NovaFlash
+    }
+
+    /// How one flash answered a command sent to every connected flash.
+    public struct FlashResult: Sendable {
+        public var address: BluetoothAddress
+        public var result: Result<NovaAcknowledgement, any Error>
+    }
+
+    public let central: Central
+    public let configuration: Configuration
+    private let clock: any Clock<Duration>
+    private let makeFlash: @Sendable (GATTClient) async throws -> NovaFlash
+    private let state: Mutex<State>
+
+    private struct State {
+        var mode: AutoPairMode = .closest
+        var status: Status = .disabled
+        var flashes: [ConnectedFlash] = []
+        var loop: Task<Void, Never>?
+        var observers: [UInt64: AsyncStream<Status>.Continuation] = [:]
+        var nextObserver: UInt64 = 0
+        var onStatus: (@Sendable (Status) -> Void)?
+        var commandsInFlight = 0
+    }
+
+    public init<C: Clock>(central: Central, clock: C, mode: AutoPairMode = .closest,
+                          configuration: Configuration = Configuration()) where C.Duration == Duration {
+        self.central = central
+        self.configuration = configuration
+        self.clock = clock
+        let ackTimeout = configuration.ackTimeout
+        makeFlash = { gatt in try await NovaFlash.attach(to: gatt, clock: clock, ackTimeout: ackTimeout) }
+        state = Mutex(State(mode: mode))
+    }
+
+    // MARK: Status
+
+    public var status: Status { state.withLock { $0.status } }
+    public var mode: AutoPairMode { state.withLock { $0.mode } }
+    public var flashes: [ConnectedFlash] { state.withLock { $0.flashes } }
+
+    /// Every status change from now on, starting with the current status.
+    public func statusUpdates() -> AsyncStream<Status> {
+        let (stream, continuation) = AsyncStream.makeStream(of: Status.self)
+        let id = state.withLock { s in
+            s.nextObserver += 1
+            s.observers[s.nextObserver] = continuation
+            continuation.yield(s.status)
+            return s.nextObserver
+        }
+        continuation.onTermination = { [weak self] _ in
+            _ = self?.state.withLock { $0.observers.removeValue(forKey: id) }
+        }
+        return stream
+    }
+
+    /// Called with every status change.
+    public func setStatusHandler(_ handler: (@Sendable (Status) -> Void)?) {
+        state.withLock { $0.onStatus = handler }
+    }
+
+    private func setStatus(_ status: Status) {
+        let (observers, handler) = state.withLock { s -> ([AsyncStream<Status>.Continuation], (@Sendable (Status) -> Void)?) in
+            guard s.status != status else { return ([], nil) }
+            s.status = status
+            return (Array(s.observers.values), s.onStatus)
+        }
+        for observer in observers { observer.yield(status) }
+        handler?(status)
+    }
+
+    // MARK: Enabling
+
+    /// Starts auto-pairing in the current mode; reconnects after disconnects until disabled.
+    public func enable() {
+        let old = state.withLock { s -> Task<Void, Never>? in
+            defer { s.loop = Task { [weak self] in await self?.run() } }
+            return s.loop
+        }
+        old?.cancel()
+        if status == .disabled { setStatus(.disconnected) }
+    }
+
+    /// Stops auto-pairing and disconnects every flash.
+    public func disable() async {
+        let (loop, flashes) = state.withLock { s -> (Task<Void, Never>?, [ConnectedFlash]) in
+            defer {
+                s.loop = nil
+                s.flashes = []
+            }
+            return (s.loop, s.flashes)
+        }
+        loop?.cancel()
+        for flash in flashes { _ = try? await flash.connection.disconnect() }
+        setStatus(.disabled)
+    }
+
+    /// Changes the mode; while enabled, reconnects accordingly.
+    public func setAutoPairMode(_ mode: AutoPairMode) async {
+        let enabled = state.withLock { s -> Bool in
+            s.mode = mode
+            return s.loop != nil
+        }
+        guard enabled else { return }
+        await disable()
+        enable()
+    }
+
+    private func run() async {
+        while !Task.isCancelled {
+            let mode = self.mode
+            guard mode != .none else {
+                setStatus(.disconnected)
+                return
+            }
+            do {
+                let connected = try await connect(mode == .all ? .all : .closest)
+                if connected.isEmpty {
+                    setStatus(.disconnected)
+                    try await clock.sleep(for: configuration.scanPause)
+                    continue
+                }
+                // Wait until one of them drops, then look again.
+                await withTaskGroup(of: Void.self) { group in
+                    for flash in connected { group.addTask { _ = await flash.connection.disconnected() } }
+                    await group.next()
+                    group.cancelAll()
+                }
+                removeDisconnected()
+            } catch {
+                if Task.isCancelled { return }
+                setStatus(.disconnected)
+                try? await clock.sleep(for: configuration.scanPause)
+            }
+        }
+    }
+
+    private func removeDisconnected() {
+        let lost = state.withLock { s -> [ConnectedFlash] in
+            let lost = s.flashes.filter { !$0.connection.isConnected }
+            s.flashes.removeAll { !$0.connection.isConnected }
+            return lost
+        }
+        for flash in lost { flash.flash.connectionLost() }
+        if flashes.isEmpty { setStatus(.disconnected) }
+    }
+
+    // MARK: Connecting once
+
+    /// Which Novas `connect` picks from a scan burst.
+    public enum Selection: Sendable, Hashable {
+        case closest
+        case all
+        case named(String)
+        case address(BluetoothAddress)
+    }
+
+    /// One scan burst, then connects and hands shakes with the flashes selected. Returns the ones
+    /// now ready (also kept in `flashes`).
+    @discardableResult
+    public func connect(_ selection: Selection) async throws -> [ConnectedFlash] {
+        setStatus(.scanning)
+        let scanner = StrobeHost.Scanner(controller: central.controller)
+        let seen = try await scanner.scan(for: configuration.scanBurst)
+        let novas = seen.filter { device in
+            guard let name = device.name else { return false }
+            switch selection {
+            case .named(let wanted): return name == wanted
+            case .address(let address): return device.address == address
+            case .closest, .all: return NovaProfile.model(forLocalName: name) != nil
+            }
+        }.sorted { ($0.rssi ?? -128) > ($1.rssi ?? -128) }
+        let chosen = selection == .all ? novas : Array(novas.prefix(1))
+        guard !chosen.isEmpty else { return [] }
+        setStatus(.connecting)
+        var ready: [ConnectedFlash] = []
+        for device in chosen {
+            let connection = try await central.connect(
+                to: device.address, addressType: device.addressType, timeout: configuration.connectTimeout)
+            setStatus(.handshaking)
+            do {
+                let flash = try await makeFlash(connection.gatt)
+                flash.setDisconnectHandler { Task { _ = try? await connection.disconnect() } }
+                ready.append(ConnectedFlash(address: device.address, name: device.name ?? "", rssi: device.rssi,
+                                            connection: connection, flash: flash))
+            } catch {
+                _ = try? await connection.disconnect()
+                throw error
+            }
+        }
+        state.withLock { $0.flashes.append(contentsOf: ready) }
+        setStatus(.ready)
+        return ready
+    }
+
+    // MARK: Commands to every connected flash
+
+    /// Lights every connected flash at once; returns when each has acknowledged or failed.
+    public func beginFlash(_ settings: NovaFlashSettings) async -> [FlashResult] {
+        await each { try await $0.beginFlash(settings) }
+    }
+
+    public func endFlash() async -> [FlashResult] {
+        await each { try await $0.endFlash() }
+    }
+
+    public func ping() async -> [FlashResult] {
+        await each { try await $0.ping() }
+    }
+
+    private func each(_ command: @escaping @Sendable (NovaFlash) async throws -> NovaAcknowledgement) async -> [FlashResult] {
+        let targets = flashes
+        guard !targets.isEmpty else { return [] }
+        state.withLock { $0.commandsInFlight += 1 }
+        setStatus(.busy)
+        let results = await withTaskGroup(of: FlashResult.self) { group in
+            for target in targets {
+                group.addTask {
+                    do {
+                        return FlashResult(address: target.address, result: .success(try await command(target.flash)))
+                    } catch {
+                        return FlashResult(address: target.address, result: .failure(error))
+                    }
+                }
+            }
+            var results: [FlashResult] = []
+            for await result in group { results.append(result) }
+            return results
+        }
+        let idle = state.withLock { s -> Bool in
+            s.commandsInFlight -= 1
+            return s.commandsInFlight == 0
+        }
+        if idle { setStatus(flashes.isEmpty ? .disconnected : .ready) }
+        // In the order the flashes were connected.
+        return targets.compactMap { target in results.first { $0.address == target.address } }
+    }
+}

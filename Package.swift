@@ -7,10 +7,13 @@ let package = Package(
     products: [
         .library(name: "Strobe", targets: ["Strobe"]),
         .executable(name: "strobe", targets: ["strobe"]),
+        .executable(name: "strobe-bench", targets: ["StrobeBench"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
         .package(url: "https://github.com/apple/swift-system", from: "1.8.1"),
+        .package(url: "https://github.com/HdrHistogram/hdrhistogram-swift", from: "0.2.0"),
+        .package(url: "https://github.com/ordo-one/malloc-interposer", from: "1.6.1"),
     ],
     targets: [
         // The only C in the stack: the kernel's HCI socket, over the libbluetooth-dev headers.
@@ -26,6 +29,17 @@ let package = Package(
         .executableTarget(
             name: "strobe",
             dependencies: ["Strobe", .product(name: "ArgumentParser", package: "swift-argument-parser")]
+        ),
+        // Performance claims are made here and nowhere else: `swift run -c release strobe-bench`.
+        .executableTarget(
+            name: "StrobeBench",
+            dependencies: [
+                "Strobe",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Histogram", package: "hdrhistogram-swift"),
+                .product(name: "MallocInterposerSwift", package: "malloc-interposer"),
+            ],
+            path: "Benchmarks/StrobeBench"
         ),
         .testTarget(name: "StrobeHCITests", dependencies: ["StrobeHCI"]),
         .testTarget(name: "StrobeCaptureTests", dependencies: ["StrobeCapture"]),

@@ -1,0 +1,48 @@
+import Foundation
+import MallocInterposerSwift
+
+/// Heap allocation counts, from the malloc interposer. On Linux it counts only when its library
+/// is preloaded (`LD_PRELOAD`), so `strobe-bench` re-executes itself that way at start.
+enum Allocations {
+    static let libraryName = "libMallocInterposerSwift.so"
+
+    /// True when the interposer is in the process and sees an allocation made on purpose, so
+    /// that a count of zero elsewhere means zero.
+    static let available: Bool = {
+        guard ProcessInfo.processInfo.environment["LD_PRELOAD"]?.contains(libraryName) ?? false else { return false }
+        MallocInterposerSwift.initialize()
+        MallocInterposerSwift.reset()
+        MallocInterposerSwift.hook()
+        let probe = UnsafeMutableRawPointer.allocate(byteCount: 4096, alignment: 16)
+        MallocInterposerSwift.unhook()
+        probe.deallocate()
+        return MallocInterposerSwift.getStatistics().mallocCount >= 1
+    }()
+
+    /// Re-executes this program with the interposer preloaded, when it sits next to the
+    /// executable (as SwiftPM builds it) and is not loaded yet. Returns if it cannot.
+    static func preloadInterposer() {
+        guard !available else { return }
+        let executable = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath()
+        let library = executable.deletingLastPathComponent().appendingPathComponent(libraryName).path
+        guard FileManager.default.fileExists(atPath: library) else { return }
+        setenv("LD_PRELOAD", library, 1)
+        var argv: [UnsafeMutablePointer<CChar>?] = CommandLine.arguments.map { strdup($0) }
+        argv.append(nil)
+        execv(executable.path, &argv)
+    }
+
+    /// Allocations made while `body` runs (nil when the interposer is not loaded).
+    static func count(_ body: () throws -> Void) rethrows -> Int? {
+        guard available else {
+            try body()
+            return nil
+        }
+        MallocInterposerSwift.initialize()
+        MallocInterposerSwift.reset()
+        MallocInterposerSwift.hook()
+        try body()
+        MallocInterposerSwift.unhook()
+        return MallocInterposerSwift.getStatistics().mallocCount
+    }
+}

@@ -1,0 +1,76 @@
+import Foundation
+import Strobe
+
+/// `decode`: stylus notifications from a capture through the full receive path, into the
+/// notification ring, and out through the stylus codec in the consumer.
+enum DecodeScenario {
+    static func run(batches: Int, capture: String?) throws -> BenchReport {
+        let path: String
+        var notes: [String] = []
+        if let capture {
+            path = capture
+        } else {
+            path = FileManager.default.temporaryDirectory.appendingPathComponent("strobe-bench-stylus-\(getpid()).btsnoop").path
+            try StylusCapture.write(batches: batches, to: path)
+            notes.append("\(batches) stylus batches of \(StylusCapture.samplesPerBatch) samples, generated; 27-byte ACL fragments")
+        }
+        defer { if capture == nil { try? FileManager.default.removeItem(atPath: path) } }
+        let stream = try StylusCapture.h4Stream(of: path)
+
+        let ring = NotificationRing(capacity: 4096, maxValueSize: 512)
+        let path_ = ReceivePath(connectionHandle: StylusCapture.connectionHandle, handler: ring)
+        var decoder = StylusSampleDecoder()
+        var samples = 0
+        var notifications = 0
+        var decodeErrors = 0
+        let chunkSize = 4096
+
+        // One pass: decode chunk by chunk, draining after each chunk as a consumer would.
+        func pass(_ range: Range<Int>) throws {
+            try stream.withUnsafeBytes { bytes in
+                var offset = range.lowerBound
+                while offset < range.upperBound {
+                    let end = min(offset + chunkSize, range.upperBound)
+                    try path_.feed(UnsafeRawBufferPointer(rebasing: bytes[offset..<end]), at: HostTime(nanoseconds: nowNanoseconds()))
+                    ring.drain { view in
+                        notifications += 1
+                        do {
+                            samples += try decoder.decode(view.value, receivedAt: view.timestamp) { _ in }
+                        } catch {
+                            decodeErrors += 1
+                        }
+                    }
+                    offset = end
+                }
+            }
+        }
+        // Warm up on the first tenth (caches, lazily built tables), measure the rest.
+        let split = chunkBoundary(stream.count / 10, chunkSize)
+        try pass(0..<split)
+        let warmNotifications = notifications
+        let start = nowNanoseconds()
+        var elapsed: UInt64 = 0
+        let allocations = try Allocations.count {
+            try pass(split..<stream.count)
+            elapsed = nowNanoseconds() - start
+        }
+        let measured = notifications - warmNotifications
+        return BenchReport(
+            scenario: "decode",
+            figures: [
+                "notifications": Double(notifications),
+                "samples": Double(samples),
+                "notificationsPerSecond": Double(measured) / (Double(elapsed) / 1e9),
+                "nanosecondsPerNotification": Double(elapsed) / Double(max(measured, 1)),
+                "allocationsPerNotification": allocations.map { Double($0) / Double(max(measured, 1)) },
+                "droppedInRing": Double(ring.counters.dropped),
+                "decodeErrors": Double(decodeErrors),
+                "malformed": Double(path_.malformed),
+            ],
+            units: ["notificationsPerSecond": "notifications/s", "nanosecondsPerNotification": "ns"],
+            notes: notes + ["one thread: H4 deframe, ACL, L2CAP reassembly, ATT bearer, ring push, ring drain, stylus decode"])
+    }
+
+    /// Where a pass boundary falls: whole chunks, so both passes see the same chunking.
+    private static func chunkBoundary(_ offset: Int, _ chunk: Int) -> Int { offset / chunk * chunk }
+}

@@ -1,0 +1,88 @@
+import ArgumentParser
+import Foundation
+
+/// `strobe-bench`: where Strobe's performance figures come from.
+@main
+struct StrobeBench: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "strobe-bench",
+        abstract: "Measure Strobe: ring, decode, e2e (against Bumble), memory.",
+        discussion: "Build with `swift build -c release`; run with `swift run -c release strobe-bench [SCENARIO...] [--json]`.")
+
+    enum Scenario: String, ExpressibleByArgument, CaseIterable {
+        case ring, decode, e2e, memory, sequencer
+    }
+
+    @Argument(help: "Scenarios to run (default: all). sequencer is not in this build yet.")
+    var scenarios: [Scenario] = []
+
+    @Flag(help: "One JSON object per scenario, then one with the machine.")
+    var json = false
+
+    @Option(help: "decode: replay this btsnoop capture instead of generating one.")
+    var capture: String?
+
+    @Option(help: "decode: how many stylus batches to generate.")
+    var batches = 1_000_000
+
+    @Option(help: "Write the generated stylus capture to this file and exit (for Benchmarks/compare.sh).")
+    var writeCapture: String?
+
+    @Option(help: "ring: items to pass between the two threads.")
+    var ringItems = 50_000_000
+
+    @Option(help: "e2e: notifications to stream.")
+    var e2eNotifications = 20_000
+
+    @Option(help: "memory: seconds of streaming at 1,000 batches/s.")
+    var memorySeconds = 5
+
+    static func main() async {
+        Allocations.preloadInterposer()
+        do {
+            var command = try parseAsRoot()
+            if var command = command as? AsyncParsableCommand { try await command.run() } else { try command.run() }
+        } catch {
+            exit(withError: error)
+        }
+    }
+
+    func run() async throws {
+        if let writeCapture {
+            try StylusCapture.write(batches: batches, to: writeCapture)
+            return
+        }
+        let chosen = scenarios.isEmpty ? Scenario.allCases : scenarios
+        for scenario in chosen {
+            let report: BenchReport
+            switch scenario {
+            case .ring: report = RingScenario.run(items: ringItems)
+            case .decode: report = try DecodeScenario.run(batches: batches, capture: capture)
+            case .e2e: report = try await EndToEndScenario.run(notifications: e2eNotifications)
+            case .memory: report = try MemoryScenario.run(seconds: memorySeconds)
+            case .sequencer:
+                report = BenchReport(scenario: "sequencer", figures: [:], units: [:],
+                                     notes: ["not available in this build: the flash/shutter sequencer does not exist yet"])
+            }
+            emit(report)
+        }
+        let machine = MachineInfo.current()
+        if json {
+            let encoder = JSONEncoder()
+            encoder.outputFormatting = [.sortedKeys]
+            print(String(decoding: try encoder.encode(["machine": machine]), as: UTF8.self))
+        } else {
+            print("machine: \(machine.cpu), \(machine.cores) cores, \(machine.configuration) build, allocation counting \(machine.allocationCounting ? "on" : "off")")
+        }
+    }
+
+    private func emit(_ report: BenchReport) {
+        if json {
+            let encoder = JSONEncoder()
+            encoder.outputFormatting = [.sortedKeys]
+            print(String(decoding: (try? encoder.encode(report)) ?? Data(), as: UTF8.self))
+        } else {
+            print(report.text())
+        }
+    }
+}

@@ -1,0 +1,51 @@
+import Foundation
+import Strobe
+
+/// Writes a btsnoop capture (datalink 1002) of stylus sample batches as a controller delivers
+/// them: ATT Handle Value Notifications on one connection, cut into 27-byte ACL fragments.
+enum StylusCapture {
+    static let connectionHandle: UInt16 = 0x0040
+    static let valueHandle: UInt16 = 0x002A
+    static let samplesPerBatch = 8
+
+    static func write(batches: Int, to path: String) throws {
+        let writer = try BtsnoopWriter(path: path, datalink: .h4)
+        var encoder = StylusBatchEncoder(includesPositions: false)
+        var samples = [StylusSample](repeating: StylusSample(deltaMicroseconds: 1000, rawPressure: 0, buttons: [.tipContact]),
+                                     count: samplesPerBatch)
+        var value = [UInt8](repeating: 0, count: 256)
+        let start = BtsnoopTimestamp.now()
+        for batch in 0..<batches {
+            for index in samples.indices { samples[index].rawPressure = UInt16((batch * samplesPerBatch + index) % 4096) }
+            let length = try value.withUnsafeMutableBytes { try encoder.encode(samples, into: $0) }
+            // L2CAP basic header, then the ATT notification: opcode, handle, value.
+            var pdu: [UInt8] = [UInt8(truncatingIfNeeded: length + 3), UInt8(truncatingIfNeeded: (length + 3) >> 8), 0x04, 0x00,
+                                0x1B, UInt8(valueHandle & 0xFF), UInt8(valueHandle >> 8)]
+            pdu.append(contentsOf: value[0..<length])
+            var offset = 0
+            while offset < pdu.count {
+                let end = min(offset + 27, pdu.count)
+                let boundary: UInt16 = offset == 0 ? 0b10 : 0b01  // first flushable, then continuing
+                let flags = connectionHandle | boundary << 12
+                var packet: [UInt8] = [UInt8(flags & 0xFF), UInt8(flags >> 8), UInt8(end - offset), 0]
+                packet.append(contentsOf: pdu[offset..<end])
+                try writer.write(.acl, direction: .controllerToHost, payload: packet,
+                                 at: BtsnoopTimestamp(unixMicroseconds: start.unixMicroseconds + Int64(batch) * 8000))
+                offset = end
+            }
+        }
+        try writer.close()
+    }
+
+    /// The capture's HCI packets as one H4 byte stream, as a transport would read it.
+    static func h4Stream(of path: String) throws -> [UInt8] {
+        let reader = try BtsnoopReader(path: path)
+        var stream: [UInt8] = []
+        while let record = try reader.next() {
+            guard let type = record.packetType else { continue }
+            stream.append(type.rawValue)
+            stream.append(contentsOf: record.payload)
+        }
+        return stream
+    }
+}

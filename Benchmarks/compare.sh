@@ -1,0 +1,47 @@
+#!/usr/bin/env bash
+# Strobe side by side with Bumble's own host, on the same work in the same run:
+#   decode  the same generated capture of stylus notifications, parsed by both stacks
+#   e2e     the same Bumble virtual controller and GATT peripheral, reached over H4/TCP
+# Prints each stack's figures and the ratios Strobe / Bumble.
+#
+#   Benchmarks/compare.sh [BATCHES] [E2E_NOTIFICATIONS]
+set -euo pipefail
+root="$(cd "$(dirname "$0")/.." && pwd)"
+cd "$root"
+batches=${1:-200000}
+notifications=${2:-20000}
+Scripts/install-test-deps.sh >/dev/null
+python="$root/.venv-bumble/bin/python"
+swift build -c release --product strobe-bench >/dev/null
+bench="$(swift build -c release --show-bin-path)/strobe-bench"
+work="$(mktemp -d)"
+trap 'rm -rf "$work"; [ -n "${peripheral:-}" ] && kill "$peripheral" 2>/dev/null || true' EXIT
+
+# decode
+"$bench" --write-capture "$work/stylus.btsnoop" --batches "$batches"
+strobe_decode=$("$bench" decode --capture "$work/stylus.btsnoop" --json | head -1)
+bumble_decode=$("$python" Benchmarks/bumble_decode.py "$work/stylus.btsnoop")
+
+# e2e: Strobe first (it starts its own peripheral), then Bumble's host against a fresh one.
+strobe_e2e=$("$bench" e2e --e2e-notifications "$notifications" --json | head -1)
+"$python" Tests/Fixtures/Bumble/peripheral.py --hci-listen tcp:127.0.0.1:0 --notify-count "$notifications" \
+    --timeout 300 >"$work/peripheral.log" &
+peripheral=$!
+for _ in $(seq 1 300); do grep -q '^READY' "$work/peripheral.log" && break; sleep 0.1; done
+spec=$(sed -n 's/^READY hci=\([^ ]*\).*/\1/p' "$work/peripheral.log")
+bumble_e2e=$("$python" Benchmarks/bumble_e2e.py "$spec" "$notifications")
+
+"$python" - "$strobe_decode" "$bumble_decode" "$strobe_e2e" "$bumble_e2e" <<'PY'
+import json, sys
+sd, bd, se, be = (json.loads(a) for a in sys.argv[1:5])
+sdf, sef = sd['figures'], se['figures']
+rows = [
+    ('decode notifications/s', sdf['notificationsPerSecond'], bd['notifications_per_second'], 'higher is better'),
+    ('e2e connection setup ms', sef['connectionSetupMilliseconds'], be['setup_ms'], 'lower is better'),
+    ('e2e notifications/s', sef['notificationsPerSecond'], be['notifications_per_second'], 'the peripheral sets the pace'),
+    ('e2e CPU µs per notification', sef['cpuMicrosecondsPerNotification'], be['cpu_us_per_notification'], 'lower is better'),
+]
+print(f"{'':32} {'Strobe':>14} {'Bumble':>14} {'Strobe/Bumble':>14}")
+for name, s, b, note in rows:
+    print(f"{name:32} {s:14.3f} {b:14.3f} {s / b:14.3f}   ({note})")
+PY

@@ -115,7 +115,9 @@ public final class NotificationRing: @unchecked Sendable {
             deliverToHandler()
         }
         producer.pointee.busy.store(false, ordering: .releasing)
-        if case .pushed = outcome, handler == nil {
+        // A draining consumer never parks: skip the wakeup handshake and its fence.
+        if case .pushed = outcome, handler == nil,
+           shared.pointee.mode.load(ordering: .relaxed) != ConsumerMode.drain.rawValue {
             wakeConsumerIfParked()
         }
         return outcome
@@ -225,6 +227,9 @@ public final class NotificationRing: @unchecked Sendable {
     /// Claims the consumer side for `mode`. `drain` may be claimed again and again; a sequence
     /// iterator only once; callback mode is set by `init`.
     func claim(_ mode: ConsumerMode) -> Bool {
+        // Already draining: a plain load, so that a consumer polling an empty ring does not take
+        // the shared line (which the producer reads on every push) away from the producer.
+        if mode == .drain, shared.pointee.mode.load(ordering: .relaxed) == ConsumerMode.drain.rawValue { return true }
         let (exchanged, current) = shared.pointee.mode.compareExchange(
             expected: ConsumerMode.unclaimed.rawValue, desired: mode.rawValue, ordering: .relaxed)
         return exchanged || (mode == .drain && current == ConsumerMode.drain.rawValue)

@@ -1,0 +1,113 @@
+import Synchronization
+
+/// What a client may do with an attribute.
+public struct GATTAttributePermissions: OptionSet, Hashable, Sendable {
+    public var rawValue: UInt8
+    public init(rawValue: UInt8) { self.rawValue = rawValue }
+
+    public static let read = Self(rawValue: 1 << 0)
+    public static let write = Self(rawValue: 1 << 1)
+}
+
+/// Which connection asked: handlers can answer each client differently.
+public struct GATTServerConnectionID: Hashable, Sendable {
+    public var rawValue: UInt64
+}
+
+/// A value computed when read. Runs on the transport's reader thread: return quickly.
+public typealias GATTReadHandler = @Sendable (GATTServerConnectionID) -> [UInt8]
+/// A written value, to accept (return nil) or refuse with an ATT error. Runs on the reader thread.
+public typealias GATTWriteHandler = @Sendable (GATTServerConnectionID, [UInt8]) -> ATTErrorCode?
+
+/// The handles a characteristic got.
+public struct GATTServerCharacteristic: Hashable, Sendable {
+    public var declarationHandle: UInt16
+    public var valueHandle: UInt16
+    /// Present when the characteristic notifies or indicates.
+    public var clientConfigurationHandle: UInt16?
+}
+
+/// A GATT server's attribute table (Core Vol 3, Part G, 3): services, characteristic
+/// declarations and values, descriptors, in handle order, built once and then served.
+public final class GATTAttributeDatabase: Sendable {
+    struct Attribute: Sendable {
+        var handle: UInt16
+        var type: ATTUUID
+        var value: [UInt8]
+        var permissions: GATTAttributePermissions
+        var onRead: GATTReadHandler?
+        var onWrite: GATTWriteHandler?
+        /// The characteristic properties, on a value attribute (to check write kinds).
+        var properties: GATTCharacteristicProperties?
+        /// A CCCD: its value lives per connection, not here.
+        var isClientConfiguration = false
+    }
+
+    private let attributes = Mutex<[Attribute]>([])
+
+    public init() {}
+
+    private func append(_ attribute: Attribute) -> UInt16 {
+        attributes.withLock { list in
+            var attribute = attribute
+            attribute.handle = (list.last?.handle ?? 0) + 1
+            list.append(attribute)
+            return attribute.handle
+        }
+    }
+
+    /// Starts a primary service; the characteristics added next belong to it.
+    @discardableResult
+    public func addPrimaryService(_ uuid: ATTUUID) -> UInt16 {
+        append(Attribute(handle: 0, type: .primaryService, value: uuid.littleEndianBytes, permissions: .read))
+    }
+
+    /// Adds a characteristic declaration, its value and, when it notifies or indicates, its
+    /// Client Characteristic Configuration descriptor. Permissions follow the properties unless
+    /// given. `onRead` computes the value when read; `onWrite` accepts or refuses writes (the
+    /// stored value is updated when it accepts).
+    @discardableResult
+    public func addCharacteristic(
+        _ uuid: ATTUUID, properties: GATTCharacteristicProperties, value: [UInt8] = [],
+        permissions: GATTAttributePermissions? = nil,
+        onRead: GATTReadHandler? = nil, onWrite: GATTWriteHandler? = nil
+    ) -> GATTServerCharacteristic {
+        let declaration = attributes.withLock { ($0.last?.handle ?? 0) + 1 }
+        let valueHandle = declaration + 1
+        var declarationValue: [UInt8] = [properties.rawValue, UInt8(valueHandle & 0xFF), UInt8(valueHandle >> 8)]
+        declarationValue += uuid.littleEndianBytes
+        _ = append(Attribute(handle: 0, type: .characteristic, value: declarationValue, permissions: .read))
+        var derived: GATTAttributePermissions = []
+        if properties.contains(.read) { derived.insert(.read) }
+        if !properties.isDisjoint(with: [.write, .writeWithoutResponse]) { derived.insert(.write) }
+        _ = append(Attribute(handle: 0, type: uuid, value: value, permissions: permissions ?? derived,
+                             onRead: onRead, onWrite: onWrite, properties: properties))
+        var cccd: UInt16?
+        if !properties.isDisjoint(with: [.notify, .indicate]) {
+            cccd = append(Attribute(handle: 0, type: .clientCharacteristicConfiguration, value: [0, 0],
+                                    permissions: [.read, .write], isClientConfiguration: true))
+        }
+        return GATTServerCharacteristic(declarationHandle: declaration, valueHandle: valueHandle, clientConfigurationHandle: cccd)
+    }
+
+    /// Adds a descriptor to the last characteristic.
+    @discardableResult
+    public func addDescriptor(_ uuid: ATTUUID, value: [UInt8], permissions: GATTAttributePermissions = .read) -> UInt16 {
+        append(Attribute(handle: 0, type: uuid, value: value, permissions: permissions))
+    }
+
+    /// Replaces a stored value (for example before notifying it).
+    public func setValue(_ value: [UInt8], at handle: UInt16) {
+        attributes.withLock { list in
+            if let index = list.firstIndex(where: { $0.handle == handle }) { list[index].value = value }
+        }
+    }
+
+    public func value(at handle: UInt16) -> [UInt8]? {
+        attributes.withLock { list in list.first { $0.handle == handle }?.value }
+    }
+
+    var snapshot: [Attribute] { attributes.withLock { $0 } }
+
+    func update(_ body: (inout [Attribute]) -> Void) { attributes.withLock { body(&$0) } }
+}

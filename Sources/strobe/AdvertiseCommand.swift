@@ -27,41 +27,25 @@ struct AdvertiseCommand: AsyncParsableCommand {
         }
     }
 
-    /// Flags (LE General Discoverable, BR/EDR not supported) and the complete local name.
-    func advertisingData() -> HCILESetAdvertisingData? {
+    /// Flags (LE General Discoverable, BR/EDR not supported) and the complete local name; `nil`
+    /// when they do not fit in 31 bytes.
+    func advertisingData() -> AdvertisingData? {
         let data = AdvertisingData(structures: [
             .flags([.leGeneralDiscoverable, .brEdrNotSupported]),
             .localName(name, complete: true),
         ])
-        return HCILESetAdvertisingData(data: data.encoded)
+        return data.encoded.count <= legacyAdvertisingDataMaximumLength ? data : nil
     }
 
     func run() async throws {
         guard let data = advertisingData() else { throw ValidationError("name too long") }
         let session = try await ControllerSession.open(global)
-        let controller = session.controller
-        // Extended advertising commands carrying legacy PDUs when the controller has them: every
-        // scanner hears legacy PDUs, and some controllers report only those to extended scanners.
-        let extended = session.info.supportedCommands.supportsExtendedAdvertising
+        let advertiser = LEAdvertiser(controller: session.controller)
         do {
-            let units = UInt16(intervalMs / 0.625)
-            if extended {
-                guard let extendedData = HCILESetExtendedAdvertisingData(data: data.data) else { throw ValidationError("name too long") }
-                try await controller.send(HCILESetExtendedAdvertisingParameters(intervalMin: UInt32(units), intervalMax: UInt32(units)))
-                try await controller.send(extendedData)
-                try await controller.send(HCILESetExtendedAdvertisingEnable(enable: true))
-            } else {
-                try await controller.send(HCILESetAdvertisingParameters(intervalMin: units, intervalMax: units))
-                try await controller.send(data)
-                try await controller.send(HCILESetAdvertisingEnable(enable: true))
-            }
+            try await advertiser.start(data: data, interval: .microseconds(Int64(intervalMs * 1000)))
             print("advertising \"\(name)\" as \(session.info.address) for \(duration) s")
-            try await controller.sleep(for: .milliseconds(Int64(duration * 1000)))
-            if extended {
-                try await controller.send(HCILESetExtendedAdvertisingEnable(enable: false))
-            } else {
-                try await controller.send(HCILESetAdvertisingEnable(enable: false))
-            }
+            try await session.controller.sleep(for: .milliseconds(Int64(duration * 1000)))
+            try await advertiser.stop()
         } catch {
             try? session.close()
             throw error

@@ -37,6 +37,13 @@ public struct ATTOpcode: RawRepresentable, Hashable, Sendable, CustomStringConve
 
     /// Bit 6: the PDU is a command (no response is sent).
     public var isCommand: Bool { rawValue & 0x40 != 0 }
+
+    /// Sent by a client to a server: requests, commands and Handle Value Confirmation all have an
+    /// even method (the low six bits); responses, notifications and indications an odd one.
+    public var isSentByClient: Bool {
+        let method = rawValue & 0x3F
+        return method % 2 == 0 && method <= 0x22
+    }
     /// Bit 7: an authentication signature follows the parameters.
     public var hasSignature: Bool { rawValue & 0x80 != 0 }
 

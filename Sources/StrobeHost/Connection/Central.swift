@@ -40,6 +40,7 @@ public final class Central: HCIACLHandler, Sendable {
 
     private struct State {
         var connections: [UInt16: LEConnection] = [:]
+        var incoming: (@Sendable (LEConnection) -> Void)?
         var pending: Pending?
         var closed = false
         var aclForUnknownHandles = 0
@@ -212,9 +213,17 @@ public final class Central: HCIACLHandler, Sendable {
         }
     }
 
+    /// Connections where a peer connected to this host (it advertised: the peripheral role) are
+    /// kept like the others and handed to this handler, on the reader thread.
+    public func setIncomingConnectionHandler(_ handler: (@Sendable (LEConnection) -> Void)?) {
+        state.withLock { $0.incoming = handler }
+    }
+
     private func connectionCompleted(_ event: LEConnectionCompleteEvent) {
-        // Only connections this central asked for: a peripheral role would claim the others.
-        guard event.role == .central else { return }
+        guard event.role == .central else {
+            peripheralConnectionCompleted(event)
+            return
+        }
         let fragmentLength = controller.info?.leACLDataPacketLength ?? 27
         let pending = state.withLock { s -> Pending? in
             if event.status.isSuccess {
@@ -228,6 +237,21 @@ public final class Central: HCIACLHandler, Sendable {
             return s.pending
         }
         pending?.outcome.fulfill(.success(event))
+    }
+
+    private func peripheralConnectionCompleted(_ event: LEConnectionCompleteEvent) {
+        guard event.status.isSuccess else { return }
+        let fragmentLength = controller.info?.leACLDataPacketLength ?? 27
+        let connection = LEConnection(
+            event: event, controller: controller, fragmentLength: fragmentLength,
+            bearerConfiguration: ATTBearer.Configuration(
+                preferredMTU: configuration.preferredMTU, transactionTimeout: configuration.transactionTimeout),
+            clock: clock)
+        let handler = state.withLock { s -> (@Sendable (LEConnection) -> Void)? in
+            s.connections[event.connectionHandle] = connection
+            return s.incoming
+        }
+        handler?(connection)
     }
 
     private func controllerClosed(_ error: HCIError) {

@@ -15,6 +15,7 @@ public final class LEConnection: Sendable, CustomStringConvertible {
     private let state: Mutex<State>
 
     private struct State {
+        var server: GATTServerConnection?
         var parameters: LEConnectionParametersInUse
         var disconnectReason: HCIStatus?
         var waiters: [CheckedContinuation<HCIStatus, Never>] = []
@@ -39,9 +40,28 @@ public final class LEConnection: Sendable, CustomStringConvertible {
 
     private func attachRoutes() {
         link.setRoutes { [bearer] routes in
-            routes.att = { pdu, time in bearer.receive(pdu, at: time) }
+            routes.att = { [weak self] pdu, time in
+                // What a client sends (requests, commands, confirmations) goes to the server on
+                // this link, if it serves one; what a server sends goes to the bearer.
+                if let server = self?.server, let opcode = pdu.first, ATTOpcode(rawValue: opcode).isSentByClient {
+                    server.receive(pdu, at: time)
+                } else {
+                    bearer.receive(pdu, at: time)
+                }
+            }
             routes.signaling = { [weak self] packet in self?.signalingReceived(packet) }
         }
+    }
+
+    /// The GATT server this link serves, when this host is a peripheral (or serves both ways).
+    public var server: GATTServerConnection? { state.withLock { $0.server } }
+
+    /// Serves `database` to the peer on this link; returns the per-client server connection.
+    @discardableResult
+    public func serve(_ database: GATTAttributeDatabase) -> GATTServerConnection {
+        let server = GATTServerConnection(database: database, channel: link)
+        state.withLock { $0.server = server }
+        return server
     }
 
     public var description: String { "connection 0x\(String(handle, radix: 16)) to \(peerAddress) (\(peerAddressType))" }
@@ -108,6 +128,7 @@ public final class LEConnection: Sendable, CustomStringConvertible {
             return s.waiters
         }
         bearer.close(transportClosed ? .transportClosed : .disconnected(hciReason: reason.rawValue))
+        server?.close()
         link.close()
         for waiter in waiters { waiter.resume(returning: reason) }
     }

@@ -48,6 +48,15 @@ final class BumblePeripheral: Sendable {
         self.name = name
     }
 
+    /// Waits for the fixture to finish on its own (as `central.py` does) and returns its `SUMMARY` JSON.
+    func finished(timeout: Duration = .seconds(60)) async throws -> [String: Any] {
+        guard let line = try await output.firstLine(withPrefix: "SUMMARY ", timeout: timeout) else {
+            throw LaunchError(description: "the fixture ended without SUMMARY: \(output.lines.joined(separator: "\n"))")
+        }
+        let json = try JSONSerialization.jsonObject(with: Data(line.dropFirst("SUMMARY ".count).utf8))
+        return json as? [String: Any] ?? [:]
+    }
+
     /// Stops the peripheral (SIGTERM) and returns its `SUMMARY` JSON.
     func stop() async throws -> [String: Any] {
         if process.isRunning { process.terminate() }

@@ -1,0 +1,52 @@
+import StrobeHCI
+
+/// Connectable, scannable advertising with legacy PDUs (which every scanner hears): through the
+/// extended advertising commands when the controller has them, the legacy ones otherwise.
+public struct LEAdvertiser: Sendable {
+    public let controller: HCIController
+
+    public init(controller: HCIController) { self.controller = controller }
+
+    private var usesExtendedCommands: Bool { controller.info?.supportedCommands.supportsExtendedAdvertising ?? false }
+
+    /// Starts advertising `data` (and `scanResponse`), each at most 31 bytes, every `interval`
+    /// (20 ms ... 10.24 s).
+    public func start(data: AdvertisingData, scanResponse: AdvertisingData? = nil, interval: Duration = .milliseconds(100)) async throws {
+        let encoded = data.encoded
+        let response = scanResponse?.encoded ?? []
+        guard encoded.count <= legacyAdvertisingDataMaximumLength, response.count <= legacyAdvertisingDataMaximumLength else {
+            throw LEAdvertiserError.dataTooLong(advertising: encoded.count, scanResponse: response.count)
+        }
+        let units = LETime.units625us(interval, range: 0x0020...0x4000)
+        if usesExtendedCommands {
+            try await controller.send(HCILESetExtendedAdvertisingParameters(intervalMin: UInt32(units), intervalMax: UInt32(units)))
+            if let command = HCILESetExtendedAdvertisingData(data: encoded) { try await controller.send(command) }
+            if let command = HCILESetExtendedScanResponseData(data: response) { try await controller.send(command) }
+            try await controller.send(HCILESetExtendedAdvertisingEnable(enable: true))
+        } else {
+            try await controller.send(HCILESetAdvertisingParameters(intervalMin: units, intervalMax: units))
+            if let command = HCILESetAdvertisingData(data: encoded) { try await controller.send(command) }
+            if let command = HCILESetScanResponseData(data: response) { try await controller.send(command) }
+            try await controller.send(HCILESetAdvertisingEnable(enable: true))
+        }
+    }
+
+    public func stop() async throws {
+        if usesExtendedCommands {
+            try await controller.send(HCILESetExtendedAdvertisingEnable(enable: false))
+        } else {
+            try await controller.send(HCILESetAdvertisingEnable(enable: false))
+        }
+    }
+}
+
+public enum LEAdvertiserError: Error, Sendable, Hashable, CustomStringConvertible {
+    case dataTooLong(advertising: Int, scanResponse: Int)
+
+    public var description: String {
+        switch self {
+        case .dataTooLong(let advertising, let scanResponse):
+            "advertising data (\(advertising) bytes) and scan response (\(scanResponse) bytes) must each fit in 31 bytes"
+        }
+    }
+}

@@ -1,0 +1,86 @@
+import StrobeHCI
+import Synchronization
+
+/// The peripheral role: advertises, and serves a GATT database to every central that connects,
+/// advertising again after each disconnect while it is running.
+public final class Peripheral: Sendable {
+    public let central: Central
+    public let database: GATTAttributeDatabase
+    private let advertiser: LEAdvertiser
+    private let state = Mutex(State())
+
+    private struct State {
+        var advertising: (data: AdvertisingData, scanResponse: AdvertisingData?, interval: Duration)?
+        var connections: [LEConnection] = []
+        var observers: [UInt64: AsyncStream<LEConnection>.Continuation] = [:]
+        var nextObserver: UInt64 = 0
+    }
+
+    /// `central` owns the controller's connections; this takes the ones where a peer connected.
+    public init(central: Central, database: GATTAttributeDatabase) {
+        self.central = central
+        self.database = database
+        advertiser = LEAdvertiser(controller: central.controller)
+        central.setIncomingConnectionHandler { [weak self] connection in self?.accepted(connection) }
+    }
+
+    /// Centrals connected to this peripheral now.
+    public var connections: [LEConnection] { state.withLock { $0.connections.filter(\.isConnected) } }
+
+    /// Each central as it connects (already served the database).
+    public func incomingConnections() -> AsyncStream<LEConnection> {
+        let (stream, continuation) = AsyncStream.makeStream(of: LEConnection.self)
+        let id = state.withLock { s in
+            s.nextObserver += 1
+            s.observers[s.nextObserver] = continuation
+            return s.nextObserver
+        }
+        continuation.onTermination = { [weak self] _ in _ = self?.state.withLock { $0.observers.removeValue(forKey: id) } }
+        return stream
+    }
+
+    /// Advertises a complete local name (and service UUIDs in the scan response).
+    public func startAdvertising(name: String, serviceUUIDs: [BluetoothUUID] = [], interval: Duration = .milliseconds(100)) async throws {
+        let data = AdvertisingData(structures: [.flags([.leGeneralDiscoverable, .brEdrNotSupported]), .localName(name, complete: true)])
+        let response = serviceUUIDs.isEmpty ? nil : AdvertisingData(structures: serviceUUIDs.map { uuid in
+            .serviceUUIDs([uuid], width: uuid.shortestWidth, complete: true)
+        })
+        try await startAdvertising(data: data, scanResponse: response, interval: interval)
+    }
+
+    public func startAdvertising(data: AdvertisingData, scanResponse: AdvertisingData?, interval: Duration) async throws {
+        state.withLock { $0.advertising = (data, scanResponse, interval) }
+        try await advertiser.start(data: data, scanResponse: scanResponse, interval: interval)
+    }
+
+    public func stopAdvertising() async throws {
+        state.withLock { $0.advertising = nil }
+        try await advertiser.stop()
+    }
+
+    /// Notifies every subscribed central; returns how many were notified.
+    @discardableResult
+    public func notify(valueHandle: UInt16, value: [UInt8]) async -> Int {
+        var sent = 0
+        for connection in connections {
+            if let server = connection.server, (try? await server.notify(valueHandle: valueHandle, value: value)) == true { sent += 1 }
+        }
+        return sent
+    }
+
+    private func accepted(_ connection: LEConnection) {
+        connection.serve(database)
+        let observers = state.withLock { s -> [AsyncStream<LEConnection>.Continuation] in
+            s.connections.removeAll { !$0.isConnected }
+            s.connections.append(connection)
+            return Array(s.observers.values)
+        }
+        for observer in observers { observer.yield(connection) }
+        // Legacy advertising stops when a connection is made: advertise again after it ends.
+        Task { [weak self] in
+            _ = await connection.disconnected()
+            guard let self, let advertising = self.state.withLock({ $0.advertising }) else { return }
+            try? await self.advertiser.start(data: advertising.data, scanResponse: advertising.scanResponse, interval: advertising.interval)
+        }
+    }
+}

@@ -25,7 +25,8 @@ let package = Package(
         .target(name: "StrobeCapture", dependencies: ["StrobeHCI", "StrobeHost"]),
         .target(name: "StrobeHost", dependencies: ["StrobeHCI"]),
         .target(name: "StrobeDevices", dependencies: ["StrobeHost"]),
-        .target(name: "Strobe", dependencies: ["StrobeHCI", "StrobeCapture", "StrobeHost", "StrobeDevices"]),
+        .target(name: "StrobeSim", dependencies: ["StrobeHCI", "StrobeHost", "StrobeDevices"]),
+        .target(name: "Strobe", dependencies: ["StrobeHCI", "StrobeCapture", "StrobeHost", "StrobeDevices", "StrobeSim"]),
         .executableTarget(
             name: "strobe",
             dependencies: ["Strobe", .product(name: "ArgumentParser", package: "swift-argument-parser")]
@@ -45,6 +46,7 @@ let package = Package(
         .testTarget(name: "StrobeCaptureTests", dependencies: ["StrobeCapture"]),
         .testTarget(name: "StrobeHostTests", dependencies: ["StrobeHost"]),
         .testTarget(name: "StrobeDevicesTests", dependencies: ["StrobeDevices"]),
+        .testTarget(name: "StrobeSimTests", dependencies: ["StrobeSim"]),
         .testTarget(name: "StrobeTests", dependencies: ["Strobe"]),
         .testTarget(name: "StrobeInteropTests", dependencies: ["Strobe", "strobe"]),
     ],

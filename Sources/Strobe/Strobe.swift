@@ -2,3 +2,4 @@
 @_exported import StrobeCapture
 @_exported import StrobeHost
 @_exported import StrobeDevices
+@_exported import StrobeSim

@@ -1,8 +1,10 @@
 import StrobeHCI
 
 /// A transport as the user names it on the command line or in configuration:
-/// `hci:N`, `tcp:HOST:PORT`, `unix:PATH`, `serial:DEV[,BAUD][,rtscts]`, `replay:FILE`.
+/// `sim[:SCENARIO]`, `hci:N`, `tcp:HOST:PORT`, `unix:PATH`, `serial:DEV[,BAUD][,rtscts]`, `replay:FILE`.
 public enum TransportSpec: Sendable, Equatable, CustomStringConvertible {
+    /// The simulated world: the standard one, or the one a scenario file describes.
+    case sim(scenario: String?)
     /// The kernel's HCI user channel on `hciN`.
     case hci(device: Int)
     /// H4 over TCP.
@@ -18,8 +20,12 @@ public enum TransportSpec: Sendable, Equatable, CustomStringConvertible {
     public static let defaultBaudRate = 1_000_000
 
     public init(parsing text: String) throws(TransportError) {
+        if text == "sim" {
+            self = .sim(scenario: nil)
+            return
+        }
         guard let colon = text.firstIndex(of: ":") else {
-            throw .invalidSpecification("'\(text)' has no scheme; use hci:N, tcp:HOST:PORT, unix:PATH, serial:DEV[,BAUD][,rtscts] or replay:FILE")
+            throw .invalidSpecification("'\(text)' has no scheme; use sim, hci:N, tcp:HOST:PORT, unix:PATH, serial:DEV[,BAUD][,rtscts] or replay:FILE")
         }
         let scheme = text[..<colon]
         let rest = String(text[text.index(after: colon)...])
@@ -59,16 +65,20 @@ public enum TransportSpec: Sendable, Equatable, CustomStringConvertible {
                 }
             }
             self = .serial(device: device, baudRate: baudRate, rtsCts: rtsCts)
+        case "sim":
+            guard !rest.isEmpty else { throw .invalidSpecification("'\(text)': sim takes a scenario file, or nothing") }
+            self = .sim(scenario: rest)
         case "replay":
             guard !rest.isEmpty else { throw .invalidSpecification("'\(text)': replay needs a btsnoop file") }
             self = .replay(file: rest)
         default:
-            throw .invalidSpecification("unknown transport '\(scheme)'; use hci, tcp, unix, serial or replay")
+            throw .invalidSpecification("unknown transport '\(scheme)'; use sim, hci, tcp, unix, serial or replay")
         }
     }
 
     public var description: String {
         switch self {
+        case .sim(let scenario): scenario.map { "sim:\($0)" } ?? "sim"
         case .hci(let device): "hci:\(device)"
         case .tcp(let host, let port): host.contains(":") ? "tcp:[\(host)]:\(port)" : "tcp:\(host):\(port)"
         case .unix(let path): "unix:\(path)"

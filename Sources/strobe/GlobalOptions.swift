@@ -4,7 +4,7 @@ import Strobe
 /// Options every command takes, before or after the command name.
 struct GlobalOptions: ParsableArguments {
     @Option(name: .long, help: ArgumentHelp(
-        "Where the controller is: hci:N (kernel user channel), tcp:HOST:PORT, unix:PATH, serial:DEV[,BAUD][,rtscts] or replay:FILE.",
+        "Where the controller is: sim[:SCENARIO] (the simulated world, the default), hci:N (kernel user channel), tcp:HOST:PORT, unix:PATH, serial:DEV[,BAUD][,rtscts] or replay:FILE.",
         valueName: "transport"))
     var transport: String?
 
@@ -12,9 +12,7 @@ struct GlobalOptions: ParsableArguments {
     var btsnoop: String?
 
     func transportSpec() throws -> TransportSpec {
-        guard let transport else {
-            throw ValidationError("no transport given: pass --transport hci:N, tcp:HOST:PORT, unix:PATH, serial:DEV or replay:FILE")
-        }
+        guard let transport else { return .sim(scenario: nil) }
         do {
             return try TransportSpec(parsing: transport)
         } catch {

@@ -1,0 +1,98 @@
+import StrobeHCI
+
+/// HCI events a virtual controller sends, as H4 packets (type byte first).
+enum SimEvents {
+    private static func event(_ code: UInt8, _ parameters: [UInt8]) -> [UInt8] {
+        [HCIPacketType.event.rawValue, code, UInt8(parameters.count)] + parameters
+    }
+
+    private static func le(_ subevent: UInt8, _ parameters: [UInt8]) -> [UInt8] {
+        event(0x3E, [subevent] + parameters)
+    }
+
+    private static func u16(_ value: UInt16) -> [UInt8] { [UInt8(value & 0xFF), UInt8(value >> 8)] }
+
+    private static func address(_ address: BluetoothAddress) -> [UInt8] {
+        var writer = ByteWriter(capacity: 6)
+        writer.write(address)
+        return writer.bytes
+    }
+
+    /// Command Complete, one more command allowed.
+    static func commandComplete(opcode: UInt16, status: HCIStatus, returnParameters: [UInt8]) -> [UInt8] {
+        event(0x0E, [1] + u16(opcode) + [status.rawValue] + returnParameters)
+    }
+
+    static func commandStatus(opcode: UInt16, status: HCIStatus) -> [UInt8] {
+        event(0x0F, [status.rawValue, 1] + u16(opcode))
+    }
+
+    static func disconnectionComplete(handle: UInt16, reason: HCIStatus) -> [UInt8] {
+        event(0x05, [0] + u16(handle) + [reason.rawValue])
+    }
+
+    static func numberOfCompletedPackets(handle: UInt16, count: Int) -> [UInt8] {
+        event(0x13, [1] + u16(handle) + u16(UInt16(count)))
+    }
+
+    /// LE Advertising Report with one report; random addresses for every simulated device.
+    static func advertisingReport(eventType: UInt8, address: BluetoothAddress, data: [UInt8], rssi: Int8) -> [UInt8] {
+        le(0x02, [1, eventType, 0x01] + Self.address(address) + [UInt8(data.count)] + data + [UInt8(bitPattern: rssi)])
+    }
+
+    static func leConnectionComplete(status: HCIStatus, handle: UInt16, role: UInt8, peer: BluetoothAddress,
+                                     interval: UInt16, latency: UInt16, timeout: UInt16) -> [UInt8] {
+        le(0x01, [status.rawValue] + u16(handle) + [role, 0x01] + address(peer) + u16(interval) + u16(latency) + u16(timeout) + [0])
+    }
+
+    static func leConnectionUpdateComplete(handle: UInt16, interval: UInt16, latency: UInt16, timeout: UInt16) -> [UInt8] {
+        le(0x03, [0] + u16(handle) + u16(interval) + u16(latency) + u16(timeout))
+    }
+}
+
+/// Reads command parameters; missing bytes read as zero (a short command then fails its own
+/// checks rather than trapping).
+struct SimReader {
+    private let bytes: [UInt8]
+    private var offset = 0
+
+    init(_ bytes: [UInt8]) { self.bytes = bytes }
+
+    mutating func u8() -> UInt8 {
+        defer { offset += 1 }
+        return offset < bytes.count ? bytes[offset] : 0
+    }
+
+    mutating func u16() -> UInt16 { UInt16(u8()) | UInt16(u8()) << 8 }
+
+    mutating func bytes(_ count: Int) -> ArraySlice<UInt8> {
+        let start = min(offset, bytes.count)
+        let end = min(offset + count, bytes.count)
+        offset += count
+        return bytes[start..<end]
+    }
+
+    mutating func address() -> BluetoothAddress {
+        var wire = Array(bytes(6))
+        wire += [UInt8](repeating: 0, count: 6 - wire.count)
+        return BluetoothAddress(wireBytes: wire) ?? BluetoothAddress(wire: (0, 0, 0, 0, 0, 0))
+    }
+}
+
+/// The commands a virtual controller answers, as Read Local Supported Commands reports them.
+enum SimSupportedCommands {
+    static let bits: [HCISupportedCommands.Bit] = [
+        .disconnect, .setEventMask, .reset, .readLocalVersionInformation, .readLocalSupportedFeatures, .readBufferSize,
+        .readBDAddr, .leSetEventMask, .leReadBufferSizeV1, .leReadLocalSupportedFeatures, .leSetAdvertisingParameters,
+        .leSetAdvertisingData, .leSetScanResponseData, .leSetAdvertisingEnable, .leSetScanParameters, .leSetScanEnable,
+        .leCreateConnection, .leCreateConnectionCancel, .leConnectionUpdate,
+    ]
+
+    static let bitmap: [UInt8] = {
+        var bitmap = [UInt8](repeating: 0, count: 64)
+        for bit in bits { bitmap[bit.octet] |= 1 << bit.bit }
+        // Read Local Supported Commands itself (octet 14, bit 4).
+        bitmap[14] |= 1 << 4
+        return bitmap
+    }()
+}

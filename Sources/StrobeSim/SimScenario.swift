@@ -1,0 +1,116 @@
+import Foundation
+import StrobeDevices
+import StrobeHCI
+
+/// One device of a simulated world.
+public struct SimulatedDeviceDescription: Sendable, Hashable, Codable {
+    public enum Kind: String, Sendable, Hashable, Codable, CaseIterable {
+        case nova1, nova2, grip, stylus, test
+    }
+
+    public var kind: Kind
+    public var name: String
+    /// Random static address; derived from the device's position when absent.
+    public var address: String?
+    public var rssi: Int
+    public var advertisingIntervalMilliseconds: Double
+    /// Nova V2: seconds after the subscription at which the flash's own trigger button is pressed.
+    public var triggerPresses: [Double]?
+    /// Grip: the events sent after the subscription, each with the delay before it in seconds.
+    public var gripEvents: [ScriptedGripEvent]?
+    public var firmware: String?
+    public var battery: Int?
+    /// Stylus: how many 8-sample batches one stroke has. Test device: how many notifications.
+    public var count: Int?
+
+    public struct ScriptedGripEvent: Sendable, Hashable, Codable {
+        public var after: Double
+        public var code: UInt8
+    }
+
+    public init(kind: Kind, name: String, rssi: Int = -55, advertisingIntervalMilliseconds: Double = 100) {
+        self.kind = kind
+        self.name = name
+        self.rssi = rssi
+        self.advertisingIntervalMilliseconds = advertisingIntervalMilliseconds
+    }
+
+    var advertisingInterval: Duration { .microseconds(Int64(advertisingIntervalMilliseconds * 1000)) }
+}
+
+/// A simulated world as a JSON file describes it: the devices, the air between them and the
+/// host's controller, and the seed that makes a run repeat.
+public struct SimScenario: Sendable, Hashable, Codable {
+    public var devices: [SimulatedDeviceDescription]
+    public var seed: UInt64
+    /// The host controller's LE ACL buffers.
+    public var aclLength: Int?
+    public var latencyMilliseconds: Double?
+    public var jitterMilliseconds: Double?
+    public var loss: Double?
+
+    public init(devices: [SimulatedDeviceDescription], seed: UInt64 = 1) {
+        self.devices = devices
+        self.seed = seed
+    }
+
+    /// What `strobe` uses when no scenario is given: one of each device.
+    public static let standard: SimScenario = {
+        var nova2 = SimulatedDeviceDescription(kind: .nova2, name: "Nova2", rssi: -48)
+        nova2.battery = 80
+        var grip = SimulatedDeviceDescription(kind: .grip, name: "Grip-S1", rssi: -60)
+        grip.firmware = "1.4.0"
+        grip.gripEvents = [.init(after: 0.5, code: 0x01), .init(after: 0.2, code: 0x02), .init(after: 0.1, code: 0x03)]
+        var stylus = SimulatedDeviceDescription(kind: .stylus, name: "Pen-S1", rssi: -52)
+        stylus.count = 125
+        return SimScenario(devices: [
+            SimulatedDeviceDescription(kind: .nova1, name: "Nova", rssi: -57),
+            nova2, grip, stylus,
+            SimulatedDeviceDescription(kind: .test, name: "Strobe-Test", rssi: -70),
+        ])
+    }()
+
+    public init(contentsOf path: String) throws {
+        do {
+            self = try JSONDecoder().decode(SimScenario.self, from: Data(contentsOf: URL(fileURLWithPath: path)))
+        } catch let error as DecodingError {
+            throw SimError.badScenario(path: path, reason: "\(error)")
+        } catch {
+            throw SimError.badScenario(path: path, reason: error.localizedDescription)
+        }
+        for device in devices where device.name.utf8.count > 26 {
+            throw SimError.badScenario(path: path, reason: "device name '\(device.name)' is longer than 26 bytes")
+        }
+    }
+}
+
+public enum SimError: Error, Sendable, Hashable, CustomStringConvertible {
+    case badScenario(path: String, reason: String)
+
+    public var description: String {
+        switch self {
+        case .badScenario(let path, let reason): "cannot use scenario \(path): \(reason)"
+        }
+    }
+}
+
+extension SimulatedDeviceDescription.Kind {
+    func makeBehaviour(_ description: SimulatedDeviceDescription, clock: any Clock<Duration>) -> any SimulatedBehaviour {
+        let battery = UInt8(clamping: description.battery ?? 87)
+        switch self {
+        case .nova1:
+            return SimulatedNova(model: .v1, clock: clock, triggerPresses: [], battery: battery)
+        case .nova2:
+            return SimulatedNova(model: .v2, clock: clock,
+                                 triggerPresses: (description.triggerPresses ?? []).map { .milliseconds(Int64($0 * 1000)) },
+                                 battery: battery)
+        case .grip:
+            let script = (description.gripEvents ?? []).map { (delay: Duration.milliseconds(Int64($0.after * 1000)), event: GripEvent(code: $0.code)) }
+            return SimulatedGrip(clock: clock, firmware: description.firmware ?? "1.4.0", battery: battery, script: script)
+        case .stylus:
+            return SimulatedStylus(clock: clock, batches: description.count ?? 125)
+        case .test:
+            return SimulatedTestDevice(clock: clock, notifications: description.count ?? 100)
+        }
+    }
+}

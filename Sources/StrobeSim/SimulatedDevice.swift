@@ -1,0 +1,67 @@
+import StrobeDevices
+import StrobeHCI
+import StrobeHost
+import Synchronization
+
+/// A device in the simulated world: its own virtual controller, Strobe's host stack in the
+/// peripheral role on top (as a real peripheral runs its own stack), a GATT database, and the
+/// behaviour of the device it stands for.
+public final class SimulatedDevice: Sendable {
+    public let description: SimulatedDeviceDescription
+    public let controller: VirtualController
+    let clock: any Clock<Duration>
+    private let hci: HCIController
+    private let behaviour: any SimulatedBehaviour
+    private let peripheral = Mutex<Peripheral?>(nil)
+
+    init(_ description: SimulatedDeviceDescription, controller: VirtualController, clock: any Clock<Duration>) {
+        self.description = description
+        self.controller = controller
+        self.clock = clock
+        hci = HCIController(transport: controller, clock: clock)
+        behaviour = description.kind.makeBehaviour(description, clock: clock)
+    }
+
+    /// Runs the init sequence and starts advertising the device's name.
+    func start() async throws {
+        try await hci.open()
+        let central = Central(controller: hci, clock: clock)
+        let database = GATTAttributeDatabase()
+        behaviour.build(database)
+        let peripheral = Peripheral(central: central, database: database)
+        self.peripheral.withLock { $0 = peripheral }
+        behaviour.attach(to: peripheral)
+        try await peripheral.startAdvertising(name: description.name, interval: description.advertisingInterval)
+    }
+
+    func stop() {
+        hci.close()
+    }
+
+    /// What the device did, for tests and `strobe sim list`.
+    public var log: [String] { behaviour.log }
+}
+
+/// What a simulated device does: builds its attributes, then reacts to writes and subscriptions.
+protocol SimulatedBehaviour: Sendable {
+    func build(_ database: GATTAttributeDatabase)
+    func attach(to peripheral: Peripheral)
+    var log: [String] { get }
+}
+
+/// A thread-safe list of what happened, with a bound.
+final class SimLog: Sendable {
+    private let entries = Mutex<[String]>([])
+    func append(_ entry: String) { entries.withLock { if $0.count < 10_000 { $0.append(entry) } } }
+    var all: [String] { entries.withLock { $0 } }
+}
+
+/// Sends notifications from the device's side once a central subscribed, on the device's clock.
+func notifyLater(_ peripheral: Peripheral, handle: UInt16, _ values: [(delay: Duration, value: [UInt8])], clock: any Clock<Duration>) {
+    Task {
+        for (delay, value) in values {
+            try? await clock.sleep(for: delay)
+            await peripheral.notify(valueHandle: handle, value: value)
+        }
+    }
+}

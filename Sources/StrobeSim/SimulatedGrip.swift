@@ -1,0 +1,60 @@
+import StrobeDevices
+import StrobeHCI
+import StrobeHost
+import Synchronization
+
+/// A camera grip (reference profile v1): firmware revision, battery, and a scripted sequence of
+/// button events sent once a central subscribes.
+final class SimulatedGrip: SimulatedBehaviour {
+    let clock: any Clock<Duration>
+    let firmware: String
+    let battery: UInt8
+    let script: [(delay: Duration, event: GripEvent)]
+    private let events = SimLog()
+    private let box = PeripheralBox()
+
+    init(clock: any Clock<Duration>, firmware: String, battery: UInt8, script: [(delay: Duration, event: GripEvent)]) {
+        self.clock = clock
+        self.firmware = firmware
+        self.battery = battery
+        self.script = script
+    }
+
+    var log: [String] { events.all }
+
+    private let eventsHandle = Mutex<UInt16>(0)
+
+    func build(_ database: GATTAttributeDatabase) {
+        database.addPrimaryService(ATTUUID(string: GripProfile.service)!)
+        let characteristic = database.addCharacteristic(ATTUUID(string: GripProfile.events)!, properties: [.notify])
+        eventsHandle.withLock { $0 = characteristic.valueHandle }
+        database.addPrimaryService(ATTUUID(string: GripProfile.deviceInformationService)!)
+        database.addCharacteristic(ATTUUID(string: GripProfile.firmwareRevision)!, properties: [.read], value: Array(firmware.utf8))
+        database.addPrimaryService(ATTUUID(string: GripProfile.batteryService)!)
+        database.addCharacteristic(ATTUUID(string: GripProfile.batteryLevel)!, properties: [.read, .notify], value: [battery])
+    }
+
+    func attach(to peripheral: Peripheral) {
+        box.peripheral.withLock { $0 = peripheral }
+        let handle = eventsHandle.withLock { $0 }
+        let script = self.script
+        Task { [clock, events] in
+            for await connection in peripheral.incomingConnections() {
+                guard let server = connection.server else { continue }
+                let (subscribed, signal) = AsyncStream.makeStream(of: Void.self)
+                server.setSubscriptionHandler { valueHandle, configuration in
+                    if valueHandle == handle, configuration.contains(.notification) { signal.yield() }
+                }
+                var iterator = subscribed.makeAsyncIterator()
+                _ = await iterator.next()
+                var sequence: UInt16 = 0
+                for (delay, event) in script {
+                    try? await clock.sleep(for: delay)
+                    events.append("event \(event)")
+                    _ = try? await server.notify(valueHandle: handle, value: GripEventRecord.encode([GripEventRecord(sequence: sequence, event: event)]))
+                    sequence &+= 1
+                }
+            }
+        }
+    }
+}

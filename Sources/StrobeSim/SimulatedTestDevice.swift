@@ -1,0 +1,57 @@
+import StrobeHCI
+import StrobeHost
+import Synchronization
+
+/// A generic device for tests: a readable 300-byte value, a writable one, and a notifying one
+/// that counts up once subscribed.
+final class SimulatedTestDevice: SimulatedBehaviour {
+    static let service = ATTUUID(string: "8D1E0001-3B5A-4C6E-9F00-5A7B0BE0C0DE")!
+    static let long = ATTUUID(string: "8D1E0002-3B5A-4C6E-9F00-5A7B0BE0C0DE")!
+    static let control = ATTUUID(string: "8D1E0003-3B5A-4C6E-9F00-5A7B0BE0C0DE")!
+    static let counter = ATTUUID(string: "8D1E0004-3B5A-4C6E-9F00-5A7B0BE0C0DE")!
+
+    let clock: any Clock<Duration>
+    let notifications: Int
+    private let events = SimLog()
+
+    init(clock: any Clock<Duration>, notifications: Int) {
+        self.clock = clock
+        self.notifications = notifications
+    }
+
+    var log: [String] { events.all }
+
+    private let counterHandle = Mutex<UInt16>(0)
+
+    func build(_ database: GATTAttributeDatabase) {
+        database.addPrimaryService(Self.service)
+        database.addCharacteristic(Self.long, properties: [.read], value: (0..<300).map { UInt8($0 % 256) })
+        database.addCharacteristic(Self.control, properties: [.write, .writeWithoutResponse], onWrite: { [events] _, value in
+            events.append("write \(value.map { String($0, radix: 16) }.joined(separator: " "))")
+            return nil
+        })
+        let counter = database.addCharacteristic(Self.counter, properties: [.notify])
+        counterHandle.withLock { $0 = counter.valueHandle }
+    }
+
+    func attach(to peripheral: Peripheral) {
+        let handle = counterHandle.withLock { $0 }
+        let count = notifications
+        Task { [clock] in
+            for await connection in peripheral.incomingConnections() {
+                guard let server = connection.server else { continue }
+                let (subscribed, signal) = AsyncStream.makeStream(of: Void.self)
+                server.setSubscriptionHandler { valueHandle, configuration in
+                    if valueHandle == handle, configuration.contains(.notification) { signal.yield() }
+                }
+                var iterator = subscribed.makeAsyncIterator()
+                _ = await iterator.next()
+                for index in 0..<count {
+                    try? await clock.sleep(for: .milliseconds(10))
+                    let value = withUnsafeBytes(of: UInt32(index).littleEndian) { Array($0) }
+                    _ = try? await server.notify(valueHandle: handle, value: value)
+                }
+            }
+        }
+    }
+}

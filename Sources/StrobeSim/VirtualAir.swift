@@ -1,0 +1,490 @@
+import StrobeHCI
+import Synchronization
+
+/// The radio between virtual controllers: advertising reaches the scanners, connection requests
+/// reach advertisers, and ACL data crosses each connection at its connection events. Latency,
+/// jitter and loss come from one seeded generator, so a world replays the same way each time;
+/// time comes from an injected clock (a `VirtualClock` in tests, real time for demos).
+public final class VirtualAir: Sendable {
+    public let clock: any Clock<Duration>
+    private let origin: ContinuousClock.Instant
+    private let elapsed: @Sendable () -> Duration
+    private let state: Mutex<State>
+
+    struct Advertising {
+        var interval: Duration = .milliseconds(100)
+        var data: [UInt8] = []
+        var scanResponse: [UInt8] = []
+        var connectable = true
+        var enabled = false
+        var task: Task<Void, Never>?
+    }
+
+    struct Scanning {
+        var active = false
+        var enabled = false
+    }
+
+    struct Node {
+        var controller: VirtualController
+        var advertising = Advertising()
+        var scanning = Scanning()
+        /// LE Create Connection in progress: the advertiser asked for.
+        var initiating: (address: BluetoothAddress, parameters: LEConnectionParameters)?
+        var nextHandle: UInt16 = 0x0040
+        var conditions = LinkConditions.perfect
+    }
+
+    final class Connection: @unchecked Sendable {
+        // Mutated only under the air's lock.
+        let central: Int
+        let peripheral: Int
+        let centralHandle: UInt16
+        let peripheralHandle: UInt16
+        var interval: UInt16
+        var latency: UInt16
+        var timeout: UInt16
+        var queues: [Int: [[UInt8]]] = [:]  // by sending node: ACL payloads waiting for an event
+        var missedEvents = 0
+        var task: Task<Void, Never>?
+        var delivery: [Int: AsyncStream<(Duration, [UInt8], Int)>.Continuation] = [:]
+        var lastDelivery: [Int: Duration] = [:]
+
+        init(central: Int, peripheral: Int, centralHandle: UInt16, peripheralHandle: UInt16, parameters: LEConnectionParameters) {
+            self.central = central
+            self.peripheral = peripheral
+            self.centralHandle = centralHandle
+            self.peripheralHandle = peripheralHandle
+            interval = parameters.intervalMin
+            latency = parameters.maxLatency
+            timeout = parameters.supervisionTimeout
+        }
+
+        func handle(for node: Int) -> UInt16 { node == central ? centralHandle : peripheralHandle }
+        func peer(of node: Int) -> Int { node == central ? peripheral : central }
+    }
+
+    struct State {
+        var nodes: [Int: Node] = [:]
+        var nextID = 1
+        var connections: [Connection] = []
+        var random: SeededGenerator
+        var conditions: [Set<Int>: LinkConditions] = [:]
+        var counters = VirtualAirCounters()
+    }
+
+    /// `seed` fixes every random choice (advertising delays, jitter, loss).
+    public init<C: Clock>(clock: C, seed: UInt64 = 1) where C.Duration == Duration {
+        self.clock = clock
+        origin = ContinuousClock.now
+        let start = clock.now
+        elapsed = { start.duration(to: clock.now) }
+        state = Mutex(State(random: SeededGenerator(seed: seed)))
+    }
+
+    /// A new controller in this air.
+    public func addController(_ configuration: VirtualController.Configuration) -> VirtualController {
+        state.withLock { s in
+            let controller = VirtualController(air: self, id: s.nextID, configuration: configuration)
+            s.nodes[s.nextID] = Node(controller: controller)
+            s.nextID += 1
+            return controller
+        }
+    }
+
+    /// Conditions between two controllers (both directions; also their advertising).
+    public func setConditions(_ conditions: LinkConditions, between a: VirtualController, and b: VirtualController) {
+        state.withLock { $0.conditions[[a.id, b.id]] = conditions }
+    }
+
+    public var counters: VirtualAirCounters { state.withLock { $0.counters } }
+
+    /// Host timestamps in the air's time, so that captures of a virtual run are reproducible.
+    func hostTime() -> HostTime {
+        let (seconds, attoseconds) = elapsed().components
+        return HostTime(nanoseconds: UInt64(max(seconds, 0)) * 1_000_000_000 + UInt64(max(attoseconds, 0) / 1_000_000_000))
+    }
+
+    func remove(_ controller: VirtualController) {
+        let tasks = state.withLock { s -> [Task<Void, Never>] in
+            var tasks = dropConnections(of: controller.id, reason: .remoteUserTerminatedConnection, in: &s)
+            if let task = s.nodes[controller.id]?.advertising.task { tasks.append(task) }
+            s.nodes[controller.id] = nil
+            return tasks
+        }
+        for task in tasks { task.cancel() }
+    }
+
+    // MARK: Commands
+
+    func command(from controller: VirtualController, _ packet: [UInt8]) {
+        guard packet.count >= 3 else { return }
+        let opcode = UInt16(packet[0]) | UInt16(packet[1]) << 8
+        let parameters = Array(packet.dropFirst(3))
+        let id = controller.id
+        var r = SimReader(parameters)
+        switch opcode {
+        case 0x0C03:  // Reset
+            let tasks = state.withLock { s -> [Task<Void, Never>] in
+                var tasks = dropConnections(of: id, reason: .connectionTerminatedByLocalHost, in: &s, notifySelf: false)
+                if let task = s.nodes[id]?.advertising.task { tasks.append(task) }
+                s.nodes[id]?.advertising = Advertising()
+                s.nodes[id]?.scanning = Scanning()
+                s.nodes[id]?.initiating = nil
+                return tasks
+            }
+            for task in tasks { task.cancel() }
+            complete(controller, opcode)
+        case 0x0C01, 0x2001, 0x0C63:  // Set Event Mask, LE Set Event Mask, Set Event Mask Page 2
+            complete(controller, opcode)
+        case 0x1001:  // Read Local Version Information: HCI 5.3, company 0xFFFF (none)
+            complete(controller, opcode, [0x0C, 0x00, 0x00, 0x0C, 0xFF, 0xFF, 0x00, 0x00])
+        case 0x1002:  // Read Local Supported Commands
+            complete(controller, opcode, SimSupportedCommands.bitmap)
+        case 0x1003:  // Read Local Supported Features: LE supported, BR/EDR not supported
+            complete(controller, opcode, [0, 0, 0, 0, 0x60, 0, 0, 0])
+        case 0x1005:  // Read Buffer Size: no BR/EDR buffers
+            complete(controller, opcode, [0, 0, 0, 0, 0, 0, 0])
+        case 0x1009:  // Read BD_ADDR
+            var w = ByteWriter(capacity: 6)
+            w.write(controller.configuration.address)
+            complete(controller, opcode, w.bytes)
+        case 0x2002:  // LE Read Buffer Size [v1]
+            let c = controller.configuration
+            complete(controller, opcode, [UInt8(c.aclLength & 0xFF), UInt8(c.aclLength >> 8), UInt8(min(c.aclCount, 255))])
+        case 0x2003:  // LE Read Local Supported Features: none of the optional ones
+            complete(controller, opcode, [UInt8](repeating: 0, count: 8))
+        case 0x2006:  // LE Set Advertising Parameters
+            let units = r.u16()
+            _ = r.u16()
+            let type = r.u8()
+            state.withLock { s in
+                s.nodes[id]?.advertising.interval = .microseconds(Int64(max(units, 0x20)) * 625)
+                s.nodes[id]?.advertising.connectable = type == 0x00
+            }
+            complete(controller, opcode)
+        case 0x2008, 0x2009:  // LE Set Advertising Data, LE Set Scan Response Data
+            let length = Int(r.u8())
+            let data = Array(r.bytes(min(length, 31)))
+            state.withLock { s in
+                if opcode == 0x2008 { s.nodes[id]?.advertising.data = data } else { s.nodes[id]?.advertising.scanResponse = data }
+            }
+            complete(controller, opcode)
+        case 0x200A:  // LE Set Advertising Enable
+            setAdvertising(controller, enabled: r.u8() == 1)
+            complete(controller, opcode)
+        case 0x200B:  // LE Set Scan Parameters
+            let active = r.u8() == 1
+            state.withLock { $0.nodes[id]?.scanning.active = active }
+            complete(controller, opcode)
+        case 0x200C:  // LE Set Scan Enable
+            let enabled = r.u8() == 1
+            state.withLock { $0.nodes[id]?.scanning.enabled = enabled }
+            complete(controller, opcode)
+        case 0x200D:  // LE Create Connection
+            _ = r.u16(); _ = r.u16(); _ = r.u8()
+            _ = r.u8()
+            let address = r.address()
+            _ = r.u8()
+            let parameters = LEConnectionParameters(intervalMin: r.u16(), intervalMax: r.u16(), maxLatency: r.u16(), supervisionTimeout: r.u16())
+            let busy = state.withLock { s -> Bool in
+                if s.nodes[id]?.initiating != nil { return true }
+                s.nodes[id]?.initiating = (address, parameters)
+                return false
+            }
+            status(controller, opcode, busy ? .commandDisallowed : .success)
+        case 0x200E:  // LE Create Connection Cancel
+            let was = state.withLock { s -> Bool in
+                defer { s.nodes[id]?.initiating = nil }
+                return s.nodes[id]?.initiating != nil
+            }
+            if was {
+                complete(controller, opcode)
+                controller.deliver(SimEvents.leConnectionComplete(status: .unknownConnectionIdentifier, handle: 0, role: 0,
+                                                                  peer: controller.configuration.address, interval: 0, latency: 0, timeout: 0))
+            } else {
+                complete(controller, opcode, status: .commandDisallowed)
+            }
+        case 0x0406:  // Disconnect
+            let handle = r.u16() & 0x0FFF
+            let reason = HCIStatus(rawValue: r.u8())
+            let found = state.withLock { s in s.connections.contains { $0.handle(for: id) == handle && ($0.central == id || $0.peripheral == id) } }
+            status(controller, opcode, found ? .success : .unknownConnectionIdentifier)
+            if found { disconnect(handle: handle, of: id, reason: reason) }
+        case 0x2013:  // LE Connection Update
+            let handle = r.u16() & 0x0FFF
+            let parameters = LEConnectionParameters(intervalMin: r.u16(), intervalMax: r.u16(), maxLatency: r.u16(), supervisionTimeout: r.u16())
+            let connection = state.withLock { s -> Connection? in
+                guard let c = s.connections.first(where: { $0.handle(for: id) == handle && ($0.central == id || $0.peripheral == id) }) else { return nil }
+                c.interval = parameters.intervalMax
+                c.latency = parameters.maxLatency
+                c.timeout = parameters.supervisionTimeout
+                return c
+            }
+            status(controller, opcode, connection == nil ? .unknownConnectionIdentifier : .success)
+            if let connection { connectionUpdated(connection) }
+        default:
+            // Unknown HCI Command, never silence.
+            state.withLock { $0.counters.unknownCommands += 1 }
+            complete(controller, opcode, status: .unknownHCICommand)
+        }
+    }
+
+    private func complete(_ controller: VirtualController, _ opcode: UInt16, _ returnParameters: [UInt8] = [], status: HCIStatus = .success) {
+        controller.deliver(SimEvents.commandComplete(opcode: opcode, status: status, returnParameters: returnParameters))
+    }
+
+    private func status(_ controller: VirtualController, _ opcode: UInt16, _ status: HCIStatus) {
+        controller.deliver(SimEvents.commandStatus(opcode: opcode, status: status))
+    }
+
+    // MARK: Advertising and scanning
+
+    private func setAdvertising(_ controller: VirtualController, enabled: Bool) {
+        let old = state.withLock { s -> Task<Void, Never>? in
+            let old = s.nodes[controller.id]?.advertising.task
+            s.nodes[controller.id]?.advertising.enabled = enabled
+            s.nodes[controller.id]?.advertising.task = enabled ? advertisingTask(controller.id) : nil
+            return old
+        }
+        old?.cancel()
+    }
+
+    private func advertisingTask(_ id: Int) -> Task<Void, Never> {
+        Task { [weak self, clock] in
+            while !Task.isCancelled {
+                guard let wait = self?.nextAdvertisingDelay(id) else { return }
+                do { try await clock.sleep(for: wait) } catch { return }
+                self?.advertisingEvent(id)
+            }
+        }
+    }
+
+    /// The interval plus advDelay, a random 0-10 ms (Vol 6, Part B, 4.4.2.2).
+    private func nextAdvertisingDelay(_ id: Int) -> Duration? {
+        state.withLock { s in
+            guard let advertising = s.nodes[id]?.advertising, advertising.enabled else { return nil }
+            return advertising.interval + .microseconds(Int64(s.random.next() % 10_000))
+        }
+    }
+
+    private func advertisingEvent(_ id: Int) {
+        var deliveries: [(VirtualController, [UInt8])] = []
+        var connect: (central: Int, parameters: LEConnectionParameters)?
+        state.withLock { s in
+            guard let advertiser = s.nodes[id], advertiser.advertising.enabled else { return }
+            let address = advertiser.controller.configuration.address
+            s.counters.advertisingEvents += 1
+            for (otherID, other) in s.nodes.sorted(by: { $0.key < $1.key }) where otherID != id {
+                let conditions = s.conditions[[id, otherID]] ?? .perfect
+                if s.random.chance(conditions.loss) { continue }
+                if advertiser.advertising.connectable, connect == nil, let initiating = other.initiating, initiating.address == address {
+                    connect = (otherID, initiating.parameters)
+                    continue
+                }
+                guard other.scanning.enabled else { continue }
+                let rssi = advertiser.controller.configuration.rssi
+                let type: UInt8 = advertiser.advertising.connectable ? 0x00 : 0x03
+                deliveries.append((other.controller, SimEvents.advertisingReport(
+                    eventType: type, address: address, data: advertiser.advertising.data, rssi: rssi)))
+                if other.scanning.active, !advertiser.advertising.scanResponse.isEmpty {
+                    deliveries.append((other.controller, SimEvents.advertisingReport(
+                        eventType: 0x04, address: address, data: advertiser.advertising.scanResponse, rssi: rssi)))
+                }
+            }
+        }
+        for (controller, report) in deliveries { controller.deliver(report) }
+        if let connect { establish(central: connect.central, peripheral: id, parameters: connect.parameters) }
+    }
+
+    // MARK: Connections
+
+    private func establish(central: Int, peripheral: Int, parameters: LEConnectionParameters) {
+        let formed = state.withLock { s -> (Connection, VirtualController, VirtualController)? in
+            guard let c = s.nodes[central], let p = s.nodes[peripheral], c.initiating != nil else { return nil }
+            let connection = Connection(central: central, peripheral: peripheral, centralHandle: c.nextHandle,
+                                        peripheralHandle: p.nextHandle, parameters: parameters)
+            s.nodes[central]?.nextHandle += 1
+            s.nodes[peripheral]?.nextHandle += 1
+            s.nodes[central]?.initiating = nil
+            // A connectable advertiser stops advertising once connected.
+            s.nodes[peripheral]?.advertising.enabled = false
+            s.nodes[peripheral]?.advertising.task?.cancel()
+            s.nodes[peripheral]?.advertising.task = nil
+            s.connections.append(connection)
+            s.counters.connections += 1
+            for node in [central, peripheral] {
+                let (stream, continuation) = AsyncStream.makeStream(of: (Duration, [UInt8], Int).self)
+                connection.delivery[node] = continuation
+                startDelivery(stream)
+            }
+            connection.task = connectionTask(connection)
+            return (connection, c.controller, p.controller)
+        }
+        guard let (connection, c, p) = formed else { return }
+        c.deliver(SimEvents.leConnectionComplete(status: .success, handle: connection.centralHandle, role: 0,
+                                                 peer: p.configuration.address, interval: connection.interval,
+                                                 latency: connection.latency, timeout: connection.timeout))
+        p.deliver(SimEvents.leConnectionComplete(status: .success, handle: connection.peripheralHandle, role: 1,
+                                                 peer: c.configuration.address, interval: connection.interval,
+                                                 latency: connection.latency, timeout: connection.timeout))
+    }
+
+    /// Delivers a direction's packets in order, each at its due time on the air's clock.
+    private func startDelivery(_ stream: AsyncStream<(Duration, [UInt8], Int)>) {
+        Task { [weak self, clock] in
+            for await (due, packet, node) in stream {
+                guard let self else { return }
+                let wait = due - self.elapsed()
+                if wait > .zero { try? await clock.sleep(for: wait) }
+                self.state.withLock { $0.nodes[node]?.controller }?.deliver(packet)
+            }
+        }
+    }
+
+    private func connectionTask(_ connection: Connection) -> Task<Void, Never> {
+        Task { [weak self, clock] in
+            while !Task.isCancelled {
+                guard let interval = self?.state.withLock({ _ in Duration.microseconds(Int64(connection.interval) * 1250) }) else { return }
+                do { try await clock.sleep(for: interval) } catch { return }
+                self?.connectionEvent(connection)
+            }
+        }
+    }
+
+    func acl(from controller: VirtualController, _ packet: [UInt8]) {
+        guard packet.count >= 4 else { return }
+        let handle = (UInt16(packet[0]) | UInt16(packet[1]) << 8) & 0x0FFF
+        state.withLock { s in
+            guard let connection = s.connections.first(where: {
+                ($0.central == controller.id || $0.peripheral == controller.id) && $0.handle(for: controller.id) == handle
+            }) else {
+                s.counters.aclForUnknownHandles += 1
+                return
+            }
+            connection.queues[controller.id, default: []].append(packet)
+        }
+    }
+
+    /// One connection event: each side sends what it has queued (a few packets), each packet
+    /// crossing or, when lost, staying queued for the next event; the sender's controller reports
+    /// Number Of Completed Packets for what crossed. Too many events in a row with nothing
+    /// crossing end the link with a supervision timeout.
+    private func connectionEvent(_ connection: Connection) {
+        var completions: [(VirtualController, UInt16, Int)] = []
+        var timedOut = false
+        state.withLock { s in
+            guard s.connections.contains(where: { $0 === connection }) else { return }
+            let now = elapsed()
+            let conditions = s.conditions[[connection.central, connection.peripheral]] ?? .perfect
+            var anyLost = false
+            for sender in [connection.central, connection.peripheral] {
+                var sent = 0
+                var queue = connection.queues[sender] ?? []
+                while sent < 4, let packet = queue.first {
+                    if s.random.chance(conditions.loss) {
+                        s.counters.retransmissions += 1
+                        anyLost = true
+                        break  // the link layer resends it at the next event, in order
+                    }
+                    queue.removeFirst()
+                    sent += 1
+                    let receiver = connection.peer(of: sender)
+                    // The receiver's handle replaces the sender's.
+                    var forwarded = packet
+                    let flags = (UInt16(packet[0]) | UInt16(packet[1]) << 8) & 0xF000
+                    let handle = connection.handle(for: receiver) | flags
+                    forwarded[0] = UInt8(handle & 0xFF)
+                    forwarded[1] = UInt8(handle >> 8)
+                    let jitterRange = nanoseconds(conditions.jitter)
+                    let jitter = jitterRange > 0 ? Duration.nanoseconds(Int64(s.random.next() % jitterRange)) : .zero
+                    let due = max(now + conditions.latency + jitter, connection.lastDelivery[receiver] ?? .zero)
+                    connection.lastDelivery[receiver] = due
+                    connection.delivery[receiver]?.yield((due, [HCIPacketType.acl.rawValue] + forwarded, receiver))
+                    s.counters.aclPacketsCarried += 1
+                }
+                connection.queues[sender] = queue
+                if sent > 0, let controller = s.nodes[sender]?.controller {
+                    completions.append((controller, connection.handle(for: sender), sent))
+                }
+            }
+            // Supervision: a whole timeout's worth of events where something was lost and nothing crossed.
+            if anyLost && completions.isEmpty {
+                connection.missedEvents += 1
+                let eventsPerTimeout = max(1, Int(connection.timeout) * 8 / max(Int(connection.interval), 1))
+                timedOut = connection.missedEvents >= eventsPerTimeout
+            } else {
+                connection.missedEvents = 0
+            }
+        }
+        for (controller, handle, count) in completions {
+            controller.deliver(SimEvents.numberOfCompletedPackets(handle: handle, count: count))
+        }
+        if timedOut { disconnect(connection, reason: .connectionTimeout, localReason: .connectionTimeout) }
+    }
+
+    private func connectionUpdated(_ connection: Connection) {
+        let nodes = state.withLock { s in
+            [connection.central, connection.peripheral].compactMap { id in s.nodes[id].map { (id, $0.controller) } }
+        }
+        for (id, controller) in nodes {
+            controller.deliver(SimEvents.leConnectionUpdateComplete(
+                handle: connection.handle(for: id), interval: connection.interval, latency: connection.latency, timeout: connection.timeout))
+        }
+    }
+
+    private func disconnect(handle: UInt16, of id: Int, reason: HCIStatus) {
+        let connection = state.withLock { s in
+            s.connections.first { ($0.central == id || $0.peripheral == id) && $0.handle(for: id) == handle }
+        }
+        guard let connection else { return }
+        // The peer learns the reason given; the side that asked sees Connection Terminated By Local Host.
+        disconnect(connection, reason: reason, localReason: .connectionTerminatedByLocalHost, initiator: id)
+    }
+
+    private func disconnect(_ connection: Connection, reason: HCIStatus, localReason: HCIStatus, initiator: Int? = nil) {
+        let nodes = state.withLock { s -> [(Int, VirtualController)] in
+            guard let index = s.connections.firstIndex(where: { $0 === connection }) else { return [] }
+            s.connections.remove(at: index)
+            connection.task?.cancel()
+            for continuation in connection.delivery.values { continuation.finish() }
+            return [connection.central, connection.peripheral].compactMap { id in s.nodes[id].map { (id, $0.controller) } }
+        }
+        for (id, controller) in nodes {
+            let code = initiator == nil ? reason : (id == initiator ? localReason : reason)
+            controller.deliver(SimEvents.disconnectionComplete(handle: connection.handle(for: id), reason: code))
+        }
+    }
+
+    private func dropConnections(of id: Int, reason: HCIStatus, in s: inout State, notifySelf: Bool = true) -> [Task<Void, Never>] {
+        let dropped = s.connections.filter { $0.central == id || $0.peripheral == id }
+        s.connections.removeAll { $0.central == id || $0.peripheral == id }
+        var tasks: [Task<Void, Never>] = []
+        for connection in dropped {
+            if let task = connection.task { tasks.append(task) }
+            for continuation in connection.delivery.values { continuation.finish() }
+            let peer = connection.peer(of: id)
+            s.nodes[peer]?.controller.deliver(SimEvents.disconnectionComplete(handle: connection.handle(for: peer), reason: reason))
+            if notifySelf {
+                s.nodes[id]?.controller.deliver(SimEvents.disconnectionComplete(handle: connection.handle(for: id), reason: reason))
+            }
+        }
+        return tasks
+    }
+}
+
+private func nanoseconds(_ duration: Duration) -> UInt64 {
+    let (seconds, attoseconds) = duration.components
+    return seconds < 0 ? 0 : UInt64(seconds) * 1_000_000_000 + UInt64(attoseconds / 1_000_000_000)
+}
+
+/// What the air has carried.
+public struct VirtualAirCounters: Sendable, Hashable {
+    public var advertisingEvents = 0
+    public var connections = 0
+    public var aclPacketsCarried = 0
+    public var retransmissions = 0
+    public var unknownCommands = 0
+    public var aclForUnknownHandles = 0
+    public init() {}
+}

@@ -1,0 +1,81 @@
+import StrobeHCI
+import Synchronization
+
+/// An LE controller in software that speaks HCI to its host exactly as a transport does, so the
+/// unchanged host stack runs on it. It lives in a `VirtualAir`, which carries its advertising,
+/// scanning and connections to the other controllers there.
+public final class VirtualController: HCITransport, Sendable {
+    public struct Configuration: Sendable {
+        public var address: BluetoothAddress
+        /// LE ACL data packet length and count reported by LE Read Buffer Size.
+        public var aclLength: Int
+        public var aclCount: Int
+        /// RSSI that scanners report for this device's advertisements.
+        public var rssi: Int8
+        public var name: String
+
+        public init(address: BluetoothAddress, aclLength: Int = 27, aclCount: Int = 8, rssi: Int8 = -55, name: String = "sim") {
+            self.address = address
+            self.aclLength = aclLength
+            self.aclCount = aclCount
+            self.rssi = rssi
+            self.name = name
+        }
+    }
+
+    public let configuration: Configuration
+    public var name: String { "sim:\(configuration.name)" }
+    unowned let air: VirtualAir
+    let id: Int
+    private let outbox: AsyncStream<[UInt8]>.Continuation
+    private let inbox: AsyncStream<[UInt8]>
+    private let sink = Mutex<(any HCIPacketSink)?>(nil)
+    private let started = Atomic<Bool>(false)
+
+    init(air: VirtualAir, id: Int, configuration: Configuration) {
+        self.air = air
+        self.id = id
+        self.configuration = configuration
+        (inbox, outbox) = AsyncStream.makeStream(of: [UInt8].self)
+    }
+
+    public func start(_ sink: any HCIPacketSink) throws {
+        guard !started.exchange(true, ordering: .relaxed) else { throw TransportError.notOpen }
+        self.sink.withLock { $0 = sink }
+        // Packets to the host go out in order, from a task of their own, as from a reader thread.
+        Task { [inbox, weak self] in
+            for await packet in inbox {
+                guard let self, let sink = self.sink.withLock({ $0 }), let first = packet.first,
+                      let type = HCIPacketType(rawValue: first) else { continue }
+                packet.withUnsafeBytes { bytes in
+                    sink.transportDidReceive(type, payload: UnsafeRawBufferPointer(rebasing: bytes[1...]), at: self.air.hostTime())
+                }
+            }
+        }
+    }
+
+    public func send(_ h4Packet: UnsafeRawBufferPointer) throws {
+        guard started.load(ordering: .relaxed), let first = h4Packet.first else { throw TransportError.notOpen }
+        let payload = Array(h4Packet.dropFirst())
+        switch HCIPacketType(rawValue: first) {
+        case .command?: air.command(from: self, payload)
+        case .acl?: air.acl(from: self, payload)
+        default: break
+        }
+    }
+
+    public func close() {
+        air.remove(self)
+        outbox.finish()
+        let sink = self.sink.withLock { s -> (any HCIPacketSink)? in
+            defer { s = nil }
+            return s
+        }
+        sink?.transportDidClose(nil)
+    }
+
+    /// Queues an H4 packet (type byte first) for the host.
+    func deliver(_ h4Packet: [UInt8]) {
+        outbox.yield(h4Packet)
+    }
+}

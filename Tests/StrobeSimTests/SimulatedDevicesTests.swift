@@ -1,0 +1,205 @@
+import StrobeDevices
+import StrobeHCI
+import StrobeHost
+import Synchronization
+import Testing
+
+@testable import StrobeSim
+
+/// The whole stack (central) against the simulated devices, each on its own virtual controller
+/// and its own copy of Strobe's peripheral stack, across the virtual air (in real time: the
+/// connection interval is 7.5-15 ms).
+@Suite(.timeLimit(.minutes(1))) struct SimulatedDevicesTests {
+    struct Host {
+        let world: SimWorld
+        let virtual: VirtualController
+        let controller: HCIController
+        let central: Central
+    }
+
+    static func host(_ scenario: SimScenario = .standard) async throws -> Host {
+        let world = SimWorld(scenario: scenario, clock: ContinuousClock())
+        try await world.start()
+        let virtual = world.makeHostController()
+        let controller = HCIController(transport: virtual)
+        try await controller.open()
+        return Host(world: world, virtual: virtual, controller: controller, central: Central(controller: controller))
+    }
+
+    @Test func scanFindsEveryDeviceWithItsRSSI() async throws {
+        let host = try await Self.host()
+        let found = try await StrobeHost.Scanner(controller: host.controller).scan(for: .milliseconds(400))
+        let byName = Dictionary(found.compactMap { device in device.name.map { ($0, device.rssi) } }, uniquingKeysWith: { a, _ in a })
+        #expect(byName == ["Nova": -57, "Nova2": -48, "Grip-S1": -60, "Pen-S1": -52, "Strobe-Test": -70])
+        host.controller.close()
+        host.world.stop()
+    }
+
+    @Test func connectDiscoverReadWriteAndSubscribe() async throws {
+        let host = try await Self.host()
+        let connection = try await host.central.connect(name: "Strobe-Test")
+        let services = try await connection.gatt.discoverPrimaryServices(uuid: SimulatedTestDevice.service)
+        let characteristics = try await connection.gatt.discoverCharacteristics(of: try #require(services.first))
+        func handle(_ uuid: ATTUUID) throws -> GATTCharacteristic { try #require(characteristics.first { $0.uuid == uuid }) }
+        #expect(try await connection.gatt.readLong(handle: try handle(SimulatedTestDevice.long).valueHandle) == (0..<300).map { UInt8($0 % 256) })
+        try await connection.gatt.write([0xAB], handle: try handle(SimulatedTestDevice.control).valueHandle)
+        let ring = NotificationRing(capacity: 256)
+        try await connection.gatt.subscribe(try handle(SimulatedTestDevice.counter), to: .notification, handler: ring)
+        var counts: [UInt32] = []
+        for await notification in ring.notifications() {
+            counts.append(notification.value.withUnsafeBytes { $0.loadUnaligned(as: UInt32.self) })
+            if counts.count == 100 { break }
+        }
+        #expect(counts == (0..<100).map { UInt32($0) })
+        try await connection.disconnect()
+        let device = try #require(host.world.devices.first { $0.description.name == "Strobe-Test" })
+        #expect(device.log.contains("write ab"))
+        host.controller.close()
+        host.world.stop()
+    }
+
+    @Test func novaV2AcksLightsAndReportsItsState() async throws {
+        var scenario = SimScenario.standard
+        scenario.devices = scenario.devices.filter { $0.kind == .nova2 }
+        scenario.devices[0].triggerPresses = [0.05]
+        let host = try await Self.host(scenario)
+        let manager = NovaFlashManager(central: host.central, clock: ContinuousClock(), configuration: .init(scanBurst: .milliseconds(300)))
+        let flash = try #require(try await manager.connect(.closest).first).flash
+        #expect(flash.model == .v2)
+        var events = flash.events().makeAsyncIterator()
+        let ack = try await flash.beginFlash(.full)
+        #expect(ack.roundTrip > .zero)
+        #expect(flash.isLit)
+        try await flash.endFlash()
+        #expect(try await flash.readCounters().values.first == 1)
+        #expect(try await flash.batteryLevel().percent == 80)
+        // The scripted press of the flash's own button, 50 ms after subscription.
+        var presses: [Bool] = []
+        while presses.count < 2, let event = await events.next() {
+            if case .trigger(let pressed, _) = event { presses.append(pressed) }
+        }
+        #expect(presses == [true, false])
+        let device = try #require(host.world.devices.first)
+        #expect(device.log.contains("light warm 255 cool 255"))
+        #expect(device.log.contains("light off (off)"))
+        await manager.disable()
+        host.controller.close()
+        host.world.stop()
+    }
+
+    @Test func novaV1SafetyTimeoutTurnsTheLightOff() async throws {
+        var scenario = SimScenario.standard
+        scenario.devices = scenario.devices.filter { $0.kind == .nova1 }
+        let host = try await Self.host(scenario)
+        let manager = NovaFlashManager(central: host.central, clock: ContinuousClock(), configuration: .init(scanBurst: .milliseconds(300)))
+        let flash = try #require(try await manager.connect(.closest).first).flash
+        try await flash.beginFlash(NovaFlashSettings(warm: 10, cool: 20, timeoutMilliseconds: 50))
+        var changes = flash.events().makeAsyncIterator()
+        // The host's own tracking clears `isLit` when the flash's safety timeout passes.
+        while let event = await changes.next() {
+            if event == .light(isLit: false) { break }
+        }
+        #expect(!flash.isLit)
+        let device = try #require(host.world.devices.first)
+        #expect(device.log.contains("light off (safety timeout)"))
+        await manager.disable()
+        host.controller.close()
+        host.world.stop()
+    }
+
+    @Test func gripSendsItsScriptedEvents() async throws {
+        var scenario = SimScenario.standard
+        scenario.devices = scenario.devices.filter { $0.kind == .grip }
+        let host = try await Self.host(scenario)
+        let connection = try await host.central.connect(name: "Grip-S1")
+        let received = Mutex<[GripEvent]>([])
+        let (done, finish) = AsyncStream.makeStream(of: Void.self)
+        let grip = try await Grip.attach(to: connection.gatt) { occurrence in
+            if received.withLock({ $0.append(occurrence.event); return $0.count }) == 3 { finish.yield() }
+        }
+        #expect(grip.firmware == FirmwareVersion(major: 1, minor: 4, patch: 0))
+        var iterator = done.makeAsyncIterator()
+        _ = await iterator.next()
+        #expect(received.withLock { $0 } == [.shutterButtonHalfDown, .shutterButtonDown, .shutterButtonReleased])
+        #expect(grip.counters.lostRecords == 0)
+        host.controller.close()
+        host.world.stop()
+    }
+
+    @Test func gripWithOldFirmwareIsRefusedNamingBothVersions() async throws {
+        var scenario = SimScenario.standard
+        scenario.devices = scenario.devices.filter { $0.kind == .grip }
+        scenario.devices[0].firmware = "1.1.9"
+        let host = try await Self.host(scenario)
+        let connection = try await host.central.connect(name: "Grip-S1")
+        await #expect(throws: GripFirmwareError.tooOld(found: FirmwareVersion(major: 1, minor: 1, patch: 9),
+                                                       minimum: FirmwareVersion(major: 1, minor: 2, patch: 0))) {
+            _ = try await Grip.attach(to: connection.gatt)
+        }
+        host.controller.close()
+        host.world.stop()
+    }
+
+    @Test func stylusStrokeArrivesInBatchesWithPhases() async throws {
+        var scenario = SimScenario.standard
+        scenario.devices = scenario.devices.filter { $0.kind == .stylus }
+        scenario.devices[0].count = 20
+        let host = try await Self.host(scenario)
+        let connection = try await host.central.connect(name: "Pen-S1")
+        let stylus = try await Stylus.attach(to: connection.gatt)
+        #expect(stylus.penIdentifier == "PEN-0001")
+        #expect(stylus.buttonMap == StylusButtonMap(side1: .undo, side2: .erase))
+        var phases: [StylusStrokePhase] = []
+        // A drawing app pulls once per frame (60 Hz) until the stroke ended: 20 batches of 8 samples.
+        while !phases.contains(.ended) {
+            try await Task.sleep(for: .milliseconds(16))
+            stylus.drain { event in
+                if case .sample(_, let phase, _) = event { phases.append(phase) }
+            }
+        }
+        #expect(phases.first == .began)
+        #expect(phases.filter { $0 == .began }.count == 1)
+        #expect(stylus.counters.lostBatches == 0)
+        host.controller.close()
+        host.world.stop()
+    }
+
+    @Test func lossIsRetransmittedAndLatencyDelaysButNothingIsLost() async throws {
+        var scenario = SimScenario.standard
+        scenario.devices = scenario.devices.filter { $0.kind == .test }
+        scenario.loss = 0.3
+        scenario.latencyMilliseconds = 5
+        scenario.jitterMilliseconds = 3
+        let host = try await Self.host(scenario)
+        let connection = try await host.central.connect(name: "Strobe-Test", scanTimeout: .seconds(5))
+        let services = try await connection.gatt.discoverPrimaryServices(uuid: SimulatedTestDevice.service)
+        let service = try #require(services.first)
+        let counter = try #require(try await connection.gatt.discoverCharacteristics(of: service, uuid: SimulatedTestDevice.counter).first)
+        let ring = NotificationRing(capacity: 256)
+        try await connection.gatt.subscribe(counter, to: .notification, handler: ring)
+        var counts: [UInt32] = []
+        for await notification in ring.notifications() {
+            counts.append(notification.value.withUnsafeBytes { $0.loadUnaligned(as: UInt32.self) })
+            if counts.count == 100 { break }
+        }
+        #expect(counts == (0..<100).map { UInt32($0) }, "in order, none missing")
+        #expect(host.world.air.counters.retransmissions > 0)
+        host.controller.close()
+        host.world.stop()
+    }
+
+    @Test func aLinkThatLosesEverythingEndsInASupervisionTimeoutNotAHang() async throws {
+        var scenario = SimScenario.standard
+        scenario.devices = scenario.devices.filter { $0.kind == .test }
+        let host = try await Self.host(scenario)
+        let connection = try await host.central.connect(name: "Strobe-Test")
+        let device = try #require(host.world.devices.first)
+        host.world.air.setConditions(LinkConditions(loss: 1), between: host.virtual, and: device.controller)
+        // The read is queued behind a link that carries nothing; the supervision timeout (4 s as
+        // the central asks) ends the link and the read fails with the reason.
+        await #expect(throws: ATTBearerError.self) {
+            _ = try await connection.gatt.read(handle: 0x0003)
+        }
+        #expect(await connection.disconnected() == .connectionTimeout)
+    }
+}

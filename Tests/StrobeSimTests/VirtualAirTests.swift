@@ -1,0 +1,63 @@
+import StrobeDevices
+import StrobeHCI
+import StrobeHost
+import Testing
+
+@testable import StrobeSim
+
+@Suite(.timeLimit(.minutes(1))) struct VirtualAirTests {
+    static func testDevice(_ name: String = "Strobe-Test") -> SimulatedDeviceDescription {
+        SimulatedDeviceDescription(kind: .test, name: name, rssi: -61)
+    }
+
+    @Test func hostInitRunsUnchangedOnAVirtualController() async throws {
+        let world = SimWorld(scenario: SimScenario(devices: []), clock: ContinuousClock())
+        let controller = HCIController(transport: world.makeHostController())
+        let info = try await controller.open()
+        #expect(info.address == BluetoothAddress("00:5E:00:00:F0:01"))
+        #expect(info.leACLDataPacketLength == 27)
+        #expect(!info.supportsExtendedScanning)
+        controller.close()
+    }
+
+    @Test func anUnknownCommandIsAnsweredNotIgnored() async throws {
+        let world = SimWorld(scenario: SimScenario(devices: []), clock: ContinuousClock())
+        let controller = HCIController(transport: world.makeHostController())
+        try await controller.open()
+        await #expect(throws: HCIError.status(.unknownHCICommand)) {
+            _ = try await controller.send(HCILESetDataLength(connectionHandle: 0x40, txOctets: 251, txTime: 2120))
+        }
+        #expect(world.air.counters.unknownCommands == 1)
+        controller.close()
+    }
+
+    /// The advertising schedule (interval plus the random advDelay) under a virtual clock: the
+    /// same seed gives the same times, another seed other times, and no real time passes.
+    @Test func advertisingTimesRepeatFromTheSeed() async throws {
+        func schedule(seed: UInt64) async throws -> [Duration] {
+            let clock = VirtualClock()
+            var scenario = SimScenario(devices: [Self.testDevice()], seed: seed)
+            scenario.devices[0].advertisingIntervalMilliseconds = 100
+            let world = SimWorld(scenario: scenario, clock: clock)
+            try await world.start()
+            var times: [Duration] = []
+            for _ in 0..<10 {
+                await clock.waitForSleepers(count: 1)
+                let next = try #require(clock.nextDeadline)
+                times.append(next.offset)
+                clock.advance(to: next)
+            }
+            world.stop()
+            return times
+        }
+        let first = try await schedule(seed: 7)
+        let again = try await schedule(seed: 7)
+        let other = try await schedule(seed: 8)
+        #expect(first == again)
+        #expect(first != other)
+        // Each gap is the interval plus 0-10 ms.
+        for (earlier, later) in zip(first, first.dropFirst()) {
+            #expect(later - earlier >= .milliseconds(100) && later - earlier < .milliseconds(110))
+        }
+    }
+}

@@ -25,7 +25,8 @@ public final class VirtualController: HCITransport, Sendable {
 
     public let configuration: Configuration
     public var name: String { "sim:\(configuration.name)" }
-    unowned let air: VirtualAir
+    // Strong: the air keeps its controllers and each controller its air, until `close` removes it.
+    let air: VirtualAir
     let id: Int
     private let outbox: AsyncStream<[UInt8]>.Continuation
     private let inbox: AsyncStream<[UInt8]>

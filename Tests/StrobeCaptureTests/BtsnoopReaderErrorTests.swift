@@ -110,7 +110,7 @@ struct BtsnoopReaderErrorTests {
         }
     }
 
-    @Test func truncatedFileOnDisk() throws {
+    @Test func truncatedFileOnDisk() async throws {
         let bytes = try Fixtures.captureBytes("lgg6_zengge-ledstrip.btsnoop")
         let path = try Fixtures.scratchPath("cut.btsnoop")
         defer { Fixtures.remove(path) }
@@ -120,7 +120,7 @@ struct BtsnoopReaderErrorTests {
         #expect(throws: BtsnoopError.self) {
             while try reader.next() != nil { count += 1 }
         }
-        let frames = try TShark.fields(Fixtures.capturePath("lgg6_zengge-ledstrip.btsnoop"), ["frame.number"])
+        let frames = try await TShark.fields(Fixtures.capturePath("lgg6_zengge-ledstrip.btsnoop"), ["frame.number"])
         #expect(count == frames.count - 1)
     }
 

@@ -111,7 +111,7 @@ final class TickingClock: Sendable {
         #expect(outgoing.map { [$0.packetTypeRawValue.map(UInt8.init) ?? 0xFF] + $0.payload } == (0..<count).map(Self.sent))
         #expect(outgoing.map(\.flags) == (0..<count).map { $0 % 2 == 0 ? 2 : 0 })
 
-        let frames = try TShark.fields(path, ["hci_h4.type", "hci_h4.direction"])
+        let frames = try await TShark.fields(path, ["hci_h4.type", "hci_h4.direction"])
         #expect(frames.count == records.count)
         #expect(frames.map { TShark.hex($0[0]) } == records.map(\.packetTypeRawValue))
     }
@@ -147,7 +147,7 @@ final class TickingClock: Sendable {
             let before = records[..<position].filter { $0.direction == .controllerToHost }.count
             #expect(before % 100 == 0 && before > 0)
         }
-        #expect(try TShark.fields(path, ["frame.number"]).count == records.count)
+        #expect(try await TShark.fields(path, ["frame.number"]).count == records.count)
     }
 
     @Test func undecodableOutgoingBytesAreKeptVerbatim() async throws {

@@ -50,7 +50,7 @@ import Testing
         }
     }
 
-    @Test func h4RoundTrip() throws {
+    @Test func h4RoundTrip() async throws {
         let path = try Fixtures.scratchPath("h4.btsnoop")
         defer { Fixtures.remove(path) }
         let packets = Self.packets()
@@ -73,7 +73,7 @@ import Testing
             #expect(record.flags == received | control)
         }
 
-        let frames = try TShark.fields(path, ["frame.time_epoch", "hci_h4.type", "hci_h4.direction", "frame.protocols"])
+        let frames = try await TShark.fields(path, ["frame.time_epoch", "hci_h4.type", "hci_h4.direction", "frame.protocols"])
         #expect(frames.count == packets.count)
         for (i, (frame, packet)) in zip(frames, packets).enumerated() {
             #expect(TShark.protocols(frame[3]).contains(TShark.layer(for: packet.type)), "\(frame[3])")
@@ -83,7 +83,7 @@ import Testing
         }
     }
 
-    @Test func monitorRoundTrip() throws {
+    @Test func monitorRoundTrip() async throws {
         let path = try Fixtures.scratchPath("monitor.btsnoop")
         defer { Fixtures.remove(path) }
         let packets = Self.packets()
@@ -121,7 +121,7 @@ import Testing
             #expect(record.opcode == MonitorOpcode(carrying: packet.type, packet.direction))
         }
 
-        let frames = try TShark.fields(
+        let frames = try await TShark.fields(
             path, [
                 "hci_mon.opcode", "hci_mon.adapter_id", "hci_mon.adapter_name", "hci_mon.bd_addr", "frame.time_epoch",
                 "frame.protocols",
@@ -141,7 +141,7 @@ import Testing
         #expect(frames.first?[3].lowercased() == "00:1b:dc:f2:1c:47")
     }
 
-    @Test func h1RoundTrip() throws {
+    @Test func h1RoundTrip() async throws {
         let path = try Fixtures.scratchPath("h1.btsnoop")
         defer { Fixtures.remove(path) }
         let packets = Self.packets(includeSCOAndISO: false)
@@ -160,7 +160,7 @@ import Testing
         #expect(records.map(\.direction) == packets.map(\.direction))
         #expect(records.map(\.payload) == packets.map(\.payload))
 
-        let frames = try TShark.fields(path, ["frame.protocols"])
+        let frames = try await TShark.fields(path, ["frame.protocols"])
         #expect(frames.count == packets.count)
         for (frame, packet) in zip(frames, packets) {
             #expect(TShark.protocols(frame[0]).contains(TShark.layer(for: packet.type)), "\(frame[0])")
@@ -215,7 +215,7 @@ import Testing
         }
     }
 
-    @Test func bufferedWritesReachTheFileInOrder() throws {
+    @Test func bufferedWritesReachTheFileInOrder() async throws {
         // Far more than the staging buffer: records must cross many flushes intact.
         let path = try Fixtures.scratchPath("big.btsnoop")
         defer { Fixtures.remove(path) }
@@ -230,6 +230,6 @@ import Testing
         #expect(records.enumerated().allSatisfy { i, record in
             record.payload.count == 1004 && record.payload.last == UInt8(i & 0xFF) && record.unixMicroseconds == Int64(i)
         })
-        #expect(try TShark.fields(path, ["frame.number"]).count == 300)
+        #expect(try await TShark.fields(path, ["frame.number"]).count == 300)
     }
 }

@@ -17,10 +17,10 @@ import Testing
 
     /// Frame number, connection handle and opcode of every ATT PDU, in order.
     @Test(arguments: Fixtures.captureNames())
-    func everyATTPDUAgreesWithTShark(_ name: String) throws {
+    func everyATTPDUAgreesWithTShark(_ name: String) async throws {
         let path = Fixtures.capturePath(name)
         let ours = try Self.decodeAll(path).map { $0.tsv.split(separator: "\t", omittingEmptySubsequences: false).prefix(3).joined(separator: "\t") }
-        let theirs = try TShark.fields(path, ["frame.number", "bthci_acl.chandle", "btatt.opcode"], filter: "btatt")
+        let theirs = try await TShark.fields(path, ["frame.number", "bthci_acl.chandle", "btatt.opcode"], filter: "btatt")
             .map { $0.joined(separator: "\t") }
         #expect(ours.count == theirs.count, "\(name): ATT PDU count")
         let firstDifference = zip(ours, theirs).enumerated().first { $0.element.0 != $0.element.1 }
@@ -33,11 +33,11 @@ import Testing
     /// "Invalid usage of this characteristic with this opcode": it maps handles to characteristics
     /// across connections), its `btatt.handle` lists the handle first and the raw bytes decide.
     @Test(arguments: Fixtures.captureNames())
-    func notificationsAndIndicationsAgreeWithTShark(_ name: String) throws {
+    func notificationsAndIndicationsAgreeWithTShark(_ name: String) async throws {
         let path = Fixtures.capturePath(name)
         let ours = try Self.decodeAll(path).filter { $0.handle != nil }
-        let fields = try TShark.fields(path, ["frame.number", "btatt.handle", "btatt.value"], filter: Self.notificationFilter)
-        let raw = try Self.rawATT(path)
+        let fields = try await TShark.fields(path, ["frame.number", "btatt.handle", "btatt.value"], filter: Self.notificationFilter)
+        let raw = try await Self.rawATT(path)
         #expect(ours.count == fields.count, "\(name): notifications and indications")
         #expect(raw.count == fields.count)
         var reinterpreted = 0
@@ -59,8 +59,8 @@ import Testing
     }
 
     /// tshark's `btatt_raw` (the ATT PDU bytes it dissected) of each notification and indication.
-    static func rawATT(_ path: String) throws -> [[UInt8]] {
-        let output = try TShark.run(["-n", "-r", path, "-Y", notificationFilter, "-T", "json", "-x", "-j", "btatt"])
+    static func rawATT(_ path: String) async throws -> [[UInt8]] {
+        let output = try await TShark.run(["-n", "-r", path, "-Y", notificationFilter, "-T", "json", "-x", "-j", "btatt"])
         guard let packets = try JSONSerialization.jsonObject(with: Data(output.utf8)) as? [[String: Any]] else { return [] }
         return packets.compactMap { packet in
             let layers = (packet["_source"] as? [String: Any])?["layers"] as? [String: Any]

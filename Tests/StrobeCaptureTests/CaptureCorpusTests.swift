@@ -12,11 +12,11 @@ import Testing
     }
 
     @Test(arguments: Fixtures.captureNames())
-    func readsLikeTShark(_ name: String) throws {
+    func readsLikeTShark(_ name: String) async throws {
         let path = Fixtures.capturePath(name)
         let reader = try BtsnoopReader(path: path)
         let records = try readAll(reader)
-        let frames = try TShark.fields(path, ["frame.number", "frame.time_epoch", "hci_h4.type", "hci_h4.direction"])
+        let frames = try await TShark.fields(path, ["frame.number", "frame.time_epoch", "hci_h4.type", "hci_h4.direction"])
 
         #expect(records.count == frames.count, "\(name): record count")
         #expect(reader.recordsRead == records.count)
@@ -51,7 +51,7 @@ import Testing
         #expect(summary.firstTimestamp == nil)
     }
 
-    @Test func vendorHandleRecordsDecodeByTheH4Byte() throws {
+    @Test func vendorHandleRecordsDecodeByTheH4Byte() async throws {
         // The S24 capture flags ACL data on handle 0x0EDC as 3 ("received event"): the type must
         // come from the indicator byte.
         let reader = try BtsnoopReader(path: Fixtures.capturePath("s24ultra_dott-display_spen_galaxy-ring.btsnoop"))
@@ -61,7 +61,7 @@ import Testing
             let handle = (UInt16(record.payload[0]) | UInt16(record.payload[1]) << 8) & 0x0FFF
             if handle == 0x0EDC { vendorACL += 1 }
         }
-        let frames = try TShark.fields(
+        let frames = try await TShark.fields(
             Fixtures.capturePath("s24ultra_dott-display_spen_galaxy-ring.btsnoop"), ["frame.number"],
             filter: "bthci_acl.chandle == 0x0edc")
         #expect(vendorACL == frames.count)

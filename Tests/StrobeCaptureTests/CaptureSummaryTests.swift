@@ -6,10 +6,10 @@ import Testing
 
 @Suite(.serialized) struct CaptureSummaryTests {
     @Test(arguments: ["pixel8_pongbot-robot_fitbit-inspire3.btsnoop", "s24ultra_dott-display_spen_galaxy-ring.btsnoop"])
-    func countsMatchTShark(_ name: String) throws {
+    func countsMatchTShark(_ name: String) async throws {
         let path = Fixtures.capturePath(name)
         let summary = try CaptureSummary(path: path)
-        let frames = try TShark.fields(path, ["frame.time_epoch", "hci_h4.type", "hci_h4.direction"])
+        let frames = try await TShark.fields(path, ["frame.time_epoch", "hci_h4.type", "hci_h4.direction"])
         #expect(summary.datalink == CaptureSummary.Datalink(number: 1002, name: "HCI UART (H4)"))
         #expect(summary.records == frames.count)
         #expect(summary.firstTimestamp?.unixMicroseconds == frames.first.flatMap { TShark.microseconds($0[0]) })

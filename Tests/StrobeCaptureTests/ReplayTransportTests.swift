@@ -69,7 +69,7 @@ import Testing
         #expect(sink.closeCount == 1)
 
         // The delivered count against tshark's received frames.
-        let received = try TShark.fields(path, ["frame.number"], filter: "hci_h4.direction == 0x01")
+        let received = try await TShark.fields(path, ["frame.number"], filter: "hci_h4.direction == 0x01")
         #expect(statistics.delivered == received.count)
     }
 

@@ -25,8 +25,17 @@ enum TShark {
         throw Missing()
     }
 
-    /// Runs tshark and returns its standard output.
-    static func run(_ arguments: [String]) throws -> String {
+    /// Runs tshark and returns its standard output. The wait happens on a thread of its own, not
+    /// on one of the cooperative pool's few threads, which other tests need meanwhile.
+    static func run(_ arguments: [String]) async throws -> String {
+        try await withCheckedThrowingContinuation { continuation in
+            Thread.detachNewThread {
+                continuation.resume(with: Result { try runBlocking(arguments) })
+            }
+        }
+    }
+
+    private static func runBlocking(_ arguments: [String]) throws -> String {
         let process = Process()
         process.executableURL = try executable()
         process.arguments = arguments
@@ -41,11 +50,11 @@ enum TShark {
     }
 
     /// One row per frame of `fields`, tab-separated.
-    static func fields(_ path: String, _ fields: [String], filter: String? = nil) throws -> [[String]] {
+    static func fields(_ path: String, _ fields: [String], filter: String? = nil) async throws -> [[String]] {
         var arguments = ["-n", "-r", path, "-T", "fields", "-E", "separator=/t"]
         if let filter { arguments += ["-Y", filter] }
         for field in fields { arguments += ["-e", field] }
-        return try run(arguments).split(separator: "\n", omittingEmptySubsequences: true).map { line in
+        return try await run(arguments).split(separator: "\n", omittingEmptySubsequences: true).map { line in
             line.split(separator: "\t", omittingEmptySubsequences: false).map(String.init)
         }
     }

@@ -28,8 +28,15 @@ import Testing
 
     @Test func scanFindsEveryDeviceWithItsRSSI() async throws {
         let host = try await Self.host()
-        let found = try await StrobeHost.Scanner(controller: host.controller).scan(for: .milliseconds(400))
-        let byName = Dictionary(found.compactMap { device in device.name.map { ($0, device.rssi) } }, uniquingKeysWith: { a, _ in a })
+        let scanner = StrobeHost.Scanner(controller: host.controller)
+        let updates = scanner.updates()
+        try await scanner.start()
+        var byName: [String: Int?] = [:]
+        for await device in updates {
+            if let name = device.name { byName[name] = device.rssi }
+            if byName.count == 5 { break }
+        }
+        try await scanner.stop()
         #expect(byName == ["Nova": -57, "Nova2": -48, "Grip-S1": -60, "Pen-S1": -52, "Strobe-Test": -70])
         host.controller.close()
         host.world.stop()
@@ -63,7 +70,7 @@ import Testing
         scenario.devices = scenario.devices.filter { $0.kind == .nova2 }
         scenario.devices[0].triggerPresses = [0.05]
         let host = try await Self.host(scenario)
-        let manager = NovaFlashManager(central: host.central, clock: ContinuousClock(), configuration: .init(scanBurst: .milliseconds(300)))
+        let manager = NovaFlashManager(central: host.central, clock: ContinuousClock(), configuration: .init(scanBurst: .seconds(1)))
         let flash = try #require(try await manager.connect(.closest).first).flash
         #expect(flash.model == .v2)
         var events = flash.events().makeAsyncIterator()
@@ -91,7 +98,7 @@ import Testing
         var scenario = SimScenario.standard
         scenario.devices = scenario.devices.filter { $0.kind == .nova1 }
         let host = try await Self.host(scenario)
-        let manager = NovaFlashManager(central: host.central, clock: ContinuousClock(), configuration: .init(scanBurst: .milliseconds(300)))
+        let manager = NovaFlashManager(central: host.central, clock: ContinuousClock(), configuration: .init(scanBurst: .seconds(1)))
         let flash = try #require(try await manager.connect(.closest).first).flash
         try await flash.beginFlash(NovaFlashSettings(warm: 10, cool: 20, timeoutMilliseconds: 50))
         var changes = flash.events().makeAsyncIterator()

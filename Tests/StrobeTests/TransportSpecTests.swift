@@ -15,6 +15,8 @@ import StrobeHCI
         ("serial:/dev/ttyACM0,115200,rtscts", .serial(device: "/dev/ttyACM0", baudRate: 115_200, rtsCts: true)),
         ("serial:/dev/ttyS1,rtscts", .serial(device: "/dev/ttyS1", baudRate: 1_000_000, rtsCts: true)),
         ("replay:Captures/x.btsnoop", .replay(file: "Captures/x.btsnoop")),
+        ("sim", .sim(scenario: nil)),
+        ("sim:worlds/studio.json", .sim(scenario: "worlds/studio.json")),
     ])
     func parses(text: String, expected: TransportSpec) throws {
         let spec = try TransportSpec(parsing: text)
@@ -23,8 +25,12 @@ import StrobeHCI
     }
 
     @Test(arguments: ["", "hci", "hci:", "hci:-1", "hci:x", "tcp:host", "tcp::9001", "tcp:h:0", "tcp:h:70000",
-                      "unix:", "serial:", "serial:/dev/x,fast", "replay:", "bogus:1", "sim:x:y"])
+                      "unix:", "serial:", "serial:/dev/x,fast", "replay:", "bogus:1", "sim:", "simulator"])
     func rejects(text: String) {
         #expect(throws: TransportError.self) { try TransportSpec(parsing: text) }
+    }
+
+    @Test func aMissingScenarioFileIsAOneLineError() {
+        #expect(throws: TransportError.self) { _ = try TransportSpec.sim(scenario: "/nonexistent/world.json").open() }
     }
 }

@@ -91,8 +91,9 @@ enum SimSupportedCommands {
     static let bitmap: [UInt8] = {
         var bitmap = [UInt8](repeating: 0, count: 64)
         for bit in bits { bitmap[bit.octet] |= 1 << bit.bit }
-        // Read Local Supported Commands itself (octet 14, bit 4).
+        // Read Local Supported Commands itself (octet 14, bit 4), LE Set Random Address (25, 4).
         bitmap[14] |= 1 << 4
+        bitmap[25] |= 1 << 4
         return bitmap
     }()
 }

@@ -137,6 +137,8 @@ public final class VirtualAir: Sendable {
             complete(controller, opcode)
         case 0x0C01, 0x2001, 0x0C63:  // Set Event Mask, LE Set Event Mask, Set Event Mask Page 2
             complete(controller, opcode)
+        case 0x2005:  // LE Set Random Address: the simulated air knows each controller by its address already
+            complete(controller, opcode)
         case 0x1001:  // Read Local Version Information: HCI 5.3, company 0xFFFF (none)
             complete(controller, opcode, [0x0C, 0x00, 0x00, 0x0C, 0xFF, 0xFF, 0x00, 0x00])
         case 0x1002:  // Read Local Supported Commands

@@ -53,3 +53,31 @@ import Testing
         #expect(summary["records"] as? Int == (try await TSharkFrames.count(file.path)))
     }
 }
+
+/// With no transport at all, `strobe` runs on the simulated world: a newcomer sees devices.
+@Suite(.timeLimit(.minutes(1))) struct DefaultTransportTests {
+    @Test func scanWithoutATransportListsTheSimulatedDevices() async throws {
+        let result = try await StrobeCommand.run(["scan", "--duration", "1", "--json"])
+        #expect(result.status == 0, "stderr: \(result.stderr)")
+        let names = Set(try JSONLines.objects(result.stdout).compactMap { $0["name"] as? String })
+        #expect(names == ["Nova", "Nova2", "Grip-S1", "Pen-S1", "Strobe-Test"])
+    }
+
+    @Test func aScenarioFileDescribesTheWorld() async throws {
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent("strobe-world-\(UUID().uuidString).json")
+        defer { try? FileManager.default.removeItem(at: file) }
+        try Data("""
+            {"seed": 42, "devices": [
+              {"kind": "nova2", "name": "Studio-Left", "rssi": -40, "advertisingIntervalMilliseconds": 50},
+              {"kind": "nova1", "name": "Nova", "rssi": -75, "advertisingIntervalMilliseconds": 50}]}
+            """.utf8).write(to: file)
+        let listed = try await StrobeCommand.run(["sim", "list", "--scenario", file.path])
+        #expect(listed.status == 0, "stderr: \(listed.stderr)")
+        #expect(listed.stdout.contains("\"Studio-Left\"") && listed.stdout.contains("seed 42"))
+        let scan = try await StrobeCommand.run(["--transport", "sim:\(file.path)", "scan", "--duration", "0.5", "--json"])
+        let devices = try JSONLines.objects(scan.stdout)
+        #expect(devices.compactMap { $0["name"] as? String } == ["Studio-Left", "Nova"], "strongest first")
+        let broken = try await StrobeCommand.run(["--transport", "sim:/nonexistent/world.json", "scan"])
+        #expect(broken.status == 1 && broken.stderr.contains("/nonexistent/world.json"))
+    }
+}

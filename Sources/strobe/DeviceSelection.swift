@@ -1,0 +1,24 @@
+import ArgumentParser
+import Strobe
+
+/// Finds one device by exact name, or the strongest whose name starts with a prefix.
+struct DeviceSelectionOptions: ParsableArguments {
+    @Option(help: "The device's advertised name (default: the strongest whose name starts with the kit's prefix).")
+    var name: String?
+
+    @Option(help: "How long to scan for it, in milliseconds.")
+    var scanMs: Int = 2000
+
+    func validate() throws {
+        guard (100...60_000).contains(scanMs) else { throw ValidationError("--scan-ms must be between 100 and 60000") }
+    }
+
+    func connect(_ central: Central, prefix: String) async throws -> LEConnection {
+        if let name { return try await central.connect(name: name, scanTimeout: .milliseconds(scanMs)) }
+        let found = try await StrobeHost.Scanner(controller: central.controller).scan(for: .milliseconds(scanMs))
+        guard let device = found.filter({ $0.name?.hasPrefix(prefix) == true }).max(by: { ($0.rssi ?? -128) < ($1.rssi ?? -128) }) else {
+            throw ConnectionError.notFound(name: prefix + "…", scanned: .milliseconds(scanMs))
+        }
+        return try await central.connect(to: device.address, addressType: device.addressType)
+    }
+}

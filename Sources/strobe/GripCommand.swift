@@ -1,0 +1,60 @@
+import ArgumentParser
+import Foundation
+import Strobe
+
+/// `strobe grip events`: a camera grip's button events as they happen.
+struct GripCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "grip", abstract: "Camera grips (reference profile v1).", subcommands: [GripEventsCommand.self])
+}
+
+struct GripEventsCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(commandName: "events", abstract: "Print the grip's events as they arrive.")
+    @OptionGroup var global: GlobalOptions
+    @OptionGroup var device: DeviceSelectionOptions
+    @Option(help: "Stop after this many events.") var count: Int?
+    @Option(help: "Stop after this many seconds.") var duration: Double = 10
+    @Flag(help: "One JSON object per event.") var json = false
+
+    struct Line: Encodable {
+        var event: String
+        var code: UInt8
+        var sequence: UInt16
+        var receivedAtNanoseconds: UInt64
+    }
+
+    func run() async throws {
+        let session = try await ControllerSession.open(global)
+        defer { try? session.close() }
+        let central = Central(controller: session.controller)
+        let connection = try await device.connect(central, prefix: GripProfile.localNamePrefix)
+        let grip = try await Grip.attach(to: connection.gatt)
+        if !json { print("grip \(connection.peerAddress), firmware \(grip.firmware.map { "\($0)" } ?? "unknown")") }
+        let events = grip.events()
+        let json = self.json
+        let count = self.count
+        let collector = Task {
+            var seen = 0
+            for await occurrence in events {
+                seen += 1
+                if json {
+                    try? JSONOutput.print(Line(event: "\(occurrence.event)", code: occurrence.event.code, sequence: occurrence.sequence,
+                                               receivedAtNanoseconds: occurrence.receivedAt.nanoseconds))
+                } else {
+                    print("\(occurrence.sequence)\t\(occurrence.event)")
+                }
+                if let count, seen >= count { break }
+            }
+        }
+        // Cancelling ends the event stream's iteration.
+        let timer = Task {
+            try? await Task.sleep(for: .milliseconds(Int64(duration * 1000)))
+            collector.cancel()
+        }
+        await collector.value
+        timer.cancel()
+        let counters = grip.counters
+        if !json { print("\(counters.records) events, \(counters.lostRecords) lost, \(counters.unknownEvents) unknown, \(counters.malformedNotifications) malformed") }
+        _ = try? await connection.disconnect()
+    }
+}

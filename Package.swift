@@ -26,10 +26,15 @@ let package = Package(
         .target(name: "StrobeHost", dependencies: ["StrobeHCI"]),
         .target(name: "StrobeDevices", dependencies: ["StrobeHost"]),
         .target(name: "StrobeSim", dependencies: ["StrobeHCI", "StrobeHost", "StrobeDevices"]),
-        .target(name: "Strobe", dependencies: ["StrobeHCI", "StrobeCapture", "StrobeHost", "StrobeDevices", "StrobeSim"]),
+        .target(name: "StrobeSequencer", dependencies: ["StrobeHCI", "StrobeHost", "StrobeDevices"]),
+        .target(name: "Strobe", dependencies: ["StrobeHCI", "StrobeCapture", "StrobeHost", "StrobeDevices", "StrobeSim", "StrobeSequencer"]),
         .executableTarget(
             name: "strobe",
-            dependencies: ["Strobe", .product(name: "ArgumentParser", package: "swift-argument-parser")]
+            dependencies: [
+                "Strobe",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Histogram", package: "hdrhistogram-swift"),
+            ]
         ),
         // Performance claims are made here and nowhere else: `swift run -c release strobe-bench`.
         .executableTarget(
@@ -47,6 +52,7 @@ let package = Package(
         .testTarget(name: "StrobeHostTests", dependencies: ["StrobeHost"]),
         .testTarget(name: "StrobeDevicesTests", dependencies: ["StrobeDevices"]),
         .testTarget(name: "StrobeSimTests", dependencies: ["StrobeSim"]),
+        .testTarget(name: "StrobeSequencerTests", dependencies: ["StrobeSequencer", "StrobeSim"]),
         .testTarget(name: "StrobeTests", dependencies: ["Strobe"]),
         .testTarget(name: "StrobeInteropTests", dependencies: ["Strobe", "strobe"]),
     ],

@@ -3,3 +3,4 @@
 @_exported import StrobeHost
 @_exported import StrobeDevices
 @_exported import StrobeSim
+@_exported import StrobeSequencer

@@ -81,3 +81,20 @@ import Testing
         #expect(broken.status == 1 && broken.stderr.contains("/nonexistent/world.json"))
     }
 }
+
+@Suite(.timeLimit(.minutes(2))) struct ShootCommandTests {
+    @Test func hundredShotsOnTheSimulatedWorldWithASummary() async throws {
+        let result = try await StrobeCommand.run(["shoot", "--count", "100", "--interval-ms", "0", "--exposure-ms", "1", "--json"])
+        #expect(result.status == 0, "stderr: \(result.stderr)")
+        let objects = try JSONLines.objects(result.stdout)
+        #expect(objects.count == 101)
+        let shots = objects.dropLast()
+        #expect(shots.map { $0["shot"] as? Int } == (1...100).map { $0 })
+        #expect(shots.allSatisfy { ["captured", "capturedWithoutFlash", "aborted", "noFlash", "cameraFailed", "cancelled"].contains($0["outcome"] as? String ?? "") })
+        let summary = try #require(objects.last?["summary"] as? [String: Any])
+        #expect(summary["shots"] as? Int == 100)
+        let outcomes = try #require(summary["outcomes"] as? [String: Int])
+        #expect(outcomes.values.reduce(0, +) == 100)
+        #expect(summary["triggerToLitMicroseconds"] is [String: Any])
+    }
+}

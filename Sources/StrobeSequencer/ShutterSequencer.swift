@@ -1,0 +1,197 @@
+import StrobeDevices
+import StrobeHCI
+import StrobeHost
+import Synchronization
+
+/// The camera side of a shot: capture one frame and return when it is done.
+public typealias CameraCapture = @Sendable () async throws -> Void
+
+/// What a photographer chooses once: the settings, how long to wait for the flashes'
+/// acknowledgements, and what to do when they do not come.
+public struct ShotPolicy: Sendable, Hashable {
+    public enum MissingAck: String, Sendable, Hashable, CaseIterable {
+        /// Take the picture anyway (the moment matters more than the light).
+        case captureWithoutFlash
+        /// Do not take it (the light matters more).
+        case abort
+    }
+
+    public var settings: NovaFlashSettings
+    public var ackDeadline: Duration
+    public var onMissingAck: MissingAck
+
+    public init(settings: NovaFlashSettings = .full, ackDeadline: Duration = .milliseconds(150),
+                onMissingAck: MissingAck = .captureWithoutFlash) {
+        self.settings = settings
+        self.ackDeadline = ackDeadline
+        self.onMissingAck = onMissingAck
+    }
+}
+
+/// Shutter press to lit flash to captured frame: on a trigger, begins the flash on every
+/// connected flash at once, waits for each acknowledgement (up to the policy's deadline),
+/// captures, and ends the flash, recording the time of every step.
+public final class ShutterSequencer: Sendable {
+    public let flashes: NovaFlashManager
+    public let camera: CameraCapture
+    public let policy: ShotPolicy
+    private let clock: any Clock<Duration>
+    private let state = Mutex(State())
+
+    private struct State {
+        var shots = 0
+        var observers: [UInt64: AsyncStream<ShotRecord>.Continuation] = [:]
+        var nextObserver: UInt64 = 0
+    }
+
+    public init<C: Clock>(flashes: NovaFlashManager, camera: @escaping CameraCapture, policy: ShotPolicy = ShotPolicy(), clock: C)
+    where C.Duration == Duration {
+        self.flashes = flashes
+        self.camera = camera
+        self.policy = policy
+        self.clock = clock
+    }
+
+    /// A built-in camera for tests and demos: each capture takes `exposure`.
+    public static func testCamera<C: Clock>(exposure: Duration, clock: C) -> CameraCapture where C.Duration == Duration {
+        { try await clock.sleep(for: exposure) }
+    }
+
+    /// Every shot's record as it completes.
+    public func records() -> AsyncStream<ShotRecord> {
+        let (stream, continuation) = AsyncStream.makeStream(of: ShotRecord.self)
+        let id = state.withLock { s in
+            s.nextObserver += 1
+            s.observers[s.nextObserver] = continuation
+            return s.nextObserver
+        }
+        continuation.onTermination = { [weak self] _ in _ = self?.state.withLock { $0.observers.removeValue(forKey: id) } }
+        return stream
+    }
+
+    /// Fires on a grip's full press (its bytes' read time is the trigger time), and turns the
+    /// preflash on at a half press.
+    public func follow(_ grip: Grip) {
+        grip.setEventHandler { [weak self] occurrence in
+            guard let self else { return }
+            switch occurrence.event {
+            case .shutterButtonDown:
+                Task { _ = await self.shoot(triggeredAt: occurrence.receivedAt) }
+            default:
+                break
+            }
+        }
+    }
+
+    /// One shot. `triggeredAt` is when the trigger's bytes were read (now when called from code).
+    public func shoot(triggeredAt trigger: HostTime = .now()) async -> ShotRecord {
+        let number = state.withLock { s -> Int in
+            s.shots += 1
+            return s.shots
+        }
+        let targets = flashes.flashes
+        var record = ShotRecord(shot: number, outcome: .captured, triggerReceived: trigger.nanoseconds, flashes: [])
+        guard !targets.isEmpty else {
+            record.outcome = .noFlash
+            return publish(record)
+        }
+        if Task.isCancelled {
+            record.outcome = .cancelled
+            return publish(record)
+        }
+
+        // Begin on every flash at once; each result or the deadline, whichever first.
+        let settings = policy.settings
+        let deadline = policy.ackDeadline
+        let clock = self.clock
+        record.flashes = await withTaskGroup(of: (Int, FlashTiming).self) { group in
+            for (index, target) in targets.enumerated() {
+                group.addTask {
+                    var timing = FlashTiming(address: target.address.description, commandIssued: HostTime.now().nanoseconds)
+                    let outcome = await Self.race(deadline: deadline, clock: clock) { try await target.flash.beginFlash(settings) }
+                    switch outcome {
+                    case .success: timing.acknowledged = HostTime.now().nanoseconds
+                    case .failure(let error): timing.failure = "\(error)"
+                    }
+                    return (index, timing)
+                }
+            }
+            var timings = [FlashTiming?](repeating: nil, count: targets.count)
+            for await (index, timing) in group { timings[index] = timing }
+            return timings.compactMap { $0 }
+        }
+        let allLit = record.flashes.allSatisfy { $0.acknowledged != nil }
+        if !allLit {
+            record.outcome = policy.onMissingAck == .abort ? .aborted : .capturedWithoutFlash
+        }
+        if record.outcome != .aborted {
+            record.captureStart = HostTime.now().nanoseconds
+            do {
+                try await camera()
+            } catch {
+                record.outcome = .cameraFailed
+            }
+            record.captureEnd = HostTime.now().nanoseconds
+        }
+        // Off on every flash, lit or not: a late ack must not leave a light on.
+        record.flashes = await withTaskGroup(of: (Int, FlashTiming).self) { group in
+            for (index, target) in targets.enumerated() {
+                let lit = record.flashes[index]
+                group.addTask {
+                    var timing = lit
+                    timing.offIssued = HostTime.now().nanoseconds
+                    if (try? await target.flash.endFlash()) != nil { timing.offAcknowledged = HostTime.now().nanoseconds }
+                    return (index, timing)
+                }
+            }
+            var timings = record.flashes
+            for await (index, timing) in group { timings[index] = timing }
+            return timings
+        }
+        return publish(record)
+    }
+
+    private func publish(_ record: ShotRecord) -> ShotRecord {
+        let observers = state.withLock { Array($0.observers.values) }
+        for observer in observers { observer.yield(record) }
+        return record
+    }
+
+    private enum RaceOutcome {
+        case success
+        case failure(any Error)
+    }
+
+    /// The operation's result, or a timeout failure at the deadline (the operation keeps running;
+    /// its late answer is ignored).
+    private static func race(deadline: Duration, clock: any Clock<Duration>,
+                             _ operation: @escaping @Sendable () async throws -> NovaAcknowledgement) async -> RaceOutcome {
+        await withTaskGroup(of: RaceOutcome?.self) { group in
+            group.addTask {
+                do {
+                    _ = try await operation()
+                    return .success
+                } catch {
+                    return .failure(error)
+                }
+            }
+            group.addTask {
+                do { try await clock.sleep(for: deadline) } catch { return nil }
+                return .failure(ShotError.ackDeadline(deadline))
+            }
+            let first = await group.next() ?? nil
+            group.cancelAll()
+            return first ?? .failure(ShotError.ackDeadline(deadline))
+        }
+    }
+}
+
+public enum ShotError: Error, Sendable, Hashable, CustomStringConvertible {
+    case ackDeadline(Duration)
+
+    public var description: String {
+        switch self {
+        case .ackDeadline(let deadline): "no acknowledgement within \(deadline)"
+        }
+    }
+}

@@ -1,0 +1,93 @@
+import ArgumentParser
+import Foundation
+import Histogram
+import Strobe
+
+/// `strobe shoot`: shots through the flash/shutter sequencer, each timed end to end.
+struct ShootCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "shoot",
+        abstract: "Fire shots: every connected Nova lit, acknowledged, camera captured, flash off; timed.",
+        discussion: "The camera is the built-in test camera (an exposure of --exposure-ms). On the simulated world by default.")
+
+    @OptionGroup var global: GlobalOptions
+    @Option(help: "How many shots.") var count: Int = 10
+    @Option(help: "Pause between shots, in milliseconds.") var intervalMs: Int = 100
+    @Option(help: "Exposure of the test camera, in milliseconds.") var exposureMs: Int = 20
+    @Option(help: "How long to wait for the flashes' acknowledgements, in milliseconds.") var ackDeadlineMs: Int = 150
+    @Option(help: ArgumentHelp("When an acknowledgement is missing: capture-without-flash or abort.", valueName: "policy"))
+    var policy: MissingAckPolicy = .captureWithoutFlash
+    @Option(help: "off, gentle, warm or full.") var preset: FlashPreset = .full
+    @Option(help: "How long to scan for flashes, in milliseconds.") var scanMs: Int = 1000
+    @Flag(help: "One JSON object per shot, then {\"summary\": ...}.") var json = false
+
+    enum MissingAckPolicy: String, ExpressibleByArgument, CaseIterable {
+        case captureWithoutFlash = "capture-without-flash"
+        case abort
+        var value: ShotPolicy.MissingAck { self == .abort ? .abort : .captureWithoutFlash }
+    }
+
+    func validate() throws {
+        guard (1...100_000).contains(count) else { throw ValidationError("--count must be between 1 and 100000") }
+        guard intervalMs >= 0, exposureMs >= 0, ackDeadlineMs > 0 else { throw ValidationError("times must not be negative") }
+    }
+
+    struct Summary: Encodable {
+        var shots: Int
+        var outcomes: [String: Int]
+        var triggerToLitMicroseconds: Percentiles?
+        var skewMicroseconds: Percentiles?
+    }
+
+    struct Percentiles: Encodable {
+        var p50: Double
+        var p99: Double
+        var max: Double
+    }
+
+    func run() async throws {
+        let session = try await ControllerSession.open(global)
+        defer { try? session.close() }
+        let manager = NovaFlashManager(central: Central(controller: session.controller), clock: ContinuousClock(),
+                                       configuration: .init(scanBurst: .milliseconds(scanMs)))
+        let connected = try await manager.connect(.all)
+        guard !connected.isEmpty else { throw FlashCommandError.noFlash(scannedMs: scanMs) }
+        let sequencer = ShutterSequencer(
+            flashes: manager, camera: ShutterSequencer.testCamera(exposure: .milliseconds(exposureMs), clock: ContinuousClock()),
+            policy: ShotPolicy(settings: preset.settings, ackDeadline: .milliseconds(ackDeadlineMs), onMissingAck: policy.value),
+            clock: ContinuousClock())
+        if !json { print("\(connected.count) flash(es): \(connected.map { "\($0.address) \"\($0.name)\"" }.joined(separator: ", "))") }
+
+        var outcomes: [String: Int] = [:]
+        var lit = Histogram<UInt64>(highestTrackableValue: 60_000_000_000, numberOfSignificantValueDigits: .three)
+        var skew = Histogram<UInt64>(highestTrackableValue: 60_000_000_000, numberOfSignificantValueDigits: .three)
+        for index in 0..<count {
+            if index > 0 { try await Task.sleep(for: .milliseconds(intervalMs)) }
+            let record = await sequencer.shoot()
+            outcomes[record.outcome.rawValue, default: 0] += 1
+            if let time = record.triggerToLit { lit.record(time) }
+            skew.record(record.skew)
+            if json {
+                try JSONOutput.print(record)
+            } else {
+                let litText = record.triggerToLit.map { String(format: "%.2f ms", Double($0) / 1e6) } ?? "-"
+                print("shot \(record.shot): \(record.outcome.rawValue), lit after \(litText), skew \(String(format: "%.3f", Double(record.skew) / 1e6)) ms")
+            }
+        }
+        func percentiles(_ histogram: Histogram<UInt64>) -> Percentiles? {
+            guard histogram.totalCount > 0 else { return nil }
+            return Percentiles(p50: Double(histogram.valueAtPercentile(50)) / 1000, p99: Double(histogram.valueAtPercentile(99)) / 1000,
+                               max: Double(histogram.max) / 1000)
+        }
+        let summary = Summary(shots: count, outcomes: outcomes, triggerToLitMicroseconds: percentiles(lit), skewMicroseconds: percentiles(skew))
+        if json {
+            try JSONOutput.print(["summary": summary])
+        } else {
+            print("\(count) shots: " + outcomes.sorted { $0.key < $1.key }.map { "\($0.value) \($0.key)" }.joined(separator: ", "))
+            if let p = summary.triggerToLitMicroseconds {
+                print(String(format: "trigger to lit: p50 %.0f µs, p99 %.0f µs, max %.0f µs", p.p50, p.p99, p.max))
+            }
+        }
+        await manager.disable()
+    }
+}

@@ -1,0 +1,106 @@
+import StrobeDevices
+import StrobeHCI
+import StrobeHost
+import StrobeSim
+import Synchronization
+import Testing
+
+@testable import StrobeSequencer
+
+/// The sequencer on the simulated world: real Nova V1 and V2 peers on their own stacks.
+@Suite(.timeLimit(.minutes(1))) struct ShutterSequencerTests {
+    struct Rig {
+        let world: SimWorld
+        let controller: HCIController
+        let central: Central
+        let manager: NovaFlashManager
+
+        func close() async {
+            await manager.disable()
+            controller.close()
+            world.stop()
+        }
+    }
+
+    static func rig(devices kinds: Set<SimulatedDeviceDescription.Kind> = [.nova1, .nova2]) async throws -> Rig {
+        var scenario = SimScenario.standard
+        scenario.devices = scenario.devices.filter { kinds.contains($0.kind) }
+        let world = SimWorld(scenario: scenario, clock: ContinuousClock())
+        try await world.start()
+        let controller = HCIController(transport: world.makeHostController())
+        try await controller.open()
+        let central = Central(controller: controller)
+        let manager = NovaFlashManager(central: central, clock: ContinuousClock(), configuration: .init(scanBurst: .seconds(1)))
+        return Rig(world: world, controller: controller, central: central, manager: manager)
+    }
+
+    final class Captures: Sendable {
+        let count = Mutex(0)
+    }
+
+    @Test func aShotLightsEveryFlashThenCapturesThenTurnsThemOff() async throws {
+        let rig = try await Self.rig()
+        let connected = try await rig.manager.connect(.all)
+        #expect(connected.count == 2)
+        let captures = Captures()
+        let sequencer = ShutterSequencer(flashes: rig.manager, camera: { captures.count.withLock { $0 += 1 } }, clock: ContinuousClock())
+        let record = await sequencer.shoot()
+        #expect(record.outcome == .captured)
+        #expect(captures.count.withLock { $0 } == 1)
+        #expect(record.flashes.count == 2)
+        for flash in record.flashes {
+            let ack = try #require(flash.acknowledged)
+            let off = try #require(flash.offAcknowledged)
+            // Trigger, command, ack, capture, off: in that order.
+            #expect(record.triggerReceived <= flash.commandIssued)
+            #expect(flash.commandIssued < ack)
+            #expect(ack <= (record.captureStart ?? 0))
+            #expect((record.captureEnd ?? 0) <= (flash.offIssued ?? 0))
+            #expect((flash.offIssued ?? 0) < off)
+        }
+        for device in rig.world.devices {
+            #expect(device.log.contains("light warm 255 cool 255"), "\(device.description.name)")
+            #expect(device.log.contains("light off (off)"), "\(device.description.name)")
+        }
+        await rig.close()
+    }
+
+    @Test(arguments: [(ShotPolicy.MissingAck.abort, ShotOutcome.aborted, 0), (.captureWithoutFlash, .capturedWithoutFlash, 1)])
+    func aMissedAckDeadlineFollowsThePolicy(policy: ShotPolicy.MissingAck, expected: ShotOutcome, captured: Int) async throws {
+        let rig = try await Self.rig(devices: [.nova2])
+        try await rig.manager.connect(.all)
+        let captures = Captures()
+        // No flash answers within a microsecond.
+        let sequencer = ShutterSequencer(flashes: rig.manager, camera: { captures.count.withLock { $0 += 1 } },
+                                         policy: ShotPolicy(ackDeadline: .microseconds(1), onMissingAck: policy), clock: ContinuousClock())
+        let record = await sequencer.shoot()
+        #expect(record.outcome == expected)
+        #expect(captures.count.withLock { $0 } == captured)
+        #expect(record.flashes.first?.failure?.contains("no acknowledgement") == true)
+        // Off is still sent, so a late light does not stay on.
+        #expect(record.flashes.first?.offAcknowledged != nil)
+        await rig.close()
+    }
+
+    @Test func withNoFlashTheShotSaysSo() async throws {
+        let rig = try await Self.rig(devices: [])
+        let sequencer = ShutterSequencer(flashes: rig.manager, camera: {}, clock: ContinuousClock())
+        #expect(await sequencer.shoot().outcome == .noFlash)
+        await rig.close()
+    }
+
+    @Test func aGripsFullPressTriggersAShot() async throws {
+        let rig = try await Self.rig(devices: [.nova2, .grip])
+        try await rig.manager.connect(.named("Nova2"))
+        let sequencer = ShutterSequencer(flashes: rig.manager, camera: {}, clock: ContinuousClock())
+        var records = sequencer.records().makeAsyncIterator()
+        let gripConnection = try await rig.central.connect(name: "Grip-S1")
+        let grip = try await Grip.attach(to: gripConnection.gatt)
+        sequencer.follow(grip)
+        // The standard grip script: half press, full press, release. One shot, at the full press.
+        let record = try #require(await records.next())
+        #expect(record.outcome == .captured)
+        #expect(record.shot == 1)
+        await rig.close()
+    }
+}

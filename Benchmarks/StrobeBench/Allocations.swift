@@ -45,4 +45,17 @@ enum Allocations {
         MallocInterposerSwift.unhook()
         return MallocInterposerSwift.getStatistics().mallocCount
     }
+
+    /// Starts counting (for async work that `count` cannot wrap).
+    static func begin() {
+        MallocInterposerSwift.initialize()
+        MallocInterposerSwift.reset()
+        MallocInterposerSwift.hook()
+    }
+
+    /// Stops counting and returns the allocations since `begin`.
+    static func end() -> Int {
+        MallocInterposerSwift.unhook()
+        return MallocInterposerSwift.getStatistics().mallocCount
+    }
 }

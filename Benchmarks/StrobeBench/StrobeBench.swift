@@ -6,14 +6,14 @@ import Foundation
 struct StrobeBench: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "strobe-bench",
-        abstract: "Measure Strobe: ring, decode, e2e (against Bumble), memory.",
+        abstract: "Measure Strobe: ring, decode, e2e (against Bumble), memory, sequencer.",
         discussion: "Build with `swift build -c release`; run with `swift run -c release strobe-bench [SCENARIO...] [--json]`.")
 
     enum Scenario: String, ExpressibleByArgument, CaseIterable {
         case ring, decode, e2e, memory, sequencer
     }
 
-    @Argument(help: "Scenarios to run (default: all). sequencer is not in this build yet.")
+    @Argument(help: "Scenarios to run (default: all).")
     var scenarios: [Scenario] = []
 
     @Flag(help: "One JSON object per scenario, then one with the machine.")
@@ -33,6 +33,9 @@ struct StrobeBench: AsyncParsableCommand {
 
     @Option(help: "e2e: notifications to stream.")
     var e2eNotifications = 20_000
+
+    @Option(help: "sequencer: shots to time.")
+    var sequencerShots = 200
 
     @Option(help: "memory: seconds of streaming at 1,000 batches/s.")
     var memorySeconds = 5
@@ -60,9 +63,7 @@ struct StrobeBench: AsyncParsableCommand {
             case .decode: report = try DecodeScenario.run(batches: batches, capture: capture)
             case .e2e: report = try await EndToEndScenario.run(notifications: e2eNotifications)
             case .memory: report = try MemoryScenario.run(seconds: memorySeconds)
-            case .sequencer:
-                report = BenchReport(scenario: "sequencer", figures: [:], units: [:],
-                                     notes: ["not available in this build: the flash/shutter sequencer does not exist yet"])
+            case .sequencer: report = try await SequencerScenario.run(shots: sequencerShots)
             }
             emit(report)
         }

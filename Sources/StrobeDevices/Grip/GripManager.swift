@@ -1,0 +1,289 @@
+import Foundation
+import StrobeHCI
+import StrobeHost
+import Synchronization
+
+/// Finds, connects and remembers a camera grip, as grip SDKs do: `start()` reconnects the
+/// remembered grip (giving up after a timeout), scanning reports each grip once with its latest
+/// RSSI, `connect(to:)` connects and remembers, `forget()` forgets. The grip's events come as an
+/// `AsyncSequence` and through a closure. The remembered grip is a small file in the user's
+/// state directory.
+public final class GripManager: Sendable {
+    public struct DiscoveredGrip: Sendable, Hashable, Codable {
+        public var address: String
+        public var addressType: String
+        public var name: String
+        public var rssi: Int?
+
+        public init(address: String, addressType: String, name: String, rssi: Int?) {
+            self.address = address
+            self.addressType = addressType
+            self.name = name
+            self.rssi = rssi
+        }
+    }
+
+    public enum State: Sendable, Hashable {
+        case uninitialized
+        case ready
+        case scanningForGrips
+        case scanningForBondedGrip
+        case connecting(DiscoveredGrip)
+        case connected(DiscoveredGrip)
+        case unauthorized
+        case bluetoothUnavailable
+    }
+
+    public struct Configuration: Sendable {
+        public var reconnectTimeout: Duration
+        public var firmware: GripFirmwareRequirement
+        /// Where the remembered grip is kept.
+        public var rememberedGripFile: URL
+
+        public init(reconnectTimeout: Duration = .seconds(5), firmware: GripFirmwareRequirement = GripFirmwareRequirement(),
+                    rememberedGripFile: URL = GripManager.defaultRememberedGripFile) {
+            self.reconnectTimeout = reconnectTimeout
+            self.firmware = firmware
+            self.rememberedGripFile = rememberedGripFile
+        }
+    }
+
+    /// `$XDG_STATE_HOME/strobe/grip.json`, or `~/.local/state/strobe/grip.json`.
+    public static var defaultRememberedGripFile: URL {
+        let environment = ProcessInfo.processInfo.environment
+        let base = environment["XDG_STATE_HOME"].map { URL(fileURLWithPath: $0) }
+            ?? URL(fileURLWithPath: NSHomeDirectory()).appendingPathComponent(".local/state")
+        return base.appendingPathComponent("strobe/grip.json")
+    }
+
+    public let central: Central
+    public let configuration: Configuration
+    private let clock: any Clock<Duration>
+    private let state: Mutex<Inner>
+
+    private struct Inner {
+        var state: State = .uninitialized
+        var grip: Grip?
+        var connection: LEConnection?
+        var discovered: [String: DiscoveredGrip] = [:]
+        var scanning: Task<Void, Never>?
+        var stateObservers: [UInt64: AsyncStream<State>.Continuation] = [:]
+        var eventObservers: [UInt64: AsyncStream<GripEventOccurrence>.Continuation] = [:]
+        var discoveryObservers: [UInt64: AsyncStream<DiscoveredGrip>.Continuation] = [:]
+        var nextObserver: UInt64 = 0
+        var onEvent: Grip.EventHandler?
+    }
+
+    public init<C: Clock>(central: Central, clock: C, configuration: Configuration = Configuration()) where C.Duration == Duration {
+        self.central = central
+        self.clock = clock
+        self.configuration = configuration
+        state = Mutex(Inner())
+    }
+
+    public var currentState: State { state.withLock { $0.state } }
+    public var grip: Grip? { state.withLock { $0.grip } }
+    public var discoveredGrips: [DiscoveredGrip] { state.withLock { Array($0.discovered.values) }.sorted { $0.address < $1.address } }
+
+    /// The grip remembered from an earlier connection, if any.
+    public var rememberedGrip: DiscoveredGrip? {
+        guard let data = try? Data(contentsOf: configuration.rememberedGripFile) else { return nil }
+        return try? JSONDecoder().decode(DiscoveredGrip.self, from: data)
+    }
+
+    // MARK: Observing
+
+    public func states() -> AsyncStream<State> {
+        let (stream, continuation) = AsyncStream.makeStream(of: State.self)
+        let id = state.withLock { s in
+            s.nextObserver += 1
+            s.stateObservers[s.nextObserver] = continuation
+            continuation.yield(s.state)
+            return s.nextObserver
+        }
+        continuation.onTermination = { [weak self] _ in _ = self?.state.withLock { $0.stateObservers.removeValue(forKey: id) } }
+        return stream
+    }
+
+    /// Each grip found by `startScanning`, when first seen and when its RSSI changes.
+    public func discoveries() -> AsyncStream<DiscoveredGrip> {
+        let (stream, continuation) = AsyncStream.makeStream(of: DiscoveredGrip.self)
+        let id = state.withLock { s in
+            s.nextObserver += 1
+            s.discoveryObservers[s.nextObserver] = continuation
+            return s.nextObserver
+        }
+        continuation.onTermination = { [weak self] _ in _ = self?.state.withLock { $0.discoveryObservers.removeValue(forKey: id) } }
+        return stream
+    }
+
+    /// The grip's events, from whichever grip is connected.
+    public func events() -> AsyncStream<GripEventOccurrence> {
+        let (stream, continuation) = AsyncStream.makeStream(of: GripEventOccurrence.self)
+        let id = state.withLock { s in
+            s.nextObserver += 1
+            s.eventObservers[s.nextObserver] = continuation
+            return s.nextObserver
+        }
+        continuation.onTermination = { [weak self] _ in _ = self?.state.withLock { $0.eventObservers.removeValue(forKey: id) } }
+        return stream
+    }
+
+    /// Called on the receive path with each event; must not block.
+    public func setEventHandler(_ handler: Grip.EventHandler?) { state.withLock { $0.onEvent = handler } }
+
+    private func set(_ new: State) {
+        let observers = state.withLock { s -> [AsyncStream<State>.Continuation] in
+            guard s.state != new else { return [] }
+            s.state = new
+            return Array(s.stateObservers.values)
+        }
+        for observer in observers { observer.yield(new) }
+    }
+
+    // MARK: Starting, scanning, connecting
+
+    /// Reconnects the remembered grip, or becomes ready when there is none or it did not show up
+    /// within the reconnect timeout.
+    public func start() async {
+        guard central.controller.info != nil else {
+            set(.bluetoothUnavailable)
+            return
+        }
+        guard let remembered = rememberedGrip else {
+            set(.ready)
+            return
+        }
+        set(.scanningForBondedGrip)
+        let scanner = StrobeHost.Scanner(controller: central.controller)
+        let updates = scanner.updates()
+        do { try await scanner.start() } catch {
+            set(.ready)
+            return
+        }
+        let clock = self.clock
+        let timeout = configuration.reconnectTimeout
+        let found: DiscoveredDevice? = await withTaskGroup(of: DiscoveredDevice?.self) { group in
+            group.addTask {
+                for await device in updates where device.address.description == remembered.address { return device }
+                return nil
+            }
+            group.addTask {
+                try? await clock.sleep(for: timeout)
+                return nil
+            }
+            let first = await group.next() ?? nil
+            group.cancelAll()
+            return first
+        }
+        try? await scanner.stop()
+        guard let found else {
+            set(.ready)
+            return
+        }
+        _ = try? await connect(to: Self.describe(found))
+    }
+
+    /// Scans for grips (advertised names starting with `Grip`); each grip appears once in
+    /// `discoveredGrips`, its RSSI kept current. Stops with `stopScanning()`.
+    public func startScanning() async throws {
+        let scanner = StrobeHost.Scanner(controller: central.controller)
+        let updates = scanner.updates()
+        try await scanner.start()
+        set(.scanningForGrips)
+        let task = Task { [weak self] in
+            for await device in updates where device.name?.hasPrefix(GripProfile.localNamePrefix) == true {
+                let grip = Self.describe(device)
+                let observers = self?.state.withLock { s -> [AsyncStream<DiscoveredGrip>.Continuation] in
+                    guard s.discovered[grip.address] != grip else { return [] }
+                    s.discovered[grip.address] = grip
+                    return Array(s.discoveryObservers.values)
+                } ?? []
+                for observer in observers { observer.yield(grip) }
+            }
+            try? await scanner.stop()
+        }
+        state.withLock { $0.scanning = task }
+    }
+
+    public func stopScanning() {
+        let task = state.withLock { s -> Task<Void, Never>? in
+            defer { s.scanning = nil }
+            return s.scanning
+        }
+        task?.cancel()
+        if case .scanningForGrips = currentState { set(.ready) }
+    }
+
+    /// Connects, checks the firmware (an old grip is refused, naming both versions) and
+    /// remembers the grip for the next `start()`.
+    @discardableResult
+    public func connect(to grip: DiscoveredGrip) async throws -> Grip {
+        stopScanning()
+        guard let address = BluetoothAddress(grip.address), let type = LEAddressType.named(grip.addressType) else {
+            throw GripSetupError.notAGrip(services: [])
+        }
+        set(.connecting(grip))
+        do {
+            let connection = try await central.connect(to: address, addressType: type)
+            let attached = try await Grip.attach(to: connection.gatt, requirement: configuration.firmware) { [weak self] occurrence in
+                self?.deliver(occurrence)
+            }
+            state.withLock {
+                $0.grip = attached
+                $0.connection = connection
+            }
+            try? remember(grip)
+            set(.connected(grip))
+            Task { [weak self] in
+                _ = await connection.disconnected()
+                guard let self, case .connected = self.currentState else { return }
+                self.state.withLock {
+                    $0.grip = nil
+                    $0.connection = nil
+                }
+                self.set(.ready)
+            }
+            return attached
+        } catch {
+            set(.ready)
+            throw error
+        }
+    }
+
+    /// Forgets the remembered grip and disconnects it.
+    public func forget() async {
+        try? FileManager.default.removeItem(at: configuration.rememberedGripFile)
+        let connection = state.withLock { s -> LEConnection? in
+            defer {
+                s.connection = nil
+                s.grip = nil
+            }
+            return s.connection
+        }
+        set(.ready)
+        _ = try? await connection?.disconnect()
+    }
+
+    public func batteryLevel() async throws -> BatteryLevel {
+        guard let grip else { throw GripSetupError.notAGrip(services: []) }
+        return try await grip.batteryLevel()
+    }
+
+    private func deliver(_ occurrence: GripEventOccurrence) {
+        let (handler, observers) = state.withLock { ($0.onEvent, Array($0.eventObservers.values)) }
+        handler?(occurrence)
+        for observer in observers { observer.yield(occurrence) }
+    }
+
+    private func remember(_ grip: DiscoveredGrip) throws {
+        let file = configuration.rememberedGripFile
+        try FileManager.default.createDirectory(at: file.deletingLastPathComponent(), withIntermediateDirectories: true)
+        try JSONEncoder().encode(grip).write(to: file, options: .atomic)
+    }
+
+    private static func describe(_ device: DiscoveredDevice) -> DiscoveredGrip {
+        DiscoveredGrip(address: device.address.description, addressType: device.addressType.description,
+                       name: device.name ?? "", rssi: device.rssi)
+    }
+}

@@ -96,6 +96,21 @@ public final class Central: HCIACLHandler, Sendable {
         return connection
     }
 
+    /// `connect(to:addressType:timeout:)`, tried up to `attempts` times with `retryInterval`
+    /// between attempts that timed out or failed; cancellation is never retried.
+    public func connect(to address: BluetoothAddress, addressType: LEAddressType, timeout: Duration? = nil,
+                        attempts: Int, retryInterval: Duration = .milliseconds(500)) async throws -> LEConnection {
+        var attempt = 1
+        while true {
+            do {
+                return try await connect(to: address, addressType: addressType, timeout: timeout)
+            } catch is ConnectionError where attempt < max(attempts, 1) {
+                attempt += 1
+                try await clock.sleep(for: retryInterval)
+            }
+        }
+    }
+
     /// Scans until a device advertising `name` is seen (or `scanTimeout` passes), then connects.
     public func connect(name: String, scanTimeout: Duration = .seconds(5), timeout: Duration? = nil) async throws -> LEConnection {
         let scanner = Scanner(controller: controller)

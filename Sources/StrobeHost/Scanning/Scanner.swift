@@ -183,6 +183,22 @@ public final class Scanner: Sendable {
         return devices
     }
 
+    /// Scans for `duration` in the background and hands what was found to `onStop` (also when
+    /// the returned task is cancelled early, with what was found so far; or the error).
+    @discardableResult
+    public func scan(for duration: Duration, configuration: Configuration = Configuration(),
+                     onStop: @escaping @Sendable (Result<[DiscoveredDevice], any Error>) -> Void) -> Task<Void, Never> {
+        Task {
+            do {
+                onStop(.success(try await scan(for: duration, configuration: configuration)))
+            } catch is CancellationError {
+                onStop(.success(devices))
+            } catch {
+                onStop(.failure(error))
+            }
+        }
+    }
+
     // MARK: - Reports
 
     private func receive(_ event: HCIEvent, at time: HostTime) {

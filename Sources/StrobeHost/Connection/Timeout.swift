@@ -1,0 +1,23 @@
+/// A per-operation time limit, for the conveniences apps expect on top of the stack's own
+/// timeouts (ATT's 30 s, HCI's command timeout): the operation is cancelled at the limit and
+/// `OperationTimeout` thrown.
+public func withTimeout<T: Sendable, C: Clock>(
+    _ limit: Duration, clock: C, _ operation: @escaping @Sendable () async throws -> T
+) async throws -> T where C.Duration == Duration {
+    try await withThrowingTaskGroup(of: T?.self) { group in
+        group.addTask { try await operation() }
+        group.addTask {
+            try await clock.sleep(for: limit)
+            return nil
+        }
+        defer { group.cancelAll() }
+        guard let first = try await group.next(), let value = first else { throw OperationTimeout(limit: limit) }
+        return value
+    }
+}
+
+public struct OperationTimeout: Error, Sendable, Hashable, CustomStringConvertible {
+    public var limit: Duration
+    public init(limit: Duration) { self.limit = limit }
+    public var description: String { "the operation did not finish within \(limit)" }
+}

@@ -210,3 +210,24 @@ import Testing
         #expect(await connection.disconnected() == .connectionTimeout)
     }
 }
+
+extension SimulatedDevicesTests {
+    @Test func stylusManagerConnectsEveryPenAndStops() async throws {
+        var scenario = SimScenario.standard
+        var second = try #require(scenario.devices.first { $0.kind == .stylus })
+        second.name = "Pen-S2"
+        scenario.devices.append(second)
+        let host = try await Self.host(scenario)
+        let manager = StylusManager(central: host.central, scanDuration: .milliseconds(500))
+        let connected = try await manager.start()
+        #expect(Set(connected.map(\.name)) == ["Pen-S1", "Pen-S2"])
+        #expect(connected.allSatisfy { $0.penIdentifier == "PEN-0001" && $0.pairing == .notPaired })
+        #expect(try await connected[0].stylus.powerLevel().percent == 92)
+        try await connected[0].stylus.writeButtonMap(StylusButtonMap(side1: .redo, side2: .save))
+        #expect(try await connected[0].stylus.readButtonMap() == StylusButtonMap(side1: .redo, side2: .save))
+        await manager.stop()
+        #expect(manager.styluses.isEmpty)
+        host.controller.close()
+        host.world.stop()
+    }
+}

@@ -89,6 +89,8 @@ public final class Stylus: ATTValueHandler, Sendable {
         }
     }
 
+    var consumerButtons: StylusButtons { consumer.withLock { $0.decoder.buttons } }
+
     /// True while the tip touches: an app can reject palm touches meanwhile.
     public var isDrawing: Bool { consumer.withLock { $0.stroke.isDrawing } }
 

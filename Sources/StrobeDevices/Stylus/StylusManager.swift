@@ -1,0 +1,68 @@
+import StrobeHCI
+import StrobeHost
+import Synchronization
+
+/// Finds and connects every pressure stylus in range (advertised names starting with `Pen`) and
+/// keeps the list of connected ones, each with its identifiers, power level, buttons and
+/// side-button map; `stop()` disconnects them.
+public final class StylusManager: Sendable {
+    public enum PairingState: String, Sendable, Hashable {
+        /// This host does not pair yet (SMP answers "pairing not supported"): links are unencrypted.
+        case notPaired
+    }
+
+    public struct ConnectedStylus: Sendable {
+        /// The stylus's Bluetooth address: the identifier this host knows it by.
+        public var identifier: BluetoothAddress
+        /// The pen's own identifier (Serial Number), when it has one.
+        public var penIdentifier: String?
+        public var name: String
+        public var pairing: PairingState
+        public var stylus: Stylus
+        public var connection: LEConnection
+    }
+
+    public let central: Central
+    public let scanDuration: Duration
+    private let state = Mutex<[ConnectedStylus]>([])
+
+    public init(central: Central, scanDuration: Duration = .seconds(1)) {
+        self.central = central
+        self.scanDuration = scanDuration
+    }
+
+    public var styluses: [ConnectedStylus] { state.withLock { $0.filter { $0.connection.isConnected } } }
+
+    /// One scan, then connects every stylus found that is not connected yet. Returns the list.
+    @discardableResult
+    public func start() async throws -> [ConnectedStylus] {
+        let found = try await StrobeHost.Scanner(controller: central.controller).scan(for: scanDuration)
+        let known = Set(styluses.map(\.identifier))
+        for device in found where device.name?.hasPrefix(StylusProfile.localNamePrefix) == true && !known.contains(device.address) {
+            let connection = try await central.connect(to: device.address, addressType: device.addressType)
+            let stylus = try await Stylus.attach(to: connection.gatt)
+            state.withLock {
+                $0.append(ConnectedStylus(identifier: device.address, penIdentifier: stylus.penIdentifier, name: device.name ?? "",
+                                          pairing: .notPaired, stylus: stylus, connection: connection))
+            }
+        }
+        return styluses
+    }
+
+    /// Disconnects every stylus.
+    public func stop() async {
+        let all = state.withLock { list -> [ConnectedStylus] in
+            defer { list.removeAll() }
+            return list
+        }
+        for stylus in all { _ = try? await stylus.connection.disconnect() }
+    }
+}
+
+extension Stylus {
+    /// The buttons held in the last sample drained.
+    public var buttons: StylusButtons { consumerButtons }
+
+    /// The power level, read from the pen (Battery Level).
+    public func powerLevel() async throws -> BatteryLevel { try await batteryLevel() }
+}

@@ -19,8 +19,16 @@ final class BumbleProcess {
     private let output: FileHandle
 
     init(arguments: [String]) throws {
+        if !FileManager.default.isExecutableFile(atPath: Self.python) {
+            // A fresh machine: set up the pinned Bumble the way the tests do.
+            let setup = Process()
+            setup.executableURL = Self.root.appendingPathComponent("Scripts/install-test-deps.sh")
+            setup.standardOutput = FileHandle.standardError
+            try setup.run()
+            setup.waitUntilExit()
+        }
         guard FileManager.default.isExecutableFile(atPath: Self.python) else {
-            throw Failure(description: "no Bumble venv at \(Self.python): run Scripts/install-test-deps.sh")
+            throw Failure(description: "no Bumble venv at \(Self.python): Scripts/install-test-deps.sh could not create it")
         }
         process.executableURL = URL(fileURLWithPath: Self.python)
         process.arguments = [Self.root.appendingPathComponent("Tests/Fixtures/Bumble/peripheral.py").path,

@@ -5,6 +5,8 @@ import Strobe
 /// paced 1,000 batches a second, and whether it grows between the first and the second half.
 enum MemoryScenario {
     static func run(seconds: Int) throws -> BenchReport {
+        // Earlier scenarios in this process raised the peak: reset it (Linux: "5" > clear_refs).
+        try? "5".write(toFile: "/proc/self/clear_refs", atomically: false, encoding: .utf8)
         let batches = seconds * 1000
         let path = FileManager.default.temporaryDirectory.appendingPathComponent("strobe-bench-memory-\(getpid()).btsnoop").path
         try StylusCapture.write(batches: batches, to: path)

@@ -22,6 +22,12 @@ public struct SimulatedDeviceDescription: Sendable, Hashable, Codable {
     public var battery: Int?
     /// Stylus: how many 8-sample batches one stroke has. Test device: how many notifications.
     public var count: Int?
+    /// Nova: answer wrongly, for the host's failure rules: `noAck`, `wrongID` or `garbage`.
+    public var misbehaviour: NovaMisbehaviour?
+
+    public enum NovaMisbehaviour: String, Sendable, Hashable, Codable {
+        case noAck, wrongID, garbage
+    }
 
     public struct ScriptedGripEvent: Sendable, Hashable, Codable {
         public var after: Double
@@ -99,11 +105,11 @@ extension SimulatedDeviceDescription.Kind {
         let battery = UInt8(clamping: description.battery ?? 87)
         switch self {
         case .nova1:
-            return SimulatedNova(model: .v1, clock: clock, triggerPresses: [], battery: battery)
+            return SimulatedNova(model: .v1, clock: clock, triggerPresses: [], battery: battery, misbehaviour: description.misbehaviour)
         case .nova2:
             return SimulatedNova(model: .v2, clock: clock,
                                  triggerPresses: (description.triggerPresses ?? []).map { .milliseconds(Int64($0 * 1000)) },
-                                 battery: battery)
+                                 battery: battery, misbehaviour: description.misbehaviour)
         case .grip:
             let script = (description.gripEvents ?? []).map { (delay: Duration.milliseconds(Int64($0.after * 1000)), event: GripEvent(code: $0.code)) }
             return SimulatedGrip(clock: clock, firmware: description.firmware ?? "1.4.0", battery: battery, script: script)

@@ -11,6 +11,7 @@ final class SimulatedNova: SimulatedBehaviour {
     let clock: any Clock<Duration>
     let triggerPresses: [Duration]
     let battery: UInt8
+    let misbehaviour: SimulatedDeviceDescription.NovaMisbehaviour?
     private let state = Mutex(State())
     private let events = SimLog()
     private let box = PeripheralBox()
@@ -23,7 +24,9 @@ final class SimulatedNova: SimulatedBehaviour {
         var responseHandle: UInt16 = 0
     }
 
-    init(model: NovaModel, clock: any Clock<Duration>, triggerPresses: [Duration], battery: UInt8) {
+    init(model: NovaModel, clock: any Clock<Duration>, triggerPresses: [Duration], battery: UInt8,
+         misbehaviour: SimulatedDeviceDescription.NovaMisbehaviour? = nil) {
+        self.misbehaviour = misbehaviour
         self.model = model
         self.clock = clock
         self.triggerPresses = triggerPresses
@@ -116,9 +119,15 @@ final class SimulatedNova: SimulatedBehaviour {
         case .off: lightOff("off")
         case .ping: break
         }
-        let ack = model == .v1
-            ? NovaV1Frame(requestID: UInt8(truncatingIfNeeded: parsed.id), body: .ack).encoded()
-            : NovaV2Message(requestID: parsed.id, body: .ack).encoded()
+        let ackID = misbehaviour == .wrongID ? parsed.id &+ 1 : parsed.id
+        var ack = model == .v1
+            ? NovaV1Frame(requestID: UInt8(truncatingIfNeeded: ackID), body: .ack).encoded()
+            : NovaV2Message(requestID: ackID, body: .ack).encoded()
+        switch misbehaviour {
+        case .noAck?: return
+        case .garbage?: ack = [0xFF, 0xFE]
+        default: break
+        }
         let handle = state.withLock { $0.responseHandle }
         Task { [box] in
             guard let peripheral = box.peripheral.withLock({ $0 }) else { return }

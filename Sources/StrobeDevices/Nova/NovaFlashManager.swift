@@ -221,6 +221,11 @@ public final class NovaFlashManager: Sendable {
             do {
                 let flash = try await makeFlash(connection.gatt)
                 flash.setDisconnectHandler { Task { _ = try? await connection.disconnect() } }
+                // The link going down fails every pending and queued command at once.
+                Task { [weak flash] in
+                    _ = await connection.disconnected()
+                    flash?.connectionLost()
+                }
                 ready.append(ConnectedFlash(address: device.address, name: device.name ?? "", rssi: device.rssi,
                                             connection: connection, flash: flash))
             } catch {

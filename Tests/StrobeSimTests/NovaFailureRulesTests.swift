@@ -1,0 +1,74 @@
+import StrobeDevices
+import StrobeHCI
+import StrobeHost
+import Testing
+
+@testable import StrobeSim
+
+/// The reference SDK's failure rules, against simulated flashes that answer wrongly: a lost ack
+/// times the command out and the queue moves on; a wrong id or an unparsable answer fails
+/// everything and drops the link; a disconnect fails every queued command. None hangs.
+@Suite(.timeLimit(.minutes(1))) struct NovaFailureRulesTests {
+    static func flash(_ misbehaviour: SimulatedDeviceDescription.NovaMisbehaviour?, ackTimeout: Duration = .seconds(2))
+        async throws -> (SimulatedDevicesTests.Host, NovaFlashManager.ConnectedFlash) {
+        var scenario = SimScenario.standard
+        scenario.devices = scenario.devices.filter { $0.kind == .nova2 }
+        scenario.devices[0].misbehaviour = misbehaviour
+        let host = try await SimulatedDevicesTests.host(scenario)
+        let manager = NovaFlashManager(central: host.central, clock: ContinuousClock(),
+                                       configuration: .init(scanBurst: .seconds(1), ackTimeout: ackTimeout))
+        let connected = try #require(try await manager.connect(.closest).first)
+        return (host, connected)
+    }
+
+    static func threeQueued(_ flash: NovaFlash) async -> [Result<NovaAcknowledgement, any Error>] {
+        async let first = Result(catching: { try await flash.beginFlash(.full) })
+        async let second = Result(catching: { try await flash.ping() })
+        async let third = Result(catching: { try await flash.endFlash() })
+        return await [first, second, third]
+    }
+
+    @Test func aLostAckTimesOutAndTheQueueMovesOn() async throws {
+        let (host, connected) = try await Self.flash(.noAck, ackTimeout: .milliseconds(200))
+        for result in await Self.threeQueued(connected.flash) {
+            #expect(throws: NovaCommandFailure.ackTimeout) { try result.get() }
+        }
+        #expect(connected.connection.isConnected)
+        #expect(connected.flash.counters.timedOut == 3)
+        host.controller.close()
+        host.world.stop()
+    }
+
+    @Test(arguments: [SimulatedDeviceDescription.NovaMisbehaviour.wrongID, .garbage])
+    func aBadAnswerFailsEverythingAndDropsTheLink(_ misbehaviour: SimulatedDeviceDescription.NovaMisbehaviour) async throws {
+        let (host, connected) = try await Self.flash(misbehaviour)
+        for result in await Self.threeQueued(connected.flash) {
+            #expect(throws: NovaCommandFailure.self) { try result.get() }
+        }
+        #expect(await connected.connection.disconnected() == .connectionTerminatedByLocalHost)
+        #expect(!connected.flash.isOpen)
+        host.controller.close()
+        host.world.stop()
+    }
+
+    @Test func aDisconnectFailsEveryQueuedCommand() async throws {
+        let (host, connected) = try await Self.flash(.noAck, ackTimeout: .seconds(30))
+        let device = try #require(host.world.devices.first)
+        async let results = Self.threeQueued(connected.flash)
+        // The flash goes away (switched off) while the first command waits for its ack.
+        device.stop()
+        // Queued before the link went: .disconnected; any that raced behind it: .notConnected.
+        for result in await results {
+            let failure = try #require(throws: NovaCommandFailure.self) { try result.get() }
+            #expect(failure == .disconnected || failure == .notConnected)
+        }
+        host.controller.close()
+        host.world.stop()
+    }
+}
+
+extension Result where Failure == any Error {
+    init(catching body: () async throws -> Success) async {
+        do { self = .success(try await body()) } catch { self = .failure(error) }
+    }
+}

@@ -1,6 +1,7 @@
 import StrobeDevices
 import StrobeHCI
 import StrobeHost
+import Synchronization
 import Testing
 
 @testable import StrobeSim
@@ -71,4 +72,42 @@ extension Result where Failure == any Error {
     init(catching body: () async throws -> Success) async {
         do { self = .success(try await body()) } catch { self = .failure(error) }
     }
+}
+
+/// Auto-pairing as the reference SDK does it: enable, the status stream, a mode change at run
+/// time reconnecting accordingly, disable.
+@Suite(.timeLimit(.minutes(1))) struct NovaAutoPairTests {
+    @Test func closestThenAllThenDisabled() async throws {
+        let host = try await SimulatedDevicesTests.host(.standard)
+        let manager = NovaFlashManager(central: host.central, clock: ContinuousClock(), mode: .closest,
+                                       configuration: .init(scanBurst: .milliseconds(500)))
+        let seen = StatusLog()
+        manager.setStatusHandler { seen.append($0) }
+        var statuses = manager.statusUpdates().makeAsyncIterator()
+        #expect(await statuses.next() == .disabled)
+        manager.enable()
+        while let status = await statuses.next(), status != .ready {}
+        // Closest: the strongest Nova only (Nova2 at -48 dBm).
+        #expect(manager.flashes.map(\.name) == ["Nova2"])
+        #expect(seen.all.starts(with: [.disconnected, .scanning, .connecting, .handshaking, .ready]))
+
+        await manager.setAutoPairMode(.all)
+        while let status = await statuses.next(), status != .ready {}
+        #expect(Set(manager.flashes.map(\.name)) == ["Nova", "Nova2"])
+        let results = await manager.beginFlash(.gentle)
+        #expect(results.count == 2 && results.allSatisfy { (try? $0.result.get()) != nil })
+        _ = await manager.endFlash()
+
+        await manager.disable()
+        #expect(manager.status == .disabled)
+        #expect(manager.flashes.isEmpty)
+        host.controller.close()
+        host.world.stop()
+    }
+}
+
+final class StatusLog: Sendable {
+    private let entries = Mutex<[NovaFlashManager.Status]>([])
+    func append(_ status: NovaFlashManager.Status) { entries.withLock { $0.append(status) } }
+    var all: [NovaFlashManager.Status] { entries.withLock { $0 } }
 }

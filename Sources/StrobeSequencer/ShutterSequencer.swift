@@ -40,9 +40,9 @@ public final class ShutterSequencer: Sendable {
 
     private struct State {
         var shots = 0
-        var observers: [UInt64: AsyncStream<ShotRecord>.Continuation] = [:]
-        var nextObserver: UInt64 = 0
     }
+
+    private let published = AsyncBroadcast<ShotRecord>()
 
     public init<C: Clock>(flashes: NovaFlashManager, camera: @escaping CameraCapture, policy: ShotPolicy = ShotPolicy(), clock: C)
     where C.Duration == Duration {
@@ -58,16 +58,7 @@ public final class ShutterSequencer: Sendable {
     }
 
     /// Every shot's record as it completes.
-    public func records() -> AsyncStream<ShotRecord> {
-        let (stream, continuation) = AsyncStream.makeStream(of: ShotRecord.self)
-        let id = state.withLock { s in
-            s.nextObserver += 1
-            s.observers[s.nextObserver] = continuation
-            return s.nextObserver
-        }
-        continuation.onTermination = { [weak self] _ in _ = self?.state.withLock { $0.observers.removeValue(forKey: id) } }
-        return stream
-    }
+    public func records() -> AsyncStream<ShotRecord> { published.stream() }
 
     /// Fires on a grip's full press (its bytes' read time is the trigger time), and turns the
     /// preflash on at a half press.
@@ -152,8 +143,7 @@ public final class ShutterSequencer: Sendable {
     }
 
     private func publish(_ record: ShotRecord) -> ShotRecord {
-        let observers = state.withLock { Array($0.observers.values) }
-        for observer in observers { observer.yield(record) }
+        published.yield(record)
         return record
     }
 

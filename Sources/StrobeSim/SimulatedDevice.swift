@@ -56,12 +56,20 @@ final class SimLog: Sendable {
     var all: [String] { entries.withLock { $0 } }
 }
 
-/// Sends notifications from the device's side once a central subscribed, on the device's clock.
-func notifyLater(_ peripheral: Peripheral, handle: UInt16, _ values: [(delay: Duration, value: [UInt8])], clock: any Clock<Duration>) {
+/// Runs `body` for each central that connects, once it has enabled notifications of the value
+/// at `valueHandle`: what a device does when someone listens.
+func whenSubscribed(_ peripheral: Peripheral, to valueHandle: UInt16,
+                    _ body: @escaping @Sendable (GATTServerConnection) async -> Void) {
     Task {
-        for (delay, value) in values {
-            try? await clock.sleep(for: delay)
-            await peripheral.notify(valueHandle: handle, value: value)
+        for await connection in peripheral.incomingConnections() {
+            guard let server = connection.server else { continue }
+            let (subscribed, signal) = AsyncStream.makeStream(of: Void.self)
+            server.setSubscriptionHandler { handle, configuration in
+                if handle == valueHandle, configuration.contains(.notification) { signal.yield() }
+            }
+            var iterator = subscribed.makeAsyncIterator()
+            _ = await iterator.next()
+            await body(server)
         }
     }
 }

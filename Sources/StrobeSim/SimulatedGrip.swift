@@ -38,22 +38,13 @@ final class SimulatedGrip: SimulatedBehaviour {
         box.peripheral.withLock { $0 = peripheral }
         let handle = eventsHandle.withLock { $0 }
         let script = self.script
-        Task { [clock, events] in
-            for await connection in peripheral.incomingConnections() {
-                guard let server = connection.server else { continue }
-                let (subscribed, signal) = AsyncStream.makeStream(of: Void.self)
-                server.setSubscriptionHandler { valueHandle, configuration in
-                    if valueHandle == handle, configuration.contains(.notification) { signal.yield() }
-                }
-                var iterator = subscribed.makeAsyncIterator()
-                _ = await iterator.next()
-                var sequence: UInt16 = 0
-                for (delay, event) in script {
-                    try? await clock.sleep(for: delay)
-                    events.append("event \(event)")
-                    _ = try? await server.notify(valueHandle: handle, value: GripEventRecord.encode([GripEventRecord(sequence: sequence, event: event)]))
-                    sequence &+= 1
-                }
+        whenSubscribed(peripheral, to: handle) { [clock, events] server in
+            var sequence: UInt16 = 0
+            for (delay, event) in script {
+                try? await clock.sleep(for: delay)
+                events.append("event \(event)")
+                _ = try? await server.notify(valueHandle: handle, value: GripEventRecord.encode([GripEventRecord(sequence: sequence, event: event)]))
+                sequence &+= 1
             }
         }
     }

@@ -64,23 +64,14 @@ final class SimulatedNova: SimulatedBehaviour {
         let handle = state.withLock { $0.responseHandle }
         // The trigger button, pressed and released at the scripted times after someone subscribes.
         let presses = triggerPresses
-        Task { [clock] in
-            for await connection in peripheral.incomingConnections() {
-                guard let server = connection.server else { continue }
-                let (subscribed, signal) = AsyncStream.makeStream(of: Void.self)
-                server.setSubscriptionHandler { valueHandle, configuration in
-                    if valueHandle == handle, configuration.contains(.notification) { signal.yield() }
-                }
-                var iterator = subscribed.makeAsyncIterator()
-                _ = await iterator.next()
-                var previous = Duration.zero
-                for press in presses {
-                    try? await clock.sleep(for: press - previous)
-                    previous = press
-                    for pressed in [true, false] {
-                        self.events.append("trigger \(pressed ? "down" : "up")")
-                        _ = try? await server.notify(valueHandle: handle, value: NovaV2Message(requestID: 0, body: .trigger(pressed: pressed)).encoded())
-                    }
+        whenSubscribed(peripheral, to: handle) { [clock] server in
+            var previous = Duration.zero
+            for press in presses {
+                try? await clock.sleep(for: press - previous)
+                previous = press
+                for pressed in [true, false] {
+                    self.events.append("trigger \(pressed ? "down" : "up")")
+                    _ = try? await server.notify(valueHandle: handle, value: NovaV2Message(requestID: 0, body: .trigger(pressed: pressed)).encoded())
                 }
             }
         }

@@ -39,29 +39,20 @@ final class SimulatedStylus: SimulatedBehaviour {
     func attach(to peripheral: Peripheral) {
         let handle = samplesHandle.withLock { $0 }
         let batches = self.batches
-        Task { [clock, events] in
-            for await connection in peripheral.incomingConnections() {
-                guard let server = connection.server else { continue }
-                let (subscribed, signal) = AsyncStream.makeStream(of: Void.self)
-                server.setSubscriptionHandler { valueHandle, configuration in
-                    if valueHandle == handle, configuration.contains(.notification) { signal.yield() }
+        whenSubscribed(peripheral, to: handle) { [clock, events] server in
+            var encoder = StylusBatchEncoder(includesPositions: false)
+            for batch in 0..<batches {
+                try? await clock.sleep(for: .milliseconds(8))
+                // A stroke: tip down for all but the last batch, pressure rising then falling.
+                let touching = batch < batches - 1
+                let samples = (0..<8).map { index in
+                    let step = batch * 8 + index
+                    return StylusSample(deltaMicroseconds: 1000, rawPressure: touching ? UInt16(min(step * 16, 4095)) : 0,
+                                        buttons: touching ? [.tipContact] : [])
                 }
-                var iterator = subscribed.makeAsyncIterator()
-                _ = await iterator.next()
-                var encoder = StylusBatchEncoder(includesPositions: false)
-                for batch in 0..<batches {
-                    try? await clock.sleep(for: .milliseconds(8))
-                    // A stroke: tip down for all but the last batch, pressure rising then falling.
-                    let touching = batch < batches - 1
-                    let samples = (0..<8).map { index in
-                        let step = batch * 8 + index
-                        return StylusSample(deltaMicroseconds: 1000, rawPressure: touching ? UInt16(min(step * 16, 4095)) : 0,
-                                            buttons: touching ? [.tipContact] : [])
-                    }
-                    guard let value = try? encoder.encode(samples) else { continue }
-                    if (try? await server.notify(valueHandle: handle, value: value)) == true {
-                        events.append("batch \(batch)")
-                    }
+                guard let value = try? encoder.encode(samples) else { continue }
+                if (try? await server.notify(valueHandle: handle, value: value)) == true {
+                    events.append("batch \(batch)")
                 }
             }
         }

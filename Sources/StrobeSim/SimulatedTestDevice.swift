@@ -37,20 +37,11 @@ final class SimulatedTestDevice: SimulatedBehaviour {
     func attach(to peripheral: Peripheral) {
         let handle = counterHandle.withLock { $0 }
         let count = notifications
-        Task { [clock] in
-            for await connection in peripheral.incomingConnections() {
-                guard let server = connection.server else { continue }
-                let (subscribed, signal) = AsyncStream.makeStream(of: Void.self)
-                server.setSubscriptionHandler { valueHandle, configuration in
-                    if valueHandle == handle, configuration.contains(.notification) { signal.yield() }
-                }
-                var iterator = subscribed.makeAsyncIterator()
-                _ = await iterator.next()
-                for index in 0..<count {
-                    try? await clock.sleep(for: .milliseconds(10))
-                    let value = withUnsafeBytes(of: UInt32(index).littleEndian) { Array($0) }
-                    _ = try? await server.notify(valueHandle: handle, value: value)
-                }
+        whenSubscribed(peripheral, to: handle) { [clock] server in
+            for index in 0..<count {
+                try? await clock.sleep(for: .milliseconds(10))
+                let value = withUnsafeBytes(of: UInt32(index).littleEndian) { Array($0) }
+                _ = try? await server.notify(valueHandle: handle, value: value)
             }
         }
     }

@@ -18,9 +18,9 @@ public final class Grip: ATTValueHandler, Sendable {
     private struct State {
         var decoder = GripEventDecoder()
         var handler: EventHandler?
-        var observers: [UInt64: AsyncStream<GripEventOccurrence>.Continuation] = [:]
-        var nextObserver: UInt64 = 0
     }
+
+    private let broadcast = AsyncBroadcast<GripEventOccurrence>()
 
     /// Finds the grip service, checks the firmware revision (a grip older than `requirement` is
     /// refused with `GripFirmwareError.tooOld`, naming both versions) and subscribes to events.
@@ -28,29 +28,20 @@ public final class Grip: ATTValueHandler, Sendable {
         to gatt: GATTClient, requirement: GripFirmwareRequirement = GripFirmwareRequirement(),
         handler: EventHandler? = nil
     ) async throws -> Grip {
-        let services = try await gatt.discoverPrimaryServices()
-        func service(_ uuid: String) -> GATTService? {
-            let target = ATTUUID(string: uuid)
-            return services.first { $0.uuid == target }
+        let peer = try await PeerServices.discover(gatt)
+        guard let gripService = peer.service(GripProfile.service) else {
+            throw GripSetupError.notAGrip(services: peer.uuidDescriptions)
         }
-        func characteristic(_ uuid: String, in service: GATTService?) async throws -> GATTCharacteristic? {
-            guard let service else { return nil }
-            let target = ATTUUID(string: uuid)
-            return try await gatt.discoverCharacteristics(of: service).first { $0.uuid == target }
-        }
-        guard let gripService = service(GripProfile.service) else {
-            throw GripSetupError.notAGrip(services: services.map(\.uuid.description))
-        }
-        guard let events = try await characteristic(GripProfile.events, in: gripService) else {
+        guard let events = try await peer.characteristic(GripProfile.events, in: gripService) else {
             throw GripSetupError.missingCharacteristic(GripProfile.events)
         }
         var firmware: FirmwareVersion?
-        if let revision = try await characteristic(GripProfile.firmwareRevision, in: service(GripProfile.deviceInformationService)) {
+        if let revision = try await peer.characteristic(GripProfile.firmwareRevision, in: peer.service(GripProfile.deviceInformationService)) {
             let bytes = try await gatt.read(handle: revision.valueHandle)
             try bytes.withUnsafeBytes { raw in try requirement.check(revision: raw) }
             firmware = bytes.withUnsafeBytes { try? FirmwareVersion(decoding: $0) }
         }
-        let battery = try await characteristic(GripProfile.batteryLevel, in: service(GripProfile.batteryService))
+        let battery = try await peer.characteristic(GripProfile.batteryLevel, in: peer.service(GripProfile.batteryService))
         let grip = Grip(gatt: gatt, firmware: firmware, batteryHandle: battery?.valueHandle, handler: handler)
         try await gatt.subscribe(events, to: .notification, handler: grip)
         return grip
@@ -69,18 +60,7 @@ public final class Grip: ATTValueHandler, Sendable {
     }
 
     /// Every event from now on, in order.
-    public func events() -> AsyncStream<GripEventOccurrence> {
-        let (stream, continuation) = AsyncStream.makeStream(of: GripEventOccurrence.self)
-        let id = state.withLock { s in
-            s.nextObserver += 1
-            s.observers[s.nextObserver] = continuation
-            return s.nextObserver
-        }
-        continuation.onTermination = { [weak self] _ in
-            _ = self?.state.withLock { $0.observers.removeValue(forKey: id) }
-        }
-        return stream
-    }
+    public func events() -> AsyncStream<GripEventOccurrence> { broadcast.stream() }
 
     /// Records, losses (sequence gaps), unknown codes and malformed notifications so far.
     public var counters: GripEventDecoder.Counters { state.withLock { $0.decoder.counters } }
@@ -95,11 +75,11 @@ public final class Grip: ATTValueHandler, Sendable {
         // The handler runs under the lock so that events reach it in order; it must not block.
         state.withLock { s in
             let handler = s.handler
-            let observers = s.observers
+            let broadcast = self.broadcast
             _ = try? s.decoder.decode(value) { record in
                 let occurrence = GripEventOccurrence(event: record.event, sequence: record.sequence, receivedAt: time)
                 handler?(occurrence)
-                for observer in observers.values { observer.yield(occurrence) }
+                broadcast.yield(occurrence)
             }
         }
     }

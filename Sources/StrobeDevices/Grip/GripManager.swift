@@ -60,6 +60,9 @@ public final class GripManager: Sendable {
     public let configuration: Configuration
     private let clock: any Clock<Duration>
     private let state: Mutex<Inner>
+    private let stateChanges = AsyncBroadcast<State>()
+    private let discoveryUpdates = AsyncBroadcast<DiscoveredGrip>()
+    private let gripEvents = AsyncBroadcast<GripEventOccurrence>()
 
     private struct Inner {
         var state: State = .uninitialized
@@ -67,10 +70,6 @@ public final class GripManager: Sendable {
         var connection: LEConnection?
         var discovered: [String: DiscoveredGrip] = [:]
         var scanning: Task<Void, Never>?
-        var stateObservers: [UInt64: AsyncStream<State>.Continuation] = [:]
-        var eventObservers: [UInt64: AsyncStream<GripEventOccurrence>.Continuation] = [:]
-        var discoveryObservers: [UInt64: AsyncStream<DiscoveredGrip>.Continuation] = [:]
-        var nextObserver: UInt64 = 0
         var onEvent: Grip.EventHandler?
     }
 
@@ -93,52 +92,24 @@ public final class GripManager: Sendable {
 
     // MARK: Observing
 
-    public func states() -> AsyncStream<State> {
-        let (stream, continuation) = AsyncStream.makeStream(of: State.self)
-        let id = state.withLock { s in
-            s.nextObserver += 1
-            s.stateObservers[s.nextObserver] = continuation
-            continuation.yield(s.state)
-            return s.nextObserver
-        }
-        continuation.onTermination = { [weak self] _ in _ = self?.state.withLock { $0.stateObservers.removeValue(forKey: id) } }
-        return stream
-    }
+    public func states() -> AsyncStream<State> { stateChanges.stream(startingWith: currentState) }
 
     /// Each grip found by `startScanning`, when first seen and when its RSSI changes.
-    public func discoveries() -> AsyncStream<DiscoveredGrip> {
-        let (stream, continuation) = AsyncStream.makeStream(of: DiscoveredGrip.self)
-        let id = state.withLock { s in
-            s.nextObserver += 1
-            s.discoveryObservers[s.nextObserver] = continuation
-            return s.nextObserver
-        }
-        continuation.onTermination = { [weak self] _ in _ = self?.state.withLock { $0.discoveryObservers.removeValue(forKey: id) } }
-        return stream
-    }
+    public func discoveries() -> AsyncStream<DiscoveredGrip> { discoveryUpdates.stream() }
 
     /// The grip's events, from whichever grip is connected.
-    public func events() -> AsyncStream<GripEventOccurrence> {
-        let (stream, continuation) = AsyncStream.makeStream(of: GripEventOccurrence.self)
-        let id = state.withLock { s in
-            s.nextObserver += 1
-            s.eventObservers[s.nextObserver] = continuation
-            return s.nextObserver
-        }
-        continuation.onTermination = { [weak self] _ in _ = self?.state.withLock { $0.eventObservers.removeValue(forKey: id) } }
-        return stream
-    }
+    public func events() -> AsyncStream<GripEventOccurrence> { gripEvents.stream() }
 
     /// Called on the receive path with each event; must not block.
     public func setEventHandler(_ handler: Grip.EventHandler?) { state.withLock { $0.onEvent = handler } }
 
     private func set(_ new: State) {
-        let observers = state.withLock { s -> [AsyncStream<State>.Continuation] in
-            guard s.state != new else { return [] }
+        let changed = state.withLock { s -> Bool in
+            guard s.state != new else { return false }
             s.state = new
-            return Array(s.stateObservers.values)
+            return true
         }
-        for observer in observers { observer.yield(new) }
+        if changed { stateChanges.yield(new) }
     }
 
     // MARK: Starting, scanning, connecting
@@ -194,12 +165,13 @@ public final class GripManager: Sendable {
         let task = Task { [weak self] in
             for await device in updates where device.name?.hasPrefix(GripProfile.localNamePrefix) == true {
                 let grip = Self.describe(device)
-                let observers = self?.state.withLock { s -> [AsyncStream<DiscoveredGrip>.Continuation] in
-                    guard s.discovered[grip.address] != grip else { return [] }
+                guard let self else { return }
+                let changed = self.state.withLock { s -> Bool in
+                    guard s.discovered[grip.address] != grip else { return false }
                     s.discovered[grip.address] = grip
-                    return Array(s.discoveryObservers.values)
-                } ?? []
-                for observer in observers { observer.yield(grip) }
+                    return true
+                }
+                if changed { self.discoveryUpdates.yield(grip) }
             }
             try? await scanner.stop()
         }
@@ -271,9 +243,9 @@ public final class GripManager: Sendable {
     }
 
     private func deliver(_ occurrence: GripEventOccurrence) {
-        let (handler, observers) = state.withLock { ($0.onEvent, Array($0.eventObservers.values)) }
+        let handler = state.withLock { $0.onEvent }
         handler?(occurrence)
-        for observer in observers { observer.yield(occurrence) }
+        gripEvents.yield(occurrence)
     }
 
     private func remember(_ grip: DiscoveredGrip) throws {

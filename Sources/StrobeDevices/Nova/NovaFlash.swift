@@ -17,6 +17,7 @@ public final class NovaFlash: ATTValueHandler, Sendable {
     private let clock: DeviceClock
     private let writes: AsyncStream<[UInt8]>.Continuation
     private let state: Mutex<State>
+    private let broadcast = AsyncBroadcast<NovaFlashEvent>()
 
     private struct State {
         var queue: NovaCommandQueue<DeviceClock.Instant>
@@ -24,8 +25,6 @@ public final class NovaFlash: ATTValueHandler, Sendable {
         /// Tickets in the order they were queued and not yet written: the queue writes FIFO.
         var unwritten: [NovaCommandTicket] = []
         var timer: Task<Void, Never>?
-        var observers: [UInt64: AsyncStream<NovaFlashEvent>.Continuation] = [:]
-        var nextObserver: UInt64 = 0
         var disconnectHandler: (@Sendable () -> Void)?
     }
 
@@ -137,18 +136,7 @@ public final class NovaFlash: ATTValueHandler, Sendable {
     }
 
     /// Light changes and trigger presses as they happen.
-    public func events() -> AsyncStream<NovaFlashEvent> {
-        let (stream, continuation) = AsyncStream.makeStream(of: NovaFlashEvent.self)
-        let id = state.withLock { s in
-            s.nextObserver += 1
-            s.observers[s.nextObserver] = continuation
-            return s.nextObserver
-        }
-        continuation.onTermination = { [weak self] _ in
-            _ = self?.state.withLock { $0.observers.removeValue(forKey: id) }
-        }
-        return stream
-    }
+    public func events() -> AsyncStream<NovaFlashEvent> { broadcast.stream() }
 
     /// The link is gone: every pending and queued command fails with `.disconnected`.
     public func connectionLost() {
@@ -227,12 +215,11 @@ public final class NovaFlash: ATTValueHandler, Sendable {
     private struct Outcome {
         var resumes: [(CheckedContinuation<NovaAcknowledgement, any Error>, Result<NovaAcknowledgement, NovaCommandFailure>)] = []
         var events: [NovaFlashEvent] = []
-        var observers: [AsyncStream<NovaFlashEvent>.Continuation] = []
         var disconnectHandler: (@Sendable () -> Void)?
     }
 
     /// Carries out the queue's actions under the lock, in order; what calls out of this object
-    /// (continuations, observers, the disconnect handler) is returned and done after the lock.
+    /// (continuations, events, the disconnect handler) is returned and done after the lock.
     private static func perform(
         _ actions: [NovaCommandQueue<DeviceClock.Instant>.Action], in s: inout State, now: DeviceClock.Instant,
         clock: DeviceClock, writes: AsyncStream<[UInt8]>.Continuation, flash: NovaFlash
@@ -274,7 +261,6 @@ public final class NovaFlash: ATTValueHandler, Sendable {
                 outcome.events.append(.trigger(pressed: pressed, at: HostTime(nanoseconds: 0)))
             }
         }
-        if !outcome.events.isEmpty { outcome.observers = Array(s.observers.values) }
         return outcome
     }
 
@@ -284,7 +270,7 @@ public final class NovaFlash: ATTValueHandler, Sendable {
         }
         for var event in outcome.events {
             if case .trigger(let pressed, _) = event, let triggerTime { event = .trigger(pressed: pressed, at: triggerTime) }
-            for observer in outcome.observers { observer.yield(event) }
+            broadcast.yield(event)
         }
         outcome.disconnectHandler?()
     }

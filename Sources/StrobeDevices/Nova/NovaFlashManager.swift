@@ -51,14 +51,13 @@ public final class NovaFlashManager: Sendable {
     private let clock: any Clock<Duration>
     private let makeFlash: @Sendable (GATTClient) async throws -> NovaFlash
     private let state: Mutex<State>
+    private let statuses = AsyncBroadcast<Status>()
 
     private struct State {
         var mode: AutoPairMode = .closest
         var status: Status = .disabled
         var flashes: [ConnectedFlash] = []
         var loop: Task<Void, Never>?
-        var observers: [UInt64: AsyncStream<Status>.Continuation] = [:]
-        var nextObserver: UInt64 = 0
         var onStatus: (@Sendable (Status) -> Void)?
         var commandsInFlight = 0
     }
@@ -80,19 +79,7 @@ public final class NovaFlashManager: Sendable {
     public var flashes: [ConnectedFlash] { state.withLock { $0.flashes } }
 
     /// Every status change from now on, starting with the current status.
-    public func statusUpdates() -> AsyncStream<Status> {
-        let (stream, continuation) = AsyncStream.makeStream(of: Status.self)
-        let id = state.withLock { s in
-            s.nextObserver += 1
-            s.observers[s.nextObserver] = continuation
-            continuation.yield(s.status)
-            return s.nextObserver
-        }
-        continuation.onTermination = { [weak self] _ in
-            _ = self?.state.withLock { $0.observers.removeValue(forKey: id) }
-        }
-        return stream
-    }
+    public func statusUpdates() -> AsyncStream<Status> { statuses.stream(startingWith: status) }
 
     /// Called with every status change.
     public func setStatusHandler(_ handler: (@Sendable (Status) -> Void)?) {
@@ -100,12 +87,13 @@ public final class NovaFlashManager: Sendable {
     }
 
     private func setStatus(_ status: Status) {
-        let (observers, handler) = state.withLock { s -> ([AsyncStream<Status>.Continuation], (@Sendable (Status) -> Void)?) in
-            guard s.status != status else { return ([], nil) }
+        let (changed, handler) = state.withLock { s -> (Bool, (@Sendable (Status) -> Void)?) in
+            guard s.status != status else { return (false, nil) }
             s.status = status
-            return (Array(s.observers.values), s.onStatus)
+            return (true, s.onStatus)
         }
-        for observer in observers { observer.yield(status) }
+        guard changed else { return }
+        statuses.yield(status)
         handler?(status)
     }
 

@@ -24,32 +24,23 @@ public final class Stylus: ATTValueHandler, Sendable {
     /// Finds the stylus service, reads the pen identifier and the button map, and subscribes
     /// to samples. `ringCapacity` batches can wait between two drains before drops are counted.
     public static func attach(to gatt: GATTClient, ringCapacity: Int = 1024) async throws -> Stylus {
-        let services = try await gatt.discoverPrimaryServices()
-        func service(_ uuid: String) -> GATTService? {
-            let target = ATTUUID(string: uuid)
-            return services.first { $0.uuid == target }
+        let peer = try await PeerServices.discover(gatt)
+        guard let stylusService = peer.service(StylusProfile.service) else {
+            throw StylusSetupError.notAStylus(services: peer.uuidDescriptions)
         }
-        func characteristic(_ uuid: String, in service: GATTService?) async throws -> GATTCharacteristic? {
-            guard let service else { return nil }
-            let target = ATTUUID(string: uuid)
-            return try await gatt.discoverCharacteristics(of: service).first { $0.uuid == target }
-        }
-        guard let stylusService = service(StylusProfile.service) else {
-            throw StylusSetupError.notAStylus(services: services.map(\.uuid.description))
-        }
-        guard let samples = try await characteristic(StylusProfile.samples, in: stylusService) else {
+        guard let samples = try await peer.characteristic(StylusProfile.samples, in: stylusService) else {
             throw StylusSetupError.missingCharacteristic(StylusProfile.samples)
         }
-        let buttonMapCharacteristic = try await characteristic(StylusProfile.buttonMap, in: stylusService)
+        let buttonMapCharacteristic = try await peer.characteristic(StylusProfile.buttonMap, in: stylusService)
         var buttonMap = StylusButtonMap.unassigned
         if let handle = buttonMapCharacteristic?.valueHandle {
             buttonMap = try StylusButtonMap(decoding: try await gatt.read(handle: handle))
         }
         var penIdentifier: String?
-        if let serial = try await characteristic(StylusProfile.serialNumber, in: service(StylusProfile.deviceInformationService)) {
+        if let serial = try await peer.characteristic(StylusProfile.serialNumber, in: peer.service(StylusProfile.deviceInformationService)) {
             penIdentifier = String(decoding: try await gatt.read(handle: serial.valueHandle), as: UTF8.self)
         }
-        let battery = try await characteristic(StylusProfile.batteryLevel, in: service(StylusProfile.batteryService))
+        let battery = try await peer.characteristic(StylusProfile.batteryLevel, in: peer.service(StylusProfile.batteryService))
         let stylus = Stylus(gatt: gatt, penIdentifier: penIdentifier, buttonMap: buttonMap,
                             buttonMapHandle: buttonMapCharacteristic?.valueHandle, batteryHandle: battery?.valueHandle,
                             ringCapacity: ringCapacity)

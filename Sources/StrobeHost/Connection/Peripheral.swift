@@ -12,9 +12,9 @@ public final class Peripheral: Sendable {
     private struct State {
         var advertising: (data: AdvertisingData, scanResponse: AdvertisingData?, interval: Duration)?
         var connections: [LEConnection] = []
-        var observers: [UInt64: AsyncStream<LEConnection>.Continuation] = [:]
-        var nextObserver: UInt64 = 0
     }
+
+    private let incoming = AsyncBroadcast<LEConnection>()
 
     /// `central` owns the controller's connections; this takes the ones where a peer connected.
     public init(central: Central, database: GATTAttributeDatabase) {
@@ -28,16 +28,7 @@ public final class Peripheral: Sendable {
     public var connections: [LEConnection] { state.withLock { $0.connections.filter(\.isConnected) } }
 
     /// Each central as it connects (already served the database).
-    public func incomingConnections() -> AsyncStream<LEConnection> {
-        let (stream, continuation) = AsyncStream.makeStream(of: LEConnection.self)
-        let id = state.withLock { s in
-            s.nextObserver += 1
-            s.observers[s.nextObserver] = continuation
-            return s.nextObserver
-        }
-        continuation.onTermination = { [weak self] _ in _ = self?.state.withLock { $0.observers.removeValue(forKey: id) } }
-        return stream
-    }
+    public func incomingConnections() -> AsyncStream<LEConnection> { incoming.stream() }
 
     /// Advertises a complete local name (and service UUIDs in the scan response).
     public func startAdvertising(name: String, serviceUUIDs: [BluetoothUUID] = [], interval: Duration = .milliseconds(100)) async throws {
@@ -70,12 +61,11 @@ public final class Peripheral: Sendable {
 
     private func accepted(_ connection: LEConnection) {
         connection.serve(database)
-        let observers = state.withLock { s -> [AsyncStream<LEConnection>.Continuation] in
+        state.withLock { s in
             s.connections.removeAll { !$0.isConnected }
             s.connections.append(connection)
-            return Array(s.observers.values)
         }
-        for observer in observers { observer.yield(connection) }
+        incoming.yield(connection)
         // Legacy advertising stops when a connection is made: advertise again after it ends.
         Task { [weak self] in
             _ = await connection.disconnected()

@@ -1,0 +1,34 @@
+import Synchronization
+
+/// Hands every value to each current subscriber's `AsyncStream`, in order; a subscriber that
+/// stops iterating is dropped. What the kits use for their event and status streams.
+public final class AsyncBroadcast<Element: Sendable>: Sendable {
+    private struct State {
+        var next: UInt64 = 0
+        var continuations: [UInt64: AsyncStream<Element>.Continuation] = [:]
+    }
+
+    private let state = Mutex(State())
+
+    public init() {}
+
+    /// A new subscription; `first`, when given, is its first element.
+    public func stream(startingWith first: Element? = nil) -> AsyncStream<Element> {
+        let (stream, continuation) = AsyncStream.makeStream(of: Element.self)
+        let id = state.withLock { s in
+            s.next += 1
+            s.continuations[s.next] = continuation
+            return s.next
+        }
+        if let first { continuation.yield(first) }
+        continuation.onTermination = { [weak self] _ in _ = self?.state.withLock { $0.continuations.removeValue(forKey: id) } }
+        return stream
+    }
+
+    public func yield(_ value: Element) {
+        let continuations = state.withLock { Array($0.continuations.values) }
+        for continuation in continuations { continuation.yield(value) }
+    }
+
+    public var hasSubscribers: Bool { state.withLock { !$0.continuations.isEmpty } }
+}

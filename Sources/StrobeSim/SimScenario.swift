@@ -84,8 +84,27 @@ public struct SimScenario: Sendable, Hashable, Codable {
         } catch {
             throw SimError.badScenario(path: path, reason: error.localizedDescription)
         }
-        for device in devices where device.name.utf8.count > 26 {
-            throw SimError.badScenario(path: path, reason: "device name '\(device.name)' is longer than 26 bytes")
+        try validate(path: path)
+    }
+
+    /// Values a file may hold but a world cannot use are refused with what was wrong.
+    func validate(path: String) throws {
+        func bad(_ reason: String) -> SimError { .badScenario(path: path, reason: reason) }
+        guard devices.count <= 200 else { throw bad("\(devices.count) devices; at most 200") }
+        if let aclLength, !(27...1024).contains(aclLength) { throw bad("aclLength \(aclLength) is outside 27...1024") }
+        if let latency = latencyMilliseconds, !(0...10_000).contains(latency) { throw bad("latencyMilliseconds must be 0...10000") }
+        if let jitter = jitterMilliseconds, !(0...10_000).contains(jitter) { throw bad("jitterMilliseconds must be 0...10000") }
+        if let loss, !(0...1).contains(loss) { throw bad("loss must be between 0 and 1") }
+        for device in devices {
+            guard !device.name.isEmpty, device.name.utf8.count <= 26 else { throw bad("device name '\(device.name)' must be 1 to 26 bytes") }
+            guard (20...10_240).contains(device.advertisingIntervalMilliseconds) else {
+                throw bad("\(device.name): advertisingIntervalMilliseconds must be 20...10240")
+            }
+            if let count = device.count, !(0...1_000_000).contains(count) { throw bad("\(device.name): count must be 0...1000000") }
+            if let battery = device.battery, !(0...100).contains(battery) { throw bad("\(device.name): battery must be 0...100") }
+            for time in (device.triggerPresses ?? []) + (device.gripEvents ?? []).map(\.after) where !(0...3600).contains(time) {
+                throw bad("\(device.name): scripted times must be 0...3600 seconds")
+            }
         }
     }
 }

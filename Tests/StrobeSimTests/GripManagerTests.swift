@@ -74,6 +74,16 @@ import Testing
     }
 }
 
+extension GripManagerTests {
+    @Test func withoutAnOpenControllerBluetoothIsUnavailable() async throws {
+        let world = SimWorld(scenario: SimScenario(devices: []), clock: ContinuousClock())
+        let controller = HCIController(transport: world.makeHostController())  // never opened
+        let manager = GripManager(central: Central(controller: controller), clock: ContinuousClock(), configuration: Self.configuration())
+        await manager.start()
+        #expect(manager.currentState == .bluetoothUnavailable)
+    }
+}
+
 extension GripManager {
     /// Drops the link but keeps the remembered grip, as quitting the app would.
     func forgetConnectionOnly() async {

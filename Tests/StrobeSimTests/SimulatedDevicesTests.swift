@@ -158,12 +158,16 @@ import Testing
         #expect(stylus.buttonMap == StylusButtonMap(side1: .undo, side2: .erase))
         var phases: [StylusStrokePhase] = []
         // A drawing app pulls once per frame (60 Hz) until the stroke ended: 20 batches of 8 samples.
+        var drawingSeen = false
         while !phases.contains(.ended) {
             try await Task.sleep(for: .milliseconds(16))
             stylus.drain { event in
                 if case .sample(_, let phase, _) = event { phases.append(phase) }
             }
+            if !phases.contains(.ended), phases.contains(.began) { drawingSeen = drawingSeen || stylus.isDrawing }
         }
+        #expect(drawingSeen, "isDrawing while the tip was down")
+        #expect(!stylus.isDrawing, "and not after the stroke ended")
         #expect(phases.first == .began)
         #expect(phases.filter { $0 == .began }.count == 1)
         #expect(stylus.counters.lostBatches == 0)

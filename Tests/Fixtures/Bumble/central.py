@@ -101,7 +101,7 @@ async def run(args):
             done.set_result(None)
     await peer.subscribe(find(args.notify_uuid), on_value)
     await done
-    summary['notifications'] = notifications
+    summary['notifications'] = notifications[:args.notify_count]
     await connection.disconnect()
     return summary
 

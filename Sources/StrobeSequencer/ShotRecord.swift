@@ -14,6 +14,8 @@ public enum ShotOutcome: String, Sendable, Hashable, Codable, CaseIterable {
     case cameraFailed
     /// The shot was cancelled.
     case cancelled
+    /// A trigger came while the previous shot was still running: this one was not taken.
+    case busy
 }
 
 /// One flash's part in a shot. Times are monotonic host nanoseconds (the clock transports stamp

@@ -40,6 +40,7 @@ public final class ShutterSequencer: Sendable {
 
     private struct State {
         var shots = 0
+        var inShot = false
     }
 
     private let published = AsyncBroadcast<ShotRecord>()
@@ -68,6 +69,8 @@ public final class ShutterSequencer: Sendable {
             switch occurrence.event {
             case .shutterButtonDown:
                 Task { _ = await self.shoot(triggeredAt: occurrence.receivedAt) }
+            case .shutterButtonHalfDown:
+                Task { await self.preflash() }
             default:
                 break
             }
@@ -82,6 +85,17 @@ public final class ShutterSequencer: Sendable {
         }
         let targets = flashes.flashes
         var record = ShotRecord(shot: number, outcome: .captured, triggerReceived: trigger.nanoseconds, flashes: [])
+        // One shot at a time: a trigger during a shot is reported, not queued behind it.
+        let started = state.withLock { s -> Bool in
+            guard !s.inShot else { return false }
+            s.inShot = true
+            return true
+        }
+        guard started else {
+            record.outcome = .busy
+            return publish(record)
+        }
+        defer { state.withLock { $0.inShot = false } }
         guard !targets.isEmpty else {
             record.outcome = .noFlash
             return publish(record)
@@ -140,6 +154,19 @@ public final class ShutterSequencer: Sendable {
             return timings
         }
         return publish(record)
+    }
+
+    /// A half press: the preflash (a dimmer light for focusing and framing) on every flash that
+    /// stores one (Nova V2), with its stored settings. Flashes without it are left dark.
+    public func preflash() async {
+        await withTaskGroup(of: Void.self) { group in
+            for target in flashes.flashes where target.flash.model == .v2 {
+                group.addTask {
+                    guard let defaults = try? await target.flash.readDefaults() else { return }
+                    _ = try? await target.flash.beginFlash(defaults.preflash)
+                }
+            }
+        }
     }
 
     private func publish(_ record: ShotRecord) -> ShotRecord {

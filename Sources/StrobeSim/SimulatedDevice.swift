@@ -34,7 +34,8 @@ public final class SimulatedDevice: Sendable {
         try await peripheral.startAdvertising(name: description.name, interval: description.advertisingInterval)
     }
 
-    func stop() {
+    /// Switches the device off: its links drop and it stops advertising.
+    public func stop() {
         hci.close()
     }
 

@@ -90,7 +90,7 @@ import Testing
         #expect(objects.count == 101)
         let shots = objects.dropLast()
         #expect(shots.map { $0["shot"] as? Int } == (1...100).map { $0 })
-        #expect(shots.allSatisfy { ["captured", "capturedWithoutFlash", "aborted", "noFlash", "cameraFailed", "cancelled"].contains($0["outcome"] as? String ?? "") })
+        #expect(shots.allSatisfy { ["captured", "capturedWithoutFlash", "aborted", "noFlash", "cameraFailed", "cancelled", "busy"].contains($0["outcome"] as? String ?? "") })
         let summary = try #require(objects.last?["summary"] as? [String: Any])
         #expect(summary["shots"] as? Int == 100)
         let outcomes = try #require(summary["outcomes"] as? [String: Int])

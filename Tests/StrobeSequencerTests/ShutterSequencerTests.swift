@@ -104,3 +104,48 @@ import Testing
         await rig.close()
     }
 }
+
+extension ShutterSequencerTests {
+    @Test func aTriggerDuringAShotIsReportedBusy() async throws {
+        let rig = try await Self.rig(devices: [.nova2])
+        try await rig.manager.connect(.all)
+        let (release, releaser) = AsyncStream.makeStream(of: Void.self)
+        let (exposing, exposingSignal) = AsyncStream.makeStream(of: Void.self)
+        // A camera that holds its exposure until the test lets it go.
+        let sequencer = ShutterSequencer(flashes: rig.manager, camera: {
+            exposingSignal.yield()
+            for await _ in release { break }
+        }, clock: ContinuousClock())
+        let first = Task { await sequencer.shoot() }
+        var iterator = exposing.makeAsyncIterator()
+        _ = await iterator.next()
+        #expect(await sequencer.shoot().outcome == .busy)
+        releaser.yield()
+        #expect(await first.value.outcome == .captured)
+        await rig.close()
+    }
+
+    @Test func aFlashThatDisconnectsMidShotFollowsThePolicy() async throws {
+        let rig = try await Self.rig(devices: [.nova2])
+        try await rig.manager.connect(.all)
+        let device = try #require(rig.world.devices.first)
+        // The flash is switched off just as the shot begins: its command fails, the policy decides.
+        let sequencer = ShutterSequencer(flashes: rig.manager, camera: {}, policy: ShotPolicy(onMissingAck: .abort), clock: ContinuousClock())
+        device.stop()
+        let record = await sequencer.shoot()
+        #expect(record.outcome == .aborted)
+        #expect(record.flashes.first?.failure != nil)
+        await rig.close()
+    }
+
+    @Test func aHalfPressTurnsOnThePreflash() async throws {
+        let rig = try await Self.rig(devices: [.nova2])
+        try await rig.manager.connect(.all)
+        let sequencer = ShutterSequencer(flashes: rig.manager, camera: {}, clock: ContinuousClock())
+        await sequencer.preflash()
+        // The simulated Nova V2's stored preflash: warm 64, cool 0, 60 ms.
+        let device = try #require(rig.world.devices.first)
+        #expect(device.log.contains("light warm 64 cool 0"))
+        await rig.close()
+    }
+}

@@ -43,7 +43,9 @@ import Testing
         let connected = try await rig.manager.connect(.all)
         #expect(connected.count == 2)
         let captures = Captures()
-        let sequencer = ShutterSequencer(flashes: rig.manager, camera: { captures.count.withLock { $0 += 1 } }, clock: ContinuousClock())
+        // A deadline a loaded test machine cannot miss: this test is about order, not speed.
+        let sequencer = ShutterSequencer(flashes: rig.manager, camera: { captures.count.withLock { $0 += 1 } },
+                                         policy: ShotPolicy(ackDeadline: .seconds(5)), clock: ContinuousClock())
         let record = await sequencer.shoot()
         #expect(record.outcome == .captured)
         #expect(captures.count.withLock { $0 } == 1)
@@ -92,7 +94,7 @@ import Testing
     @Test func aGripsFullPressTriggersAShot() async throws {
         let rig = try await Self.rig(devices: [.nova2, .grip])
         try await rig.manager.connect(.named("Nova2"))
-        let sequencer = ShutterSequencer(flashes: rig.manager, camera: {}, clock: ContinuousClock())
+        let sequencer = ShutterSequencer(flashes: rig.manager, camera: {}, policy: ShotPolicy(ackDeadline: .seconds(5)), clock: ContinuousClock())
         var records = sequencer.records().makeAsyncIterator()
         let gripConnection = try await rig.central.connect(name: "Grip-S1")
         let grip = try await Grip.attach(to: gripConnection.gatt)
@@ -115,7 +117,7 @@ extension ShutterSequencerTests {
         let sequencer = ShutterSequencer(flashes: rig.manager, camera: {
             exposingSignal.yield()
             for await _ in release { break }
-        }, clock: ContinuousClock())
+        }, policy: ShotPolicy(ackDeadline: .seconds(5)), clock: ContinuousClock())
         let first = Task { await sequencer.shoot() }
         var iterator = exposing.makeAsyncIterator()
         _ = await iterator.next()

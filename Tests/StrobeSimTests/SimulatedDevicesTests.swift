@@ -100,8 +100,8 @@ import Testing
         let host = try await Self.host(scenario)
         let manager = NovaFlashManager(central: host.central, clock: ContinuousClock(), configuration: .init(scanBurst: .seconds(1)))
         let flash = try #require(try await manager.connect(.closest).first).flash
-        try await flash.beginFlash(NovaFlashSettings(warm: 10, cool: 20, timeoutMilliseconds: 50))
         var changes = flash.events().makeAsyncIterator()
+        try await flash.beginFlash(NovaFlashSettings(warm: 10, cool: 20, timeoutMilliseconds: 50))
         // The host's own tracking clears `isLit` when the flash's safety timeout passes.
         while let event = await changes.next() {
             if event == .light(isLit: false) { break }

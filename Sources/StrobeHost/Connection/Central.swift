@@ -70,7 +70,7 @@ public final class Central: HCIACLHandler, Sendable {
 
     /// Connections that are up.
     public var connections: [LEConnection] {
-        state.withLock { Array($0.connections.values) }.sorted { $0.handle < $1.handle }
+        state.withLock { Array($0.connections.values) }.filter(\.isConnected).sorted { $0.handle < $1.handle }
     }
 
     /// ACL packets for a handle with no connection (dropped and counted).

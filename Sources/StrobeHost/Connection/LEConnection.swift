@@ -12,6 +12,7 @@ public final class LEConnection: Sendable, CustomStringConvertible {
     public let gatt: GATTClient
     let link: L2CAPLink
     private let controller: HCIController
+    private let clock: any Clock<Duration>
     private let state: Mutex<State>
 
     private struct State {
@@ -30,6 +31,7 @@ public final class LEConnection: Sendable, CustomStringConvertible {
         peerAddressType = event.peerAddressType
         role = event.role
         self.controller = controller
+        self.clock = clock
         link = L2CAPLink(controller: controller, handle: event.connectionHandle, fragmentLength: fragmentLength)
         bearer = ATTBearer(channel: link, configuration: bearerConfiguration, clock: clock)
         gatt = GATTClient(bearer: bearer)
@@ -82,7 +84,12 @@ public final class LEConnection: Sendable, CustomStringConvertible {
     /// L2CAP counters of this link: PDUs, reassembly errors, refused pairing, unknown channels.
     public var l2capCounters: L2CAPLinkCounters { link.counters }
 
-    /// Asks the controller to disconnect and waits for Disconnection Complete.
+    /// How long `disconnect` waits for Disconnection Complete before it closes the link itself.
+    public static let disconnectionTimeout = Duration.seconds(5)
+
+    /// Asks the controller to disconnect and waits for Disconnection Complete; a controller that
+    /// never sends it does not hang the caller: after `disconnectionTimeout` the link is closed
+    /// here, with Connection Terminated By Local Host.
     @discardableResult
     public func disconnect(reason: HCIStatus = .remoteUserTerminatedConnection) async throws -> HCIStatus {
         if let reason = disconnectReason { return reason }
@@ -91,6 +98,11 @@ public final class LEConnection: Sendable, CustomStringConvertible {
         } catch HCIError.status(.unknownConnectionIdentifier) {
             // Already gone; Disconnection Complete is on its way or has been handled.
         }
+        let watchdog = Task { [clock] in
+            try await clock.sleep(for: Self.disconnectionTimeout)
+            self.closed(reason: .connectionTerminatedByLocalHost)
+        }
+        defer { watchdog.cancel() }
         return await disconnected()
     }
 

@@ -1,0 +1,50 @@
+import StrobeHCI
+import StrobeHost
+import Synchronization
+import Testing
+
+@testable import StrobeSim
+
+/// A controller that never reports Disconnection Complete does not hang `disconnect()`.
+@Suite(.timeLimit(.minutes(1))) struct DisconnectWatchdogTests {
+    /// Passes everything through except Disconnection Complete events on the way to the host.
+    final class SwallowDisconnectionComplete: HCITransport, HCIPacketSink, Sendable {
+        let inner: any HCITransport
+        private let sink = Mutex<(any HCIPacketSink)?>(nil)
+        init(_ inner: any HCITransport) { self.inner = inner }
+        var name: String { inner.name }
+        func start(_ sink: any HCIPacketSink) throws {
+            self.sink.withLock { $0 = sink }
+            try inner.start(self)
+        }
+        func send(_ h4Packet: UnsafeRawBufferPointer) throws { try inner.send(h4Packet) }
+        func close() { inner.close() }
+        func transportDidReceive(_ type: HCIPacketType, payload: UnsafeRawBufferPointer, at time: HostTime) {
+            if type == .event, payload.first == 0x05 { return }
+            sink.withLock { $0 }?.transportDidReceive(type, payload: payload, at: time)
+        }
+        func transportDidClose(_ error: TransportError?) { sink.withLock { $0 }?.transportDidClose(error) }
+    }
+
+    @Test func disconnectGivesUpWaitingAfterItsTimeout() async throws {
+        var scenario = SimScenario.standard
+        scenario.devices = scenario.devices.filter { $0.kind == .test }
+        let world = SimWorld(scenario: scenario, clock: ContinuousClock())
+        try await world.start()
+        let controller = HCIController(transport: SwallowDisconnectionComplete(world.makeHostController()))
+        try await controller.open()
+        defer { controller.close() }
+        let clock = VirtualClock()
+        let central = Central(controller: controller, clock: clock)
+        let device = try #require(world.devices.first)
+        let connection = try await central.connect(to: device.controller.configuration.address, addressType: .random)
+        let disconnecting = Task { try await connection.disconnect() }
+        // Only the watchdog sleeps on this clock once the Disconnect command was answered.
+        await clock.waitForSleepers(count: 1, deadline: clock.now.advanced(by: LEConnection.disconnectionTimeout))
+        clock.advance(by: LEConnection.disconnectionTimeout)
+        #expect(try await disconnecting.value == .connectionTerminatedByLocalHost)
+        #expect(!connection.isConnected)
+        #expect(central.connections.isEmpty)
+        world.stop()
+    }
+}

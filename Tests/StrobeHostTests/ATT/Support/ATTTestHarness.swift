@@ -4,7 +4,7 @@ import Synchronization
 
 /// A bearer and GATT client wired through a fake channel to a test server, on a virtual clock.
 struct ATTTestHarness {
-    let clock = TestClock()
+    let clock = VirtualClock()
     let channel: FakeATTChannel
     let server: TestGATTServer
     let bearer: ATTBearer

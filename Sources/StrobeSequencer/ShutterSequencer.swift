@@ -113,10 +113,13 @@ public final class ShutterSequencer: Sendable {
             for (index, target) in targets.enumerated() {
                 group.addTask {
                     var timing = FlashTiming(address: target.address.description, commandIssued: HostTime.now().nanoseconds)
-                    let outcome = await Self.race(deadline: deadline, clock: clock) { try await target.flash.beginFlash(settings) }
-                    switch outcome {
-                    case .success: timing.acknowledged = HostTime.now().nanoseconds
-                    case .failure(let error): timing.failure = "\(error)"
+                    do {
+                        _ = try await withTimeout(deadline, clock: clock) { try await target.flash.beginFlash(settings) }
+                        timing.acknowledged = HostTime.now().nanoseconds
+                    } catch is OperationTimeout {
+                        timing.failure = ShotError.ackDeadline(deadline).description
+                    } catch {
+                        timing.failure = "\(error)"
                     }
                     return (index, timing)
                 }
@@ -172,34 +175,6 @@ public final class ShutterSequencer: Sendable {
     private func publish(_ record: ShotRecord) -> ShotRecord {
         published.yield(record)
         return record
-    }
-
-    private enum RaceOutcome {
-        case success
-        case failure(any Error)
-    }
-
-    /// The operation's result, or a timeout failure at the deadline (the operation keeps running;
-    /// its late answer is ignored).
-    private static func race(deadline: Duration, clock: any Clock<Duration>,
-                             _ operation: @escaping @Sendable () async throws -> NovaAcknowledgement) async -> RaceOutcome {
-        await withTaskGroup(of: RaceOutcome?.self) { group in
-            group.addTask {
-                do {
-                    _ = try await operation()
-                    return .success
-                } catch {
-                    return .failure(error)
-                }
-            }
-            group.addTask {
-                do { try await clock.sleep(for: deadline) } catch { return nil }
-                return .failure(ShotError.ackDeadline(deadline))
-            }
-            let first = await group.next() ?? nil
-            group.cancelAll()
-            return first ?? .failure(ShotError.ackDeadline(deadline))
-        }
     }
 }
 

@@ -132,20 +132,9 @@ public final class GripManager: Sendable {
             set(.ready)
             return
         }
-        let clock = self.clock
-        let timeout = configuration.reconnectTimeout
-        let found: DiscoveredDevice? = await withTaskGroup(of: DiscoveredDevice?.self) { group in
-            group.addTask {
-                for await device in updates where device.address.description == remembered.address { return device }
-                return nil
-            }
-            group.addTask {
-                try? await clock.sleep(for: timeout)
-                return nil
-            }
-            let first = await group.next() ?? nil
-            group.cancelAll()
-            return first
+        let found = try? await withTimeout(configuration.reconnectTimeout, clock: clock) { () async -> DiscoveredDevice? in
+            for await device in updates where device.address.description == remembered.address { return device }
+            return nil
         }
         try? await scanner.stop()
         guard let found else {

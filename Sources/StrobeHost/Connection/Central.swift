@@ -116,18 +116,14 @@ public final class Central: HCIACLHandler, Sendable {
         let scanner = Scanner(controller: controller)
         let updates = scanner.updates()
         try await scanner.start()
-        let found: DiscoveredDevice? = try await withThrowingTaskGroup(of: DiscoveredDevice?.self) { group in
-            group.addTask {
+        let found: DiscoveredDevice?
+        do {
+            found = try await withTimeout(scanTimeout, clock: clock) { () async -> DiscoveredDevice? in
                 for await device in updates where device.name == name { return device }
                 return nil
             }
-            group.addTask {
-                try await self.clock.sleep(for: scanTimeout)
-                return nil
-            }
-            let first = try await group.next() ?? nil
-            group.cancelAll()
-            return first
+        } catch is OperationTimeout {
+            found = nil
         }
         try await scanner.stop()
         guard let found else { throw ConnectionError.notFound(name: name, scanned: scanTimeout) }

@@ -11,7 +11,6 @@ final class L2CAPLink: ATTChannel, Sendable {
     private let fragmentLength: Int
     private let jobs: AsyncStream<Job>.Continuation
     private let receiver: Mutex<Receiver>
-    private let routes: Mutex<Routes>
 
     private struct Job: Sendable {
         var pdu: [UInt8]
@@ -22,6 +21,7 @@ final class L2CAPLink: ATTChannel, Sendable {
     private struct Receiver: @unchecked Sendable {
         // Only the transport's reader thread uses it, and always under this mutex.
         var reassembler: L2CAPReassembler
+        var routes = Routes()
         var counters = L2CAPLinkCounters()
         var lastError: L2CAPError?
     }
@@ -38,7 +38,6 @@ final class L2CAPLink: ATTChannel, Sendable {
         self.fragmentLength = fragmentLength
         maximumPayload = maximumSDU
         receiver = Mutex(Receiver(reassembler: L2CAPReassembler(connectionHandle: handle, maximumPayloadLength: maximumSDU)))
-        routes = Mutex(Routes())
         let (stream, continuation) = AsyncStream.makeStream(of: Job.self)
         jobs = continuation
         // One sender per link, so that each PDU's fragments go out back to back.
@@ -55,7 +54,7 @@ final class L2CAPLink: ATTChannel, Sendable {
     }
 
     func setRoutes(_ body: (inout Routes) -> Void) {
-        routes.withLock { body(&$0) }
+        receiver.withLock { body(&$0.routes) }
     }
 
     var counters: L2CAPLinkCounters { receiver.withLock { $0.counters } }
@@ -123,8 +122,9 @@ final class L2CAPLink: ATTChannel, Sendable {
         let packet = ACLDataPacket(
             header: ACLDataHeader(connectionHandle: handle, packetBoundary: boundary, dataTotalLength: UInt16(truncatingIfNeeded: payload.count)),
             data: payload)
-        let routes = self.routes.withLock { $0 }
+        // One lock per packet: reassembly, routing and counters are the reader thread's.
         receiver.withLock { r in
+            let routes = r.routes
             r.reassembler.receive(packet) { event in
                 switch event {
                 case .pdu(let pdu):

@@ -42,15 +42,7 @@ public final class LEConnection: Sendable, CustomStringConvertible {
 
     private func attachRoutes() {
         link.setRoutes { [bearer] routes in
-            routes.att = { [weak self] pdu, time in
-                // What a client sends (requests, commands, confirmations) goes to the server on
-                // this link, if it serves one; what a server sends goes to the bearer.
-                if let server = self?.server, let opcode = pdu.first, ATTOpcode(rawValue: opcode).isSentByClient {
-                    server.receive(pdu, at: time)
-                } else {
-                    bearer.receive(pdu, at: time)
-                }
-            }
+            routes.att = { pdu, time in bearer.receive(pdu, at: time) }
             routes.signaling = { [weak self] packet in self?.signalingReceived(packet) }
         }
     }
@@ -63,6 +55,17 @@ public final class LEConnection: Sendable, CustomStringConvertible {
     public func serve(_ database: GATTAttributeDatabase) -> GATTServerConnection {
         let server = GATTServerConnection(database: database, channel: link)
         state.withLock { $0.server = server }
+        // What a client sends (requests, commands, confirmations) goes to the server; what a
+        // server sends (responses, notifications, indications) to this side's bearer.
+        link.setRoutes { [bearer] routes in
+            routes.att = { pdu, time in
+                if let opcode = pdu.first, ATTOpcode(rawValue: opcode).isSentByClient {
+                    server.receive(pdu, at: time)
+                } else {
+                    bearer.receive(pdu, at: time)
+                }
+            }
+        }
         return server
     }
 

@@ -51,7 +51,7 @@ let package = Package(
         .testTarget(name: "StrobeCaptureTests", dependencies: ["StrobeCapture"]),
         .testTarget(name: "StrobeHostTests", dependencies: ["StrobeHost"]),
         .testTarget(name: "StrobeDevicesTests", dependencies: ["StrobeDevices"]),
-        .testTarget(name: "StrobeSimTests", dependencies: ["StrobeSim"]),
+        .testTarget(name: "StrobeSimTests", dependencies: ["StrobeSim", "StrobeCapture"]),
         .testTarget(name: "StrobeSequencerTests", dependencies: ["StrobeSequencer", "StrobeSim"]),
         .testTarget(name: "StrobeTests", dependencies: ["Strobe"]),
         .testTarget(name: "StrobeInteropTests", dependencies: ["Strobe", "strobe"]),

@@ -96,7 +96,7 @@ public final class ReplayTransport: HCITransport {
         }
         guard canStart else { throw TransportError.notOpen }
         do {
-            try spawnReaderThread { [self] in run(reader, sink) }
+            try spawnDetachedThread { [self] in run(reader, sink) }
         } catch {
             state.withLock { $0 = .finished }
             throw error

@@ -53,7 +53,7 @@ public final class LEConnection: Sendable, CustomStringConvertible {
     /// Serves `database` to the peer on this link; returns the per-client server connection.
     @discardableResult
     public func serve(_ database: GATTAttributeDatabase) -> GATTServerConnection {
-        let server = GATTServerConnection(database: database, channel: link)
+        let server = GATTServerConnection(database: database, channel: link, clock: clock)
         state.withLock { $0.server = server }
         // What a client sends (requests, commands, confirmations) goes to the server; what a
         // server sends (responses, notifications, indications) to this side's bearer.

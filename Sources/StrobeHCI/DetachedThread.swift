@@ -1,11 +1,10 @@
 #if canImport(Glibc)
 import Glibc
 #endif
-import StrobeHCI
 
-/// Starts a detached POSIX thread running `body`: a transport's reader thread. The closure is
-/// `sending`, so whatever it captures belongs to the new thread alone.
-func spawnReaderThread(_ body: sending @escaping () -> Void) throws(TransportError) {
+/// Starts a detached POSIX thread running `body` (a replay's reader, a virtual-time driver). The
+/// closure is `sending`, so whatever it captures belongs to the new thread alone.
+package func spawnDetachedThread(_ body: sending @escaping () -> Void) throws(TransportError) {
     final class Body {
         let run: () -> Void
         init(_ run: @escaping () -> Void) { self.run = run }

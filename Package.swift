@@ -52,7 +52,7 @@ let package = Package(
         .testTarget(name: "StrobeHostTests", dependencies: ["StrobeHost"]),
         .testTarget(name: "StrobeDevicesTests", dependencies: ["StrobeDevices"]),
         .testTarget(name: "StrobeSimTests", dependencies: ["StrobeSim", "StrobeCapture"]),
-        .testTarget(name: "StrobeSequencerTests", dependencies: ["StrobeSequencer", "StrobeSim"]),
+        .testTarget(name: "StrobeSequencerTests", dependencies: ["StrobeSequencer", "StrobeSim", "StrobeCapture"]),
         .testTarget(name: "StrobeTests", dependencies: ["Strobe"]),
         .testTarget(name: "StrobeInteropTests", dependencies: ["Strobe", "strobe"]),
     ],

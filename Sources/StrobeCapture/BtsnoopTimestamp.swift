@@ -1,6 +1,7 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import StrobeHCI
 
 /// A btsnoop timestamp: microseconds since a nominal "0000-01-01" epoch. What matters is the
 /// offset to Unix time that Android, BlueZ and Wireshark all use (`BtsnoopFormat.unixEpochOffset`,
@@ -78,5 +79,14 @@ public struct BtsnoopTimestamp: RawRepresentable, Sendable, Hashable, Comparable
     private static func padded<T: BinaryInteger>(_ value: T, _ width: Int) -> String {
         let digits = String(value)
         return digits.count >= width ? digits : String(repeating: "0", count: width - digits.count) + digits
+    }
+}
+
+extension BtsnoopTimestamp {
+    /// A virtual instant as a record time, its offset counted from the Unix epoch: a capture of a
+    /// virtual-time run is then the same file each time.
+    public init(virtual instant: VirtualClock.Instant) {
+        let (seconds, attoseconds) = instant.offset.components
+        self.init(unixMicroseconds: seconds * 1_000_000 + attoseconds / 1_000_000_000_000)
     }
 }

@@ -36,6 +36,8 @@ public final class ShutterSequencer: Sendable {
     public let camera: CameraCapture
     public let policy: ShotPolicy
     private let clock: any Clock<Duration>
+    /// The time line of the transports' read stamps, so that every step of a record shares it.
+    private let hostTime: @Sendable () -> HostTime
     private let state = Mutex(State())
 
     private struct State {
@@ -45,12 +47,16 @@ public final class ShutterSequencer: Sendable {
 
     private let published = AsyncBroadcast<ShotRecord>()
 
-    public init<C: Clock>(flashes: NovaFlashManager, camera: @escaping CameraCapture, policy: ShotPolicy = ShotPolicy(), clock: C)
+    /// `hostTime` stamps the steps of a shot; it is the monotonic clock that transports stamp
+    /// read bytes with, or a simulated world's air time when that world runs in virtual time.
+    public init<C: Clock>(flashes: NovaFlashManager, camera: @escaping CameraCapture, policy: ShotPolicy = ShotPolicy(), clock: C,
+                          hostTime: @escaping @Sendable () -> HostTime = { HostTime.now() })
     where C.Duration == Duration {
         self.flashes = flashes
         self.camera = camera
         self.policy = policy
         self.clock = clock
+        self.hostTime = hostTime
     }
 
     /// A built-in camera for tests and demos: each capture takes `exposure`.
@@ -77,8 +83,9 @@ public final class ShutterSequencer: Sendable {
         }
     }
 
-    /// One shot. `triggeredAt` is when the trigger's bytes were read (now when called from code).
-    public func shoot(triggeredAt trigger: HostTime = .now()) async -> ShotRecord {
+    /// One shot. `triggeredAt` is when the trigger's bytes were read (now, when called from code).
+    public func shoot(triggeredAt trigger: HostTime? = nil) async -> ShotRecord {
+        let trigger = trigger ?? hostTime()
         let number = state.withLock { s -> Int in
             s.shots += 1
             return s.shots
@@ -109,13 +116,14 @@ public final class ShutterSequencer: Sendable {
         let settings = policy.settings
         let deadline = policy.ackDeadline
         let clock = self.clock
+        let hostTime = self.hostTime
         record.flashes = await withTaskGroup(of: (Int, FlashTiming).self) { group in
             for (index, target) in targets.enumerated() {
                 group.addTask {
-                    var timing = FlashTiming(address: target.address.description, commandIssued: HostTime.now().nanoseconds)
+                    var timing = FlashTiming(address: target.address.description, commandIssued: hostTime().nanoseconds)
                     do {
                         _ = try await withTimeout(deadline, clock: clock) { try await target.flash.beginFlash(settings) }
-                        timing.acknowledged = HostTime.now().nanoseconds
+                        timing.acknowledged = hostTime().nanoseconds
                     } catch is OperationTimeout {
                         timing.failure = ShotError.ackDeadline(deadline).description
                     } catch {
@@ -133,13 +141,13 @@ public final class ShutterSequencer: Sendable {
             record.outcome = policy.onMissingAck == .abort ? .aborted : .capturedWithoutFlash
         }
         if record.outcome != .aborted {
-            record.captureStart = HostTime.now().nanoseconds
+            record.captureStart = hostTime().nanoseconds
             do {
                 try await camera()
             } catch {
                 record.outcome = .cameraFailed
             }
-            record.captureEnd = HostTime.now().nanoseconds
+            record.captureEnd = hostTime().nanoseconds
         }
         // Off on every flash, lit or not: a late ack must not leave a light on.
         record.flashes = await withTaskGroup(of: (Int, FlashTiming).self) { group in
@@ -147,8 +155,8 @@ public final class ShutterSequencer: Sendable {
                 let lit = record.flashes[index]
                 group.addTask {
                     var timing = lit
-                    timing.offIssued = HostTime.now().nanoseconds
-                    if (try? await target.flash.endFlash()) != nil { timing.offAcknowledged = HostTime.now().nanoseconds }
+                    timing.offIssued = hostTime().nanoseconds
+                    if (try? await target.flash.endFlash()) != nil { timing.offAcknowledged = hostTime().nanoseconds }
                     return (index, timing)
                 }
             }

@@ -32,6 +32,11 @@ public struct SimulatedDeviceDescription: Sendable, Hashable, Codable {
     public struct ScriptedGripEvent: Sendable, Hashable, Codable {
         public var after: Double
         public var code: UInt8
+
+        public init(after: Double, code: UInt8) {
+            self.after = after
+            self.code = code
+        }
     }
 
     public init(kind: Kind, name: String, rssi: Int = -55, advertisingIntervalMilliseconds: Double = 100) {

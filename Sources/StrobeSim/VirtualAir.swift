@@ -99,8 +99,9 @@ public final class VirtualAir: Sendable {
 
     public var counters: VirtualAirCounters { state.withLock { $0.counters } }
 
-    /// Host timestamps in the air's time, so that captures of a virtual run are reproducible.
-    func hostTime() -> HostTime {
+    /// Host timestamps in the air's time (its clock's time since the air was made): what its
+    /// controllers stamp received packets with, so that a virtual run is reproducible.
+    public func hostTime() -> HostTime {
         let (seconds, attoseconds) = elapsed().components
         return HostTime(nanoseconds: UInt64(max(seconds, 0)) * 1_000_000_000 + UInt64(max(attoseconds, 0) / 1_000_000_000))
     }

@@ -117,11 +117,3 @@ import Testing
         }
     }
 }
-
-extension BtsnoopTimestamp {
-    /// A virtual instant as a record time: microseconds from the clock's origin.
-    init(virtual instant: VirtualClock.Instant) {
-        let (seconds, attoseconds) = instant.offset.components
-        self.init(unixMicroseconds: seconds * 1_000_000 + attoseconds / 1_000_000_000_000)
-    }
-}

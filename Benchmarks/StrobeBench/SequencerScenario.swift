@@ -3,81 +3,98 @@ import Histogram
 import Strobe
 import Synchronization
 
-/// `sequencer`: a shot's host-side latency, from the trigger to the FLASH command's bytes handed
-/// to the transport, on the simulated world (a Nova V2 on its own stack across the virtual air;
-/// the air's pacing comes after the measured point and does not count).
+/// `sequencer`: a shot's host-side latency, from the grip's trigger bytes reaching the host to
+/// the FLASH command's bytes handed to the transport, on the simulated world (a grip and a Nova
+/// V2, each on its own stack across the virtual air; the air's pacing lies outside the measured
+/// window and does not count). Allocations are counted over the same window, process-wide.
 enum SequencerScenario {
-    /// Timestamps each H4 ACL packet carrying an ATT Write Request whose value starts with the
-    /// V2 FLASH command byte, as the host hands it to the transport.
-    final class CommandTimes: HCITransport, Sendable {
+    /// Stamps the two ends of the window at the transport: a received grip notification carrying
+    /// a full press (`shutterButtonDown`, code 0x02), and a sent ATT Write Request carrying a V2
+    /// FLASH command.
+    final class Window: HCITransport, Sendable {
         let inner: any HCITransport
-        let times = Mutex<[UInt64]>([])
+        let opened = Atomic<UInt64>(0)
+        let samples = Mutex<[(latency: UInt64, allocations: Int?)]>([])
         init(_ inner: any HCITransport) { self.inner = inner }
         var name: String { inner.name }
-        func start(_ sink: any HCIPacketSink) throws { try inner.start(sink) }
         func close() { inner.close() }
+
+        func start(_ sink: any HCIPacketSink) throws { try inner.start(Stamp(window: self, downstream: sink)) }
+
         func send(_ h4Packet: UnsafeRawBufferPointer) throws {
             // [0x02][handle u16][length u16][L2CAP length u16][CID u16][0x12][handle u16][value...]
             if h4Packet.count >= 13, h4Packet[0] == 0x02, h4Packet[7] == 0x04, h4Packet[9] == 0x12, h4Packet[12] == 0x02 {
                 let now = nowNanoseconds()
-                times.withLock { $0.append(now) }
+                let allocations = Allocations.available ? Allocations.end() : nil
+                let start = opened.exchange(0, ordering: .acquiringAndReleasing)
+                if start != 0 { samples.withLock { $0.append((now - start, allocations)) } }
             }
             try inner.send(h4Packet)
+        }
+
+        final class Stamp: HCIPacketSink {
+            let window: Window
+            let downstream: any HCIPacketSink
+            init(window: Window, downstream: any HCIPacketSink) {
+                self.window = window
+                self.downstream = downstream
+            }
+            func transportDidReceive(_ type: HCIPacketType, payload: UnsafeRawBufferPointer, at time: HostTime) {
+                // [handle u16][length u16][L2CAP length u16][CID u16][0x1B][handle u16][seq u16][code]
+                if type == .acl, payload.count == 14, payload[6] == 0x04, payload[8] == 0x1B, payload[13] == 0x02 {
+                    window.opened.store(nowNanoseconds(), ordering: .releasing)
+                    if Allocations.available { Allocations.begin() }
+                }
+                downstream.transportDidReceive(type, payload: payload, at: time)
+            }
+            func transportDidClose(_ error: TransportError?) { downstream.transportDidClose(error) }
         }
     }
 
     static func run(shots: Int) async throws -> BenchReport {
         var scenario = SimScenario.standard
-        scenario.devices = scenario.devices.filter { $0.kind == .nova2 }
+        scenario.devices = scenario.devices.filter { $0.kind == .nova2 || $0.kind == .grip }
+        // Ten presses to warm up, then one per shot, 80 ms apart (a shot takes two connection events).
+        for index in scenario.devices.indices where scenario.devices[index].kind == .grip {
+            scenario.devices[index].gripEvents = (0..<(shots + 10)).map { .init(after: $0 == 0 ? 0.3 : 0.08, code: 0x02) }
+        }
         let world = SimWorld(scenario: scenario, clock: ContinuousClock())
         try await world.start()
         defer { world.stop() }
-        let transport = CommandTimes(world.makeHostController())
+        let transport = Window(world.makeHostController())
         let controller = HCIController(transport: transport)
         try await controller.open()
         defer { controller.close() }
-        let manager = NovaFlashManager(central: Central(controller: controller), clock: ContinuousClock(),
-                                       configuration: .init(scanBurst: .seconds(1)))
+        let central = Central(controller: controller)
+        let manager = NovaFlashManager(central: central, clock: ContinuousClock(), configuration: .init(scanBurst: .seconds(1)))
         guard try await !manager.connect(.all).isEmpty else { throw BumbleProcess.Failure(description: "the simulated Nova did not connect") }
         let sequencer = ShutterSequencer(flashes: manager, camera: {}, policy: ShotPolicy(ackDeadline: .seconds(1)), clock: ContinuousClock())
+        var records = sequencer.records().makeAsyncIterator()
+        sequencer.follow(try await Grip.attach(to: try await central.connect(name: "Grip-S1").gatt))
 
-        var latency = Histogram<UInt64>(highestTrackableValue: 10_000_000_000, numberOfSignificantValueDigits: .three)
-        var allocations = 0
         var outcomes: [String: Int] = [:]
-        for shot in 0..<(shots + 10) {
-            let trigger = nowNanoseconds()
-            var record: ShotRecord?
-            // The whole shot (begin, ack, capture, off) is inside the count; the first ten warm up.
-            let counted = await countAsync { record = await sequencer.shoot(triggeredAt: HostTime(nanoseconds: trigger)) }
-            guard shot >= 10, let record else { continue }
+        for _ in 0..<(shots + 10) {
+            guard let record = await records.next() else { break }
             outcomes[record.outcome.rawValue, default: 0] += 1
-            allocations += counted ?? 0
-            if let written = transport.times.withLock({ $0.last }), written >= trigger { latency.record(written - trigger) }
         }
         await manager.disable()
+        var latency = Histogram<UInt64>(highestTrackableValue: 10_000_000_000, numberOfSignificantValueDigits: .three)
+        let samples = transport.samples.withLock { Array($0.dropFirst(10)) }
+        for sample in samples { latency.record(sample.latency) }
+        let allocations = samples.compactMap(\.allocations)
         return BenchReport(
             scenario: "sequencer",
             figures: [
-                "shots": Double(shots),
+                "shots": Double(samples.count),
                 "triggerToCommandP50": Double(latency.valueAtPercentile(50)),
                 "triggerToCommandP99": Double(latency.valueAtPercentile(99)),
                 "triggerToCommandMax": Double(latency.max),
-                "allocationsPerShot": Allocations.available ? Double(allocations) / Double(shots) : nil,
+                "allocationsPerTriggerMedian": allocations.isEmpty ? nil : Double(allocations.sorted()[allocations.count / 2]),
+                "allocationsPerTriggerMax": allocations.max().map(Double.init),
                 "captured": Double(outcomes["captured"] ?? 0),
             ],
             units: ["triggerToCommandP50": "ns", "triggerToCommandP99": "ns", "triggerToCommandMax": "ns"],
-            notes: ["trigger = the call to shoot(triggeredAt:); command = the FLASH write's ACL packet handed to the transport",
-                    "allocations are counted over the whole shot (begin, ack, capture, off), not only the trigger-to-command path"])
-    }
-
-    /// Allocations made while `body` runs, for async work.
-    private static func countAsync(_ body: () async -> Void) async -> Int? {
-        guard Allocations.available else {
-            await body()
-            return nil
-        }
-        Allocations.begin()
-        await body()
-        return Allocations.end()
+            notes: ["trigger = the grip's full-press notification handed up by the transport; command = the FLASH write's ACL packet handed to the transport",
+                    "allocations are counted in the same window, process-wide (the simulated devices' work in that window included)"])
     }
 }

@@ -4,7 +4,7 @@ import Strobe
 /// `decode`: stylus notifications from a capture through the full receive path, into the
 /// notification ring, and out through the stylus codec in the consumer.
 enum DecodeScenario {
-    static func run(batches: Int, capture: String?) throws -> BenchReport {
+    static func run(batches: Int, capture: String?) async throws -> BenchReport {
         let path: String
         var notes: [String] = []
         if let capture {
@@ -18,7 +18,8 @@ enum DecodeScenario {
         let stream = try StylusCapture.h4Stream(of: path)
 
         let ring = NotificationRing(capacity: 4096, maxValueSize: 512)
-        let path_ = ReceivePath(connectionHandle: StylusCapture.connectionHandle, handler: ring)
+        let path_ = try await ReceivePath(connectionHandle: StylusCapture.connectionHandle, handler: ring)
+        defer { path_.close() }
         var decoder = StylusSampleDecoder()
         var samples = 0
         var notifications = 0
@@ -68,7 +69,7 @@ enum DecodeScenario {
                 "malformed": Double(path_.malformed),
             ],
             units: ["notificationsPerSecond": "notifications/s", "nanosecondsPerNotification": "ns"],
-            notes: notes + ["one thread: H4 deframe, ACL, L2CAP reassembly, ATT bearer, ring push, ring drain, stylus decode"])
+            notes: notes + ["one thread: H4 deframe, HCI controller, central, L2CAP link (reassembly), ATT bearer, ring push, ring drain, stylus decode"])
     }
 
     /// Where a pass boundary falls: whole chunks, so both passes see the same chunking.

@@ -4,7 +4,7 @@ import Strobe
 /// `memory`: peak resident memory while stylus batches stream through the receive path at a
 /// paced 1,000 batches a second, and whether it grows between the first and the second half.
 enum MemoryScenario {
-    static func run(seconds: Int) throws -> BenchReport {
+    static func run(seconds: Int) async throws -> BenchReport {
         // Earlier scenarios in this process raised the peak: reset it (Linux: "5" > clear_refs).
         try? "5".write(toFile: "/proc/self/clear_refs", atomically: false, encoding: .utf8)
         let batches = seconds * 1000
@@ -13,7 +13,8 @@ enum MemoryScenario {
         defer { try? FileManager.default.removeItem(atPath: path) }
         let stream = try StylusCapture.h4Stream(of: path)
         let ring = NotificationRing(capacity: 1024, maxValueSize: 512)
-        let receive = ReceivePath(connectionHandle: StylusCapture.connectionHandle, handler: ring)
+        let receive = try await ReceivePath(connectionHandle: StylusCapture.connectionHandle, handler: ring)
+        defer { receive.close() }
         var decoder = StylusSampleDecoder()
 
         // Each batch is 2 ACL packets of known size: feed one batch's bytes per millisecond.

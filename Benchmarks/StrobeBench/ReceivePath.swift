@@ -1,49 +1,53 @@
 import Strobe
+import Synchronization
 
-/// The host's receive path for one LE connection, from H4 bytes to an ATT value handler:
-/// H4 deframing, ACL header, L2CAP reassembly, ATT bearer routing. The same units the stack
-/// runs behind a transport's reader thread, driven here from memory.
+/// The host's receive path for one LE connection, as the stack runs it behind a transport's
+/// reader thread: H4 deframing, then `HCIController` (packets in, ACL to the central), `Central`
+/// (the connection by its handle), the connection's L2CAP link (reassembly) and ATT bearer, into
+/// `handler`. The controller is opened against a simulated one; the connection and its data are
+/// then handed up from memory, as a transport hands them up.
 final class ReceivePath {
+    private let world: SimWorld
+    private let controller: HCIController
+    private let central: Central
+    private let connection: LEConnection
     private var deframer = H4Deframer()
-    private let reassembler: L2CAPReassembler
-    private let bearer: ATTBearer
-    private(set) var malformed = 0
 
-    init(connectionHandle: UInt16, handler: any ATTValueHandler) {
-        reassembler = L2CAPReassembler(connectionHandle: connectionHandle, maximumPayloadLength: 1024)
-        bearer = ATTBearer(channel: SilentChannel())
-        bearer.setDefaultValueHandler(handler)
+    struct NoConnection: Error, CustomStringConvertible {
+        var description: String { "the central did not take the connection" }
     }
+
+    init(connectionHandle: UInt16, handler: any ATTValueHandler) async throws {
+        world = SimWorld(scenario: SimScenario(devices: []), clock: ContinuousClock())
+        let controller = HCIController(transport: world.makeHostController())
+        try await controller.open()
+        self.controller = controller
+        central = Central(controller: controller)
+        final class Taken: Sendable { let connection = Mutex<LEConnection?>(nil) }
+        let taken = Taken()
+        central.setIncomingConnectionHandler { connection in taken.connection.withLock { $0 = connection } }
+        // LE Connection Complete (Core Vol 4 Part E 7.7.65.1): this host as peripheral, so the
+        // connection starts no exchange of its own; 7.5 ms interval, 2 s supervision timeout.
+        let handle = [UInt8(connectionHandle & 0xFF), UInt8(connectionHandle >> 8)]
+        let event: [UInt8] = [0x3E, 19, 0x01, 0x00] + handle + [0x01, 0x00, 0x01, 0x00, 0x00, 0x00, 0x5E, 0xC4,
+                                                                 0x06, 0x00, 0x00, 0x00, 0xC8, 0x00, 0x00]
+        event.withUnsafeBytes { controller.transportDidReceive(.event, payload: $0, at: HostTime(nanoseconds: nowNanoseconds())) }
+        guard let connection = taken.connection.withLock({ $0 }) else { throw NoConnection() }
+        self.connection = connection
+        connection.bearer.setDefaultValueHandler(handler)
+    }
+
+    /// Malformed input the path counted: H4-level ACL packets and L2CAP reassembly errors.
+    var malformed: Int { controller.counters.malformedACLPackets + connection.l2capCounters.errors }
 
     /// Feeds one chunk as read from a transport.
     func feed(_ chunk: UnsafeRawBufferPointer, at time: HostTime) throws {
-        let reassembler = self.reassembler
-        let bearer = self.bearer
-        var malformed = 0
-        try deframer.feed(chunk) { type, payload in
-            guard type == .acl else { return }
-            guard let (header, data) = try? ACLHeader.split(payload) else {
-                malformed += 1
-                return
-            }
-            let packet = ACLDataPacket(
-                header: ACLDataHeader(connectionHandle: header.connectionHandle, packetBoundary: header.boundary,
-                                      dataTotalLength: header.dataTotalLength),
-                data: data)
-            reassembler.receive(packet) { event in
-                switch event {
-                case .pdu(let pdu) where pdu.channel == .att: bearer.receive(pdu.payload, at: time)
-                case .pdu: break
-                case .error: malformed += 1
-                }
-            }
-        }
-        self.malformed += malformed
+        let controller = self.controller
+        try deframer.feed(chunk) { type, payload in controller.transportDidReceive(type, payload: payload, at: time) }
     }
-}
 
-/// An ATT channel for a bearer that only receives (notifications need no answer).
-private final class SilentChannel: ATTChannel {
-    let maximumPayload = 517
-    func send(_ pdu: [UInt8]) async throws {}
+    func close() {
+        controller.close()
+        world.stop()
+    }
 }

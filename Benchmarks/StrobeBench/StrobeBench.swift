@@ -60,9 +60,9 @@ struct StrobeBench: AsyncParsableCommand {
             let report: BenchReport
             switch scenario {
             case .ring: report = RingScenario.run(items: ringItems)
-            case .decode: report = try DecodeScenario.run(batches: batches, capture: capture)
+            case .decode: report = try await DecodeScenario.run(batches: batches, capture: capture)
             case .e2e: report = try await EndToEndScenario.run(notifications: e2eNotifications)
-            case .memory: report = try MemoryScenario.run(seconds: memorySeconds)
+            case .memory: report = try await MemoryScenario.run(seconds: memorySeconds)
             case .sequencer: report = try await SequencerScenario.run(shots: sequencerShots)
             }
             emit(report)

@@ -82,6 +82,22 @@ import Testing
         #expect(last > BtsnoopTimestamp(virtual: .init(offset: .milliseconds(200))))
     }
 
+    /// A run whose only timer is on a real clock cannot be driven in virtual time: it says so at
+    /// once instead of waiting in real time.
+    @Test func aRunWaitingOnARealClockStalls() async {
+        await #expect(processExitsWith: .success) {
+            let clock = VirtualClock()
+            do {
+                try await VirtualTimeDriver.run(clock: clock) {
+                    try await ContinuousClock().sleep(for: .seconds(30))
+                }
+                exit(1)
+            } catch let error as VirtualTimeError {
+                exit(error == .stalled(at: clock.now) ? 0 : 2)
+            }
+        }
+    }
+
     /// A run that waits for what can never come ends with a typed error, not a hang.
     @Test func aRunWaitingForNothingStalls() async {
         await #expect(processExitsWith: .success) {

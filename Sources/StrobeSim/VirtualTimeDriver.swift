@@ -40,7 +40,7 @@ public enum VirtualTimeDriver {
                     let failure = drive(clock: clock, until: clock.now.advanced(by: timeLimit)) {
                         result.value.withLock { $0 != nil }
                     }
-                    // The hooks are off before this resumes the caller, on the real executor.
+                    // The hook is off before this resumes the caller, on the real executor.
                     uninstall()
                     continuation.resume(returning: failure)
                 }
@@ -82,14 +82,14 @@ public enum VirtualTimeError: Error, Equatable, CustomStringConvertible {
     /// Another virtual-time run holds the process's executor.
     case alreadyRunning
     /// The Swift runtime does not offer the enqueue hook.
-    case hooksUnavailable
+    case hookUnavailable
 
     public var description: String {
         switch self {
         case .stalled(let at): "virtual-time run stalled at \(at): nothing to run and no timer pending"
         case .timeLimitExceeded(let at): "virtual-time run passed its time limit at \(at)"
         case .alreadyRunning: "a virtual-time run is already driving this process"
-        case .hooksUnavailable: "the Swift runtime offers no global enqueue hook"
+        case .hookUnavailable: "the Swift runtime offers no global enqueue hook"
         }
     }
 }
@@ -129,7 +129,7 @@ private struct Scheduler: @unchecked Sendable {
 private let scheduler = Mutex(Scheduler())
 
 private func install() throws(VirtualTimeError) {
-    guard let hook = Hook.shared else { throw .hooksUnavailable }
+    guard let hook = Hook.shared else { throw .hookUnavailable }
     try scheduler.withLock { s throws(VirtualTimeError) in
         guard !s.active else { throw .alreadyRunning }
         s = Scheduler(active: true)

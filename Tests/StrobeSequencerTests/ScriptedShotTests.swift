@@ -12,10 +12,12 @@ import Testing
 /// flashes, each run a child process under the virtual-time driver, the host's wire recorded
 /// with virtual timestamps. The parent checks the bytes that left the host and when they left.
 @Suite(.timeLimit(.minutes(2))) struct ScriptedShotTests {
-    /// What a run leaves: the shot records and, per flash, its address and request handle.
+    /// What a run leaves: the shot records, per flash its address and request handle, and what
+    /// each simulated flash did (by address).
     struct RunResult: Codable {
         var records: [ShotRecord]
         var requestHandles: [String: UInt16]
+        var deviceLogs: [String: [String]]
     }
 
     struct Run {
@@ -96,9 +98,10 @@ import Testing
         await manager.disable()
         controller.close()
         world.stop()
-        return RunResult(records: shots, requestHandles: Dictionary(uniqueKeysWithValues: flashes.map {
-            ($0.address.description, $0.flash.requestHandle)
-        }))
+        return RunResult(
+            records: shots,
+            requestHandles: Dictionary(uniqueKeysWithValues: flashes.map { ($0.address.description, $0.flash.requestHandle) }),
+            deviceLogs: Dictionary(uniqueKeysWithValues: world.devices.map { ($0.controller.configuration.address.description, $0.log) }))
     }
 
     enum ScriptFailure: Error { case flashesMissing(Int) }
@@ -170,6 +173,11 @@ import Testing
             let link = try #require(wire.links[address])
             let off = try #require(wire.sent(on: link.handle, opcode: 0x12).last)
             #expect(off.time == lastAck + 30_000)
+            // The flash itself lit at full and went dark on the OFF, not on its safety timeout.
+            let log = try #require(run.result.deviceLogs[address])
+            #expect(log.contains("light warm 255 cool 255"))
+            #expect(log.contains("light off (off)"))
+            #expect(!log.contains("light off (safety timeout)"))
         }
     }
 

@@ -281,14 +281,16 @@ public final class Central: HCIACLHandler, Sendable {
     // MARK: ACL (reader thread)
 
     public func controllerDidReceiveACL(handle: UInt16, boundary: ACLPacketBoundary, payload: UnsafeRawBufferPointer, at time: HostTime) {
-        let connection = state.withLock { s -> LEConnection? in
+        // The link, not the connection: the connection is weakly referenced (its signalling
+        // route), which makes every retain of it take the slow path.
+        let link = state.withLock { s -> L2CAPLink? in
             guard let connection = s.connections[handle] else {
                 s.aclForUnknownHandles += 1
                 return nil
             }
-            return connection
+            return connection.link
         }
-        connection?.receive(boundary: boundary, payload: payload, at: time)
+        link?.receive(boundary: boundary, payload: payload, at: time)
     }
 }
 

@@ -414,7 +414,9 @@ public final class VirtualAir: Sendable {
             // Supervision: a whole timeout's worth of events where something was lost and nothing crossed.
             if anyLost && completions.isEmpty {
                 connection.missedEvents += 1
-                let eventsPerTimeout = max(1, Int(connection.timeout) * 8 / max(Int(connection.interval), 1))
+                // Timeout in 10 ms units, interval in 1.25 ms: rounded up, so the link never ends early.
+                let interval = max(Int(connection.interval), 1)
+                let eventsPerTimeout = max(1, (Int(connection.timeout) * 8 + interval - 1) / interval)
                 timedOut = connection.missedEvents >= eventsPerTimeout
             } else {
                 connection.missedEvents = 0

@@ -82,6 +82,34 @@ import Testing
         #expect(last > BtsnoopTimestamp(virtual: .init(offset: .milliseconds(200))))
     }
 
+    /// Total loss on a live link: a read queued behind it fails with a typed error and the link
+    /// ends in a supervision timeout (0x08) one timeout after the loss began, to the connection
+    /// event, in virtual time.
+    @Test func aLinkThatLosesEverythingTimesOutOnTime() async {
+        await #expect(processExitsWith: .success) {
+            let clock = VirtualClock()
+            let code = try await VirtualTimeDriver.run(clock: clock, timeLimit: .seconds(60)) { () async throws -> Int32 in
+                let world = SimWorld(scenario: SimScenario(devices: [SimulatedDeviceDescription(kind: .test, name: "Strobe-Test")]), clock: clock)
+                try await world.start()
+                let host = world.makeHostController()
+                let controller = HCIController(transport: host, clock: clock)
+                try await controller.open()
+                let connection = try await Central(controller: controller, clock: clock).connect(name: "Strobe-Test")
+                let lossBegan = clock.now
+                world.air.setConditions(LinkConditions(loss: 1), between: host, and: world.devices[0].controller)
+                do {
+                    _ = try await connection.gatt.read(handle: 0x0003)
+                    return 1
+                } catch is ATTBearerError {}
+                guard await connection.disconnected() == .connectionTimeout else { return 2 }
+                let took = lossBegan.duration(to: clock.now)
+                let timeout = connection.parameters.supervisionTimeoutDuration
+                return took >= timeout && took <= timeout + connection.parameters.intervalDuration * 2 ? 0 : 3
+            }
+            exit(code)
+        }
+    }
+
     /// A run whose only timer is on a real clock cannot be driven in virtual time: it says so at
     /// once instead of waiting in real time.
     @Test func aRunWaitingOnARealClockStalls() async {

@@ -11,8 +11,6 @@ exchanges the MTU, discovers every service and characteristic, reads --read-uuid
 --notify-count notifications, disconnects, and prints 'SUMMARY {json}' and exits.
 """
 import argparse
-import asyncio
-import json
 import logging
 import os
 import signal
@@ -24,6 +22,7 @@ from bumble import hci  # noqa: E402
 from bumble.device import Device, Peer  # noqa: E402
 from bumble.host import Host  # noqa: E402
 
+import gatt_client  # noqa: E402
 import vctl  # noqa: E402
 
 
@@ -57,51 +56,19 @@ async def run(args):
     spec = f'tcp:{address[0]}:{address[1]}' if isinstance(address, tuple) else f'unix:{address}'
     print(f'READY hci={spec} name={args.name}', flush=True)
 
-    found = asyncio.get_running_loop().create_future()
-
-    def on_advertisement(advertisement):
-        name = advertisement.data.get(advertisement.data.COMPLETE_LOCAL_NAME)
-        if name in (args.name, args.name.encode()) and not found.done():
-            found.set_result(advertisement.address)
-    device.on('advertisement', on_advertisement)
-    await device.start_scanning(active=True)
-    peer_address = await found
-    await device.stop_scanning()
+    advertisement = await gatt_client.scan_for(device, args.name)
     summary['found'] = True
-    connection = await device.connect(peer_address)
+    connection = await device.connect(advertisement.address)
     peer = Peer(connection)
     summary['mtu'] = await peer.request_mtu(args.mtu)
-    await peer.discover_services()
-    summary['services'] = []
-    characteristics = {}
-    for service in peer.services:
-        await service.discover_characteristics()
-        summary['services'].append(str(service.uuid))
-        for characteristic in service.characteristics:
-            characteristics[str(characteristic.uuid).upper()] = characteristic
+    characteristics = await gatt_client.discover_all(peer, summary)
     summary['characteristics'] = sorted(characteristics)
-
-    def find(uuid):
-        wanted = uuid.upper()
-        for key, value in characteristics.items():
-            if key.endswith(wanted) or wanted.endswith(key.split(':')[-1]):
-                return value
-        raise KeyError(uuid)
-
-    summary['read'] = bytes(await peer.read_value(find(args.read_uuid))).hex()
-    await peer.write_value(find(args.write_uuid), bytes.fromhex(args.write_value), with_response=True)
+    summary['read'] = bytes(await peer.read_value(gatt_client.find(characteristics, args.read_uuid))).hex()
+    await peer.write_value(gatt_client.find(characteristics, args.write_uuid), bytes.fromhex(args.write_value),
+                           with_response=True)
     summary['wrote'] = args.write_value
-
-    notifications = []
-    done = asyncio.get_running_loop().create_future()
-
-    def on_value(value):
-        notifications.append(bytes(value).hex())
-        if len(notifications) >= args.notify_count and not done.done():
-            done.set_result(None)
-    await peer.subscribe(find(args.notify_uuid), on_value)
-    await done
-    summary['notifications'] = notifications[:args.notify_count]
+    summary['notifications'] = await gatt_client.collect_notifications(
+        peer, gatt_client.find(characteristics, args.notify_uuid), args.notify_count)
     await connection.disconnect()
     return summary
 
@@ -111,12 +78,7 @@ def main():
     args = parse_args()
     level = logging.WARNING if args.verbose == 0 else (logging.INFO if args.verbose == 1 else logging.DEBUG)
     logging.basicConfig(level=level, format='%(asctime)s %(name)s %(levelname)s %(message)s')
-    try:
-        summary = asyncio.run(asyncio.wait_for(run(args), args.timeout))
-        summary['exit_reason'] = 'done'
-    except asyncio.TimeoutError:
-        summary = {'exit_reason': 'timeout'}
-    print('SUMMARY ' + json.dumps(summary), flush=True)
+    gatt_client.run_and_summarise(run(args), args.timeout)
 
 
 if __name__ == '__main__':

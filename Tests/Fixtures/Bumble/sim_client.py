@@ -9,14 +9,18 @@ the notifications (hex), then exits.
     sim_client.py tcp:127.0.0.1:PORT --name Strobe-Test --read-uuid ... --notify-uuid ...
 """
 import argparse
-import asyncio
-import json
 import logging
+import os
 import signal
+import sys
 
-from bumble import hci
-from bumble.device import Device, Peer
-from bumble.transport import open_transport
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+
+from bumble import hci  # noqa: E402
+from bumble.device import Device, Peer  # noqa: E402
+from bumble.transport import open_transport  # noqa: E402
+
+import gatt_client  # noqa: E402
 
 
 def parse_args():
@@ -38,47 +42,16 @@ async def run(args):
     device = Device.with_hci('bumble-host', hci.Address('00:5E:00:00:0B:01'), transport.source, transport.sink)
     await device.power_on()
     summary = {}
-    found = asyncio.get_running_loop().create_future()
-
-    def on_advertisement(advertisement):
-        name = advertisement.data.get(advertisement.data.COMPLETE_LOCAL_NAME)
-        if name in (args.name, args.name.encode()) and not found.done():
-            found.set_result(advertisement)
-    device.on('advertisement', on_advertisement)
-    await device.start_scanning(active=True)
-    advertisement = await found
-    await device.stop_scanning()
+    advertisement = await gatt_client.scan_for(device, args.name)
     summary['address'] = str(advertisement.address)
     summary['rssi'] = advertisement.rssi
     connection = await device.connect(advertisement.address)
     peer = Peer(connection)
     summary['mtu'] = await peer.request_mtu(247)
-    await peer.discover_services()
-    characteristics = {}
-    summary['services'] = []
-    for service in peer.services:
-        await service.discover_characteristics()
-        summary['services'].append(str(service.uuid))
-        for characteristic in service.characteristics:
-            characteristics[str(characteristic.uuid).upper()] = characteristic
-
-    def find(uuid):
-        for key, value in characteristics.items():
-            if key.endswith(uuid.upper()):
-                return value
-        raise KeyError(uuid)
-
-    summary['read'] = bytes(await peer.read_value(find(args.read_uuid))).hex()
-    notifications = []
-    done = asyncio.get_running_loop().create_future()
-
-    def on_value(value):
-        notifications.append(bytes(value).hex())
-        if len(notifications) >= args.notify_count and not done.done():
-            done.set_result(None)
-    await peer.subscribe(find(args.notify_uuid), on_value)
-    await done
-    summary['notifications'] = notifications[:args.notify_count]
+    characteristics = await gatt_client.discover_all(peer, summary)
+    summary['read'] = bytes(await peer.read_value(gatt_client.find(characteristics, args.read_uuid))).hex()
+    summary['notifications'] = await gatt_client.collect_notifications(
+        peer, gatt_client.find(characteristics, args.notify_uuid), args.notify_count)
     await connection.disconnect()
     await transport.close()
     return summary
@@ -88,12 +61,7 @@ def main():
     signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGTERM, signal.SIGINT})
     logging.basicConfig(level=logging.WARNING)
     args = parse_args()
-    try:
-        summary = asyncio.run(asyncio.wait_for(run(args), args.timeout))
-        summary['exit_reason'] = 'done'
-    except asyncio.TimeoutError:
-        summary = {'exit_reason': 'timeout'}
-    print('SUMMARY ' + json.dumps(summary), flush=True)
+    gatt_client.run_and_summarise(run(args), args.timeout)
 
 
 if __name__ == '__main__':

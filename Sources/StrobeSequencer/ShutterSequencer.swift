@@ -112,17 +112,20 @@ public final class ShutterSequencer: Sendable {
             return publish(record)
         }
 
-        // Begin on every flash at once; each result or the deadline, whichever first.
+        // Begin on every flash at once, from this task (no hop before the bytes leave); then each
+        // ack or the deadline, whichever first.
         let settings = policy.settings
         let deadline = policy.ackDeadline
         let clock = self.clock
         let hostTime = self.hostTime
+        let begun = targets.map { target in (issued: hostTime().nanoseconds, ticket: target.flash.enqueueFlash(settings)) }
         record.flashes = await withTaskGroup(of: (Int, FlashTiming).self) { group in
             for (index, target) in targets.enumerated() {
+                let (issued, ticket) = begun[index]
                 group.addTask {
-                    var timing = FlashTiming(address: target.address.description, commandIssued: hostTime().nanoseconds)
+                    var timing = FlashTiming(address: target.address.description, commandIssued: issued)
                     do {
-                        _ = try await withTimeout(deadline, clock: clock) { try await target.flash.beginFlash(settings) }
+                        _ = try await withTimeout(deadline, clock: clock) { try await target.flash.acknowledgement(of: ticket) }
                         timing.acknowledged = hostTime().nanoseconds
                     } catch is OperationTimeout {
                         timing.failure = ShotError.ackDeadline(deadline).description

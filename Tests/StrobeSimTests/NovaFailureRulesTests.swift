@@ -111,3 +111,34 @@ final class StatusLog: Sendable {
     func append(_ status: NovaFlashManager.Status) { entries.withLock { $0.append(status) } }
     var all: [NovaFlashManager.Status] { entries.withLock { $0 } }
 }
+
+extension NovaFailureRulesTests {
+    /// A FLASH queued without suspending is collected once, with its ack; a second collection,
+    /// or a ticket never issued, is a typed error.
+    @Test func aQueuedFlashIsCollectedOnce() async throws {
+        let (host, connected) = try await Self.flash(nil)
+        let ticket = connected.flash.enqueueFlash(.full)
+        let ack = try await connected.flash.acknowledgement(of: ticket)
+        #expect(ack.roundTrip > .zero)
+        #expect(connected.flash.isLit)
+        await #expect(throws: NovaTicketError(ticket: ticket)) { try await connected.flash.acknowledgement(of: ticket) }
+        let stranger = NovaCommandTicket(rawValue: 999)
+        await #expect(throws: NovaTicketError(ticket: stranger)) { try await connected.flash.acknowledgement(of: stranger) }
+        host.controller.close()
+        host.world.stop()
+    }
+
+    /// Waiting can stop (a shot's deadline) while the command stays queued: it still times out
+    /// by the queue's rules, and the next command runs.
+    @Test func aCancelledWaitLeavesTheCommandToTheQueue() async throws {
+        let (host, connected) = try await Self.flash(.noAck, ackTimeout: .milliseconds(200))
+        let ticket = connected.flash.enqueueFlash(.full)
+        let waiting = Task { try await connected.flash.acknowledgement(of: ticket) }
+        waiting.cancel()
+        await #expect(throws: CancellationError.self) { try await waiting.value }
+        await #expect(throws: NovaCommandFailure.ackTimeout) { try await connected.flash.ping() }
+        #expect(connected.flash.counters.timedOut == 2)
+        host.controller.close()
+        host.world.stop()
+    }
+}

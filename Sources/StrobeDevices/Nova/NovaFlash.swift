@@ -31,6 +31,9 @@ public final class NovaFlash: ATTValueHandler, Sendable {
     private struct Waiter {
         var continuation: CheckedContinuation<NovaAcknowledgement, any Error>?
         var written: DeviceClock.Instant?
+        /// Queued by `enqueueFlash`: the result waits here for `acknowledgement(of:)`.
+        var keepsResult = false
+        var result: Result<NovaAcknowledgement, NovaCommandFailure>?
     }
 
     /// Finds the Nova service on a connected peer, subscribes to its response characteristic and
@@ -103,6 +106,54 @@ public final class NovaFlash: ATTValueHandler, Sendable {
     @discardableResult
     public func beginFlash(_ settings: NovaFlashSettings) async throws -> NovaAcknowledgement {
         try await run(.flash(settings))
+    }
+
+    /// Queues a FLASH without suspending: when the flash is idle its request is handed to the
+    /// writer before this returns, so a shot's commands to several flashes leave together, with
+    /// no task in between. `acknowledgement(of:)` then waits for the ack.
+    public func enqueueFlash(_ settings: NovaFlashSettings) -> NovaCommandTicket {
+        let now = clock.now
+        let (ticket, outcome) = state.withLock { s in
+            let (ticket, actions) = s.queue.enqueue(.flash(settings), now: now)
+            s.waiters[ticket] = Waiter(keepsResult: true)
+            s.unwritten.append(ticket)
+            return (ticket, Self.perform(actions, in: &s, now: now, clock: clock, writes: writes, flash: self))
+        }
+        deliver(outcome)
+        return ticket
+    }
+
+    /// Waits for the end of a command queued by `enqueueFlash`: its ack, or why it failed. Each
+    /// ticket is collected once; cancelling the wait leaves the command queued.
+    public func acknowledgement(of ticket: NovaCommandTicket) async throws -> NovaAcknowledgement {
+        try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<NovaAcknowledgement, any Error>) in
+                let immediate = state.withLock { s -> Result<NovaAcknowledgement, any Error>? in
+                    if Task.isCancelled {
+                        s.waiters[ticket]?.keepsResult = false
+                        return .failure(CancellationError())
+                    }
+                    guard var waiter = s.waiters[ticket], waiter.keepsResult else { return .failure(NovaTicketError(ticket: ticket)) }
+                    if let result = waiter.result {
+                        s.waiters[ticket] = nil
+                        return result.mapError { $0 as any Error }
+                    }
+                    waiter.continuation = continuation
+                    s.waiters[ticket] = waiter
+                    return nil
+                }
+                if let immediate { continuation.resume(with: immediate) }
+            }
+        } onCancel: {
+            let continuation = state.withLock { s -> CheckedContinuation<NovaAcknowledgement, any Error>? in
+                let continuation = s.waiters[ticket]?.continuation
+                s.waiters[ticket]?.continuation = nil
+                // Nobody will collect the result now.
+                s.waiters[ticket]?.keepsResult = false
+                return continuation
+            }
+            continuation?.resume(throwing: CancellationError())
+        }
     }
 
     /// Turns the light off.
@@ -244,13 +295,16 @@ public final class NovaFlash: ATTValueHandler, Sendable {
                 s.timer = nil
             case .complete(let ticket, let result):
                 s.unwritten.removeAll { $0 == ticket }
-                guard let waiter = s.waiters.removeValue(forKey: ticket), let continuation = waiter.continuation else { continue }
-                switch result {
-                case .acknowledged:
-                    let written = waiter.written ?? now
-                    outcome.resumes.append((continuation, .success(NovaAcknowledgement(written: written, acknowledged: now))))
-                case .failed(let failure):
-                    outcome.resumes.append((continuation, .failure(failure)))
+                guard var waiter = s.waiters.removeValue(forKey: ticket) else { continue }
+                let ended: Result<NovaAcknowledgement, NovaCommandFailure> = switch result {
+                case .acknowledged: .success(NovaAcknowledgement(written: waiter.written ?? now, acknowledged: now))
+                case .failed(let failure): .failure(failure)
+                }
+                if let continuation = waiter.continuation {
+                    outcome.resumes.append((continuation, ended))
+                } else if waiter.keepsResult {
+                    waiter.result = ended
+                    s.waiters[ticket] = waiter
                 }
             case .disconnect:
                 outcome.disconnectHandler = s.disconnectHandler
@@ -291,6 +345,14 @@ public struct NovaAcknowledgement: Sendable, Hashable {
     public var written: DeviceClock.Instant
     public var acknowledged: DeviceClock.Instant
     public var roundTrip: Duration { written.duration(to: acknowledged) }
+}
+
+/// `acknowledgement(of:)` was given a ticket that `enqueueFlash` did not return, or one already
+/// collected.
+public struct NovaTicketError: Error, Sendable, Hashable, CustomStringConvertible {
+    public var ticket: NovaCommandTicket
+    public init(ticket: NovaCommandTicket) { self.ticket = ticket }
+    public var description: String { "no command awaits collection under \(ticket)" }
 }
 
 /// What a connected flash reports on its own.

@@ -31,9 +31,10 @@ public final class NovaFlash: ATTValueHandler, Sendable {
     private struct Waiter {
         var continuation: CheckedContinuation<NovaAcknowledgement, any Error>?
         var written: DeviceClock.Instant?
-        /// Queued by `enqueueFlash`: the result waits here for `acknowledgement(of:)`.
-        var keepsResult = false
+        /// The outcome, when it came before anyone waited for it.
         var result: Result<NovaAcknowledgement, NovaCommandFailure>?
+        /// The waiting task was cancelled: nobody will collect the outcome.
+        var abandoned = false
     }
 
     /// Finds the Nova service on a connected peer, subscribes to its response characteristic and
@@ -110,30 +111,23 @@ public final class NovaFlash: ATTValueHandler, Sendable {
 
     /// Queues a FLASH without suspending: when the flash is idle its request is handed to the
     /// writer before this returns, so a shot's commands to several flashes leave together, with
-    /// no task in between. `acknowledgement(of:)` then waits for the ack.
+    /// no task in between. Collect the outcome with `acknowledgement(of:)`.
     public func enqueueFlash(_ settings: NovaFlashSettings) -> NovaCommandTicket {
-        let now = clock.now
-        let (ticket, outcome) = state.withLock { s in
-            let (ticket, actions) = s.queue.enqueue(.flash(settings), now: now)
-            s.waiters[ticket] = Waiter(keepsResult: true)
-            s.unwritten.append(ticket)
-            return (ticket, Self.perform(actions, in: &s, now: now, clock: clock, writes: writes, flash: self))
-        }
-        deliver(outcome)
-        return ticket
+        enqueue(.flash(settings))
     }
 
     /// Waits for the end of a command queued by `enqueueFlash`: its ack, or why it failed. Each
-    /// ticket is collected once; cancelling the wait leaves the command queued.
+    /// ticket is collected once; cancelling the wait leaves the command queued (the flash may
+    /// already have it) and drops its outcome.
     public func acknowledgement(of ticket: NovaCommandTicket) async throws -> NovaAcknowledgement {
         try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<NovaAcknowledgement, any Error>) in
                 let immediate = state.withLock { s -> Result<NovaAcknowledgement, any Error>? in
                     if Task.isCancelled {
-                        s.waiters[ticket]?.keepsResult = false
+                        s.waiters[ticket]?.abandoned = true
                         return .failure(CancellationError())
                     }
-                    guard var waiter = s.waiters[ticket], waiter.keepsResult else { return .failure(NovaTicketError(ticket: ticket)) }
+                    guard var waiter = s.waiters[ticket], !waiter.abandoned else { return .failure(NovaTicketError(ticket: ticket)) }
                     if let result = waiter.result {
                         s.waiters[ticket] = nil
                         return result.mapError { $0 as any Error }
@@ -148,8 +142,7 @@ public final class NovaFlash: ATTValueHandler, Sendable {
             let continuation = state.withLock { s -> CheckedContinuation<NovaAcknowledgement, any Error>? in
                 let continuation = s.waiters[ticket]?.continuation
                 s.waiters[ticket]?.continuation = nil
-                // Nobody will collect the result now.
-                s.waiters[ticket]?.keepsResult = false
+                s.waiters[ticket]?.abandoned = true
                 return continuation
             }
             continuation?.resume(throwing: CancellationError())
@@ -238,29 +231,20 @@ public final class NovaFlash: ATTValueHandler, Sendable {
     // MARK: Internals
 
     private func run(_ command: NovaCommand) async throws -> NovaAcknowledgement {
-        let ticketBox = Mutex<NovaCommandTicket?>(nil)
-        return try await withTaskCancellationHandler {
-            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<NovaAcknowledgement, any Error>) in
-                let now = clock.now
-                let outcome = state.withLock { s in
-                    let (ticket, actions) = s.queue.enqueue(command, now: now)
-                    ticketBox.withLock { $0 = ticket }
-                    s.waiters[ticket] = Waiter(continuation: continuation)
-                    s.unwritten.append(ticket)
-                    return Self.perform(actions, in: &s, now: now, clock: clock, writes: writes, flash: self)
-                }
-                deliver(outcome)
-            }
-        } onCancel: {
-            // The command stays queued (the flash may already have it); only the caller stops waiting.
-            guard let ticket = ticketBox.withLock({ $0 }) else { return }
-            let continuation = state.withLock { s -> CheckedContinuation<NovaAcknowledgement, any Error>? in
-                let continuation = s.waiters[ticket]?.continuation
-                s.waiters[ticket]?.continuation = nil
-                return continuation
-            }
-            continuation?.resume(throwing: CancellationError())
+        try await acknowledgement(of: enqueue(command))
+    }
+
+    /// Queues `command` and carries out what the queue says (the write, when the flash is idle).
+    private func enqueue(_ command: NovaCommand) -> NovaCommandTicket {
+        let now = clock.now
+        let (ticket, outcome) = state.withLock { s in
+            let (ticket, actions) = s.queue.enqueue(command, now: now)
+            s.waiters[ticket] = Waiter()
+            s.unwritten.append(ticket)
+            return (ticket, Self.perform(actions, in: &s, now: now, clock: clock, writes: writes, flash: self))
         }
+        deliver(outcome)
+        return ticket
     }
 
     private struct Outcome {
@@ -302,7 +286,7 @@ public final class NovaFlash: ATTValueHandler, Sendable {
                 }
                 if let continuation = waiter.continuation {
                     outcome.resumes.append((continuation, ended))
-                } else if waiter.keepsResult {
+                } else if !waiter.abandoned {
                     waiter.result = ended
                     s.waiters[ticket] = waiter
                 }

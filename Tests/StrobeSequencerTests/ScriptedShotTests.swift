@@ -85,7 +85,8 @@ import Testing
         let gripConnection = try await central.connect(name: "Grip-S1")
         sequencer.follow(try await Grip.attach(to: gripConnection.gatt))
         if name == "disconnect" {
-            // The flash goes away 15 ms after the press, its command unacknowledged.
+            // The flash goes away just after the press (0.7 s after the grip subscribed), its
+            // command unacknowledged.
             let device = world.devices[0]
             Task {
                 try await clock.sleep(for: .milliseconds(715))

@@ -40,6 +40,8 @@ public final class HCIController: HCIPacketSink {
     public let configuration: Configuration
     private let clock: ClockAdapter
     private let state = Mutex(State())
+    /// Packets sent by `sendReservedACL`, counted without the lock.
+    private let reservedPacketsSent = Atomic<Int>(0)
 
     /// A driver for `transport`, timing commands on `clock`.
     public init<C: Clock>(transport: any HCITransport, clock: C, configuration: Configuration = Configuration())
@@ -59,7 +61,11 @@ public final class HCIController: HCIPacketSink {
     /// What `open()` learned; `nil` before it finished.
     public var info: ControllerInfo? { state.withLock { $0.info } }
 
-    public var counters: HCICounters { state.withLock { $0.counters } }
+    public var counters: HCICounters {
+        var counters = state.withLock { $0.counters }
+        counters.aclPacketsSent += reservedPacketsSent.load(ordering: .relaxed)
+        return counters
+    }
 
     /// The last malformed event or packet, for diagnostics.
     public var lastMalformed: HCIError? { state.withLock { $0.lastMalformed } }
@@ -511,6 +517,41 @@ public final class HCIController: HCIPacketSink {
         guard granted else { return false }
         try writeACL(handle: handle, boundary: boundary, payload: payload)
         return true
+    }
+
+    /// Takes one controller buffer for `handle` now, when one is free, nobody waits for one and
+    /// another stays free for everyone else; keeps it for a packet made ready ahead of time,
+    /// until `sendReservedACL` uses it or `releaseReservedACL` gives it back.
+    public func tryReserveACL(handle: UInt16) -> Bool {
+        state.withLock { s in
+            guard case .open = s.phase, s.acl.waiters.isEmpty, s.acl.credits > 1 else { return false }
+            s.acl.take(handle)
+            return true
+        }
+    }
+
+    /// Gives back a buffer taken by `tryReserveACL` and not used. Harmless after the connection
+    /// closed (its buffers came back then).
+    public func releaseReservedACL(handle: UInt16) {
+        let woken = state.withLock { s -> [CheckedContinuation<Void, any Error>] in
+            guard s.acl.inFlight[handle] ?? 0 > 0 else { return [] }
+            s.acl.returnCredits(handle: handle, count: 1, counters: &s.counters)
+            return s.acl.grantWaiters()
+        }
+        for continuation in woken { continuation.resume() }
+    }
+
+    /// Writes a whole H4 ACL packet (type byte, header, one fragment) on a buffer taken by
+    /// `tryReserveACL`: no lock and no allocation before the bytes are with the transport. On
+    /// failure the buffer is given back.
+    public func sendReservedACL(_ h4Packet: UnsafeRawBufferPointer, handle: UInt16) throws(HCIError) {
+        do {
+            try transport.send(h4Packet)
+        } catch {
+            releaseReservedACL(handle: handle)
+            throw HCIError.transport(error as? TransportError ?? .notOpen)
+        }
+        reservedPacketsSent.add(1, ordering: .relaxed)
     }
 
     private func checkACLLength(_ length: Int) throws {

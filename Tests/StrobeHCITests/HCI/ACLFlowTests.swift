@@ -110,4 +110,44 @@ private let mtuRequest: [UInt8] = [0x03, 0x00, 0x04, 0x00, 0x02, 0xF7, 0x00]
         #expect(handler.packets.values.count == 2)
         #expect(controller.counters.aclPacketsReceived == 3)
     }
+
+    @Test func aReservedBufferIsHeldUntilItsPacketGoesOrComesBack() async throws {
+        var profile = ControllerProfile()
+        profile.leBufferV1 = (27, 3)
+        let (controller, transport) = try await openController(profile: profile)
+        #expect(controller.tryReserveACL(handle: 1))
+        #expect(controller.aclCredits == 2)
+        #expect(controller.aclPacketsInFlight(handle: 1) == 1)
+        #expect(controller.tryReserveACL(handle: 2))
+        // The last buffer stays free for everyone else.
+        #expect(!controller.tryReserveACL(handle: 3))
+        #expect(controller.aclCredits == 1)
+
+        let packet = bytes("02 01 00 07 00 03 00 04 00 02 f7 00")
+        try packet.withUnsafeBytes { try controller.sendReservedACL($0, handle: 1) }
+        #expect(transport.sent.last == packet)
+        #expect(controller.counters.aclPacketsSent == 1)
+        #expect(controller.aclCredits == 1)
+        transport.deliver(completedPackets([(handle: 1, count: 1)]))
+        #expect(controller.aclCredits == 2)
+
+        controller.releaseReservedACL(handle: 2)
+        #expect(controller.aclCredits == 3)
+        #expect(controller.aclPacketsInFlight(handle: 2) == 0)
+        // Giving back what is not held changes nothing.
+        controller.releaseReservedACL(handle: 2)
+        #expect(controller.aclCredits == 3)
+        #expect(controller.counters.unexpectedCompletedPackets == 0)
+    }
+
+    @Test func aReservationEndsWithItsConnection() async throws {
+        var profile = ControllerProfile()
+        profile.leBufferV1 = (27, 3)
+        let (controller, transport) = try await openController(profile: profile)
+        #expect(controller.tryReserveACL(handle: 1))
+        transport.deliver(disconnectionComplete(handle: 1))
+        #expect(controller.aclCredits == 3)
+        controller.releaseReservedACL(handle: 1)
+        #expect(controller.aclCredits == 3)
+    }
 }

@@ -65,6 +65,8 @@ public final class ATTBearer: Sendable {
         /// The waiting task was cancelled: the response, when it comes, is dropped.
         var abandoned = false
         var timer: Task<Void, Never>?
+        /// A write readied ahead of time holds the slot; its response is not handed to anyone.
+        var armed: ATTArmedWrite?
     }
 
     private struct Waiter {
@@ -108,10 +110,12 @@ public final class ATTBearer: Sendable {
         var responseWaiters: [CheckedContinuation<[UInt8], any Error>] = []
         var turnWaiters: [CheckedContinuation<Void, any Error>] = []
         var timer: Task<Void, Never>?
+        var armed: ATTArmedWrite?
         var error: ATTBearerError
 
         func run() {
             timer?.cancel()
+            armed?.disarm()
             for waiter in turnWaiters { waiter.resume(throwing: error) }
             for waiter in responseWaiters { waiter.resume(throwing: error) }
         }
@@ -174,6 +178,57 @@ public final class ATTBearer: Sendable {
         try await channel.send(pdu)
     }
 
+    /// Readies a Write Request to be sent later by `ATTArmedWrite.fire()`, with no lock and no
+    /// allocation then. Waits for the transaction slot like any request, then keeps it: the PDU
+    /// is encoded into one ACL packet and a controller buffer held for it. `nil` (the slot given
+    /// back) when the PDU exceeds the MTU or one ACL packet, no buffer is free, or requests
+    /// queued meanwhile. A request made later disarms it; `onDisarmed` is called once if it is
+    /// withdrawn unsent.
+    public func armWrite(_ request: ATTWriteRequest, onDisarmed: @escaping @Sendable () -> Void) async throws -> ATTArmedWrite? {
+        let pdu = request.encoded()
+        let id = try state.withLock { state throws(ATTBearerError) in
+            if let reason = state.closeReason { throw reason.error }
+            state.nextID &+= 1
+            return state.nextID
+        }
+        try await waitForTurn(id, opcode: .writeRequest)
+        let armed = state.withLock { state -> ATTArmedWrite? in
+            guard state.outstanding?.id == id, state.queue.isEmpty, pdu.count <= state.mtu, let packet = channel.arm(pdu) else { return nil }
+            let armed = ATTArmedWrite(id: id, packet: packet, bearer: self, onDisarmed: onDisarmed)
+            state.outstanding?.armed = armed
+            return armed
+        }
+        if armed == nil {
+            let (timer, next) = state.withLock { state in
+                state.outstanding?.id == id ? state.finishOutstanding() : (nil, nil)
+            }
+            timer?.cancel()
+            next?.resume()
+        }
+        return armed
+    }
+
+    /// An armed write fired, failed or was disarmed: a fired one gets its transaction timer, the
+    /// others give the slot to the next request.
+    func armedWriteSettled(_ armed: ATTArmedWrite) {
+        let phase = armed.currentPhase
+        let next = state.withLock { state -> (timer: Task<Void, Never>?, next: CheckedContinuation<Void, any Error>?)? in
+            guard let outstanding = state.outstanding, outstanding.armed === armed else { return nil }
+            switch phase {
+            case .armed: return nil
+            case .fired: return outstanding.timer == nil ? (nil, nil) : nil
+            case .failed, .disarmed: return state.finishOutstanding()
+            }
+        }
+        guard let next else { return }
+        if phase == .fired {
+            armTimer(for: armed.id)
+        } else {
+            next.timer?.cancel()
+            next.next?.resume()
+        }
+    }
+
     /// Exchange MTU as the client (once per connection; later calls return the MTU in effect).
     /// A server that does not support the request leaves the MTU at 23.
     @discardableResult
@@ -205,6 +260,7 @@ public final class ATTBearer: Sendable {
         var teardown = Teardown(error: reason.error)
         if let outstanding = state.outstanding {
             teardown.timer = outstanding.timer
+            teardown.armed = outstanding.armed
             if let continuation = outstanding.continuation { teardown.responseWaiters.append(continuation) }
         }
         state.outstanding = nil
@@ -254,17 +310,20 @@ public final class ATTBearer: Sendable {
     private func waitForTurn(_ id: UInt64, opcode: ATTOpcode) async throws {
         try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
-                let immediate: Result<Void, any Error>? = state.withLock { state in
-                    if let reason = state.closeReason { return .failure(reason.error) }
-                    if Task.isCancelled { return .failure(CancellationError()) }
+                let (immediate, armed) = state.withLock { state -> (Result<Void, any Error>?, ATTArmedWrite?) in
+                    if let reason = state.closeReason { return (.failure(reason.error), nil) }
+                    if Task.isCancelled { return (.failure(CancellationError()), nil) }
                     if state.outstanding == nil, state.queue.isEmpty {
                         state.outstanding = Transaction(id: id, request: opcode)
-                        return .success(())
+                        return (.success(()), nil)
                     }
                     state.queue.append(Waiter(id: id, request: opcode, continuation: continuation))
-                    return nil
+                    return (nil, state.outstanding?.armed)
                 }
                 if let immediate { continuation.resume(with: immediate) }
+                // A write armed for a trigger gives way to a request made now; one that fired
+                // (or failed) gets its timer or frees the slot.
+                if let armed, !armed.disarm() { armed.settle() }
             }
         } onCancel: {
             let waiter = state.withLock { state -> CheckedContinuation<Void, any Error>? in
@@ -311,11 +370,12 @@ public final class ATTBearer: Sendable {
             do { try await clock.sleep(for: timeout) } catch { return }
             self?.transactionTimerFired(id)
         }
-        let stale = state.withLock { state in
-            guard state.outstanding?.id == id else { return true }
-            state.outstanding?.timer = timer
-            return false
+        let (stale, previous) = state.withLock { state -> (Bool, Task<Void, Never>?) in
+            guard state.outstanding?.id == id else { return (true, nil) }
+            defer { state.outstanding?.timer = timer }
+            return (false, state.outstanding?.timer)
         }
+        previous?.cancel()
         if stale { timer.cancel() }
     }
 
@@ -494,7 +554,13 @@ public final class ATTBearer: Sendable {
             if outstanding.request == .exchangeMTURequest, let serverMTU {
                 state.mtu = ATTMTU.effective(client: localMTU, server: serverMTU)
             }
-            if outstanding.abandoned {
+            if let armed = outstanding.armed {
+                // A response with nothing sent is not this write's.
+                guard armed.hasFired else {
+                    state.record(.unexpectedResponse(response))
+                    return nil
+                }
+            } else if outstanding.abandoned {
                 state.statistics.abandonedResponses &+= 1
             } else if outstanding.continuation == nil {
                 state.early[outstanding.id] = result

@@ -12,8 +12,16 @@ public protocol ATTChannel: AnyObject, Sendable {
     /// requests. Returns `false` when the channel cannot queue this way; the bearer then sends
     /// the PDU from a task of its own.
     func enqueue(_ pdu: [UInt8]) -> Bool
+    /// Makes `pdu` ready to go out later as one ACL packet, encoded now, with a controller buffer
+    /// held for it; `nil` when the channel cannot (the PDU needs more than one packet, no buffer
+    /// is free, or the channel does not arm PDUs).
+    func arm(_ pdu: [UInt8]) -> (any ATTArmedPacket)?
 }
 
 extension ATTChannel {
     public func enqueue(_ pdu: [UInt8]) -> Bool { false }
+}
+
+extension ATTChannel {
+    public func arm(_ pdu: [UInt8]) -> (any ATTArmedPacket)? { nil }
 }

@@ -11,6 +11,7 @@ final class L2CAPLink: ATTChannel, Sendable {
     private let fragmentLength: Int
     private let jobs: AsyncStream<Job>.Continuation
     private let receiver: Mutex<Receiver>
+    private let sending = L2CAPSendClaim()
 
     private struct Job: Sendable {
         var pdu: [UInt8]
@@ -41,10 +42,11 @@ final class L2CAPLink: ATTChannel, Sendable {
         let (stream, continuation) = AsyncStream.makeStream(of: Job.self)
         jobs = continuation
         // One sender per link, so that each PDU's fragments go out back to back.
-        Task { [controller, handle, fragmentLength] in
+        Task { [controller, handle, fragmentLength, sending] in
             for await job in stream {
                 do {
-                    try await Self.sendFragments(job.pdu, controller: controller, handle: handle, fragmentLength: fragmentLength)
+                    try await Self.sendFragments(
+                        job.pdu, controller: controller, handle: handle, fragmentLength: fragmentLength, sending: sending)
                     job.continuation?.resume()
                 } catch {
                     job.continuation?.resume(throwing: error)
@@ -100,7 +102,14 @@ final class L2CAPLink: ATTChannel, Sendable {
         return frame
     }
 
-    private static func sendFragments(_ frame: [UInt8], controller: HCIController, handle: UInt16, fragmentLength: Int) async throws {
+    private static func sendFragments(
+        _ frame: [UInt8], controller: HCIController, handle: UInt16, fragmentLength: Int, sending: L2CAPSendClaim
+    ) async throws {
+        // An armed packet must not land between two fragments of this PDU.
+        if frame.count > fragmentLength {
+            while !sending.tryClaim() { await Task.yield() }
+        }
+        defer { if frame.count > fragmentLength { sending.release() } }
         var offset = 0
         while offset < frame.count {
             let end = min(offset + fragmentLength, frame.count)
@@ -108,6 +117,10 @@ final class L2CAPLink: ATTChannel, Sendable {
                 handle: handle, boundary: offset == 0 ? .firstNonFlushable : .continuing, payload: Array(frame[offset..<end]))
             offset = end
         }
+    }
+
+    func arm(_ pdu: [UInt8]) -> (any ATTArmedPacket)? {
+        L2CAPArmedPacket(pdu, on: .att, controller: controller, handle: handle, fragmentLength: fragmentLength, sending: sending)
     }
 
     /// The link is gone: queued PDUs fail, new ones are refused.

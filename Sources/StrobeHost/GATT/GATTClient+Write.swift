@@ -5,6 +5,13 @@ extension GATTClient {
         _ = try await bearer.request(ATTWriteRequest(handle: handle, value: value))
     }
 
+    /// A Write Request readied now and sent later, at a trigger, by `ATTArmedWrite.fire()` (no
+    /// lock, no allocation then). `nil` when the value does not fit one ACL packet or no buffer
+    /// is free; see `ATTBearer.armWrite(_:onDisarmed:)`.
+    public func armWrite(_ value: [UInt8], handle: UInt16, onDisarmed: @escaping @Sendable () -> Void) async throws -> ATTArmedWrite? {
+        try await bearer.armWrite(ATTWriteRequest(handle: handle, value: value), onDisarmed: onDisarmed)
+    }
+
     /// Write Without Response: one Write Command, value up to ATT_MTU - 3. Suspends while ACL
     /// flow control holds it back; never dropped by the host.
     public func writeWithoutResponse(_ value: [UInt8], handle: UInt16) async throws {

@@ -1,3 +1,4 @@
+import StrobeHCI
 import StrobeHost
 import Synchronization
 
@@ -11,6 +12,8 @@ final class FakeATTChannel: ATTChannel {
         var peer: (@Sendable ([UInt8]) -> Void)?
         var failure: (any Error)?
         var watchers: [(predicate: @Sendable ([[UInt8]]) -> Bool, continuation: CheckedContinuation<Void, Never>)] = []
+        var armable = true
+        var armed: [FakeArmedPacket] = []
     }
 
     private let state = Mutex(State())
@@ -23,7 +26,25 @@ final class FakeATTChannel: ATTChannel {
     var sent: [[UInt8]] { state.withLock { $0.sent } }
     func sent(_ opcode: ATTOpcode) -> [[UInt8]] { sent.filter { $0.first == opcode.rawValue } }
 
+    /// Whether `arm` succeeds (a real link refuses when no controller buffer is free).
+    func setArmable(_ armable: Bool) { state.withLock { $0.armable = armable } }
+    var armedPackets: [FakeArmedPacket] { state.withLock { $0.armed } }
+
+    func arm(_ pdu: [UInt8]) -> (any ATTArmedPacket)? {
+        state.withLock { state in
+            guard state.armable else { return nil }
+            let packet = FakeArmedPacket(pdu: pdu, channel: self)
+            state.armed.append(packet)
+            return packet
+        }
+    }
+
     func send(_ pdu: [UInt8]) async throws {
+        try deliver(pdu)
+    }
+
+    /// Records `pdu` and hands it to the peer, on the caller's thread.
+    func deliver(_ pdu: [UInt8]) throws {
         let (peer, ready, failure) = state.withLock { state -> ((@Sendable ([UInt8]) -> Void)?, [CheckedContinuation<Void, Never>], (any Error)?) in
             if let failure = state.failure { return (nil, [], failure) }
             state.sent.append(pdu)
@@ -53,5 +74,37 @@ final class FakeATTChannel: ATTChannel {
 
     func waitUntilSent(_ opcode: ATTOpcode, count: Int = 1) async {
         await waitUntil { sent in sent.filter { $0.first == opcode.rawValue }.count >= count }
+    }
+}
+
+/// An armed PDU of the fake channel: `send()` records it and hands it to the peer at once.
+final class FakeArmedPacket: ATTArmedPacket {
+    let pdu: [UInt8]
+    private weak let channel: FakeATTChannel?
+    private let claimed = Atomic<Bool>(false)
+    private let held = Atomic<Bool>(true)
+    private let releases = Atomic<Int>(0)
+    private let sends = Atomic<Int>(0)
+
+    init(pdu: [UInt8], channel: FakeATTChannel) {
+        self.pdu = pdu
+        self.channel = channel
+    }
+
+    var releaseCount: Int { releases.load(ordering: .relaxed) }
+    var sendCount: Int { sends.load(ordering: .relaxed) }
+
+    func tryClaimLink() -> Bool { claimed.compareExchange(expected: false, desired: true, ordering: .acquiring).exchanged }
+    func releaseLink() { claimed.store(false, ordering: .releasing) }
+
+    func send() throws(HCIError) {
+        guard held.exchange(false, ordering: .acquiringAndReleasing) else { throw .notOpen }
+        sends.add(1, ordering: .relaxed)
+        do { try channel?.deliver(pdu) } catch { throw .transport(.notOpen) }
+    }
+
+    /// Counts buffers given back unsent.
+    func release() {
+        if held.exchange(false, ordering: .acquiringAndReleasing) { releases.add(1, ordering: .relaxed) }
     }
 }

@@ -11,6 +11,9 @@
 /// - Disconnect fails the pending and all queued commands and closes the queue. A closed queue
 ///   fails new commands at once; a new connection takes a new queue.
 /// - A light command with nothing to show goes out as OFF (`NovaCommand.normalized`).
+/// - A command may be armed while the queue is idle: its request id is reserved and its bytes
+///   returned, for the owner to write at a trigger of its choosing. Armed, it holds the queue
+///   (nothing else is written); the owner reports `armedWritten(now:)` or `disarm()`.
 /// - It keeps `light` (whether the flash is lit) and needs one timer: `startTimer(deadline:)`
 ///   (re)arms it for the earliest of the ack deadline and the light's safety timeout,
 ///   `cancelTimer` disarms it; when it fires, call `timerFired(now:)`.
@@ -68,6 +71,7 @@ public struct NovaCommandQueue<Instant: InstantProtocol>: Sendable where Instant
     private var waiting: [Entry] = []
     private var waitingHead = 0
     private var inFlight: InFlight?
+    private var armed: (entry: Entry, requestID: UInt16)?
     private var nextTicket: UInt64 = 1
     private var nextRequestID: UInt16
     private var armedDeadline: Instant?
@@ -81,6 +85,8 @@ public struct NovaCommandQueue<Instant: InstantProtocol>: Sendable where Instant
         self.nextRequestID = model == .v1 ? UInt16(UInt8(truncatingIfNeeded: firstRequestID)) : firstRequestID
     }
 
+    /// A command is armed: written at its trigger, or withdrawn.
+    public var isArmed: Bool { armed != nil }
     /// A command awaits its ack (the SDK's Busy status).
     public var isBusy: Bool { inFlight != nil }
     /// The request id of the command awaiting its ack.
@@ -116,6 +122,50 @@ public struct NovaCommandQueue<Instant: InstantProtocol>: Sendable where Instant
         writeNextIfIdle(now: now, into: &actions)
         armTimer(into: &actions)
         return (ticket, actions)
+    }
+
+    /// Readies `command` to be written later by the owner, when the queue is open and idle (nothing
+    /// in flight, queued or armed): reserves its ticket and request id and returns its bytes.
+    public mutating func arm(_ command: NovaCommand) -> (ticket: NovaCommandTicket, bytes: [UInt8])? {
+        guard isOpen, inFlight == nil, armed == nil, waitingHead == waiting.count else { return nil }
+        let ticket = NovaCommandTicket(rawValue: nextTicket)
+        nextTicket += 1
+        let requestID = nextRequestID
+        nextRequestID = model.requestID(after: requestID)
+        let entry = Entry(ticket: ticket, command: command.normalized)
+        armed = (entry, requestID)
+        return (ticket, entry.command.encoded(for: model, requestID: requestID))
+    }
+
+    /// The armed command's bytes were written at `now`: it is in flight, with its ack deadline.
+    public mutating func armedWritten(now: Instant) -> [Action] {
+        guard let (entry, requestID) = armed else { return [] }
+        armed = nil
+        counters.enqueued += 1
+        counters.written += 1
+        var actions: [Action] = []
+        switch entry.command {
+        case .flash(let settings):
+            if light.lightRequested(entry.ticket, timeout: settings.timeout) { actions.append(.lightChanged(isLit: true)) }
+        case .off:
+            if light.offRequested() { actions.append(.lightChanged(isLit: false)) }
+        case .ping:
+            break
+        }
+        inFlight = InFlight(entry: entry, requestID: requestID, deadline: now.advanced(by: ackTimeout))
+        armTimer(into: &actions)
+        return actions
+    }
+
+    /// The armed command was not written: it fails with `failure` (its request id stays
+    /// unused) and the queue writes what waited behind it.
+    public mutating func disarm(failingWith failure: NovaCommandFailure = .withdrawn, now: Instant) -> [Action] {
+        guard let (entry, _) = armed else { return [] }
+        armed = nil
+        var actions: [Action] = [.complete(entry.ticket, .failed(failure))]
+        writeNextIfIdle(now: now, into: &actions)
+        armTimer(into: &actions)
+        return actions
     }
 
     /// A notification from the response characteristic.
@@ -198,6 +248,10 @@ public struct NovaCommandQueue<Instant: InstantProtocol>: Sendable where Instant
             counters.failed += 1
             inFlight = nil
         }
+        if let (entry, _) = armed {
+            actions.append(.complete(entry.ticket, .failed(failure)))
+            armed = nil
+        }
         for entry in waiting[waitingHead...] {
             actions.append(.complete(entry.ticket, .failed(failure)))
             counters.failed += 1
@@ -210,7 +264,7 @@ public struct NovaCommandQueue<Instant: InstantProtocol>: Sendable where Instant
     }
 
     private mutating func writeNextIfIdle(now: Instant, into actions: inout [Action]) {
-        guard inFlight == nil, waitingHead < waiting.count else { return }
+        guard inFlight == nil, armed == nil, waitingHead < waiting.count else { return }
         let entry = waiting[waitingHead]
         waitingHead += 1
         if waitingHead == waiting.count {

@@ -16,6 +16,9 @@ public enum NovaCommandFailure: Error, Sendable, Hashable, CustomStringConvertib
     case protocolViolation(NovaProtocolViolation)
     /// Enqueued after the queue had closed (disconnected or violated).
     case notConnected
+    /// Armed for a trigger and withdrawn unwritten: another command or request needed the flash
+    /// first, or the armed write could not go out.
+    case withdrawn
 
     public var description: String {
         switch self {
@@ -23,6 +26,7 @@ public enum NovaCommandFailure: Error, Sendable, Hashable, CustomStringConvertib
         case .disconnected: "the flash disconnected"
         case .protocolViolation(let violation): "the flash broke the protocol: \(violation)"
         case .notConnected: "the flash is not connected"
+        case .withdrawn: "the armed command was withdrawn before it was written"
         }
     }
 }

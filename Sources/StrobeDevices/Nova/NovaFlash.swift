@@ -26,6 +26,22 @@ public final class NovaFlash: ATTValueHandler, Sendable {
         var unwritten: [NovaCommandTicket] = []
         var timer: Task<Void, Never>?
         var disconnectHandler: (@Sendable () -> Void)?
+        /// A FLASH readied for a trigger (`armFlash`); the queue holds its request id.
+        var armed: NovaArmedFlash?
+
+        /// An armed FLASH that went out becomes the command in flight, stamped with its fire time;
+        /// one that could not go out is withdrawn. Whoever touches the state next does this, so
+        /// an ack can never find the queue unaware of its request.
+        mutating func settleArmed(now: DeviceClock.Instant) -> [NovaCommandQueue<DeviceClock.Instant>.Action] {
+            guard let armed, !armed.isArmed else { return [] }
+            self.armed = nil
+            if armed.hasFired {
+                waiters[armed.ticket]?.written = armed.firedInstant
+                return queue.armedWritten(now: armed.firedInstant)
+            }
+            waiters[armed.ticket]?.abandoned = true
+            return queue.disarm(now: now)
+        }
     }
 
     private struct Waiter {
@@ -149,6 +165,58 @@ public final class NovaFlash: ATTValueHandler, Sendable {
         }
     }
 
+    /// Readies a FLASH for a trigger: its request id is reserved and its Write Request encoded
+    /// into one ACL packet with a controller buffer held, so that `NovaArmedFlash.fire()` sends it
+    /// with no lock and no allocation. Only when the flash is idle and connected; `nil` otherwise.
+    /// Until it fires it holds the flash: any other command, or any GATT request to the flash,
+    /// withdraws it first (its ticket then fails with `.withdrawn`). After a fire, call
+    /// `armedFlashFired(_:)`, then `acknowledgement(of:)` with its ticket.
+    public func armFlash(_ settings: NovaFlashSettings) async -> NovaArmedFlash? {
+        let reserved = state.withLock { s -> (ticket: NovaCommandTicket, bytes: [UInt8])? in
+            guard s.armed == nil, let reserved = s.queue.arm(.flash(settings)) else { return nil }
+            s.waiters[reserved.ticket] = Waiter()
+            return reserved
+        }
+        guard let (ticket, bytes) = reserved else { return nil }
+        let write = try? await gatt.armWrite(bytes, handle: requestHandle) { [weak self] in self?.armedWithdrawn(ticket) }
+        let now = clock.now
+        let armed = write.map { NovaArmedFlash(ticket: ticket, write: $0, clock: clock) }
+        let (outcome, withdraw) = state.withLock { s -> (Outcome, Bool) in
+            guard let armed else {
+                // No write could be armed: give the queue back its turn.
+                s.waiters[ticket]?.abandoned = true
+                return (Self.perform(s.queue.disarm(now: now), in: &s, now: now, clock: clock, writes: writes, flash: self), false)
+            }
+            s.armed = armed
+            // Already withdrawn (a request came for the bearer meanwhile): the queue moves on.
+            let settled = s.settleArmed(now: now)
+            // Commands queued while the write was being armed go first.
+            return (Self.perform(settled, in: &s, now: now, clock: clock, writes: writes, flash: self),
+                    s.queue.queuedCount > 0 || !s.queue.isOpen)
+        }
+        deliver(outcome)
+        if withdraw { armed?.write.disarm() }
+        return armed
+    }
+
+    /// The bookkeeping after `NovaArmedFlash.fire()`: the command becomes the one in flight with
+    /// its ack deadline, and the ATT transaction gets its timer. Harmless when already done (an
+    /// ack that came first does it too) or when the fire did not happen.
+    public func armedFlashFired(_ armed: NovaArmedFlash) {
+        armed.write.settle()
+        let now = clock.now
+        let outcome = state.withLock { s -> Outcome in
+            guard s.armed === armed else { return Outcome() }
+            return Self.perform(s.settleArmed(now: now), in: &s, now: now, clock: clock, writes: writes, flash: self)
+        }
+        deliver(outcome)
+    }
+
+    /// Withdraws an armed FLASH that has not fired (its ticket fails with `.withdrawn`).
+    public func disarm(_ armed: NovaArmedFlash) {
+        armed.write.disarm()
+    }
+
     /// Turns the light off.
     @discardableResult
     public func endFlash() async throws -> NovaAcknowledgement {
@@ -185,10 +253,14 @@ public final class NovaFlash: ATTValueHandler, Sendable {
     /// The link is gone: every pending and queued command fails with `.disconnected`.
     public func connectionLost() {
         let now = clock.now
-        let outcome = state.withLock { s in
-            Self.perform(s.queue.disconnected(), in: &s, now: now, clock: clock, writes: writes, flash: self)
+        let (outcome, armed) = state.withLock { s in
+            let settled = s.settleArmed(now: now)
+            let armed = s.armed
+            s.armed = nil
+            return (Self.perform(settled + s.queue.disconnected(), in: &s, now: now, clock: clock, writes: writes, flash: self), armed)
         }
         writes.finish()
+        armed?.write.disarm()
         deliver(outcome)
     }
 
@@ -223,7 +295,9 @@ public final class NovaFlash: ATTValueHandler, Sendable {
     public func attributeValueReceived(_ value: UnsafeRawBufferPointer, handle: UInt16, kind: ATTValueKind, at time: HostTime) {
         let now = clock.now
         let outcome = state.withLock { s in
-            Self.perform(s.queue.responseReceived(value, now: now), in: &s, now: now, clock: clock, writes: writes, flash: self)
+            // The ack of a FLASH fired on a trigger may come before the shot's bookkeeping.
+            let settled = s.settleArmed(now: now)
+            return Self.perform(settled + s.queue.responseReceived(value, now: now), in: &s, now: now, clock: clock, writes: writes, flash: self)
         }
         deliver(outcome, triggerTime: time)
     }
@@ -237,14 +311,27 @@ public final class NovaFlash: ATTValueHandler, Sendable {
     /// Queues `command` and carries out what the queue says (the write, when the flash is idle).
     private func enqueue(_ command: NovaCommand) -> NovaCommandTicket {
         let now = clock.now
-        let (ticket, outcome) = state.withLock { s in
+        let (ticket, outcome, armed) = state.withLock { s in
+            let settled = s.settleArmed(now: now)
             let (ticket, actions) = s.queue.enqueue(command, now: now)
             s.waiters[ticket] = Waiter()
             s.unwritten.append(ticket)
-            return (ticket, Self.perform(actions, in: &s, now: now, clock: clock, writes: writes, flash: self))
+            return (ticket, Self.perform(settled + actions, in: &s, now: now, clock: clock, writes: writes, flash: self), s.armed)
         }
         deliver(outcome)
+        // A command made now goes before one armed for a trigger that has not come.
+        armed?.write.disarm()
         return ticket
+    }
+
+    /// Ends an armed FLASH that was withdrawn unsent (called by its write, once).
+    private func armedWithdrawn(_ ticket: NovaCommandTicket) {
+        let now = clock.now
+        let outcome = state.withLock { s -> Outcome in
+            guard let armed = s.armed, armed.ticket == ticket else { return Outcome() }
+            return Self.perform(s.settleArmed(now: now), in: &s, now: now, clock: clock, writes: writes, flash: self)
+        }
+        deliver(outcome)
     }
 
     private struct Outcome {
@@ -317,7 +404,8 @@ public final class NovaFlash: ATTValueHandler, Sendable {
         let now = clock.now
         let outcome = state.withLock { s in
             s.timer = nil
-            return Self.perform(s.queue.timerFired(now: now), in: &s, now: now, clock: clock, writes: writes, flash: self)
+            let settled = s.settleArmed(now: now)
+            return Self.perform(settled + s.queue.timerFired(now: now), in: &s, now: now, clock: clock, writes: writes, flash: self)
         }
         deliver(outcome)
     }

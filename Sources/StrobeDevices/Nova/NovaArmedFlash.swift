@@ -1,0 +1,39 @@
+import StrobeHost
+import Synchronization
+
+/// A FLASH command readied for a trigger by `NovaFlash.armFlash(_:)`: its request id reserved,
+/// its Write Request encoded into one ACL packet with a controller buffer held for it.
+/// `fire()` sends it with no lock and no allocation; then `NovaFlash.armedFlashFired(_:)` does
+/// the bookkeeping and `NovaFlash.acknowledgement(of: ticket)` waits for the ack.
+public final class NovaArmedFlash: Sendable {
+    public let ticket: NovaCommandTicket
+    let write: ATTArmedWrite
+    private let clock: DeviceClock
+    /// When it was handed to the transport, on the flash's clock (as an offset in nanoseconds).
+    private let firedAt = Atomic<Int64>(0)
+
+    init(ticket: NovaCommandTicket, write: ATTArmedWrite, clock: DeviceClock) {
+        self.ticket = ticket
+        self.write = write
+        self.clock = clock
+    }
+
+    /// Sends the FLASH now, unless it was withdrawn (or the link is part-way through another
+    /// PDU). Returns whether its bytes went to the transport. Safe on a transport's reader thread.
+    public func fire() -> Bool {
+        // Stamped before the exchange that publishes it.
+        let offset = clock.now.offset.components
+        firedAt.store(offset.seconds &* 1_000_000_000 &+ offset.attoseconds / 1_000_000_000, ordering: .relaxed)
+        return write.fire()
+    }
+
+    /// Its bytes went out.
+    public var hasFired: Bool { write.hasFired }
+
+    /// Still waiting for its trigger.
+    public var isArmed: Bool { write.isArmed }
+
+    var firedInstant: DeviceClock.Instant {
+        DeviceClock.Instant(offset: .nanoseconds(firedAt.load(ordering: .relaxed)))
+    }
+}

@@ -70,7 +70,7 @@ enum SequencerScenario {
         guard try await !manager.connect(.all).isEmpty else { throw BumbleProcess.Failure(description: "the simulated Nova did not connect") }
         let sequencer = ShutterSequencer(flashes: manager, camera: {}, policy: ShotPolicy(ackDeadline: .seconds(1)), clock: ContinuousClock())
         var records = sequencer.records().makeAsyncIterator()
-        sequencer.follow(try await Grip.attach(to: try await central.connect(name: "Grip-S1").gatt))
+        await sequencer.follow(try await Grip.attach(to: try await central.connect(name: "Grip-S1").gatt))
 
         var outcomes: [String: Int] = [:]
         for _ in 0..<(shots + 10) {

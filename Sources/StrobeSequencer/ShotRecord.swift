@@ -23,6 +23,9 @@ public enum ShotOutcome: String, Sendable, Hashable, Codable, CaseIterable {
 public struct FlashTiming: Sendable, Hashable, Codable {
     public var address: String
     public var commandIssued: UInt64
+    /// The FLASH left from the trigger's own thread, armed ahead of it, rather than through the
+    /// flash's command queue.
+    public var armed: Bool
     public var acknowledged: UInt64?
     public var offIssued: UInt64?
     public var offAcknowledged: UInt64?

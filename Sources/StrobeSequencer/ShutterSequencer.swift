@@ -31,6 +31,13 @@ public struct ShotPolicy: Sendable, Hashable {
 /// Shutter press to lit flash to captured frame: on a trigger, begins the flash on every
 /// connected flash at once, waits for each acknowledgement (up to the policy's deadline),
 /// captures, and ends the flash, recording the time of every step.
+///
+/// Between shots every idle flash holds an armed FLASH (`NovaFlash.armFlash`): the trigger's
+/// handler, on the transport's reader thread, claims the shot flag with one atomic exchange and
+/// fires them, so the commands' bytes leave with no lock taken and nothing allocated. The rest
+/// of the shot (acks, camera, OFF, the record, arming again) runs in a task afterwards. A flash
+/// that is not armed (it connected since, or was busy with another command) gets its FLASH the
+/// ordinary way, a few tasks later.
 public final class ShutterSequencer: Sendable {
     public let flashes: NovaFlashManager
     public let camera: CameraCapture
@@ -38,12 +45,11 @@ public final class ShutterSequencer: Sendable {
     private let clock: any Clock<Duration>
     /// The time line of the transports' read stamps, so that every step of a record shares it.
     private let hostTime: @Sendable () -> HostTime
-    private let state = Mutex(State())
-
-    private struct State {
-        var shots = 0
-        var inShot = false
-    }
+    private let shots = Atomic<Int>(0)
+    /// Held from a trigger to the end of its shot, and while arming: a trigger that finds it
+    /// held is `busy`. Never waited for.
+    private let inShot = Atomic<Bool>(false)
+    private let armedFlashes = ArmedFlashes()
 
     private let published = AsyncBroadcast<ShotRecord>()
 
@@ -68,62 +74,105 @@ public final class ShutterSequencer: Sendable {
     public func records() -> AsyncStream<ShotRecord> { published.stream() }
 
     /// Fires on a grip's full press (its bytes' read time is the trigger time), and turns the
-    /// preflash on at a half press.
-    public func follow(_ grip: Grip) {
+    /// preflash on at a half press. Arms the connected flashes for the first press before it
+    /// returns.
+    public func follow(_ grip: Grip) async {
         grip.setEventHandler { [weak self] occurrence in
             guard let self else { return }
             switch occurrence.event {
             case .shutterButtonDown:
-                Task { _ = await self.shoot(triggeredAt: occurrence.receivedAt) }
+                // The hot path: the flag, then the armed commands' bytes out; the rest in a task.
+                guard claimShot() else {
+                    Task { _ = await self.shoot(triggeredAt: occurrence.receivedAt) }
+                    return
+                }
+                fireArmed()
+                Task { _ = await self.completeShot(triggeredAt: occurrence.receivedAt) }
             case .shutterButtonHalfDown:
                 Task { await self.preflash() }
             default:
                 break
             }
         }
+        await arm()
+    }
+
+    /// Arms every connected, idle flash that is not armed yet, so that the next trigger's FLASH
+    /// commands leave from the trigger's own thread. Shots do this themselves when they end;
+    /// call it after connecting flashes. Does nothing while a shot runs.
+    public func arm() async {
+        guard claimShot() else { return }
+        await armLocked()
+        inShot.store(false, ordering: .releasing)
     }
 
     /// One shot. `triggeredAt` is when the trigger's bytes were read (now, when called from code).
     public func shoot(triggeredAt trigger: HostTime? = nil) async -> ShotRecord {
         let trigger = trigger ?? hostTime()
-        let number = state.withLock { s -> Int in
-            s.shots += 1
-            return s.shots
-        }
-        let targets = flashes.flashes
-        var record = ShotRecord(shot: number, outcome: .captured, triggerReceived: trigger.nanoseconds, flashes: [])
         // One shot at a time: a trigger during a shot is reported, not queued behind it.
-        let started = state.withLock { s -> Bool in
-            guard !s.inShot else { return false }
-            s.inShot = true
-            return true
+        guard claimShot() else {
+            return publish(ShotRecord(shot: nextShotNumber(), outcome: .busy, triggerReceived: trigger.nanoseconds, flashes: []))
         }
-        guard started else {
-            record.outcome = .busy
-            return publish(record)
+        if Task.isCancelled {
+            inShot.store(false, ordering: .releasing)
+            return publish(ShotRecord(shot: nextShotNumber(), outcome: .cancelled, triggerReceived: trigger.nanoseconds, flashes: []))
         }
-        defer { state.withLock { $0.inShot = false } }
+        fireArmed()
+        return await completeShot(triggeredAt: trigger)
+    }
+
+    private func claimShot() -> Bool {
+        inShot.compareExchange(expected: false, desired: true, ordering: .acquiring).exchanged
+    }
+
+    private func nextShotNumber() -> Int {
+        shots.add(1, ordering: .relaxed).newValue
+    }
+
+    /// Sends every armed FLASH: an atomic exchange and a transport write each, nothing allocated.
+    /// Only with the shot flag held.
+    private func fireArmed() {
+        for slot in armedFlashes.slots {
+            slot.issuedAt.store(hostTime().nanoseconds, ordering: .relaxed)
+            _ = slot.armed.fire()
+        }
+    }
+
+    /// The shot after its armed commands went out (with the shot flag held; released at the end).
+    private func completeShot(triggeredAt trigger: HostTime) async -> ShotRecord {
+        defer { inShot.store(false, ordering: .releasing) }
+        var record = ShotRecord(shot: nextShotNumber(), outcome: .captured, triggerReceived: trigger.nanoseconds, flashes: [])
+        let targets = flashes.flashes
         guard !targets.isEmpty else {
             record.outcome = .noFlash
             return publish(record)
         }
-        if Task.isCancelled {
-            record.outcome = .cancelled
-            return publish(record)
-        }
 
-        // Begin on every flash at once, from this task (no hop before the bytes leave); then each
-        // ack or the deadline, whichever first.
+        // Flashes whose armed FLASH did not go out get theirs the ordinary way, first; then the
+        // bookkeeping of those that did. Then each ack or the deadline, whichever first.
         let settings = policy.settings
         let deadline = policy.ackDeadline
         let clock = self.clock
         let hostTime = self.hostTime
-        let begun = targets.map { target in (issued: hostTime().nanoseconds, ticket: target.flash.enqueueFlash(settings)) }
+        var begun = [(issued: UInt64, ticket: NovaCommandTicket, armed: Bool)?](repeating: nil, count: targets.count)
+        for (index, target) in targets.enumerated() {
+            guard let slot = armedFlashes.slot(for: target.flash), slot.armed.hasFired else {
+                if let slot = armedFlashes.slot(for: target.flash) { target.flash.disarm(slot.armed) }
+                begun[index] = (hostTime().nanoseconds, target.flash.enqueueFlash(settings), false)
+                continue
+            }
+            begun[index] = (slot.issuedAt.load(ordering: .relaxed), slot.armed.ticket, true)
+        }
+        for target in targets {
+            if let slot = armedFlashes.slot(for: target.flash), slot.armed.hasFired { target.flash.armedFlashFired(slot.armed) }
+        }
+        armedFlashes.slots = []
+        let commands = begun.compactMap { $0 }
         record.flashes = await withTaskGroup(of: (Int, FlashTiming).self) { group in
             for (index, target) in targets.enumerated() {
-                let (issued, ticket) = begun[index]
+                let (issued, ticket, armed) = commands[index]
                 group.addTask {
-                    var timing = FlashTiming(address: target.address.description, commandIssued: issued)
+                    var timing = FlashTiming(address: target.address.description, commandIssued: issued, armed: armed)
                     do {
                         _ = try await withTimeout(deadline, clock: clock) { try await target.flash.acknowledgement(of: ticket) }
                         timing.acknowledged = hostTime().nanoseconds
@@ -167,11 +216,27 @@ public final class ShutterSequencer: Sendable {
             for await (index, timing) in group { timings[index] = timing }
             return timings
         }
+        await armLocked()
         return publish(record)
     }
 
+    /// Arms each connected flash that has no armed FLASH (with the shot flag held).
+    private func armLocked() async {
+        let settings = policy.settings
+        var slots: [ArmedFlashes.Slot] = []
+        for target in flashes.flashes {
+            if let slot = armedFlashes.slot(for: target.flash), slot.armed.isArmed {
+                slots.append(slot)
+            } else if let armed = await target.flash.armFlash(settings) {
+                slots.append(ArmedFlashes.Slot(flash: target.flash, armed: armed))
+            }
+        }
+        armedFlashes.slots = slots
+    }
+
     /// A half press: the preflash (a dimmer light for focusing and framing) on every flash that
-    /// stores one (Nova V2), with its stored settings. Flashes without it are left dark.
+    /// stores one (Nova V2), with its stored settings. Flashes without it are left dark. Their
+    /// armed FLASH gives way to it and is armed again after.
     public func preflash() async {
         await withTaskGroup(of: Void.self) { group in
             for target in flashes.flashes where target.flash.model == .v2 {
@@ -181,6 +246,7 @@ public final class ShutterSequencer: Sendable {
                 }
             }
         }
+        await arm()
     }
 
     private func publish(_ record: ShotRecord) -> ShotRecord {

@@ -56,6 +56,7 @@ struct ShootCommand: AsyncParsableCommand {
             flashes: manager, camera: ShutterSequencer.testCamera(exposure: .milliseconds(exposureMs), clock: ContinuousClock()),
             policy: ShotPolicy(settings: preset.settings, ackDeadline: .milliseconds(ackDeadlineMs), onMissingAck: policy.value),
             clock: ContinuousClock())
+        await sequencer.arm()
         if !json { print("\(connected.count) flash(es): \(connected.map { "\($0.address) \"\($0.name)\"" }.joined(separator: ", "))") }
 
         var outcomes: [String: Int] = [:]

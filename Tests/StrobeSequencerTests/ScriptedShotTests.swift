@@ -41,6 +41,8 @@ import Testing
         // A second press 10 ms after the first, while the first shot's exposure runs.
         case "busy": ([SimulatedDeviceDescription(kind: .nova2, name: "Nova2", rssi: -48)], [0.7, 0.01], .captureWithoutFlash)
         case "disconnect": ([lossy], [0.7], .abort)
+        // Two presses 300 ms apart; a battery read before the first withdraws the armed FLASH.
+        case "withdrawn": ([SimulatedDeviceDescription(kind: .nova2, name: "Nova2", rssi: -48)], [0.7, 0.3], .captureWithoutFlash)
         default: ([], [], .abort)
         }
     }
@@ -83,7 +85,7 @@ import Testing
             hostTime: { world.air.hostTime() })
         var records = sequencer.records().makeAsyncIterator()
         let gripConnection = try await central.connect(name: "Grip-S1")
-        sequencer.follow(try await Grip.attach(to: gripConnection.gatt))
+        await sequencer.follow(try await Grip.attach(to: gripConnection.gatt))
         if name == "disconnect" {
             // The flash goes away just after the press (0.7 s after the grip subscribed), its
             // command unacknowledged.
@@ -92,6 +94,10 @@ import Testing
                 try await clock.sleep(for: .milliseconds(715))
                 device.stop()
             }
+        }
+        if name == "withdrawn" {
+            // The battery read needs the flash's bearer, so the FLASH armed for the press gives way.
+            _ = try await flashes[0].flash.batteryLevel()
         }
         var shots: [ShotRecord] = []
         while shots.count < setup.presses.count, let record = await records.next() { shots.append(record) }
@@ -164,6 +170,8 @@ import Testing
             acks.append(ack.time)
             let timing = try #require(record.flashes.first { $0.address == address })
             #expect(timing.commandIssued == nanoseconds(press.time))
+            // It left from the trigger's own thread, armed ahead of the press.
+            #expect(timing.armed)
             #expect(timing.acknowledged == nanoseconds(ack.time))
         }
         // The camera starts at the last ack and exposes for 30 ms; every OFF leaves as it ends.
@@ -205,6 +213,27 @@ import Testing
         #expect(second.triggerReceived > first.triggerReceived)
         #expect(second.triggerReceived < first.captureEnd ?? 0)
         #expect(second.flashes.isEmpty)
+    }
+
+    @Test func aWithdrawnArmedFlashStillFiresAndIsArmedAgain() async throws {
+        let run = try await Self.run("withdrawn")
+        let records = run.result.records
+        #expect(records.map(\.outcome) == [.captured, .captured])
+        // The first FLASH went through the queue, the second was armed again after the first shot.
+        #expect(records.map { $0.flashes.map(\.armed) } == [[false], [true]])
+        let wire = try Wire(run.capture)
+        let address = "C4:5E:00:00:00:01"
+        let link = try #require(wire.links[address])
+        let requestHandle = try #require(run.result.requestHandles[address])
+        let writes = wire.sent(on: link.handle, opcode: 0x12).filter { $0.attributeHandle == requestHandle }
+        // FLASH, OFF, FLASH, OFF: the withdrawn command's request id (0) never went out.
+        #expect(writes.map { Array($0.acl[11...]) } == [
+            [0x02, 0x00, 0x00, 0x01, 0x01, 0xF4, 0xFF, 0xFF], [0x03, 0x00, 0x00, 0x02],
+            [0x02, 0x00, 0x00, 0x03, 0x01, 0xF4, 0xFF, 0xFF], [0x03, 0x00, 0x00, 0x04],
+        ])
+        // The armed one left at the instant its press arrived.
+        #expect(writes[2].time * 1000 == Int64(records[1].triggerReceived))
+        #expect(records[1].flashes[0].commandIssued == records[1].triggerReceived)
     }
 
     @Test func aFlashThatDisconnectsMidShotAbortsIt() async throws {

@@ -70,7 +70,7 @@ import Testing
         var records = sequencer.records().makeAsyncIterator()
         let gripConnection = try await rig.central.connect(name: "Grip-S1")
         let grip = try await Grip.attach(to: gripConnection.gatt)
-        sequencer.follow(grip)
+        await sequencer.follow(grip)
         // The standard grip script: half press, full press, release. One shot, at the full press.
         let record = try #require(await records.next())
         #expect(record.outcome == .captured)

@@ -13,11 +13,47 @@ public final class Grip: ATTValueHandler, Sendable {
     /// The Firmware Revision the grip reported, when it has Device Information.
     public let firmware: FirmwareVersion?
     let batteryHandle: UInt16?
-    private let state: Mutex<State>
+    /// The decoder: only the receive path takes this lock, so events keep their order.
+    private let decoder = Mutex(GripEventDecoder())
+    /// The receive-path handler, published so that the receive path reads it with no lock.
+    private let handler: PublishedReference<HandlerSlot>
+    /// The decoder's counters as of its last notification, for readers off the receive path.
+    private let counts = Counts()
 
-    private struct State {
-        var decoder = GripEventDecoder()
-        var handler: EventHandler?
+    /// Not a generic box: a closure stored as a generic value would be re-wrapped (allocated)
+    /// on every call.
+    private final class HandlerSlot: Sendable {
+        let handler: EventHandler?
+        init(_ handler: EventHandler?) { self.handler = handler }
+    }
+
+    private final class Counts: Sendable {
+        let notifications = Atomic<UInt64>(0)
+        let records = Atomic<UInt64>(0)
+        let lostRecords = Atomic<UInt64>(0)
+        let outOfOrderRecords = Atomic<UInt64>(0)
+        let unknownEvents = Atomic<UInt64>(0)
+        let malformedNotifications = Atomic<UInt64>(0)
+
+        func store(_ counters: GripEventDecoder.Counters) {
+            notifications.store(counters.notifications, ordering: .relaxed)
+            records.store(counters.records, ordering: .relaxed)
+            lostRecords.store(counters.lostRecords, ordering: .relaxed)
+            outOfOrderRecords.store(counters.outOfOrderRecords, ordering: .relaxed)
+            unknownEvents.store(counters.unknownEvents, ordering: .relaxed)
+            malformedNotifications.store(counters.malformedNotifications, ordering: .relaxed)
+        }
+
+        var counters: GripEventDecoder.Counters {
+            var counters = GripEventDecoder.Counters()
+            counters.notifications = notifications.load(ordering: .relaxed)
+            counters.records = records.load(ordering: .relaxed)
+            counters.lostRecords = lostRecords.load(ordering: .relaxed)
+            counters.outOfOrderRecords = outOfOrderRecords.load(ordering: .relaxed)
+            counters.unknownEvents = unknownEvents.load(ordering: .relaxed)
+            counters.malformedNotifications = malformedNotifications.load(ordering: .relaxed)
+            return counters
+        }
     }
 
     private let broadcast = AsyncBroadcast<GripEventOccurrence>()
@@ -51,19 +87,19 @@ public final class Grip: ATTValueHandler, Sendable {
         self.gatt = gatt
         self.firmware = firmware
         self.batteryHandle = batteryHandle
-        state = Mutex(State(handler: handler))
+        self.handler = PublishedReference(HandlerSlot(handler))
     }
 
     /// Replaces the receive-path handler.
     public func setEventHandler(_ handler: EventHandler?) {
-        state.withLock { $0.handler = handler }
+        self.handler.replace(with: HandlerSlot(handler))
     }
 
     /// Every event from now on, in order.
     public func events() -> AsyncStream<GripEventOccurrence> { broadcast.stream() }
 
     /// Records, losses (sequence gaps), unknown codes and malformed notifications so far.
-    public var counters: GripEventDecoder.Counters { state.withLock { $0.decoder.counters } }
+    public var counters: GripEventDecoder.Counters { counts.counters }
 
     public func batteryLevel() async throws -> BatteryLevel {
         guard let batteryHandle else { throw GripSetupError.missingCharacteristic(GripProfile.batteryLevel) }
@@ -72,15 +108,19 @@ public final class Grip: ATTValueHandler, Sendable {
     }
 
     public func attributeValueReceived(_ value: UnsafeRawBufferPointer, handle: UInt16, kind: ATTValueKind, at time: HostTime) {
-        // The handler runs under the lock so that events reach it in order; it must not block.
-        state.withLock { s in
-            let handler = s.handler
-            let broadcast = self.broadcast
-            _ = try? s.decoder.decode(value) { record in
-                let occurrence = GripEventOccurrence(event: record.event, sequence: record.sequence, receivedAt: time)
-                handler?(occurrence)
-                broadcast.yield(occurrence)
+        // The handler runs in the decoder's lock, which only this path takes, so that events
+        // reach it in order; it must not block. No lock any other thread can hold is taken
+        // before it runs.
+        decoder.withLock { decoder in
+            handler.read { slot in
+                let handler = slot?.handler
+                _ = try? decoder.decode(value) { record in
+                    let occurrence = GripEventOccurrence(event: record.event, sequence: record.sequence, receivedAt: time)
+                    handler?(occurrence)
+                    broadcast.yield(occurrence)
+                }
             }
+            counts.store(decoder.counters)
         }
     }
 }

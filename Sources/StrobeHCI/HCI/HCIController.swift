@@ -42,6 +42,14 @@ public final class HCIController: HCIPacketSink {
     private let state = Mutex(State())
     /// Packets sent by `sendReservedACL`, counted without the lock.
     private let reservedPacketsSent = Atomic<Int>(0)
+    /// Where received ACL data goes, read by the reader thread without a lock.
+    private let aclHandler = PublishedReference<PublishedBox<(any HCIACLHandler)?>>(nil)
+    private let aclReceived = ACLReceiveCounts()
+
+    private final class ACLReceiveCounts: Sendable {
+        let received = Atomic<Int>(0)
+        let withoutHandler = Atomic<Int>(0)
+    }
 
     /// A driver for `transport`, timing commands on `clock`.
     public init<C: Clock>(transport: any HCITransport, clock: C, configuration: Configuration = Configuration())
@@ -64,6 +72,8 @@ public final class HCIController: HCIPacketSink {
     public var counters: HCICounters {
         var counters = state.withLock { $0.counters }
         counters.aclPacketsSent += reservedPacketsSent.load(ordering: .relaxed)
+        counters.aclPacketsReceived = aclReceived.received.load(ordering: .relaxed)
+        counters.aclPacketsWithoutHandler = aclReceived.withoutHandler.load(ordering: .relaxed)
         return counters
     }
 
@@ -469,7 +479,7 @@ public final class HCIController: HCIPacketSink {
 
     /// Sets (or clears) where received ACL data goes.
     public func setACLHandler(_ handler: (any HCIACLHandler)?) {
-        state.withLock { $0.aclHandler = handler }
+        aclHandler.replace(with: PublishedBox(handler))
     }
 
     private func receiveACL(_ packet: UnsafeRawBufferPointer, at time: HostTime) {
@@ -481,13 +491,15 @@ public final class HCIController: HCIPacketSink {
             recordMalformed(error, isEvent: false)
             return
         }
-        let handler = state.withLock { s -> (any HCIACLHandler)? in
-            s.counters.aclPacketsReceived += 1
-            if s.aclHandler == nil { s.counters.aclPacketsWithoutHandler += 1 }
-            return s.aclHandler
+        // No lock on the data path: the handler is published, the counts are atomic.
+        aclReceived.received.add(1, ordering: .relaxed)
+        aclHandler.read { box in
+            guard let handler = box?.value else {
+                aclReceived.withoutHandler.add(1, ordering: .relaxed)
+                return
+            }
+            handler.controllerDidReceiveACL(handle: header.connectionHandle, boundary: header.boundary, payload: payload, at: time)
         }
-        handler?.controllerDidReceiveACL(
-            handle: header.connectionHandle, boundary: header.boundary, payload: payload, at: time)
     }
 
     /// Sends one ACL packet (one fragment: at most `ControllerInfo.leACLDataPacketLength` bytes),
@@ -798,7 +810,6 @@ extension HCIController {
         var sent: [PendingCommand] = []
         var draining = false
         var acl = ACLFlow()
-        var aclHandler: (any HCIACLHandler)?
         var observers: [Observer] = []
         var counters = HCICounters()
         var lastMalformed: HCIError?

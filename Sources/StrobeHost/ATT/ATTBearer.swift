@@ -28,6 +28,10 @@ public final class ATTBearer: Sendable {
     private let channel: any ATTChannel
     private let clock: any Clock<Duration>
     private let state = Mutex(State())
+    /// The handlers of pushed values, published for the receive path to read with no lock;
+    /// republished (under `state`'s lock) whenever `State.handlers` changes or the bearer closes.
+    private let valueRoutes = PublishedReference<ValueRoutes>(ValueRoutes(handlers: [:], defaultHandler: nil, isOpen: true))
+    private let valueCounts = ValueCounts()
     /// Replies generated on the receive path (confirmations, Exchange MTU and Error Responses),
     /// sent in order by one task, since `receive` cannot suspend.
     private let replies: AsyncStream<[UInt8]>.Continuation
@@ -56,6 +60,31 @@ public final class ATTBearer: Sendable {
     }
 
     // MARK: State
+
+    private final class ValueRoutes: Sendable {
+        let handlers: [UInt16: any ATTValueHandler]
+        let defaultHandler: (any ATTValueHandler)?
+        let isOpen: Bool
+
+        init(handlers: [UInt16: any ATTValueHandler], defaultHandler: (any ATTValueHandler)?, isOpen: Bool) {
+            self.handlers = handlers
+            self.defaultHandler = defaultHandler
+            self.isOpen = isOpen
+        }
+    }
+
+    /// The statistics the receive path keeps, counted without a lock.
+    private final class ValueCounts: Sendable {
+        let notifications = Atomic<UInt64>(0)
+        let indications = Atomic<UInt64>(0)
+        let unrouted = Atomic<UInt64>(0)
+    }
+
+    /// With `state`'s lock held, so that tables are published in the order they change.
+    private func publishValueRoutes(_ state: borrowing State) {
+        valueRoutes.replace(with: ValueRoutes(
+            handlers: state.handlers, defaultHandler: state.defaultHandler, isOpen: state.closeReason == nil))
+    }
 
     private struct Transaction {
         let id: UInt64
@@ -128,7 +157,13 @@ public final class ATTBearer: Sendable {
 
     public var isClosed: Bool { state.withLock { $0.closeReason != nil } }
     public var closeReason: ATTBearerCloseReason? { state.withLock { $0.closeReason } }
-    public var statistics: ATTBearerStatistics { state.withLock { $0.statistics } }
+    public var statistics: ATTBearerStatistics {
+        var statistics = state.withLock { $0.statistics }
+        statistics.notificationsReceived = valueCounts.notifications.load(ordering: .relaxed)
+        statistics.indicationsReceived = valueCounts.indications.load(ordering: .relaxed)
+        statistics.unroutedValues = valueCounts.unrouted.load(ordering: .relaxed)
+        return statistics
+    }
 
     /// Requests waiting for their turn behind the outstanding one.
     var queuedRequestCount: Int { state.withLock { $0.queue.count } }
@@ -138,6 +173,7 @@ public final class ATTBearer: Sendable {
     /// Routes notifications and indications of `handle` to `handler` (nil removes the route).
     public func setValueHandler(_ handler: (any ATTValueHandler)?, forHandle handle: UInt16) {
         let previous = state.withLock { state in
+            defer { publishValueRoutes(state) }
             if let handler { return state.handlers.updateValue(handler, forKey: handle) }
             return state.handlers.removeValue(forKey: handle)
         }
@@ -147,7 +183,10 @@ public final class ATTBearer: Sendable {
     /// Receives values of handles that have no handler of their own.
     public func setDefaultValueHandler(_ handler: (any ATTValueHandler)?) {
         let previous = state.withLock { state in
-            defer { state.defaultHandler = handler }
+            defer {
+                state.defaultHandler = handler
+                publishValueRoutes(state)
+            }
             return state.defaultHandler
         }
         _ = previous
@@ -249,7 +288,10 @@ public final class ATTBearer: Sendable {
 
     /// Closes the bearer: every waiting request fails with `reason`'s error, once. Idempotent.
     public func close(_ reason: ATTBearerCloseReason) {
-        let teardown = state.withLock { state in Self.close(&state, reason) }
+        let teardown = state.withLock { state in
+            defer { publishValueRoutes(state) }
+            return Self.close(&state, reason)
+        }
         teardown?.run()
         replies.finish()
     }
@@ -382,6 +424,7 @@ public final class ATTBearer: Sendable {
     private func transactionTimerFired(_ id: UInt64) {
         let teardown = state.withLock { state -> Teardown? in
             guard let outstanding = state.outstanding, outstanding.id == id else { return nil }
+            defer { publishValueRoutes(state) }
             return Self.close(&state, .transactionTimeout(request: outstanding.request))
         }
         guard let teardown else { return }
@@ -450,23 +493,23 @@ public final class ATTBearer: Sendable {
         }
         let handle = UInt16(pdu[1]) | UInt16(pdu[2]) << 8
         let kind: ATTValueKind = opcode == .handleValueIndication ? .indication : .notification
-        let route = state.withLock { state -> (open: Bool, handler: (any ATTValueHandler)?) in
-            guard state.closeReason == nil else { return (false, nil) }
+        // No lock: the handlers are published and the counts atomic.
+        let open = valueRoutes.read { routes -> Bool in
+            guard let routes, routes.isOpen else { return false }
             if kind == .indication {
-                state.statistics.indicationsReceived &+= 1
+                valueCounts.indications.add(1, ordering: .relaxed)
             } else {
-                state.statistics.notificationsReceived &+= 1
+                valueCounts.notifications.add(1, ordering: .relaxed)
             }
-            guard let handler = state.handlers[handle] ?? state.defaultHandler else {
-                state.statistics.unroutedValues &+= 1
-                return (true, nil)
+            guard let handler = routes.handlers[handle] ?? routes.defaultHandler else {
+                valueCounts.unrouted.add(1, ordering: .relaxed)
+                return true
             }
-            return (true, handler)
+            handler.attributeValueReceived(UnsafeRawBufferPointer(rebasing: pdu[3...]), handle: handle, kind: kind, at: time)
+            return true
         }
-        guard route.open else { return }
-        route.handler?.attributeValueReceived(UnsafeRawBufferPointer(rebasing: pdu[3...]), handle: handle, kind: kind, at: time)
         // Confirm only once the value has been handed over (Vol 3, Part F, 3.4.7.2).
-        if kind == .indication { reply(Self.confirmation) }
+        if open, kind == .indication { reply(Self.confirmation) }
     }
 
     /// Multiple Handle Value Notification (Vol 3, Part F, 3.4.7.4): handle, length, value tuples.
@@ -485,17 +528,17 @@ public final class ATTBearer: Sendable {
                 }
                 return
             }
-            let route = state.withLock { state -> (open: Bool, handler: (any ATTValueHandler)?) in
-                guard state.closeReason == nil else { return (false, nil) }
-                state.statistics.notificationsReceived &+= 1
-                guard let handler = state.handlers[handle] ?? state.defaultHandler else {
-                    state.statistics.unroutedValues &+= 1
-                    return (true, nil)
+            let open = valueRoutes.read { routes -> Bool in
+                guard let routes, routes.isOpen else { return false }
+                valueCounts.notifications.add(1, ordering: .relaxed)
+                guard let handler = routes.handlers[handle] ?? routes.defaultHandler else {
+                    valueCounts.unrouted.add(1, ordering: .relaxed)
+                    return true
                 }
-                return (true, handler)
+                handler.attributeValueReceived(value, handle: handle, kind: .notification, at: time)
+                return true
             }
-            guard route.open else { return }
-            route.handler?.attributeValueReceived(value, handle: handle, kind: .notification, at: time)
+            guard open else { return }
         }
     }
 

@@ -37,13 +37,16 @@ public final class Central: HCIACLHandler, Sendable {
     private let state: Mutex<State>
     /// One LE Create Connection at a time: the controller allows no more.
     private let initiating = AsyncSerialGate()
+    /// Each connection's L2CAP link by handle, for the ACL data path to find with no lock;
+    /// republished whenever `State.connections` changes.
+    private let links = PublishedReference<PublishedBox<[UInt16: L2CAPLink]>>(PublishedBox([:]))
+    private let unknownHandles = Atomic<Int>(0)
 
     private struct State {
         var connections: [UInt16: LEConnection] = [:]
         var incoming: (@Sendable (LEConnection) -> Void)?
         var pending: Pending?
         var closed = false
-        var aclForUnknownHandles = 0
     }
 
     private struct Pending {
@@ -74,7 +77,12 @@ public final class Central: HCIACLHandler, Sendable {
     }
 
     /// ACL packets for a handle with no connection (dropped and counted).
-    public var aclForUnknownHandles: Int { state.withLock { $0.aclForUnknownHandles } }
+    public var aclForUnknownHandles: Int { unknownHandles.load(ordering: .relaxed) }
+
+    /// Publishes the links of `connections` (with the state's lock held, so in order).
+    private func publishLinks(_ connections: [UInt16: LEConnection]) {
+        links.replace(with: PublishedBox(connections.mapValues(\.link)))
+    }
 
     // MARK: Connecting
 
@@ -214,7 +222,10 @@ public final class Central: HCIACLHandler, Sendable {
         case .leConnectionComplete(let complete):
             connectionCompleted(complete)
         case .disconnectionComplete(let disconnection) where disconnection.status.isSuccess:
-            let connection = state.withLock { $0.connections.removeValue(forKey: disconnection.connectionHandle) }
+            let connection = state.withLock { s in
+                defer { publishLinks(s.connections) }
+                return s.connections.removeValue(forKey: disconnection.connectionHandle)
+            }
             connection?.closed(reason: disconnection.reason)
         case .leConnectionUpdateComplete(let update):
             let connection = state.withLock { $0.connections[update.connectionHandle] }
@@ -243,6 +254,7 @@ public final class Central: HCIACLHandler, Sendable {
                     bearerConfiguration: ATTBearer.Configuration(
                         preferredMTU: configuration.preferredMTU, transactionTimeout: configuration.transactionTimeout),
                     clock: clock)
+                publishLinks(s.connections)
             }
             defer { s.pending = nil }
             return s.pending
@@ -260,6 +272,7 @@ public final class Central: HCIACLHandler, Sendable {
             clock: clock)
         let handler = state.withLock { s -> (@Sendable (LEConnection) -> Void)? in
             s.connections[event.connectionHandle] = connection
+            publishLinks(s.connections)
             return s.incoming
         }
         handler?(connection)
@@ -270,6 +283,7 @@ public final class Central: HCIACLHandler, Sendable {
             s.closed = true
             defer {
                 s.connections.removeAll()
+                publishLinks(s.connections)
                 s.pending = nil
             }
             return (Array(s.connections.values), s.pending)
@@ -282,15 +296,15 @@ public final class Central: HCIACLHandler, Sendable {
 
     public func controllerDidReceiveACL(handle: UInt16, boundary: ACLPacketBoundary, payload: UnsafeRawBufferPointer, at time: HostTime) {
         // The link, not the connection: the connection is weakly referenced (its signalling
-        // route), which makes every retain of it take the slow path.
-        let link = state.withLock { s -> L2CAPLink? in
-            guard let connection = s.connections[handle] else {
-                s.aclForUnknownHandles += 1
-                return nil
+        // route), which makes every retain of it take the slow path. No lock: the table is
+        // published.
+        links.read { table in
+            guard let link = table?.value[handle] else {
+                unknownHandles.add(1, ordering: .relaxed)
+                return
             }
-            return connection.link
+            link.receive(boundary: boundary, payload: payload, at: time)
         }
-        link?.receive(boundary: boundary, payload: payload, at: time)
     }
 }
 

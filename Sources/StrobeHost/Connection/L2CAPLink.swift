@@ -10,7 +10,15 @@ final class L2CAPLink: ATTChannel, Sendable {
     private let controller: HCIController
     private let fragmentLength: Int
     private let jobs: AsyncStream<Job>.Continuation
+    /// The reassembler: only the transport's reader thread takes this lock.
     private let receiver: Mutex<Receiver>
+    /// Where reassembled PDUs go, read on the receive path with no lock.
+    private let routes = PublishedReference<PublishedBox<Routes>>(PublishedBox(Routes()))
+    /// Serialises route changes (the receive path never takes it).
+    private let routeChanges = Mutex(())
+    private let counts = Counts()
+    /// Written on the error path only.
+    private let lastErrorSeen = Mutex<L2CAPError?>(nil)
     private let sending = L2CAPSendClaim()
 
     private struct Job: Sendable {
@@ -18,13 +26,19 @@ final class L2CAPLink: ATTChannel, Sendable {
         var continuation: CheckedContinuation<Void, any Error>?
     }
 
-    /// Reader-thread state: the reassembler and the counters it feeds.
+    /// Reader-thread state.
     private struct Receiver: @unchecked Sendable {
         // Only the transport's reader thread uses it, and always under this mutex.
         var reassembler: L2CAPReassembler
-        var routes = Routes()
-        var counters = L2CAPLinkCounters()
-        var lastError: L2CAPError?
+    }
+
+    /// `L2CAPLinkCounters`, counted without a lock.
+    private final class Counts: Sendable {
+        let pdus = Atomic<Int>(0)
+        let errors = Atomic<Int>(0)
+        let malformedSignaling = Atomic<Int>(0)
+        let pairingRefused = Atomic<Int>(0)
+        let unknownChannel = Atomic<Int>(0)
     }
 
     struct Routes: Sendable {
@@ -56,11 +70,24 @@ final class L2CAPLink: ATTChannel, Sendable {
     }
 
     func setRoutes(_ body: (inout Routes) -> Void) {
-        receiver.withLock { body(&$0.routes) }
+        routeChanges.withLock { _ in
+            var changed = routes.value?.value ?? Routes()
+            body(&changed)
+            routes.replace(with: PublishedBox(changed))
+        }
     }
 
-    var counters: L2CAPLinkCounters { receiver.withLock { $0.counters } }
-    var lastError: L2CAPError? { receiver.withLock { $0.lastError } }
+    var counters: L2CAPLinkCounters {
+        var counters = L2CAPLinkCounters()
+        counters.pdus = counts.pdus.load(ordering: .relaxed)
+        counters.errors = counts.errors.load(ordering: .relaxed)
+        counters.malformedSignaling = counts.malformedSignaling.load(ordering: .relaxed)
+        counters.pairingRefused = counts.pairingRefused.load(ordering: .relaxed)
+        counters.unknownChannel = counts.unknownChannel.load(ordering: .relaxed)
+        return counters
+    }
+
+    var lastError: L2CAPError? { lastErrorSeen.withLock { $0 } }
 
     // MARK: Sending
 
@@ -135,39 +162,38 @@ final class L2CAPLink: ATTChannel, Sendable {
         let packet = ACLDataPacket(
             header: ACLDataHeader(connectionHandle: handle, packetBoundary: boundary, dataTotalLength: UInt16(truncatingIfNeeded: payload.count)),
             data: payload)
-        // One lock per packet: reassembly, routing and counters are the reader thread's.
+        // The reassembler's lock is the reader thread's alone; routes and counts take none.
         receiver.withLock { r in
-            let routes = r.routes
             r.reassembler.receive(packet) { event in
                 switch event {
                 case .pdu(let pdu):
-                    r.counters.pdus += 1
-                    route(pdu, routes: routes, counters: &r.counters, at: time)
+                    counts.pdus.add(1, ordering: .relaxed)
+                    routes.read { route(pdu, routes: $0?.value, at: time) }
                 case .error(let error):
-                    r.counters.errors += 1
-                    r.lastError = error
+                    counts.errors.add(1, ordering: .relaxed)
+                    lastErrorSeen.withLock { $0 = error }
                 }
             }
         }
     }
 
-    private func route(_ pdu: L2CAPPDU, routes: Routes, counters: inout L2CAPLinkCounters, at time: HostTime) {
+    private func route(_ pdu: L2CAPPDU, routes: Routes?, at time: HostTime) {
         switch pdu.channel {
         case .att:
-            routes.att?(pdu.payload, time)
+            routes?.att?(pdu.payload, time)
         case .leSignaling:
             do throws(L2CAPSignalingError) {
-                routes.signaling?(try LESignalingPacket(parsing: pdu.payload))
+                routes?.signaling?(try LESignalingPacket(parsing: pdu.payload))
             } catch {
-                counters.malformedSignaling += 1
+                counts.malformedSignaling.add(1, ordering: .relaxed)
             }
         case .smp:
             if let answer = SMPPairingNotSupported.answer(to: pdu.payload) {
-                counters.pairingRefused += 1
+                counts.pairingRefused.add(1, ordering: .relaxed)
                 post(answer, on: .smp)
             }
         default:
-            counters.unknownChannel += 1
+            counts.unknownChannel.add(1, ordering: .relaxed)
         }
     }
 }

@@ -51,6 +51,14 @@ final class DescriptorLink: Sendable {
     /// Held for each whole-packet write, and while the descriptors are closed, so that a write
     /// never reaches a descriptor number the process has reused.
     private let writer = Mutex(WriterState.notStarted)
+    /// Each `write()` is one whole packet (the kernel's HCI socket): writers need no lock, only
+    /// `writeGate` and `writersInside` keep them off a closed descriptor.
+    private let packetPerWrite: Bool
+    /// `WriterState` as a raw value, for writers that take no lock.
+    private let writeGate = Atomic<UInt8>(GateState.notStarted.rawValue)
+    private let writersInside = Atomic<Int>(0)
+
+    private enum GateState: UInt8 { case notStarted, open, closed }
 
     private enum Phase { case idle, running, closed }
     private enum WriterState { case notStarted, open, closed }
@@ -68,7 +76,7 @@ final class DescriptorLink: Sendable {
     /// Takes ownership of `fd`, which must be blocking.
     init(
         fileDescriptor fd: Int32, name: String, wakeup: Wakeup, writeCall: WriteCall,
-        eioMeansClosed: Bool, limits: H4Deframer.Limits
+        eioMeansClosed: Bool, limits: H4Deframer.Limits, packetPerWrite: Bool = false
     ) throws(TransportError) {
         var wakeEnds: (Int32, Int32) = (-1, -1)
         if wakeup == .wakePipe {
@@ -87,6 +95,7 @@ final class DescriptorLink: Sendable {
         self.writeCall = writeCall
         self.eioMeansClosed = eioMeansClosed
         self.limits = limits
+        self.packetPerWrite = packetPerWrite
     }
 
     deinit {
@@ -107,6 +116,7 @@ final class DescriptorLink: Sendable {
             guard c.phase == .idle else { throw .notOpen }
             c.sink = sink
             writer.withLock { $0 = .open }
+            writeGate.store(GateState.open.rawValue, ordering: .sequentiallyConsistent)
             // The lock is held until the handle is stored; the reader takes it first thing, so
             // it never runs without its handle on record.
             let context = Unmanaged.passRetained(self).toOpaque()
@@ -120,6 +130,7 @@ final class DescriptorLink: Sendable {
                 Unmanaged<DescriptorLink>.fromOpaque(context).release()
                 c.sink = nil
                 writer.withLock { $0 = .notStarted }
+                writeGate.store(GateState.notStarted.rawValue, ordering: .sequentiallyConsistent)
                 throw .systemCall(call: "pthread_create", errno: rc)
             }
             c.thread = thread
@@ -204,6 +215,10 @@ final class DescriptorLink: Sendable {
     // MARK: send
 
     func send(_ packet: UnsafeRawBufferPointer) throws(TransportError) {
+        if packetPerWrite {
+            try sendWithoutLock(packet)
+            return
+        }
         try writer.withLock { state throws(TransportError) in
             guard state == .open else { throw .notOpen }
             var offset = 0
@@ -222,6 +237,27 @@ final class DescriptorLink: Sendable {
                 }
                 offset += written
             }
+        }
+    }
+
+    /// One `write()` per packet, no lock: counted in before the gate is checked, so that a close
+    /// that shuts the gate and then finds nobody inside can close the descriptor (both sides
+    /// sequentially consistent).
+    private func sendWithoutLock(_ packet: UnsafeRawBufferPointer) throws(TransportError) {
+        writersInside.add(1, ordering: .sequentiallyConsistent)
+        defer { writersInside.subtract(1, ordering: .sequentiallyConsistent) }
+        guard writeGate.load(ordering: .sequentiallyConsistent) == GateState.open.rawValue else { throw .notOpen }
+        while true {
+            let written = Glibc.write(fd, packet.baseAddress, packet.count)
+            if written == packet.count { return }
+            if written >= 0 {
+                // Half a packet cannot be finished without splitting it in two.
+                throw .systemCall(call: "write", errno: EMSGSIZE)
+            }
+            let code = errno
+            if code == EINTR { continue }
+            if closing.load(ordering: .acquiring) { throw .notOpen }
+            throw .systemCall(call: "write", errno: code)
         }
     }
 
@@ -276,6 +312,10 @@ final class DescriptorLink: Sendable {
     }
 
     private func closeDescriptors() {
+        // Lock-free writers: shut the gate, then let those already inside leave (a write to the
+        // kernel's HCI socket does not block).
+        writeGate.store(GateState.closed.rawValue, ordering: .sequentiallyConsistent)
+        while writersInside.load(ordering: .sequentiallyConsistent) > 0 { sched_yield() }
         writer.withLock { state in
             guard state != .closed else { return }
             state = .closed

@@ -23,6 +23,8 @@ public final class HCIUserChannelTransport: HCITransport {
     }
 
     private let state = Mutex(State.idle)
+    /// The open link, for `send` to reach with no lock (it may run on a receive path).
+    private let openLink = PublishedReference<DescriptorLink>(nil)
 
     public init(device: Int, bringDownIfUp: Bool = true, limits: H4Deframer.Limits = H4Deframer.Limits()) {
         self.device = device
@@ -53,22 +55,29 @@ public final class HCIUserChannelTransport: HCITransport {
             try socket.bindUserChannel(device: device)
             let link = try DescriptorLink(
                 fileDescriptor: socket.takeFileDescriptor(), name: name,
-                wakeup: .wakePipe, writeCall: .write, eioMeansClosed: false, limits: limits
+                wakeup: .wakePipe, writeCall: .write, eioMeansClosed: false, limits: limits,
+                packetPerWrite: true
             )
             try link.start(sink)
             state = .open(link)
+            openLink.replace(with: link)
         }
     }
 
     public func send(_ h4Packet: UnsafeRawBufferPointer) throws(TransportError) {
-        guard case .open(let link) = state.withLock({ $0 }) else { throw .notOpen }
-        try link.send(h4Packet)
+        try openLink.read { link throws(TransportError) in
+            guard let link else { throw .notOpen }
+            try link.send(h4Packet)
+        }
     }
 
     /// Stops the reader and releases the device (the kernel closes it with the socket).
     public func close() {
         let link = state.withLock { state -> DescriptorLink? in
-            defer { state = .closed }
+            defer {
+                state = .closed
+                openLink.replace(with: nil)
+            }
             if case .open(let link) = state { return link }
             return nil
         }

@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import MallocInterposerSwift
 
 /// Heap allocation counts, from the malloc interposer. On Linux it counts only when its library
@@ -58,4 +59,27 @@ enum Allocations {
         MallocInterposerSwift.unhook()
         return MallocInterposerSwift.getStatistics().mallocCount
     }
+
+    /// Starts counting, process-wide and, apart, on the calling thread alone (the hook runs on
+    /// the allocating thread and compares it with the one that began).
+    static func beginWithThread() {
+        countingThread.store(UInt(pthread_self()), ordering: .relaxed)
+        threadAllocations.store(0, ordering: .relaxed)
+        MallocInterposerSwift.setAllocationHook { _ in
+            if UInt(pthread_self()) == countingThread.load(ordering: .relaxed) { threadAllocations.add(1, ordering: .relaxed) }
+        }
+        begin()
+    }
+
+    /// Stops counting: allocations since `beginWithThread`, process-wide and on its thread.
+    static func endWithThread() -> (process: Int, thread: Int, sameThread: Bool) {
+        let process = end()
+        MallocInterposerSwift.setAllocationHook(nil)
+        let sameThread = UInt(pthread_self()) == countingThread.load(ordering: .relaxed)
+        return (process, threadAllocations.load(ordering: .relaxed), sameThread)
+    }
 }
+
+/// The thread `Allocations.beginWithThread` counts, and its count (globals the C hook can reach).
+private let countingThread = Atomic<UInt>(0)
+private let threadAllocations = Atomic<Int>(0)

@@ -6,7 +6,8 @@ import Synchronization
 /// `sequencer`: a shot's host-side latency, from the grip's trigger bytes reaching the host to
 /// the FLASH command's bytes handed to the transport, on the simulated world (a grip and a Nova
 /// V2, each on its own stack across the virtual air; the air's pacing lies outside the measured
-/// window and does not count). Allocations are counted over the same window, process-wide.
+/// window and does not count). Allocations are counted over the same window, process-wide and
+/// on the trigger's thread alone.
 enum SequencerScenario {
     /// Stamps the two ends of the window at the transport: a received grip notification carrying
     /// a full press (`shutterButtonDown`, code 0x02), and a sent ATT Write Request carrying a V2
@@ -14,7 +15,7 @@ enum SequencerScenario {
     final class Window: HCITransport, Sendable {
         let inner: any HCITransport
         let opened = Atomic<UInt64>(0)
-        let samples = Mutex<[(latency: UInt64, allocations: Int?)]>([])
+        let samples = Mutex<[(latency: UInt64, allocations: (process: Int, thread: Int, sameThread: Bool)?)]>([])
         init(_ inner: any HCITransport) { self.inner = inner }
         var name: String { inner.name }
         func close() { inner.close() }
@@ -25,7 +26,7 @@ enum SequencerScenario {
             // [0x02][handle u16][length u16][L2CAP length u16][CID u16][0x12][handle u16][value...]
             if h4Packet.count >= 13, h4Packet[0] == 0x02, h4Packet[7] == 0x04, h4Packet[9] == 0x12, h4Packet[12] == 0x02 {
                 let now = nowNanoseconds()
-                let allocations = Allocations.available ? Allocations.end() : nil
+                let allocations = Allocations.available ? Allocations.endWithThread() : nil
                 let start = opened.exchange(0, ordering: .acquiringAndReleasing)
                 if start != 0 { samples.withLock { $0.append((now - start, allocations)) } }
             }
@@ -42,8 +43,9 @@ enum SequencerScenario {
             func transportDidReceive(_ type: HCIPacketType, payload: UnsafeRawBufferPointer, at time: HostTime) {
                 // [handle u16][length u16][L2CAP length u16][CID u16][0x1B][handle u16][seq u16][code]
                 if type == .acl, payload.count == 14, payload[6] == 0x04, payload[8] == 0x1B, payload[13] == 0x02 {
+                    // Counting starts first, so that setting it up is not timed.
+                    if Allocations.available { Allocations.beginWithThread() }
                     window.opened.store(nowNanoseconds(), ordering: .releasing)
-                    if Allocations.available { Allocations.begin() }
                 }
                 downstream.transportDidReceive(type, payload: payload, at: time)
             }
@@ -82,6 +84,8 @@ enum SequencerScenario {
         let samples = transport.samples.withLock { Array($0.dropFirst(10)) }
         for sample in samples { latency.record(sample.latency) }
         let allocations = samples.compactMap(\.allocations)
+        let process = allocations.map(\.process).sorted()
+        let thread = allocations.map(\.thread).sorted()
         return BenchReport(
             scenario: "sequencer",
             figures: [
@@ -89,12 +93,16 @@ enum SequencerScenario {
                 "triggerToCommandP50": Double(latency.valueAtPercentile(50)),
                 "triggerToCommandP99": Double(latency.valueAtPercentile(99)),
                 "triggerToCommandMax": Double(latency.max),
-                "allocationsPerTriggerMedian": allocations.isEmpty ? nil : Double(allocations.sorted()[allocations.count / 2]),
-                "allocationsPerTriggerMax": allocations.max().map(Double.init),
+                "allocationsPerTriggerMedian": process.isEmpty ? nil : Double(process[process.count / 2]),
+                "allocationsPerTriggerMax": process.last.map(Double.init),
+                "allocationsOnTriggerThreadMedian": thread.isEmpty ? nil : Double(thread[thread.count / 2]),
+                "allocationsOnTriggerThreadMax": thread.last.map(Double.init),
+                "commandsFromTriggerThread": allocations.isEmpty ? nil : Double(allocations.filter(\.sameThread).count),
                 "captured": Double(outcomes["captured"] ?? 0),
             ],
             units: ["triggerToCommandP50": "ns", "triggerToCommandP99": "ns", "triggerToCommandMax": "ns"],
             notes: ["trigger = the grip's full-press notification handed up by the transport; command = the FLASH write's ACL packet handed to the transport",
-                    "allocations are counted in the same window, process-wide (the simulated devices' work in that window included)"])
+                    "allocationsPerTrigger* count the whole process in that window (the simulated devices' work included); allocationsOnTriggerThread* the thread that read the trigger alone",
+                    "commandsFromTriggerThread: shots whose FLASH left from the thread that read the trigger (the armed path)"])
     }
 }

@@ -74,7 +74,8 @@ import Testing
         let flash = try #require(try await manager.connect(.closest).first).flash
         #expect(flash.model == .v2)
         var events = flash.events().makeAsyncIterator()
-        let ack = try await flash.beginFlash(.full)
+        // A safety timeout no test run outlasts (real time, a loaded machine): the OFF ends it.
+        let ack = try await flash.beginFlash(NovaFlashSettings(warm: 255, cool: 255, timeout: .seconds(30)))
         #expect(ack.roundTrip > .zero)
         #expect(flash.isLit)
         try await flash.endFlash()

@@ -4,9 +4,12 @@ import Synchronization
 /// anyone may replace it, rarely: handlers and routing tables. A replaced value is released once
 /// no reader is inside `read`; until then it waits in a retired list that later replacements
 /// (or deinit) empty. Readers never wait and never touch that list.
-package final class PublishedReference<Value: AnyObject & Sendable>: Sendable {
-    private let current: Atomic<Unmanaged<Value>?>
-    private let readers = Atomic<Int>(0)
+///
+/// A noncopyable struct, stored inline in its owner: on a path that runs seldom (a trigger),
+/// every extra object is another cold page to reach.
+package struct PublishedReference<Value: AnyObject & Sendable>: ~Copyable, Sendable {
+    @usableFromInline let current: Atomic<Unmanaged<Value>?>
+    @usableFromInline let readers = Atomic<Int>(0)
     private let retired = Mutex<[Unmanaged<Value>]>([])
 
     package init(_ value: Value?) {
@@ -21,6 +24,7 @@ package final class PublishedReference<Value: AnyObject & Sendable>: Sendable {
     }
 
     /// Calls `body` with the value in place now; it stays alive until `body` returns.
+    @inlinable
     package func read<Result, Failure: Error>(_ body: (Value?) throws(Failure) -> Result) throws(Failure) -> Result {
         // Counted in before the load: a replacement that sees no reader knows no one holds
         // what it replaced (both sides sequentially consistent).

@@ -57,19 +57,20 @@ import Testing
     }
 
     @Test func readersAlwaysSeeAWholeValueWhileWritersReplaceIt() async {
-        let published = PublishedReference(Table(0))
+        final class Shared: Sendable { let reference = PublishedReference(Table(0)) }
+        let shared = Shared()
         final class Count: Sendable { let value = Atomic<Int>(0) }
         let torn = Count()
         await withTaskGroup(of: Void.self) { group in
             for writer in 0..<2 {
                 group.addTask {
-                    for index in 0..<5_000 { published.replace(with: Table(writer * 10_000 + index)) }
+                    for index in 0..<5_000 { shared.reference.replace(with: Table(writer * 10_000 + index)) }
                 }
             }
             for _ in 0..<2 {
                 group.addTask {
                     for _ in 0..<20_000 {
-                        published.read { table in
+                        shared.reference.read { table in
                             guard let table else { return }
                             if table.copies.contains(where: { $0 != table.id }) { torn.value.add(1, ordering: .relaxed) }
                         }
@@ -78,6 +79,6 @@ import Testing
             }
         }
         #expect(torn.value.load(ordering: .relaxed) == 0)
-        #expect(published.value.map { $0.id % 10_000 } == 4_999)
+        #expect(shared.reference.value.map { $0.id % 10_000 } == 4_999)
     }
 }

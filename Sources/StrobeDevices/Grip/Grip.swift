@@ -27,7 +27,7 @@ public final class Grip: ATTValueHandler, Sendable {
         init(_ handler: EventHandler?) { self.handler = handler }
     }
 
-    private final class Counts: Sendable {
+    private struct Counts: ~Copyable, Sendable {
         let notifications = Atomic<UInt64>(0)
         let records = Atomic<UInt64>(0)
         let lostRecords = Atomic<UInt64>(0)

@@ -46,7 +46,7 @@ public final class HCIController: HCIPacketSink {
     private let aclHandler = PublishedReference<PublishedBox<(any HCIACLHandler)?>>(nil)
     private let aclReceived = ACLReceiveCounts()
 
-    private final class ACLReceiveCounts: Sendable {
+    private struct ACLReceiveCounts: ~Copyable, Sendable {
         let received = Atomic<Int>(0)
         let withoutHandler = Atomic<Int>(0)
     }

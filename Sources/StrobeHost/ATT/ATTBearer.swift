@@ -74,7 +74,7 @@ public final class ATTBearer: Sendable {
     }
 
     /// The statistics the receive path keeps, counted without a lock.
-    private final class ValueCounts: Sendable {
+    private struct ValueCounts: ~Copyable, Sendable {
         let notifications = Atomic<UInt64>(0)
         let indications = Atomic<UInt64>(0)
         let unrouted = Atomic<UInt64>(0)

@@ -33,7 +33,7 @@ final class L2CAPLink: ATTChannel, Sendable {
     }
 
     /// `L2CAPLinkCounters`, counted without a lock.
-    private final class Counts: Sendable {
+    private struct Counts: ~Copyable, Sendable {
         let pdus = Atomic<Int>(0)
         let errors = Atomic<Int>(0)
         let malformedSignaling = Atomic<Int>(0)

@@ -157,7 +157,7 @@ public final class ShutterSequencer: Sendable {
         var begun = [(issued: UInt64, ticket: NovaCommandTicket, armed: Bool)?](repeating: nil, count: targets.count)
         for (index, target) in targets.enumerated() {
             guard let slot = armedFlashes.slot(for: target.flash), slot.armed.hasFired else {
-                if let slot = armedFlashes.slot(for: target.flash) { target.flash.disarm(slot.armed) }
+                armedFlashes.slot(for: target.flash)?.armed.disarm()
                 begun[index] = (hostTime().nanoseconds, target.flash.enqueueFlash(settings), false)
                 continue
             }
@@ -166,6 +166,9 @@ public final class ShutterSequencer: Sendable {
         for target in targets {
             if let slot = armedFlashes.slot(for: target.flash), slot.armed.hasFired { target.flash.armedFlashFired(slot.armed) }
         }
+        // A flash that left the manager keeps nothing armed.
+        let targetIDs = Set(targets.map { ObjectIdentifier($0.flash) })
+        for slot in armedFlashes.slots where !targetIDs.contains(slot.flash) { slot.armed.disarm() }
         armedFlashes.slots = []
         let commands = begun.compactMap { $0 }
         record.flashes = await withTaskGroup(of: (Int, FlashTiming).self) { group in
@@ -224,13 +227,17 @@ public final class ShutterSequencer: Sendable {
     private func armLocked() async {
         let settings = policy.settings
         var slots: [ArmedFlashes.Slot] = []
-        for target in flashes.flashes {
+        let targets = flashes.flashes
+        for target in targets {
             if let slot = armedFlashes.slot(for: target.flash), slot.armed.isArmed {
                 slots.append(slot)
             } else if let armed = await target.flash.armFlash(settings) {
                 slots.append(ArmedFlashes.Slot(flash: target.flash, armed: armed))
             }
         }
+        // A flash that left the manager keeps nothing armed.
+        let kept = Set(slots.map { ObjectIdentifier($0.armed) })
+        for slot in armedFlashes.slots where !kept.contains(ObjectIdentifier(slot.armed)) { slot.armed.disarm() }
         armedFlashes.slots = slots
     }
 
@@ -247,6 +254,11 @@ public final class ShutterSequencer: Sendable {
             }
         }
         await arm()
+    }
+
+    deinit {
+        // Nothing can fire them any more: give the flashes back.
+        for slot in armedFlashes.slots { slot.armed.disarm() }
     }
 
     private func publish(_ record: ShotRecord) -> ShotRecord {

@@ -48,6 +48,21 @@ import Testing
         host.world.stop()
     }
 
+    @Test func disarmingGivesTheFlashBack() async throws {
+        let (host, connected) = try await NovaFailureRulesTests.flash(nil)
+        let flash = connected.flash
+        let credits = host.controller.aclCredits
+        let armed = try #require(await flash.armFlash(.full))
+        #expect(host.controller.aclCredits == credits - 1)
+        armed.disarm()
+        #expect(host.controller.aclCredits == credits)
+        #expect(!armed.fire())
+        #expect(try await flash.ping().roundTrip > .zero)
+        #expect(flash.counters.written == 1)
+        host.controller.close()
+        host.world.stop()
+    }
+
     @Test func aGATTRequestMadeMeanwhileWithdrawsIt() async throws {
         let (host, connected) = try await NovaFailureRulesTests.flash(nil)
         let flash = connected.flash

@@ -27,6 +27,12 @@ public final class NovaArmedFlash: Sendable {
         return write.fire()
     }
 
+    /// Withdraws it unsent: its ticket fails with `.withdrawn` and the flash takes other commands
+    /// again. Does nothing once it fired.
+    public func disarm() {
+        write.disarm()
+    }
+
     /// Its bytes went out.
     public var hasFired: Bool { write.hasFired }
 

@@ -113,7 +113,12 @@ public final class NovaFlash: ATTValueHandler, Sendable {
 
     deinit {
         writes.finish()
-        state.withLock { $0.timer?.cancel() }
+        let armed = state.withLock { s in
+            s.timer?.cancel()
+            return s.armed
+        }
+        // An armed write would otherwise keep the bearer's slot and a controller buffer.
+        armed?.write.disarm()
     }
 
     // MARK: Commands
@@ -212,11 +217,6 @@ public final class NovaFlash: ATTValueHandler, Sendable {
         deliver(outcome)
     }
 
-    /// Withdraws an armed FLASH that has not fired (its ticket fails with `.withdrawn`).
-    public func disarm(_ armed: NovaArmedFlash) {
-        armed.write.disarm()
-    }
-
     /// Turns the light off.
     @discardableResult
     public func endFlash() async throws -> NovaAcknowledgement {
@@ -257,6 +257,8 @@ public final class NovaFlash: ATTValueHandler, Sendable {
             let settled = s.settleArmed(now: now)
             let armed = s.armed
             s.armed = nil
+            // Its ticket fails with the rest; nobody will collect it.
+            if let armed { s.waiters[armed.ticket]?.abandoned = true }
             return (Self.perform(settled + s.queue.disconnected(), in: &s, now: now, clock: clock, writes: writes, flash: self), armed)
         }
         writes.finish()

@@ -79,8 +79,9 @@ extension Result where Failure == any Error {
 @Suite(.timeLimit(.minutes(1))) struct NovaAutoPairTests {
     @Test func closestThenAllThenDisabled() async throws {
         let host = try await SimulatedDevicesTests.host(.standard)
+        // Real time on a machine that may be loaded: an ack deadline no healthy link misses.
         let manager = NovaFlashManager(central: host.central, clock: ContinuousClock(), mode: .closest,
-                                       configuration: .init(scanBurst: .milliseconds(500)))
+                                       configuration: .init(scanBurst: .milliseconds(500), ackTimeout: .seconds(10)))
         let seen = StatusLog()
         manager.setStatusHandler { seen.append($0) }
         var statuses = manager.statusUpdates().makeAsyncIterator()
@@ -95,7 +96,10 @@ extension Result where Failure == any Error {
         while let status = await statuses.next(), status != .ready {}
         #expect(Set(manager.flashes.map(\.name)) == ["Nova", "Nova2"])
         let results = await manager.beginFlash(.gentle)
-        #expect(results.count == 2 && results.allSatisfy { (try? $0.result.get()) != nil })
+        #expect(results.count == 2)
+        for result in results {
+            #expect(throws: Never.self, "\(result.address)") { _ = try result.result.get() }
+        }
         _ = await manager.endFlash()
 
         await manager.disable()

@@ -11,7 +11,8 @@ import Testing
 /// Shots in virtual time: a scripted grip press drives the sequencer against simulated Nova
 /// flashes, each run a child process under the virtual-time driver, the host's wire recorded
 /// with virtual timestamps. The parent checks the bytes that left the host and when they left.
-@Suite(.timeLimit(.minutes(2))) struct ScriptedShotTests {
+/// One child at a time: each runs flat out and would starve the tests that run in real time.
+@Suite(.serialized, .timeLimit(.minutes(2))) struct ScriptedShotTests {
     /// What a run leaves: the shot records, per flash its address and request handle, and what
     /// each simulated flash did (by address).
     struct RunResult: Codable {

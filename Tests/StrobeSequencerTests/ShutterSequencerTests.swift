@@ -31,7 +31,9 @@ import Testing
         let controller = HCIController(transport: world.makeHostController())
         try await controller.open()
         let central = Central(controller: controller)
-        let manager = NovaFlashManager(central: central, clock: ContinuousClock(), configuration: .init(scanBurst: .seconds(1)))
+        // Real time on a machine that may be loaded: an ack timeout no healthy link misses.
+        let manager = NovaFlashManager(central: central, clock: ContinuousClock(),
+                                       configuration: .init(scanBurst: .seconds(1), ackTimeout: .seconds(10)))
         return Rig(world: world, controller: controller, central: central, manager: manager)
     }
 

@@ -10,7 +10,9 @@ import Testing
 /// times the command out and the queue moves on; a wrong id or an unparsable answer fails
 /// everything and drops the link; a disconnect fails every queued command. None hangs.
 @Suite(.timeLimit(.minutes(1))) struct NovaFailureRulesTests {
-    static func flash(_ misbehaviour: SimulatedDeviceDescription.NovaMisbehaviour?, ackTimeout: Duration = .seconds(2))
+    /// The default ack timeout is long: real time on a machine that may be loaded. Tests of the
+    /// timeout itself pass their own.
+    static func flash(_ misbehaviour: SimulatedDeviceDescription.NovaMisbehaviour?, ackTimeout: Duration = .seconds(10))
         async throws -> (SimulatedDevicesTests.Host, NovaFlashManager.ConnectedFlash) {
         var scenario = SimScenario.standard
         scenario.devices = scenario.devices.filter { $0.kind == .nova2 }

@@ -70,7 +70,9 @@ import Testing
         scenario.devices = scenario.devices.filter { $0.kind == .nova2 }
         scenario.devices[0].triggerPresses = [0.05]
         let host = try await Self.host(scenario)
-        let manager = NovaFlashManager(central: host.central, clock: ContinuousClock(), configuration: .init(scanBurst: .seconds(1)))
+        // Real time on a machine that may be loaded: an ack deadline no healthy link misses.
+        let manager = NovaFlashManager(central: host.central, clock: ContinuousClock(),
+                                       configuration: .init(scanBurst: .seconds(1), ackTimeout: .seconds(10)))
         let flash = try #require(try await manager.connect(.closest).first).flash
         #expect(flash.model == .v2)
         var events = flash.events().makeAsyncIterator()
@@ -99,7 +101,8 @@ import Testing
         var scenario = SimScenario.standard
         scenario.devices = scenario.devices.filter { $0.kind == .nova1 }
         let host = try await Self.host(scenario)
-        let manager = NovaFlashManager(central: host.central, clock: ContinuousClock(), configuration: .init(scanBurst: .seconds(1)))
+        let manager = NovaFlashManager(central: host.central, clock: ContinuousClock(),
+                                       configuration: .init(scanBurst: .seconds(1), ackTimeout: .seconds(10)))
         let flash = try #require(try await manager.connect(.closest).first).flash
         var changes = flash.events().makeAsyncIterator()
         try await flash.beginFlash(NovaFlashSettings(warm: 10, cool: 20, timeoutMilliseconds: 50))

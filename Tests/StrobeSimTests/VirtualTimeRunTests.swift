@@ -10,7 +10,8 @@ import Testing
 /// a child process whose jobs the virtual-time driver runs one by one, moving the virtual clock
 /// only when nothing is left to run. The host's side of the wire is recorded to a btsnoop file
 /// stamped with virtual time, and the runs are compared byte for byte.
-@Suite(.timeLimit(.minutes(2))) struct VirtualTimeRunTests {
+/// One child at a time: each runs flat out and would starve the tests that run in real time.
+@Suite(.serialized, .timeLimit(.minutes(2))) struct VirtualTimeRunTests {
     /// Connect, discover, read (long), write, subscribe and 20 notifications, over a link with
     /// latency, jitter and 5 % loss, all drawn from `seed`.
     static func recordSession(seed: UInt64) async throws -> [UInt8] {

@@ -54,7 +54,7 @@ final class DescriptorLink: Sendable {
     /// Each `write()` is one whole packet (the kernel's HCI socket): writers need no lock, only
     /// `writeGate` and `writersInside` keep them off a closed descriptor.
     private let packetPerWrite: Bool
-    /// `WriterState` as a raw value, for writers that take no lock.
+    /// Whether lock-free writers may write: not yet, yes, no longer.
     private let writeGate = Atomic<UInt8>(GateState.notStarted.rawValue)
     private let writersInside = Atomic<Int>(0)
 

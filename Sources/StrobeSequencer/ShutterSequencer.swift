@@ -142,35 +142,31 @@ public final class ShutterSequencer: Sendable {
     private func completeShot(triggeredAt trigger: HostTime) async -> ShotRecord {
         defer { inShot.store(false, ordering: .releasing) }
         var record = ShotRecord(shot: nextShotNumber(), outcome: .captured, triggerReceived: trigger.nanoseconds, flashes: [])
+        // Armed commands that did not go out are withdrawn, so that nothing stays armed for a
+        // flash that left the manager; their flashes get a FLASH the ordinary way below.
+        for slot in armedFlashes.slots where !slot.armed.hasFired { slot.armed.disarm() }
+        let fired = armedFlashes.slots.filter(\.armed.hasFired)
+        armedFlashes.slots = []
         let targets = flashes.flashes
         guard !targets.isEmpty else {
             record.outcome = .noFlash
             return publish(record)
         }
 
-        // Flashes whose armed FLASH did not go out get theirs the ordinary way, first; then the
-        // bookkeeping of those that did. Then each ack or the deadline, whichever first.
+        // The ordinary FLASH commands first, then the bookkeeping of the armed ones that went
+        // out; then each ack or the deadline, whichever first.
         let settings = policy.settings
         let deadline = policy.ackDeadline
         let clock = self.clock
         let hostTime = self.hostTime
-        var begun = [(issued: UInt64, ticket: NovaCommandTicket, armed: Bool)?](repeating: nil, count: targets.count)
-        for (index, target) in targets.enumerated() {
-            guard let slot = armedFlashes.slot(for: target.flash), slot.armed.hasFired else {
-                armedFlashes.slot(for: target.flash)?.armed.disarm()
-                begun[index] = (hostTime().nanoseconds, target.flash.enqueueFlash(settings), false)
-                continue
-            }
-            begun[index] = (slot.issuedAt.load(ordering: .relaxed), slot.armed.ticket, true)
+        let firedSlots = targets.map { target in fired.first { $0.flash == ObjectIdentifier(target.flash) } }
+        let commands = zip(targets, firedSlots).map { target, slot -> (issued: UInt64, ticket: NovaCommandTicket, armed: Bool) in
+            guard let slot else { return (hostTime().nanoseconds, target.flash.enqueueFlash(settings), false) }
+            return (slot.issuedAt.load(ordering: .relaxed), slot.armed.ticket, true)
         }
-        for target in targets {
-            if let slot = armedFlashes.slot(for: target.flash), slot.armed.hasFired { target.flash.armedFlashFired(slot.armed) }
+        for (target, slot) in zip(targets, firedSlots) {
+            if let slot { target.flash.armedFlashFired(slot.armed) }
         }
-        // A flash that left the manager keeps nothing armed.
-        let targetIDs = Set(targets.map { ObjectIdentifier($0.flash) })
-        for slot in armedFlashes.slots where !targetIDs.contains(slot.flash) { slot.armed.disarm() }
-        armedFlashes.slots = []
-        let commands = begun.compactMap { $0 }
         record.flashes = await withTaskGroup(of: (Int, FlashTiming).self) { group in
             for (index, target) in targets.enumerated() {
                 let (issued, ticket, armed) = commands[index]

@@ -250,21 +250,26 @@ public final class ATTBearer: Sendable {
     /// An armed write fired, failed or was disarmed: a fired one gets its transaction timer, the
     /// others give the slot to the next request.
     func armedWriteSettled(_ armed: ATTArmedWrite) {
+        enum Step { case nothing, startTimer, handOver(Task<Void, Never>?, CheckedContinuation<Void, any Error>?) }
         let phase = armed.currentPhase
-        let next = state.withLock { state -> (timer: Task<Void, Never>?, next: CheckedContinuation<Void, any Error>?)? in
-            guard let outstanding = state.outstanding, outstanding.armed === armed else { return nil }
+        let step = state.withLock { state -> Step in
+            guard let outstanding = state.outstanding, outstanding.armed === armed else { return .nothing }
             switch phase {
-            case .armed: return nil
-            case .fired: return outstanding.timer == nil ? (nil, nil) : nil
-            case .failed, .disarmed: return state.finishOutstanding()
+            case .armed: return .nothing
+            case .fired: return outstanding.timer == nil ? .startTimer : .nothing
+            case .failed, .disarmed:
+                let (timer, next) = state.finishOutstanding()
+                return .handOver(timer, next)
             }
         }
-        guard let next else { return }
-        if phase == .fired {
+        switch step {
+        case .nothing:
+            break
+        case .startTimer:
             armTimer(for: armed.id)
-        } else {
-            next.timer?.cancel()
-            next.next?.resume()
+        case .handOver(let timer, let next):
+            timer?.cancel()
+            next?.resume()
         }
     }
 

@@ -39,23 +39,19 @@ enum Allocations {
             try body()
             return nil
         }
-        MallocInterposerSwift.initialize()
-        MallocInterposerSwift.reset()
-        MallocInterposerSwift.hook()
+        begin()
         try body()
-        MallocInterposerSwift.unhook()
-        return MallocInterposerSwift.getStatistics().mallocCount
+        return end()
     }
 
-    /// Starts counting (for async work that `count` cannot wrap).
-    static func begin() {
+    private static func begin() {
         MallocInterposerSwift.initialize()
         MallocInterposerSwift.reset()
         MallocInterposerSwift.hook()
     }
 
-    /// Stops counting and returns the allocations since `begin`.
-    static func end() -> Int {
+    /// The allocations since `begin`, and counting stopped.
+    private static func end() -> Int {
         MallocInterposerSwift.unhook()
         return MallocInterposerSwift.getStatistics().mallocCount
     }

@@ -43,7 +43,7 @@ public final class HCIController: HCIPacketSink {
     /// Packets sent by `sendReservedACL`, counted without the lock.
     private let reservedPacketsSent = Atomic<Int>(0)
     /// Where received ACL data goes, read by the reader thread without a lock.
-    private let aclHandler = PublishedReference<PublishedBox<(any HCIACLHandler)?>>(nil)
+    private let aclHandler = PublishedReference<PublishedBox<any HCIACLHandler>>(nil)
     private let aclReceived = ACLReceiveCounts()
 
     private struct ACLReceiveCounts: ~Copyable, Sendable {
@@ -479,7 +479,7 @@ public final class HCIController: HCIPacketSink {
 
     /// Sets (or clears) where received ACL data goes.
     public func setACLHandler(_ handler: (any HCIACLHandler)?) {
-        aclHandler.replace(with: PublishedBox(handler))
+        aclHandler.replace(with: handler.map { PublishedBox($0) })
     }
 
     private func receiveACL(_ packet: UnsafeRawBufferPointer, at time: HostTime) {

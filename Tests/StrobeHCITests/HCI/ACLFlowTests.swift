@@ -1,10 +1,14 @@
 import Testing
 @testable import StrobeHCI
 
-private func twoBufferController() async throws -> (HCIController, ScriptedTransport) {
+private func controller(buffers: UInt8) async throws -> (HCIController, ScriptedTransport) {
     var profile = ControllerProfile()
-    profile.leBufferV1 = (27, 2)
+    profile.leBufferV1 = (27, buffers)
     return try await openController(profile: profile)
+}
+
+private func twoBufferController() async throws -> (HCIController, ScriptedTransport) {
+    try await controller(buffers: 2)
 }
 
 /// An ATT Exchange MTU Request (247) in one L2CAP PDU on CID 4.
@@ -112,9 +116,7 @@ private let mtuRequest: [UInt8] = [0x03, 0x00, 0x04, 0x00, 0x02, 0xF7, 0x00]
     }
 
     @Test func aReservedBufferIsHeldUntilItsPacketGoesOrComesBack() async throws {
-        var profile = ControllerProfile()
-        profile.leBufferV1 = (27, 3)
-        let (controller, transport) = try await openController(profile: profile)
+        let (controller, transport) = try await controller(buffers: 3)
         #expect(controller.tryReserveACL(handle: 1))
         #expect(controller.aclCredits == 2)
         #expect(controller.aclPacketsInFlight(handle: 1) == 1)
@@ -141,9 +143,7 @@ private let mtuRequest: [UInt8] = [0x03, 0x00, 0x04, 0x00, 0x02, 0xF7, 0x00]
     }
 
     @Test func aReservationEndsWithItsConnection() async throws {
-        var profile = ControllerProfile()
-        profile.leBufferV1 = (27, 3)
-        let (controller, transport) = try await openController(profile: profile)
+        let (controller, transport) = try await controller(buffers: 3)
         #expect(controller.tryReserveACL(handle: 1))
         transport.deliver(disconnectionComplete(handle: 1))
         #expect(controller.aclCredits == 3)

@@ -40,6 +40,33 @@ import Testing
         #expect(Self.requests(summary) == [expected])
     }
 
+    /// The sequencer's armed FLASH (one ACL packet built ahead of the trigger and sent by a
+    /// compare-and-exchange and one write) as Bumble's stack receives it: the documented request,
+    /// with the request id the queue reserved, on both models.
+    @Test(arguments: ["v1", "v2"])
+    func armedShotsReachBumblesFlashAsDocumentedRequests(model: String) async throws {
+        let peripheral = try await BumblePeripheral(script: "nova.py", arguments: ["--model", model])
+        let host = try await HostUnderTest(transport: peripheral.transport)
+        defer { host.close() }
+        let manager = Self.manager(host, ackTimeout: .seconds(10))
+        let connected = try #require(try await manager.connect(.closest).first)
+        let sequencer = ShutterSequencer(flashes: manager, camera: {}, policy: ShotPolicy(ackDeadline: .seconds(10)),
+                                         clock: ContinuousClock())
+        await sequencer.arm()
+        for _ in 0..<2 {
+            let record = await sequencer.shoot()
+            #expect(record.outcome == .captured)
+            #expect(record.flashes.map(\.armed) == [true])
+        }
+        try await connected.connection.disconnect()
+        let summary = try await peripheral.stop()
+        // FLASH full (500 ms safety timeout) and OFF, twice; each shot's FLASH armed after the OFF before it.
+        let expected = model == "v1"
+            ? ["(00:L,FF,FF,01F4)", "(01:O)", "(02:L,FF,FF,01F4)", "(03:O)"].map { Data($0.utf8).map { String(format: "%02x", $0) }.joined() }
+            : ["0200000001f4ffff", "03000001", "0200000201f4ffff", "03000003"]
+        #expect(Self.requests(summary) == [expected])
+    }
+
     @Test func allModeFiresEveryFlashAndReportsEach() async throws {
         let peripheral = try await BumblePeripheral(script: "nova.py", arguments: ["--model", "v2", "--count", "3"])
         let host = try await HostUnderTest(transport: peripheral.transport)

@@ -23,7 +23,10 @@ let package = Package(
             dependencies: ["CBlueZ", .product(name: "SystemPackage", package: "swift-system")]
         ),
         .target(name: "StrobeCapture", dependencies: ["StrobeHCI", "StrobeHost"]),
-        .target(name: "StrobeHost", dependencies: ["StrobeHCI"]),
+        .target(
+            name: "StrobeHost", dependencies: ["StrobeHCI"],
+            // The data the generated assigned-numbers table comes from (Scripts/generate-assigned-numbers.py).
+            exclude: ["UUID/assigned-uuid16.tsv"]),
         .target(name: "StrobeDevices", dependencies: ["StrobeHost"]),
         .target(name: "StrobeSim", dependencies: ["StrobeHCI", "StrobeHost", "StrobeDevices"]),
         .target(name: "StrobeSequencer", dependencies: ["StrobeHCI", "StrobeHost", "StrobeDevices"]),

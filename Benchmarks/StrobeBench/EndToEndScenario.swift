@@ -4,8 +4,8 @@ import Strobe
 /// `e2e`: against a Bumble virtual controller and GATT peripheral on loopback, over H4/TCP:
 /// connection setup (connect, MTU, discovery, subscription), then a notification stream.
 enum EndToEndScenario {
-    static let service = ATTUUID(string: "6E400001-B5A3-F393-E0A9-E50E24DC0001")!
-    static let notify = ATTUUID(string: "6E400004-B5A3-F393-E0A9-E50E24DC0001")!
+    static let service = BluetoothUUID("6E400001-B5A3-F393-E0A9-E50E24DC0001")
+    static let notify = BluetoothUUID("6E400004-B5A3-F393-E0A9-E50E24DC0001")
 
     static func run(notifications: Int) async throws -> BenchReport {
         let peripheral = try BumbleProcess(arguments: ["--notify-count", "\(notifications)", "--timeout", "300"])

@@ -25,13 +25,13 @@ final class SimulatedGrip: SimulatedBehaviour {
     private let eventsHandle = Mutex<UInt16>(0)
 
     func build(_ database: GATTAttributeDatabase) {
-        database.addPrimaryService(ATTUUID(string: GripProfile.service)!)
-        let characteristic = database.addCharacteristic(ATTUUID(string: GripProfile.events)!, properties: [.notify])
+        database.addPrimaryService(GripProfile.service)
+        let characteristic = database.addCharacteristic(GripProfile.events, properties: [.notify])
         eventsHandle.withLock { $0 = characteristic.valueHandle }
-        database.addPrimaryService(ATTUUID(string: GripProfile.deviceInformationService)!)
-        database.addCharacteristic(ATTUUID(string: GripProfile.firmwareRevision)!, properties: [.read], value: Array(firmware.utf8))
-        database.addPrimaryService(ATTUUID(string: GripProfile.batteryService)!)
-        database.addCharacteristic(ATTUUID(string: GripProfile.batteryLevel)!, properties: [.read, .notify], value: [battery])
+        database.addPrimaryService(GripProfile.deviceInformationService)
+        database.addCharacteristic(GripProfile.firmwareRevision, properties: [.read], value: Array(firmware.utf8))
+        database.addPrimaryService(GripProfile.batteryService)
+        database.addCharacteristic(GripProfile.batteryLevel, properties: [.read, .notify], value: [battery])
     }
 
     func attach(to peripheral: Peripheral) {

@@ -36,25 +36,25 @@ final class SimulatedNova: SimulatedBehaviour {
     var log: [String] { events.all }
 
     func build(_ database: GATTAttributeDatabase) {
-        database.addPrimaryService(ATTUUID(string: model.service)!)
-        database.addCharacteristic(ATTUUID(string: model.requestCharacteristic)!, properties: [.write], onWrite: { [self] _, value in
+        database.addPrimaryService(model.service)
+        database.addCharacteristic(model.requestCharacteristic, properties: [.write], onWrite: { [self] _, value in
             handle(value)
             return nil
         })
-        let response = database.addCharacteristic(ATTUUID(string: model.responseCharacteristic)!, properties: [.notify])
+        let response = database.addCharacteristic(model.responseCharacteristic, properties: [.notify])
         state.withLock { $0.responseHandle = response.valueHandle }
         if model == .v2 {
-            database.addCharacteristic(ATTUUID(string: NovaProfile.v2FlashDefaults)!, properties: [.read, .write],
+            database.addCharacteristic(NovaProfile.v2FlashDefaults, properties: [.read, .write],
                                        onRead: { [self] _ in state.withLock { $0.defaults.encoded() } },
                                        onWrite: { [self] _, value in
                                            guard let defaults = value.withUnsafeBytes({ try? NovaFlashDefaults(decoding: $0) }) else { return .invalidAttributeValueLength }
                                            state.withLock { $0.defaults = defaults }
                                            return nil
                                        })
-            database.addCharacteristic(ATTUUID(string: NovaProfile.v2Counters)!, properties: [.read],
+            database.addCharacteristic(NovaProfile.v2Counters, properties: [.read],
                                        onRead: { [self] _ in NovaCounters(values: [state.withLock { $0.flashes }, 0]).encoded() })
-            database.addPrimaryService(ATTUUID(string: NovaProfile.batteryService)!)
-            database.addCharacteristic(ATTUUID(string: NovaProfile.batteryLevel)!, properties: [.read], value: [battery])
+            database.addPrimaryService(NovaProfile.batteryService)
+            database.addCharacteristic(NovaProfile.batteryLevel, properties: [.read], value: [battery])
         }
     }
 

@@ -20,20 +20,20 @@ final class SimulatedStylus: SimulatedBehaviour {
     var log: [String] { events.all }
 
     func build(_ database: GATTAttributeDatabase) {
-        database.addPrimaryService(ATTUUID(string: StylusProfile.service)!)
-        let samples = database.addCharacteristic(ATTUUID(string: StylusProfile.samples)!, properties: [.notify])
+        database.addPrimaryService(StylusProfile.service)
+        let samples = database.addCharacteristic(StylusProfile.samples, properties: [.notify])
         samplesHandle.withLock { $0 = samples.valueHandle }
-        database.addCharacteristic(ATTUUID(string: StylusProfile.buttonMap)!, properties: [.read, .write],
+        database.addCharacteristic(StylusProfile.buttonMap, properties: [.read, .write],
                                    onRead: { [self] _ in buttonMap.withLock { $0.encoded() } },
                                    onWrite: { [self] _, value in
                                        guard let map = try? StylusButtonMap(decoding: value) else { return .invalidAttributeValueLength }
                                        buttonMap.withLock { $0 = map }
                                        return nil
                                    })
-        database.addPrimaryService(ATTUUID(string: StylusProfile.deviceInformationService)!)
-        database.addCharacteristic(ATTUUID(string: StylusProfile.serialNumber)!, properties: [.read], value: Array("PEN-0001".utf8))
-        database.addPrimaryService(ATTUUID(string: StylusProfile.batteryService)!)
-        database.addCharacteristic(ATTUUID(string: StylusProfile.batteryLevel)!, properties: [.read], value: [92])
+        database.addPrimaryService(StylusProfile.deviceInformationService)
+        database.addCharacteristic(StylusProfile.serialNumber, properties: [.read], value: Array("PEN-0001".utf8))
+        database.addPrimaryService(StylusProfile.batteryService)
+        database.addCharacteristic(StylusProfile.batteryLevel, properties: [.read], value: [92])
     }
 
     func attach(to peripheral: Peripheral) {

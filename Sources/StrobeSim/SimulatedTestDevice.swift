@@ -5,10 +5,10 @@ import Synchronization
 /// A generic device for tests: a readable 300-byte value, a writable one, and a notifying one
 /// that counts up once subscribed.
 final class SimulatedTestDevice: SimulatedBehaviour {
-    static let service = ATTUUID(string: "8D1E0001-3B5A-4C6E-9F00-5A7B0BE0C0DE")!
-    static let long = ATTUUID(string: "8D1E0002-3B5A-4C6E-9F00-5A7B0BE0C0DE")!
-    static let control = ATTUUID(string: "8D1E0003-3B5A-4C6E-9F00-5A7B0BE0C0DE")!
-    static let counter = ATTUUID(string: "8D1E0004-3B5A-4C6E-9F00-5A7B0BE0C0DE")!
+    static let service = BluetoothUUID("8D1E0001-3B5A-4C6E-9F00-5A7B0BE0C0DE")
+    static let long = BluetoothUUID("8D1E0002-3B5A-4C6E-9F00-5A7B0BE0C0DE")
+    static let control = BluetoothUUID("8D1E0003-3B5A-4C6E-9F00-5A7B0BE0C0DE")
+    static let counter = BluetoothUUID("8D1E0004-3B5A-4C6E-9F00-5A7B0BE0C0DE")
 
     let clock: any Clock<Duration>
     let notifications: Int

@@ -6,14 +6,14 @@ import Testing
 /// The connection layer, L2CAP and the GATT client against Bumble's GATT server on Bumble's
 /// virtual controller: a peer someone else wrote.
 @Suite(.timeLimit(.minutes(2))) struct GATTInteropTests {
-    static let service = ATTUUID(string: "6E400001-B5A3-F393-E0A9-E50E24DC0001")!
-    static let longRead = ATTUUID(string: "6E400002-B5A3-F393-E0A9-E50E24DC0001")!
-    static let write = ATTUUID(string: "6E400003-B5A3-F393-E0A9-E50E24DC0001")!
-    static let notify = ATTUUID(string: "6E400004-B5A3-F393-E0A9-E50E24DC0001")!
-    static let indicate = ATTUUID(string: "6E400005-B5A3-F393-E0A9-E50E24DC0001")!
+    static let service = BluetoothUUID("6E400001-B5A3-F393-E0A9-E50E24DC0001")
+    static let longRead = BluetoothUUID("6E400002-B5A3-F393-E0A9-E50E24DC0001")
+    static let write = BluetoothUUID("6E400003-B5A3-F393-E0A9-E50E24DC0001")
+    static let notify = BluetoothUUID("6E400004-B5A3-F393-E0A9-E50E24DC0001")
+    static let indicate = BluetoothUUID("6E400005-B5A3-F393-E0A9-E50E24DC0001")
 
     /// Connects by name, discovers the test service and returns its characteristics by UUID.
-    static func connect(_ host: HostUnderTest, name: String) async throws -> (LEConnection, [ATTUUID: GATTCharacteristic]) {
+    static func connect(_ host: HostUnderTest, name: String) async throws -> (LEConnection, [BluetoothUUID: GATTCharacteristic]) {
         let connection = try await host.central.connect(name: name)
         let services = try await connection.gatt.discoverPrimaryServices(uuid: service)
         let found = try #require(services.first)

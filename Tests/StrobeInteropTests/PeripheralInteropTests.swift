@@ -6,10 +6,10 @@ import Testing
 /// Strobe's peripheral role and GATT server against Bumble's own host as the central and GATT
 /// client: it scans for Strobe's advertisement, connects, discovers, reads, writes and subscribes.
 @Suite(.timeLimit(.minutes(1))) struct PeripheralInteropTests {
-    static let service = ATTUUID(string: "8D1E0001-3B5A-4C6E-9F00-5A7B0BE0C0DE")!
-    static let readable = ATTUUID(string: "8D1E0002-3B5A-4C6E-9F00-5A7B0BE0C0DE")!
-    static let writable = ATTUUID(string: "8D1E0003-3B5A-4C6E-9F00-5A7B0BE0C0DE")!
-    static let events = ATTUUID(string: "8D1E0004-3B5A-4C6E-9F00-5A7B0BE0C0DE")!
+    static let service = BluetoothUUID("8D1E0001-3B5A-4C6E-9F00-5A7B0BE0C0DE")
+    static let readable = BluetoothUUID("8D1E0002-3B5A-4C6E-9F00-5A7B0BE0C0DE")
+    static let writable = BluetoothUUID("8D1E0003-3B5A-4C6E-9F00-5A7B0BE0C0DE")
+    static let events = BluetoothUUID("8D1E0004-3B5A-4C6E-9F00-5A7B0BE0C0DE")
 
     final class Written: Sendable {
         let values = Mutex<[[UInt8]]>([])

@@ -47,7 +47,7 @@ import Testing
         let connection = try await host.central.connect(name: "Strobe-Test")
         let services = try await connection.gatt.discoverPrimaryServices(uuid: SimulatedTestDevice.service)
         let characteristics = try await connection.gatt.discoverCharacteristics(of: try #require(services.first))
-        func handle(_ uuid: ATTUUID) throws -> GATTCharacteristic { try #require(characteristics.first { $0.uuid == uuid }) }
+        func handle(_ uuid: BluetoothUUID) throws -> GATTCharacteristic { try #require(characteristics.first { $0.uuid == uuid }) }
         #expect(try await connection.gatt.readLong(handle: try handle(SimulatedTestDevice.long).valueHandle) == (0..<300).map { UInt8($0 % 256) })
         try await connection.gatt.write([0xAB], handle: try handle(SimulatedTestDevice.control).valueHandle)
         let ring = NotificationRing(capacity: 256)

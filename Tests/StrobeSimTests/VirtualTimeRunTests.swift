@@ -37,7 +37,7 @@ import Testing
                 let connection = try await central.connect(name: "Strobe-Test")
                 let service = try #require(try await connection.gatt.discoverPrimaryServices(uuid: SimulatedTestDevice.service).first)
                 let characteristics = try await connection.gatt.discoverCharacteristics(of: service)
-                func characteristic(_ uuid: ATTUUID) throws -> GATTCharacteristic { try #require(characteristics.first { $0.uuid == uuid }) }
+                func characteristic(_ uuid: BluetoothUUID) throws -> GATTCharacteristic { try #require(characteristics.first { $0.uuid == uuid }) }
                 let long = try await connection.gatt.readLong(handle: try characteristic(SimulatedTestDevice.long).valueHandle)
                 guard long == (0..<300).map({ UInt8($0 % 256) }) else { throw SessionFailure.wrongValue }
                 try await connection.gatt.write([0xAB], handle: try characteristic(SimulatedTestDevice.control).valueHandle)

@@ -1,6 +1,6 @@
 import StrobeHost
 
-/// A peer's primary services, discovered once, looked up by the UUID strings the profiles use.
+/// A peer's primary services, discovered once, looked up by the profiles' UUIDs.
 struct PeerServices {
     let gatt: GATTClient
     let services: [GATTService]
@@ -9,15 +9,15 @@ struct PeerServices {
         PeerServices(gatt: gatt, services: try await gatt.discoverPrimaryServices())
     }
 
-    func service(_ uuid: String) -> GATTService? {
-        let target = ATTUUID(string: uuid)
+    func service(_ uuid: BluetoothUUID) -> GATTService? {
+        let target = uuid
         return services.first { $0.uuid == target }
     }
 
     /// The characteristic in `service`, when both exist.
-    func characteristic(_ uuid: String, in service: GATTService?) async throws -> GATTCharacteristic? {
+    func characteristic(_ uuid: BluetoothUUID, in service: GATTService?) async throws -> GATTCharacteristic? {
         guard let service else { return nil }
-        let target = ATTUUID(string: uuid)
+        let target = uuid
         return try await gatt.discoverCharacteristics(of: service).first { $0.uuid == target }
     }
 

@@ -141,7 +141,7 @@ public struct GripEventOccurrence: Sendable, Hashable {
 /// Why a peer could not be used as a grip.
 public enum GripSetupError: Error, Sendable, Hashable, CustomStringConvertible {
     case notAGrip(services: [String])
-    case missingCharacteristic(String)
+    case missingCharacteristic(BluetoothUUID)
 
     public var description: String {
         switch self {

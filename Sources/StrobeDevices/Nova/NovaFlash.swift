@@ -59,15 +59,15 @@ public final class NovaFlash: ATTValueHandler, Sendable {
         to gatt: GATTClient, clock: C, ackTimeout: Duration = NovaCommandQueue<DeviceClock.Instant>.defaultAckTimeout
     ) async throws -> NovaFlash where C.Duration == Duration {
         let services = try await gatt.discoverPrimaryServices()
-        let v2 = ATTUUID(string: NovaProfile.v2Service)
-        let v1 = ATTUUID(string: NovaProfile.v1Service)
+        let v2 = NovaProfile.v2Service
+        let v1 = NovaProfile.v1Service
         guard let service = services.first(where: { $0.uuid == v2 }) ?? services.first(where: { $0.uuid == v1 }) else {
-            throw NovaSetupError.notANova(services: services.map(\.uuid.description))
+            throw NovaSetupError.notANova(services: services.map(\.uuid))
         }
         let model: NovaModel = service.uuid == v2 ? .v2 : .v1
         let characteristics = try await gatt.discoverCharacteristics(of: service)
-        func find(_ uuid: String) -> GATTCharacteristic? {
-            let target = ATTUUID(string: uuid)
+        func find(_ uuid: BluetoothUUID) -> GATTCharacteristic? {
+            let target = uuid
             return characteristics.first { $0.uuid == target }
         }
         guard let request = find(model.requestCharacteristic) else {
@@ -77,9 +77,9 @@ public final class NovaFlash: ATTValueHandler, Sendable {
             throw NovaSetupError.missingCharacteristic(model.responseCharacteristic)
         }
         var batteryHandle: UInt16?
-        if model == .v2, let battery = services.first(where: { $0.uuid == ATTUUID(string: NovaProfile.batteryService) }) {
+        if model == .v2, let battery = services.first(where: { $0.uuid == NovaProfile.batteryService }) {
             batteryHandle = try await gatt.discoverCharacteristics(of: battery)
-                .first { $0.uuid == ATTUUID(string: NovaProfile.batteryLevel) }?.valueHandle
+                .first { $0.uuid == NovaProfile.batteryLevel }?.valueHandle
         }
         let flash = NovaFlash(
             model: model, gatt: gatt, requestHandle: request.valueHandle,
@@ -287,7 +287,7 @@ public final class NovaFlash: ATTValueHandler, Sendable {
         return try bytes.withUnsafeBytes { raw in try BatteryLevel(decoding: raw) }
     }
 
-    private func handle(_ handle: UInt16?, _ uuid: String) throws -> UInt16 {
+    private func handle(_ handle: UInt16?, _ uuid: BluetoothUUID) throws -> UInt16 {
         guard let handle else { throw NovaSetupError.unsupported(model: model, characteristic: uuid) }
         return handle
     }
@@ -441,14 +441,14 @@ public enum NovaFlashEvent: Sendable, Hashable {
 
 /// Why a peer could not be used as a Nova flash.
 public enum NovaSetupError: Error, Sendable, Hashable, CustomStringConvertible {
-    case notANova(services: [String])
-    case missingCharacteristic(String)
-    case unsupported(model: NovaModel, characteristic: String)
+    case notANova(services: [BluetoothUUID])
+    case missingCharacteristic(BluetoothUUID)
+    case unsupported(model: NovaModel, characteristic: BluetoothUUID)
 
     public var description: String {
         switch self {
         case .notANova(let services):
-            "the peer has no Nova service (\(NovaProfile.v1Service) or \(NovaProfile.v2Service)); it has \(services.joined(separator: ", "))"
+            "the peer has no Nova service (\(NovaProfile.v1Service) or \(NovaProfile.v2Service)); it has \(services.map(\.description).joined(separator: ", "))"
         case .missingCharacteristic(let uuid):
             "the Nova service lacks characteristic \(uuid)"
         case .unsupported(let model, let uuid):

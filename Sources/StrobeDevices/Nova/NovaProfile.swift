@@ -1,29 +1,30 @@
-/// GATT identifiers of the Nova off-camera flash, as UUID strings (16-bit UUIDs on the Bluetooth
-/// base UUID, written as four upper-case hex digits). They are wired to the GATT client elsewhere.
+import StrobeHost
+
+/// GATT identifiers of the Nova off-camera flash (16-bit UUIDs on the Bluetooth base UUID).
 public enum NovaProfile {
     // V1 (Nova and its clones): ASCII requests.
-    public static let v1Service = "FFF0"
+    public static let v1Service: BluetoothUUID = "FFF0"
     /// Write with response.
-    public static let v1Request = "FFF3"
+    public static let v1Request: BluetoothUUID = "FFF3"
     /// Notify: acks.
-    public static let v1Response = "FFF4"
+    public static let v1Response: BluetoothUUID = "FFF4"
 
     // V2 (Nova Pro): binary requests.
-    public static let v2Service = "EFF0"
+    public static let v2Service: BluetoothUUID = "EFF0"
     /// Write with response.
-    public static let v2Request = "EFF1"
+    public static let v2Request: BluetoothUUID = "EFF1"
     /// Notify: acks and trigger-button presses.
-    public static let v2Response = "EFF2"
+    public static let v2Response: BluetoothUUID = "EFF2"
     /// Read/write: `NovaFlashDefaults`, 8 bytes.
-    public static let v2FlashDefaults = "EFF3"
+    public static let v2FlashDefaults: BluetoothUUID = "EFF3"
     /// Read: `NovaCounters`, n x u32.
-    public static let v2Counters = "EFF4"
+    public static let v2Counters: BluetoothUUID = "EFF4"
 
-    public static let deviceInformationService = "180A"
+    public static let deviceInformationService: BluetoothUUID = "180A"
     /// Read by the reference SDK to tell flashes apart.
-    public static let systemID = "2A23"
-    public static let batteryService = "180F"
-    public static let batteryLevel = "2A19"
+    public static let systemID: BluetoothUUID = "2A23"
+    public static let batteryService: BluetoothUUID = "180F"
+    public static let batteryLevel: BluetoothUUID = "2A19"
 
     /// Advertised local names of V1 flashes (the original and two compatible clones).
     public static let v1LocalNames: Set<String> = ["Nova", "Noon", "S-Power"]

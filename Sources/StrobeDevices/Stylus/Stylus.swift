@@ -114,7 +114,7 @@ public final class Stylus: ATTValueHandler, Sendable {
 /// Why a peer could not be used as a stylus.
 public enum StylusSetupError: Error, Sendable, Hashable, CustomStringConvertible {
     case notAStylus(services: [String])
-    case missingCharacteristic(String)
+    case missingCharacteristic(BluetoothUUID)
 
     public var description: String {
         switch self {

@@ -1,18 +1,19 @@
-/// GATT identifiers of the pressure stylus reference profile v1.
-/// 128-bit UUIDs are lower-case strings; 16-bit ones four upper-case hex digits.
-public enum StylusProfile {
-    public static let service = "d6a4c9f9-d388-415c-897b-ca91b1c47e00"
-    /// Notify: one `StylusBatchView` per notification.
-    public static let samples = "bb9cc9a6-d070-4360-824d-a775f24c677e"
-    /// Read, write: `StylusButtonMap`.
-    public static let buttonMap = "3d8353ef-5ddb-486d-acc4-4117a00e14fd"
+import StrobeHost
 
-    public static let deviceInformationService = "180A"
+/// GATT identifiers of the pressure stylus reference profile v1.
+public enum StylusProfile {
+    public static let service: BluetoothUUID = "d6a4c9f9-d388-415c-897b-ca91b1c47e00"
+    /// Notify: one `StylusBatchView` per notification.
+    public static let samples: BluetoothUUID = "bb9cc9a6-d070-4360-824d-a775f24c677e"
+    /// Read, write: `StylusButtonMap`.
+    public static let buttonMap: BluetoothUUID = "3d8353ef-5ddb-486d-acc4-4117a00e14fd"
+
+    public static let deviceInformationService: BluetoothUUID = "180A"
     /// Read: the pen's identifier.
-    public static let serialNumber = "2A25"
-    public static let batteryService = "180F"
+    public static let serialNumber: BluetoothUUID = "2A25"
+    public static let batteryService: BluetoothUUID = "180F"
     /// Read, notify: `BatteryLevel`.
-    public static let batteryLevel = "2A19"
+    public static let batteryLevel: BluetoothUUID = "2A19"
 
     /// Pens advertise a local name starting with this.
     public static let localNamePrefix = "Pen"

@@ -28,8 +28,8 @@ public struct ATTFindInformationRequest: ATTRequestPDU {
 /// One handle and its attribute type.
 public struct ATTHandleUUID: Sendable, Hashable {
     public var handle: UInt16
-    public var uuid: ATTUUID
-    public init(handle: UInt16, uuid: ATTUUID) {
+    public var uuid: BluetoothUUID
+    public init(handle: UInt16, uuid: BluetoothUUID) {
         self.handle = handle
         self.uuid = uuid
     }
@@ -62,7 +62,7 @@ public struct ATTFindInformationResponse: ATTPDU {
         entries.reserveCapacity(reader.remaining / entrySize)
         while reader.remaining > 0 {
             let handle = try reader.uint16()
-            guard let uuid = ATTUUID(littleEndian: try reader.view(count: uuidSize)) else {
+            guard let uuid = BluetoothUUID(attBytes: try reader.view(count: uuidSize)) else {
                 throw .malformed(Self.opcode, reason: "bad UUID")
             }
             entries.append(ATTHandleUUID(handle: handle, uuid: uuid))
@@ -75,7 +75,7 @@ public struct ATTFindInformationResponse: ATTPDU {
         writer.write(UInt8(wide ? 0x02 : 0x01))
         for entry in entries {
             writer.write(entry.handle)
-            entry.uuid.encode(into: &writer)
+            entry.uuid.encodeATT(into: &writer)
         }
     }
 }

@@ -85,9 +85,9 @@ struct ATTParameterReader {
     mutating func rest() -> [UInt8] { Array(reader.readRest()) }
 
     /// A UUID filling the rest of the parameters: 2 or 16 bytes.
-    mutating func uuidFillingRest(_ field: String) throws(ATTDecodingError) -> ATTUUID {
+    mutating func uuidFillingRest(_ field: String) throws(ATTDecodingError) -> BluetoothUUID {
         let count = reader.remaining
-        guard let uuid = ATTUUID(littleEndian: reader.readRest()) else {
+        guard let uuid = BluetoothUUID(attBytes: reader.readRest()) else {
             throw .malformed(opcode, reason: "\(field) of \(count) bytes (2 or 16 expected)")
         }
         return uuid

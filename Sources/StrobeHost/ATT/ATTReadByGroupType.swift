@@ -6,9 +6,9 @@ public struct ATTReadByGroupTypeRequest: ATTRequestPDU {
     public static let opcode = ATTOpcode.readByGroupTypeRequest
     public var startingHandle: UInt16
     public var endingHandle: UInt16
-    public var attributeGroupType: ATTUUID
+    public var attributeGroupType: BluetoothUUID
 
-    public init(startingHandle: UInt16, endingHandle: UInt16, attributeGroupType: ATTUUID) {
+    public init(startingHandle: UInt16, endingHandle: UInt16, attributeGroupType: BluetoothUUID) {
         self.startingHandle = startingHandle
         self.endingHandle = endingHandle
         self.attributeGroupType = attributeGroupType
@@ -24,7 +24,7 @@ public struct ATTReadByGroupTypeRequest: ATTRequestPDU {
     public func encodeParameters(into writer: inout ByteWriter) {
         writer.write(startingHandle)
         writer.write(endingHandle)
-        attributeGroupType.encode(into: &writer)
+        attributeGroupType.encodeATT(into: &writer)
     }
 }
 

@@ -6,9 +6,9 @@ public struct ATTReadByTypeRequest: ATTRequestPDU {
     public static let opcode = ATTOpcode.readByTypeRequest
     public var startingHandle: UInt16
     public var endingHandle: UInt16
-    public var attributeType: ATTUUID
+    public var attributeType: BluetoothUUID
 
-    public init(startingHandle: UInt16, endingHandle: UInt16, attributeType: ATTUUID) {
+    public init(startingHandle: UInt16, endingHandle: UInt16, attributeType: BluetoothUUID) {
         self.startingHandle = startingHandle
         self.endingHandle = endingHandle
         self.attributeType = attributeType
@@ -24,7 +24,7 @@ public struct ATTReadByTypeRequest: ATTRequestPDU {
     public func encodeParameters(into writer: inout ByteWriter) {
         writer.write(startingHandle)
         writer.write(endingHandle)
-        attributeType.encode(into: &writer)
+        attributeType.encodeATT(into: &writer)
     }
 }
 

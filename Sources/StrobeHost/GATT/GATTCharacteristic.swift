@@ -15,7 +15,7 @@ public struct GATTCharacteristicProperties: OptionSet, Hashable, Sendable {
 
 /// A characteristic found by discovery (Vol 3, Part G, 3.3).
 public struct GATTCharacteristic: Hashable, Sendable, CustomStringConvertible {
-    public var uuid: ATTUUID
+    public var uuid: BluetoothUUID
     public var properties: GATTCharacteristicProperties
     /// The characteristic declaration.
     public var declarationHandle: UInt16
@@ -25,7 +25,7 @@ public struct GATTCharacteristic: Hashable, Sendable, CustomStringConvertible {
     /// the next characteristic, or the end of the service.
     public var endHandle: UInt16
 
-    public init(uuid: ATTUUID, properties: GATTCharacteristicProperties, declarationHandle: UInt16, valueHandle: UInt16, endHandle: UInt16) {
+    public init(uuid: BluetoothUUID, properties: GATTCharacteristicProperties, declarationHandle: UInt16, valueHandle: UInt16, endHandle: UInt16) {
         self.uuid = uuid
         self.properties = properties
         self.declarationHandle = declarationHandle
@@ -43,10 +43,10 @@ public struct GATTCharacteristic: Hashable, Sendable, CustomStringConvertible {
 
 /// A characteristic descriptor (Vol 3, Part G, 3.3.3).
 public struct GATTDescriptor: Hashable, Sendable {
-    public var uuid: ATTUUID
+    public var uuid: BluetoothUUID
     public var handle: UInt16
 
-    public init(uuid: ATTUUID, handle: UInt16) {
+    public init(uuid: BluetoothUUID, handle: UInt16) {
         self.uuid = uuid
         self.handle = handle
     }

@@ -18,7 +18,7 @@ extension GATTClient {
             }
             for entry in response.entries {
                 try cursor.advance(past: entry.handle, to: entry.endGroupHandle, in: .readByGroupTypeResponse)
-                guard let uuid = ATTUUID(littleEndian: entry.value) else {
+                guard let uuid = BluetoothUUID(attBytes: entry.value) else {
                     throw GATTError.invalidResponse(.readByGroupTypeResponse, reason: "service UUID of \(entry.value.count) bytes at 0x\(hex(entry.handle))")
                 }
                 services.append(GATTService(uuid: uuid, startHandle: entry.handle, endHandle: entry.endGroupHandle))
@@ -28,7 +28,7 @@ extension GATTClient {
     }
 
     /// Discover Primary Service by Service UUID (Find By Type Value on 0x2800).
-    public func discoverPrimaryServices(uuid: ATTUUID, in range: ClosedRange<UInt16> = GATTClient.fullRange) async throws -> [GATTService] {
+    public func discoverPrimaryServices(uuid: BluetoothUUID, in range: ClosedRange<UInt16> = GATTClient.fullRange) async throws -> [GATTService] {
         var services: [GATTService] = []
         var cursor = HandleCursor(range)
         while let start = cursor.next {
@@ -36,7 +36,7 @@ extension GATTClient {
             do {
                 response = try await bearer.request(ATTFindByTypeValueRequest(
                     startingHandle: start, endingHandle: range.upperBound,
-                    attributeType: 0x2800, attributeValue: uuid.littleEndianBytes))
+                    attributeType: 0x2800, attributeValue: uuid.attBytes))
             } catch let error as ATTError where error.code == .attributeNotFound {
                 break
             }
@@ -63,10 +63,10 @@ extension GATTClient {
             guard start != 0, start <= end else {
                 throw GATTError.invalidResponse(.readByTypeResponse, reason: "include at 0x\(hex(entry.handle)) has range 0x\(hex(start))-0x\(hex(end))")
             }
-            var serviceUUID = ATTUUID(value.count == 6 ? UInt16(value[4]) | UInt16(value[5]) << 8 : 0)
+            var serviceUUID = BluetoothUUID(value.count == 6 ? UInt16(value[4]) | UInt16(value[5]) << 8 : 0)
             if entry.value.count == 4 {
                 let declaration = try await read(handle: start)
-                guard declaration.count == 16, let full = ATTUUID(littleEndian: declaration) else {
+                guard declaration.count == 16, let full = BluetoothUUID(attBytes: declaration) else {
                     throw GATTError.invalidResponse(.readResponse, reason: "included service declaration of \(declaration.count) bytes at 0x\(hex(start))")
                 }
                 serviceUUID = full
@@ -79,9 +79,9 @@ extension GATTClient {
 
     /// Discover All Characteristics of a Service, or by UUID (the same walk, filtered, since a
     /// characteristic's end handle comes from the next declaration).
-    public func discoverCharacteristics(of service: GATTService, uuid: ATTUUID? = nil) async throws -> [GATTCharacteristic] {
+    public func discoverCharacteristics(of service: GATTService, uuid: BluetoothUUID? = nil) async throws -> [GATTCharacteristic] {
         let entries = try await readByTypeAll(.characteristic, in: service.handles)
-        var declarations: [(handle: UInt16, properties: GATTCharacteristicProperties, valueHandle: UInt16, uuid: ATTUUID)] = []
+        var declarations: [(handle: UInt16, properties: GATTCharacteristicProperties, valueHandle: UInt16, uuid: BluetoothUUID)] = []
         for entry in entries {
             let count = entry.value.count
             guard count == 5 || count == 19 else {
@@ -89,7 +89,7 @@ extension GATTClient {
             }
             let properties = GATTCharacteristicProperties(rawValue: entry.value[0])
             let valueHandle = UInt16(entry.value[1]) | UInt16(entry.value[2]) << 8
-            guard let uuid = ATTUUID(littleEndian: Array(entry.value[3...])) else {
+            guard let uuid = BluetoothUUID(attBytes: Array(entry.value[3...])) else {
                 throw GATTError.invalidResponse(.readByTypeResponse, reason: "characteristic UUID at 0x\(hex(entry.handle))")
             }
             guard valueHandle > entry.handle, valueHandle <= service.endHandle else {
@@ -157,7 +157,7 @@ extension GATTClient {
     }
 
     /// Read By Type repeated over a range, each next request after the last handle returned.
-    func readByTypeAll(_ type: ATTUUID, in range: ClosedRange<UInt16>) async throws -> [ATTHandleValue] {
+    func readByTypeAll(_ type: BluetoothUUID, in range: ClosedRange<UInt16>) async throws -> [ATTHandleValue] {
         var entries: [ATTHandleValue] = []
         var cursor = HandleCursor(range)
         while let start = cursor.next {

@@ -10,7 +10,7 @@ public struct GATTDatabase: Hashable, Sendable {
             self.descriptors = descriptors
         }
 
-        public func descriptor(_ uuid: ATTUUID) -> GATTDescriptor? { descriptors.first { $0.uuid == uuid } }
+        public func descriptor(_ uuid: BluetoothUUID) -> GATTDescriptor? { descriptors.first { $0.uuid == uuid } }
     }
 
     public struct Service: Hashable, Sendable {
@@ -24,7 +24,7 @@ public struct GATTDatabase: Hashable, Sendable {
             self.characteristics = characteristics
         }
 
-        public func characteristic(_ uuid: ATTUUID) -> Characteristic? {
+        public func characteristic(_ uuid: BluetoothUUID) -> Characteristic? {
             characteristics.first { $0.characteristic.uuid == uuid }
         }
     }
@@ -33,9 +33,9 @@ public struct GATTDatabase: Hashable, Sendable {
 
     public init(services: [Service] = []) { self.services = services.sorted { $0.service.startHandle < $1.service.startHandle } }
 
-    public func service(_ uuid: ATTUUID) -> Service? { services.first { $0.service.uuid == uuid } }
+    public func service(_ uuid: BluetoothUUID) -> Service? { services.first { $0.service.uuid == uuid } }
 
-    public func characteristic(_ uuid: ATTUUID, inService service: ATTUUID) -> Characteristic? {
+    public func characteristic(_ uuid: BluetoothUUID, inService service: BluetoothUUID) -> Characteristic? {
         self.service(service)?.characteristic(uuid)
     }
 

@@ -1,12 +1,12 @@
 /// A service found by discovery: its UUID and the handles of its group (Vol 3, Part G, 3.1).
 public struct GATTService: Hashable, Sendable, CustomStringConvertible {
-    public var uuid: ATTUUID
+    public var uuid: BluetoothUUID
     /// The service declaration.
     public var startHandle: UInt16
     /// The last attribute of the service.
     public var endHandle: UInt16
 
-    public init(uuid: ATTUUID, startHandle: UInt16, endHandle: UInt16) {
+    public init(uuid: BluetoothUUID, startHandle: UInt16, endHandle: UInt16) {
         self.uuid = uuid
         self.startHandle = startHandle
         self.endHandle = endHandle

@@ -32,7 +32,7 @@ public struct GATTServerCharacteristic: Hashable, Sendable {
 public final class GATTAttributeDatabase: Sendable {
     struct Attribute: Sendable {
         var handle: UInt16
-        var type: ATTUUID
+        var type: BluetoothUUID
         var value: [UInt8]
         var permissions: GATTAttributePermissions
         var onRead: GATTReadHandler?
@@ -58,8 +58,8 @@ public final class GATTAttributeDatabase: Sendable {
 
     /// Starts a primary service; the characteristics added next belong to it.
     @discardableResult
-    public func addPrimaryService(_ uuid: ATTUUID) -> UInt16 {
-        append(Attribute(handle: 0, type: .primaryService, value: uuid.littleEndianBytes, permissions: .read))
+    public func addPrimaryService(_ uuid: BluetoothUUID) -> UInt16 {
+        append(Attribute(handle: 0, type: .primaryService, value: uuid.attBytes, permissions: .read))
     }
 
     /// Adds a characteristic declaration, its value and, when it notifies or indicates, its
@@ -68,14 +68,14 @@ public final class GATTAttributeDatabase: Sendable {
     /// stored value is updated when it accepts).
     @discardableResult
     public func addCharacteristic(
-        _ uuid: ATTUUID, properties: GATTCharacteristicProperties, value: [UInt8] = [],
+        _ uuid: BluetoothUUID, properties: GATTCharacteristicProperties, value: [UInt8] = [],
         permissions: GATTAttributePermissions? = nil,
         onRead: GATTReadHandler? = nil, onWrite: GATTWriteHandler? = nil
     ) -> GATTServerCharacteristic {
         let declaration = attributes.withLock { ($0.last?.handle ?? 0) + 1 }
         let valueHandle = declaration + 1
         var declarationValue: [UInt8] = [properties.rawValue, UInt8(valueHandle & 0xFF), UInt8(valueHandle >> 8)]
-        declarationValue += uuid.littleEndianBytes
+        declarationValue += uuid.attBytes
         _ = append(Attribute(handle: 0, type: .characteristic, value: declarationValue, permissions: .read))
         var derived: GATTAttributePermissions = []
         if properties.contains(.read) { derived.insert(.read) }
@@ -92,7 +92,7 @@ public final class GATTAttributeDatabase: Sendable {
 
     /// Adds a descriptor to the last characteristic.
     @discardableResult
-    public func addDescriptor(_ uuid: ATTUUID, value: [UInt8], permissions: GATTAttributePermissions = .read) -> UInt16 {
+    public func addDescriptor(_ uuid: BluetoothUUID, value: [UInt8], permissions: GATTAttributePermissions = .read) -> UInt16 {
         append(Attribute(handle: 0, type: uuid, value: value, permissions: permissions))
     }
 

@@ -178,8 +178,8 @@ public final class GATTServerConnection: Sendable {
                 }
                 let found = attributes.filter { (request.startingHandle...request.endingHandle).contains($0.handle) }
                 guard let first = found.first else { return (error(opcode, request.startingHandle, .attributeNotFound), nil) }
-                let size = first.type.encodedCount
-                let entries = found.prefix { $0.type.encodedCount == size }.prefix((mtu - 2) / (2 + size))
+                let size = first.type.attEncodedCount
+                let entries = found.prefix { $0.type.attEncodedCount == size }.prefix((mtu - 2) / (2 + size))
                 return (ATTFindInformationResponse(entries: entries.map { ATTHandleUUID(handle: $0.handle, uuid: $0.type) }).encoded(), nil)
 
             case .findByTypeValueRequest:
@@ -187,7 +187,7 @@ public final class GATTServerConnection: Sendable {
                 guard request.startingHandle != 0, request.startingHandle <= request.endingHandle else {
                     return (error(opcode, request.startingHandle, .invalidHandle), nil)
                 }
-                let type = ATTUUID(request.attributeType)
+                let type = BluetoothUUID(request.attributeType)
                 let found = attributes.filter {
                     (request.startingHandle...request.endingHandle).contains($0.handle) && $0.type == type && $0.value == request.attributeValue
                 }

@@ -8,9 +8,9 @@ import Testing
 @Suite struct ATTArmedWriteTests {
     /// A writable value at handle 2, a readable one at 3.
     private static func values(_ server: TestGATTServer) {
-        server.addService(ATTUUID(0x180F))
-        server.add(ATTUUID(0x2A19), value: [0], writable: true)
-        server.add(ATTUUID(0x2A19), value: [7])
+        server.addService(BluetoothUUID(0x180F))
+        server.add(BluetoothUUID(0x2A19), value: [0], writable: true)
+        server.add(BluetoothUUID(0x2A19), value: [7])
     }
 
     private final class Count: Sendable {

@@ -6,10 +6,10 @@ import Testing
 @Suite struct ATTBearerTests {
     /// Three readable values at handles 2, 3, 4 after a service declaration.
     private static func threeValues(_ server: TestGATTServer) {
-        server.addService(ATTUUID(0x180F))
-        server.add(ATTUUID(0x2A19), value: [1])
-        server.add(ATTUUID(0x2A19), value: [2])
-        server.add(ATTUUID(0x2A19), value: [3])
+        server.addService(BluetoothUUID(0x180F))
+        server.add(BluetoothUUID(0x2A19), value: [1])
+        server.add(BluetoothUUID(0x2A19), value: [2])
+        server.add(BluetoothUUID(0x2A19), value: [3])
     }
 
     @Test func requestsRunOneAtATimeInFIFOOrder() async throws {
@@ -295,16 +295,16 @@ import Testing
         // A Read By Type Response whose length byte promises 5-byte entries but carries 3.
         h.server.rewriteResponses { _, _ in [0x09, 0x05, 0x02, 0x00, 0xAA] }
         await #expect(throws: ATTBearerError.malformedResponse(.truncated(.readByTypeResponse, needed: 7, got: 5))) {
-            try await h.client.read(uuid: ATTUUID(0x2A19))
+            try await h.client.read(uuid: BluetoothUUID(0x2A19))
         }
         h.server.rewriteResponses { _, _ in [0x09, 0x04, 0x02, 0x00, 0xAA, 0xBB, 0x03, 0x00, 0xCC] }
         await #expect(throws: ATTBearerError.malformedResponse(
             .malformed(.readByTypeResponse, reason: "7 bytes of data is not a multiple of entry length 4"))) {
-            try await h.client.read(uuid: ATTUUID(0x2A19))
+            try await h.client.read(uuid: BluetoothUUID(0x2A19))
         }
         #expect(h.bearer.statistics.protocolViolations == 2)
         h.server.rewriteResponses(nil)
-        #expect(try await h.client.read(uuid: ATTUUID(0x2A19)).map(\.value) == [[1], [2], [3]])
+        #expect(try await h.client.read(uuid: BluetoothUUID(0x2A19)).map(\.value) == [[1], [2], [3]])
     }
 
     @Test func requestsWeDoNotServeAreRefused() async throws {

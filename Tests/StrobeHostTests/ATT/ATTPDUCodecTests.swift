@@ -32,8 +32,8 @@ import Testing
         let info = try ATTFindInformationResponse(pdu: [0x05, 0x01, 0x03, 0x00, 0x02, 0x29, 0x04, 0x00, 0x01, 0x29])
         #expect(info.entries == [ATTHandleUUID(handle: 3, uuid: .clientCharacteristicConfiguration),
                                  ATTHandleUUID(handle: 4, uuid: .characteristicUserDescription)])
-        let wideUUID = ATTUUID(high: 0x6E40_0001_B5A3_F393, low: 0xE0A9_E50E_24DC_CA9E)
-        let wide = try ATTFindInformationResponse(pdu: [0x05, 0x02, 0x07, 0x00] + wideUUID.littleEndianBytes)
+        let wideUUID = BluetoothUUID(value: UInt128(0x6E40_0001_B5A3_F393) << 64 | UInt128(0xE0A9_E50E_24DC_CA9E))
+        let wide = try ATTFindInformationResponse(pdu: [0x05, 0x02, 0x07, 0x00] + wideUUID.attBytes)
         #expect(wide.entries == [ATTHandleUUID(handle: 7, uuid: wideUUID)])
 
         let byType = try ATTReadByTypeResponse(pdu: [0x09, 0x07, 0x02, 0x00, 0x12, 0x03, 0x00, 0x19, 0x2A, 0x04, 0x00, 0x0A, 0x05, 0x00, 0x00, 0x2A])
@@ -55,14 +55,14 @@ import Testing
     @Test func everyCodecRoundTrips() throws {
         func roundTrip<P: ATTPDU>(_ pdu: P) throws { #expect(try P(pdu: pdu.encoded()) == pdu) }
         try roundTrip(ATTFindByTypeValueRequest(startingHandle: 1, endingHandle: 9, attributeType: 0x2800, attributeValue: [1, 2]))
-        try roundTrip(ATTReadByTypeRequest(startingHandle: 1, endingHandle: 9, attributeType: ATTUUID(high: 1, low: 2)))
+        try roundTrip(ATTReadByTypeRequest(startingHandle: 1, endingHandle: 9, attributeType: BluetoothUUID(value: UInt128(1) << 64 | UInt128(2))))
         try roundTrip(ATTReadMultipleRequest(handles: [1, 2, 3]))
         try roundTrip(ATTReadMultipleResponse(values: [1, 2, 3]))
         try roundTrip(ATTPrepareWriteRequest(handle: 4, offset: 5, value: [6]))
         try roundTrip(ATTExecuteWriteResponse())
         try roundTrip(ATTHandleValueNotification(handle: 3, value: [9, 9]))
         try roundTrip(ATTHandleValueIndication(handle: 3, value: []))
-        try roundTrip(ATTFindInformationResponse(entries: [ATTHandleUUID(handle: 1, uuid: ATTUUID(high: 3, low: 4))]))
+        try roundTrip(ATTFindInformationResponse(entries: [ATTHandleUUID(handle: 1, uuid: BluetoothUUID(value: UInt128(3) << 64 | UInt128(4)))]))
     }
 
     @Test func readByTypeResponseRejectsHostileLengths() {
@@ -143,23 +143,26 @@ import Testing
     }
 
     @Test func uuidsTakeTheirShortFormInsideTheBaseUUID() throws {
-        let battery = ATTUUID(0x180F)
-        let spelledOut = try #require(ATTUUID(string: "0000180F-0000-1000-8000-00805F9B34FB"))
+        let battery = BluetoothUUID(0x180F)
+        let spelledOut = BluetoothUUID("0000180F-0000-1000-8000-00805F9B34FB")
         #expect(spelledOut == battery)
         #expect(spelledOut.uuid16 == 0x180F)
-        #expect(spelledOut.littleEndianBytes == [0x0F, 0x18])
+        #expect(spelledOut.attBytes == [0x0F, 0x18])
         #expect(battery.description == "180F")
-        let long = try #require(ATTUUID(littleEndian: [0xFB, 0x34, 0x9B, 0x5F, 0x80, 0x00, 0x00, 0x80, 0x00, 0x10, 0x00, 0x00, 0x0F, 0x18, 0x00, 0x00]))
+        let long = try #require(BluetoothUUID(attBytes: [0xFB, 0x34, 0x9B, 0x5F, 0x80, 0x00, 0x00, 0x80, 0x00, 0x10, 0x00, 0x00, 0x0F, 0x18, 0x00, 0x00]))
         #expect(long == battery)
 
-        let nordic = try #require(ATTUUID(string: "6E400001-B5A3-F393-E0A9-E50E24DCCA9E"))
+        let nordic = BluetoothUUID("6E400001-B5A3-F393-E0A9-E50E24DCCA9E")
         #expect(nordic.uuid16 == nil)
         #expect(nordic.description == "6E400001-B5A3-F393-E0A9-E50E24DCCA9E")
-        #expect(nordic.littleEndianBytes == [0x9E, 0xCA, 0xDC, 0x24, 0x0E, 0xE5, 0xA9, 0xE0, 0x93, 0xF3, 0xA3, 0xB5, 0x01, 0x00, 0x40, 0x6E])
-        #expect(ATTUUID(littleEndian: nordic.littleEndianBytes) == nordic)
-        // A 32-bit alias inside the base has no 16-bit form.
-        #expect(ATTUUID(string: "1234180F-0000-1000-8000-00805F9B34FB")?.uuid16 == nil)
-        #expect(ATTUUID(littleEndian: [1, 2, 3]) == nil)
-        #expect(ATTUUID(string: "18F") == nil)
+        #expect(nordic.attBytes == [0x9E, 0xCA, 0xDC, 0x24, 0x0E, 0xE5, 0xA9, 0xE0, 0x93, 0xF3, 0xA3, 0xB5, 0x01, 0x00, 0x40, 0x6E])
+        #expect(BluetoothUUID(attBytes: nordic.attBytes) == nordic)
+        // A 32-bit alias inside the base has no 16-bit form, and ATT has no 32-bit one.
+        let alias32 = BluetoothUUID("1234180F-0000-1000-8000-00805F9B34FB")
+        #expect(alias32.uuid16 == nil && alias32.uuid32 == 0x1234_180F)
+        #expect(alias32.attBytes.count == 16 && alias32.attEncodedCount == 16)
+        #expect(BluetoothUUID(attBytes: alias32.attBytes) == alias32)
+        #expect(BluetoothUUID(attBytes: [1, 2, 3]) == nil)
+        #expect(BluetoothUUID(attBytes: [0x78, 0x56, 0x34, 0x12]) == nil)
     }
 }

@@ -20,7 +20,7 @@ import Testing
     @Test func attributeNotFoundOnTheFirstRequestMeansNoServices() async throws {
         let h = ATTTestHarness()
         #expect(try await h.client.discoverPrimaryServices().isEmpty)
-        #expect(try await h.client.discoverPrimaryServices(uuid: ATTUUID(0x180F)).isEmpty)
+        #expect(try await h.client.discoverPrimaryServices(uuid: BluetoothUUID(0x180F)).isEmpty)
     }
 
     @Test func otherErrorsEndDiscoveryWithTheATTError() async throws {
@@ -28,7 +28,7 @@ import Testing
         h.server.rewriteResponses { request, response in
             request.first == 0x08 ? [0x01, 0x08, 0x08, 0x00, 0x05] : response
         }
-        let battery = GATTService(uuid: ATTUUID(0x180F), startHandle: 0x08, endHandle: 0x0F)
+        let battery = GATTService(uuid: BluetoothUUID(0x180F), startHandle: 0x08, endHandle: 0x0F)
         await #expect(throws: ATTError(requestOpcode: .readByTypeRequest, handle: 0x08, code: .insufficientAuthentication)) {
             try await h.client.discoverCharacteristics(of: battery)
         }
@@ -36,8 +36,8 @@ import Testing
 
     @Test func discoversServicesAndCharacteristicsByUUID() async throws {
         let h = ATTTestHarness(build: GATTTestDatabase.build)
-        #expect(try await h.client.discoverPrimaryServices(uuid: ATTUUID(0x180F))
-            == [GATTService(uuid: ATTUUID(0x180F), startHandle: 0x08, endHandle: 0x0F)])
+        #expect(try await h.client.discoverPrimaryServices(uuid: BluetoothUUID(0x180F))
+            == [GATTService(uuid: BluetoothUUID(0x180F), startHandle: 0x08, endHandle: 0x0F)])
         let custom = try await h.client.discoverPrimaryServices(uuid: GATTTestDatabase.customService)
         #expect(custom == [GATTService(uuid: GATTTestDatabase.customService, startHandle: 0x10, endHandle: 0x14)])
         #expect(h.channel.sent(.findByTypeValueRequest).last?.count == 7 + 16)
@@ -51,16 +51,16 @@ import Testing
 
     @Test func discoversIncludedServicesWithEither16Or128BitUUIDs() async throws {
         let h = ATTTestHarness { server in
-            server.addService(ATTUUID(0x1811))            // 0x01
+            server.addService(BluetoothUUID(0x1811))            // 0x01
             server.addInclude(serviceAt: 0x0005)          // 0x02: 16-bit, UUID in the declaration
             server.addInclude(serviceAt: 0x0007)          // 0x03: 128-bit, read from 0x0007
-            server.addService(ATTUUID(0x1812), primary: false, at: 0x0005)
-            server.add(ATTUUID(0x2A4D), value: [0])       // 0x06
+            server.addService(BluetoothUUID(0x1812), primary: false, at: 0x0005)
+            server.add(BluetoothUUID(0x2A4D), value: [0])       // 0x06
             server.addService(GATTTestDatabase.customService, primary: false, at: 0x0007)
         }
-        let included = try await h.client.discoverIncludedServices(of: GATTService(uuid: ATTUUID(0x1811), startHandle: 1, endHandle: 4))
+        let included = try await h.client.discoverIncludedServices(of: GATTService(uuid: BluetoothUUID(0x1811), startHandle: 1, endHandle: 4))
         #expect(included == [
-            GATTIncludedService(declarationHandle: 2, service: GATTService(uuid: ATTUUID(0x1812), startHandle: 5, endHandle: 6)),
+            GATTIncludedService(declarationHandle: 2, service: GATTService(uuid: BluetoothUUID(0x1812), startHandle: 5, endHandle: 6)),
             GATTIncludedService(declarationHandle: 3, service: GATTService(uuid: GATTTestDatabase.customService, startHandle: 7, endHandle: 7)),
         ])
         #expect(h.channel.sent(.readRequest) == [[0x0A, 0x07, 0x00]])
@@ -86,7 +86,7 @@ import Testing
 
     @Test func malformedCharacteristicDeclarationsAreRejected() async throws {
         let h = ATTTestHarness(build: GATTTestDatabase.build)
-        let battery = GATTService(uuid: ATTUUID(0x180F), startHandle: 0x08, endHandle: 0x0F)
+        let battery = GATTService(uuid: BluetoothUUID(0x180F), startHandle: 0x08, endHandle: 0x0F)
         // 4-byte declaration value.
         h.server.rewriteResponses { request, response in request[1] == 0x08 ? [0x09, 0x06, 0x0A, 0x00, 0x12, 0x0B, 0x00, 0x19] : response }
         await #expect(throws: GATTError.invalidResponse(.readByTypeResponse, reason: "characteristic declaration of 4 bytes at 0x000A")) {

@@ -18,9 +18,9 @@ import Testing
 
     @Test func longReadEndingOnAPieceBoundary() async throws {
         let h = ATTTestHarness { server in
-            server.addService(ATTUUID(0x180A))
-            server.add(ATTUUID(0x2A29), value: Array(repeating: 0x41, count: 44))  // 0x02: two full pieces
-            server.add(ATTUUID(0x2A24), value: Array(repeating: 0x42, count: 22))  // 0x03: one full piece
+            server.addService(BluetoothUUID(0x180A))
+            server.add(BluetoothUUID(0x2A29), value: Array(repeating: 0x41, count: 44))  // 0x02: two full pieces
+            server.add(BluetoothUUID(0x2A24), value: Array(repeating: 0x42, count: 22))  // 0x03: one full piece
         }
         // An empty Read Blob Response ends the first; Attribute Not Long ends the second.
         #expect(try await h.client.readLong(handle: 2) == Array(repeating: 0x41, count: 44))
@@ -43,7 +43,7 @@ import Testing
 
     @Test func readsByUUIDAndMultiple() async throws {
         let h = ATTTestHarness(build: GATTTestDatabase.build)
-        #expect(try await h.client.read(uuid: ATTUUID(0x2A19)) == [ATTHandleValue(handle: 0x0B, value: [77])])
+        #expect(try await h.client.read(uuid: BluetoothUUID(0x2A19)) == [ATTHandleValue(handle: 0x0B, value: [77])])
         #expect(try await h.client.readMultiple(handles: [0x03, 0x0B]) == Array("Strobe".utf8) + [77])
         await #expect(throws: GATTError.tooFewHandles(1)) { try await h.client.readMultiple(handles: [3]) }
         #expect(try await h.client.read(handle: 0x03) == Array("Strobe".utf8))

@@ -65,10 +65,10 @@ import Testing
 
         // The server replaces the custom service with a new one and appends another.
         h.server.removeAttributes(in: 0x0010...0x0014)
-        h.server.addService(ATTUUID(0x181C), at: 0x0010)
-        h.server.addCharacteristic(ATTUUID(0x2A8A), properties: [.read, .write], value: [1])   // 0x11, 0x12
-        h.server.addService(ATTUUID(0x1819), at: 0x0020)
-        h.server.addCharacteristic(ATTUUID(0x2A67), properties: [.notify])                     // 0x21-0x23
+        h.server.addService(BluetoothUUID(0x181C), at: 0x0010)
+        h.server.addCharacteristic(BluetoothUUID(0x2A8A), properties: [.read, .write], value: [1])   // 0x11, 0x12
+        h.server.addService(BluetoothUUID(0x1819), at: 0x0020)
+        h.server.addCharacteristic(BluetoothUUID(0x2A67), properties: [.notify])                     // 0x21-0x23
         h.server.indicate(GATTTestDatabase.serviceChangedHandle, [0x10, 0x00, 0xFF, 0xFF])
 
         guard case .invalidated(let invalidated) = await events.next() else { Issue.record("no invalidation"); return }
@@ -78,10 +78,10 @@ import Testing
         await h.channel.waitUntilSent(.handleValueConfirmation)
 
         let database = try #require(h.client.database)
-        #expect(database.services.map(\.service.uuid) == [.genericAccessService, .genericAttributeService, ATTUUID(0x180F), ATTUUID(0x181C), ATTUUID(0x1819)])
+        #expect(database.services.map(\.service.uuid) == [.genericAccessService, .genericAttributeService, BluetoothUUID(0x180F), BluetoothUUID(0x181C), BluetoothUUID(0x1819)])
         #expect(Array(database.services.prefix(3)) == Array(GATTTestDatabase.expected.services.prefix(3)))
-        #expect(database.service(ATTUUID(0x181C))?.service.handles == 0x0010...0x001F)
-        #expect(database.characteristic(ATTUUID(0x2A67), inService: ATTUUID(0x1819))?.descriptors
+        #expect(database.service(BluetoothUUID(0x181C))?.service.handles == 0x0010...0x001F)
+        #expect(database.characteristic(BluetoothUUID(0x2A67), inService: BluetoothUUID(0x1819))?.descriptors
             == [GATTDescriptor(uuid: .clientCharacteristicConfiguration, handle: 0x23)])
     }
 
@@ -98,7 +98,7 @@ import Testing
         guard case .rediscoveryFailed(let failed, let error) = await events.next() else { Issue.record("expected a failure"); return }
         #expect(failed == 0x0008...0x000F)
         #expect(error as? GATTError == .invalidResponse(.readByTypeResponse, reason: "characteristic at 0x000A has value handle 0x002B"))
-        #expect(h.client.database?.service(ATTUUID(0x180F)) == nil)
+        #expect(h.client.database?.service(BluetoothUUID(0x180F)) == nil)
         #expect(h.client.database?.services.count == 3)
     }
 

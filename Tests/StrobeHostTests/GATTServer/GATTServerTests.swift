@@ -32,11 +32,11 @@ final class PipeChannel: ATTChannel, Sendable {
 
 /// Strobe's GATT server answering Strobe's GATT client over an in-memory pair of channels.
 @Suite(.timeLimit(.minutes(1))) struct GATTServerTests {
-    static let service = ATTUUID(string: "8D1E0001-3B5A-4C6E-9F00-5A7B0BE0C0DE")!
-    static let long = ATTUUID(string: "8D1E0002-3B5A-4C6E-9F00-5A7B0BE0C0DE")!
-    static let control = ATTUUID(string: "8D1E0003-3B5A-4C6E-9F00-5A7B0BE0C0DE")!
-    static let events = ATTUUID(string: "8D1E0004-3B5A-4C6E-9F00-5A7B0BE0C0DE")!
-    static let alarms = ATTUUID(string: "8D1E0005-3B5A-4C6E-9F00-5A7B0BE0C0DE")!
+    static let service = BluetoothUUID("8D1E0001-3B5A-4C6E-9F00-5A7B0BE0C0DE")
+    static let long = BluetoothUUID("8D1E0002-3B5A-4C6E-9F00-5A7B0BE0C0DE")
+    static let control = BluetoothUUID("8D1E0003-3B5A-4C6E-9F00-5A7B0BE0C0DE")
+    static let events = BluetoothUUID("8D1E0004-3B5A-4C6E-9F00-5A7B0BE0C0DE")
+    static let alarms = BluetoothUUID("8D1E0005-3B5A-4C6E-9F00-5A7B0BE0C0DE")
     static let longValue: [UInt8] = (0..<300).map { UInt8($0 % 251) }
 
     struct Pair {
@@ -44,7 +44,7 @@ final class PipeChannel: ATTChannel, Sendable {
         let server: GATTServerConnection
         let client: GATTClient
         let written: WrittenValues
-        let characteristics: [ATTUUID: GATTServerCharacteristic]
+        let characteristics: [BluetoothUUID: GATTServerCharacteristic]
     }
 
     final class WrittenValues: Sendable {
@@ -56,9 +56,9 @@ final class PipeChannel: ATTChannel, Sendable {
     static func makePair(serverMTU: Int = 517) -> Pair {
         let database = GATTAttributeDatabase()
         let written = WrittenValues()
-        var characteristics: [ATTUUID: GATTServerCharacteristic] = [:]
+        var characteristics: [BluetoothUUID: GATTServerCharacteristic] = [:]
         database.addPrimaryService(.genericAccessService)
-        characteristics[ATTUUID(0x2A00)] = database.addCharacteristic(ATTUUID(0x2A00), properties: [.read], value: Array("Strobe Sim".utf8))
+        characteristics[BluetoothUUID(0x2A00)] = database.addCharacteristic(BluetoothUUID(0x2A00), properties: [.read], value: Array("Strobe Sim".utf8))
         database.addPrimaryService(service)
         characteristics[long] = database.addCharacteristic(long, properties: [.read], value: longValue)
         characteristics[control] = database.addCharacteristic(

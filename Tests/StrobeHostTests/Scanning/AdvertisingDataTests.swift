@@ -10,7 +10,7 @@ import Testing
     }
 
     @Test func everyInterpretedTypeAndUnknownOnesKeptRaw() throws {
-        let custom = try #require(BluetoothUUID("6E400001-B5A3-F393-E0A9-E50E24DC0001"))
+        let custom = BluetoothUUID("6E400001-B5A3-F393-E0A9-E50E24DC0001")
         let customWire = bytes("01 00 dc 24 0e e5 a9 e0 93 f3 a3 b5 01 00 40 6e")
         let raw: [UInt8] = bytes("02 01 05")
             + bytes("05 02 0d 18 0f 18")
@@ -28,18 +28,18 @@ import Testing
         #expect(data.structures == [
             .flags([.leLimitedDiscoverable, .brEdrNotSupported]),
             .serviceUUIDs([BluetoothUUID(UInt16(0x180D)), BluetoothUUID(UInt16(0x180F))], width: .bits16, complete: false),
-            .serviceUUIDs([BluetoothUUID(UInt32(0x1234_5678))], width: .bits32, complete: true),
+            .serviceUUIDs([BluetoothUUID(uuid32: 0x1234_5678)], width: .bits32, complete: true),
             .serviceUUIDs([custom], width: .bits128, complete: true),
             .localName("Bum", complete: false),
             .txPowerLevel(-8),
             .appearance(0x03C1),
             .manufacturerSpecificData(ManufacturerData(companyIdentifier: 0x004C, data: [0x02, 0x15])),
             .serviceData(ServiceData(uuid: BluetoothUUID(UInt16(0x180F)), data: [0x64]), width: .bits16),
-            .serviceData(ServiceData(uuid: BluetoothUUID(UInt32(0x1234_5678)), data: [0xAA]), width: .bits32),
+            .serviceData(ServiceData(uuid: BluetoothUUID(uuid32: 0x1234_5678), data: [0xAA]), width: .bits32),
             .serviceData(ServiceData(uuid: custom, data: [0x01]), width: .bits128),
             .other(type: AdvertisingDataType(rawValue: 0x2A), data: [0x01, 0x02]),
         ])
-        #expect(data.serviceUUIDs == [BluetoothUUID(UInt16(0x180D)), BluetoothUUID(UInt16(0x180F)), BluetoothUUID(UInt32(0x1234_5678)), custom])
+        #expect(data.serviceUUIDs == [BluetoothUUID(UInt16(0x180D)), BluetoothUUID(UInt16(0x180F)), BluetoothUUID(uuid32: 0x1234_5678), custom])
         #expect(data.localName == "Bum" && data.txPowerLevel == -8 && data.appearance == 0x03C1)
         #expect(data.manufacturerData == [ManufacturerData(companyIdentifier: 0x004C, data: [0x02, 0x15])])
         #expect(data.serviceData.count == 3)

@@ -8,7 +8,7 @@ import Synchronization
 final class TestGATTServer: Sendable {
     struct Attribute {
         var handle: UInt16
-        var type: ATTUUID
+        var type: BluetoothUUID
         var value: [UInt8]
         var readable = true
         var writable = false
@@ -45,7 +45,7 @@ final class TestGATTServer: Sendable {
     private var nextHandle: UInt16 { state.withLock { ($0.attributes.last?.handle ?? 0) + 1 } }
 
     @discardableResult
-    func add(_ type: ATTUUID, value: [UInt8], readable: Bool = true, writable: Bool = false, at handle: UInt16? = nil) -> UInt16 {
+    func add(_ type: BluetoothUUID, value: [UInt8], readable: Bool = true, writable: Bool = false, at handle: UInt16? = nil) -> UInt16 {
         state.withLock { state in
             let handle = handle ?? (state.attributes.last?.handle ?? 0) + 1
             state.attributes.append(Attribute(handle: handle, type: type, value: value, readable: readable, writable: writable))
@@ -55,8 +55,8 @@ final class TestGATTServer: Sendable {
     }
 
     @discardableResult
-    func addService(_ uuid: ATTUUID, primary: Bool = true, at handle: UInt16? = nil) -> UInt16 {
-        add(primary ? .primaryService : .secondaryService, value: uuid.littleEndianBytes, at: handle)
+    func addService(_ uuid: BluetoothUUID, primary: Bool = true, at handle: UInt16? = nil) -> UInt16 {
+        add(primary ? .primaryService : .secondaryService, value: uuid.attBytes, at: handle)
     }
 
     @discardableResult
@@ -71,11 +71,11 @@ final class TestGATTServer: Sendable {
     /// Adds a declaration, a value and, for notify or indicate, a CCCD. Returns the value handle.
     @discardableResult
     func addCharacteristic(
-        _ uuid: ATTUUID, properties: GATTCharacteristicProperties, value: [UInt8] = [], writable: Bool = true
+        _ uuid: BluetoothUUID, properties: GATTCharacteristicProperties, value: [UInt8] = [], writable: Bool = true
     ) -> UInt16 {
         let valueHandle = nextHandle + 1
         var declaration: [UInt8] = [properties.rawValue, UInt8(valueHandle & 0xFF), UInt8(valueHandle >> 8)]
-        declaration += uuid.littleEndianBytes
+        declaration += uuid.attBytes
         add(.characteristic, value: declaration)
         add(uuid, value: value, readable: properties.contains(.read), writable: writable)
         if !properties.isDisjoint(with: [.notify, .indicate]) {
@@ -190,9 +190,9 @@ final class TestGATTServer: Sendable {
                 }
                 let found = state.attributes.filter { (request.startingHandle...request.endingHandle).contains($0.handle) }
                 guard let first = found.first else { return error(opcode, request.startingHandle, .attributeNotFound) }
-                let size = first.type.encodedCount
+                let size = first.type.attEncodedCount
                 let fit = (state.mtu - 2) / (2 + size)
-                let entries = found.prefix { $0.type.encodedCount == size }.prefix(fit)
+                let entries = found.prefix { $0.type.attEncodedCount == size }.prefix(fit)
                 return ATTFindInformationResponse(entries: entries.map { ATTHandleUUID(handle: $0.handle, uuid: $0.type) }).encoded()
 
             case .findByTypeValueRequest:
@@ -200,7 +200,7 @@ final class TestGATTServer: Sendable {
                 guard request.startingHandle != 0, request.startingHandle <= request.endingHandle else {
                     return error(opcode, request.startingHandle, .invalidHandle)
                 }
-                let type = ATTUUID(request.attributeType)
+                let type = BluetoothUUID(request.attributeType)
                 let found = state.attributes.filter {
                     (request.startingHandle...request.endingHandle).contains($0.handle) && $0.type == type && $0.value == request.attributeValue
                 }

@@ -1,7 +1,9 @@
-/// A Bluetooth UUID: 16-bit and 32-bit forms are shorthands for UUIDs built on the Bluetooth
-/// Base UUID 00000000-0000-1000-8000-00805F9B34FB (Core Specification Vol 3, Part B, 2.5.1).
-/// Stored as the full 128-bit value, so `180A` equals `0000180A-0000-1000-8000-00805F9B34FB`.
-public struct BluetoothUUID: Sendable, Hashable, Comparable, CustomStringConvertible, Codable {
+/// A Bluetooth UUID, the one UUID type of the stack: advertising data, ATT attribute types, GATT
+/// services and characteristics, profiles. 16-bit and 32-bit forms are shorthands for UUIDs
+/// built on the Bluetooth Base UUID 00000000-0000-1000-8000-00805F9B34FB (Core Specification
+/// Vol 3, Part B, 2.5.1). Stored as the full 128-bit value, so `180A` equals
+/// `0000180A-0000-1000-8000-00805F9B34FB`; a string literal spells one (`"180F"`).
+public struct BluetoothUUID: Sendable, Hashable, Comparable, CustomStringConvertible, Codable, ExpressibleByStringLiteral {
     /// The 128-bit value, most significant bits first as the string form reads.
     public let value: UInt128
 
@@ -20,7 +22,13 @@ public struct BluetoothUUID: Sendable, Hashable, Comparable, CustomStringConvert
 
     public init(_ uuid16: UInt16) { value = Self.baseValue | UInt128(uuid16) << 96 }
 
-    public init(_ uuid32: UInt32) { value = Self.baseValue | UInt128(uuid32) << 96 }
+    public init(uuid32: UInt32) { value = Self.baseValue | UInt128(uuid32) << 96 }
+
+    /// A literal that is not a UUID is a programming error, caught the first time it runs.
+    public init(stringLiteral text: StaticString) {
+        guard let uuid = BluetoothUUID(text.description) else { preconditionFailure("not a Bluetooth UUID: \(text)") }
+        self = uuid
+    }
 
     /// From `180A`, `0000180A` or `0000180A-0000-1000-8000-00805F9B34FB` (dashes optional, any case).
     public init?(_ string: String) {
@@ -32,7 +40,7 @@ public struct BluetoothUUID: Sendable, Hashable, Comparable, CustomStringConvert
             self.init(short)
         case 8:
             guard let short = UInt32(hex, radix: 16) else { return nil }
-            self.init(short)
+            self.init(uuid32: short)
         case 32:
             // Dashes, when present, must be where the canonical form puts them.
             if string.contains("-") {
@@ -55,7 +63,7 @@ public struct BluetoothUUID: Sendable, Hashable, Comparable, CustomStringConvert
         for (index, byte) in bytes.enumerated() { number |= UInt128(byte) << (8 * index) }
         switch bytes.count {
         case 2: self.init(UInt16(truncatingIfNeeded: number))
-        case 4: self.init(UInt32(truncatingIfNeeded: number))
+        case 4: self.init(uuid32: UInt32(truncatingIfNeeded: number))
         default: self.init(value: number)
         }
     }

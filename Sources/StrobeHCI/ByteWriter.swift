@@ -14,6 +14,8 @@ public struct ByteWriter {
         withUnsafeBytes(of: value.littleEndian) { bytes.append(contentsOf: $0) }
     }
 
+    public mutating func write(_ handle: ConnectionHandle) { write(handle.rawValue) }
+
     public mutating func writeBigEndian<T: FixedWidthInteger>(_ value: T) {
         withUnsafeBytes(of: value.bigEndian) { bytes.append(contentsOf: $0) }
     }

@@ -4,7 +4,7 @@ import Glibc
 
 /// Why a transport could not be opened or stopped working. Every case says what was wrong and,
 /// where the user can do something about it, what to do.
-public enum TransportError: Error, Sendable, Equatable, CustomStringConvertible {
+public enum TransportError: Error, Sendable, Hashable, CustomStringConvertible {
     /// This kernel has no `AF_BLUETOOTH` support.
     case bluetoothUnsupported
     /// The HCI socket needs `CAP_NET_ADMIN`.

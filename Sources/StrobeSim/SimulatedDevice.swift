@@ -59,7 +59,7 @@ final class SimLog: Sendable {
 
 /// Runs `body` for each central that connects, once it has enabled notifications of the value
 /// at `valueHandle`: what a device does when someone listens.
-func whenSubscribed(_ peripheral: Peripheral, to valueHandle: UInt16,
+func whenSubscribed(_ peripheral: Peripheral, to valueHandle: AttributeHandle,
                     _ body: @escaping @Sendable (GATTServerConnection) async -> Void) {
     Task {
         for await connection in peripheral.incomingConnections() {

@@ -22,7 +22,7 @@ final class SimulatedGrip: SimulatedBehaviour {
 
     var log: [String] { events.all }
 
-    private let eventsHandle = Mutex<UInt16>(0)
+    private let eventsHandle = Mutex<AttributeHandle>(.reserved)
 
     func build(_ database: GATTAttributeDatabase) {
         database.addPrimaryService(GripProfile.service)

@@ -21,7 +21,7 @@ final class SimulatedNova: SimulatedBehaviour {
         var flashes: UInt32 = 0
         var lit = false
         var litGeneration = 0
-        var responseHandle: UInt16 = 0
+        var responseHandle: AttributeHandle = .reserved
     }
 
     init(model: NovaModel, clock: any Clock<Duration>, triggerPresses: [Duration], battery: UInt8,

@@ -10,7 +10,7 @@ final class SimulatedStylus: SimulatedBehaviour {
     let batches: Int
     private let events = SimLog()
     private let buttonMap = Mutex(StylusButtonMap(side1: .undo, side2: .erase))
-    private let samplesHandle = Mutex<UInt16>(0)
+    private let samplesHandle = Mutex<AttributeHandle>(.reserved)
 
     init(clock: any Clock<Duration>, batches: Int) {
         self.clock = clock

@@ -21,7 +21,7 @@ final class SimulatedTestDevice: SimulatedBehaviour {
 
     var log: [String] { events.all }
 
-    private let counterHandle = Mutex<UInt16>(0)
+    private let counterHandle = Mutex<AttributeHandle>(.reserved)
 
     func build(_ database: GATTAttributeDatabase) {
         database.addPrimaryService(Self.service)

@@ -42,11 +42,11 @@ import Testing
         #expect(raw.count == fields.count)
         var reinterpreted = 0
         for ((pdu, field), bytes) in zip(zip(ours, fields), raw) {
-            let handleText = String(format: "0x%04x", pdu.handle ?? 0)
+            let handleText = String(format: "0x%04x", pdu.handle?.rawValue ?? 0)
             let valueText = (pdu.value ?? []).map { String(format: "%02x", $0) }.joined()
             #expect(String(pdu.frame) == field[0])
             #expect(Array(bytes.dropFirst(3)) == pdu.value, "\(name) frame \(pdu.frame): value against btatt_raw")
-            #expect(bytes.count >= 3 && UInt16(bytes[1]) | UInt16(bytes[2]) << 8 == pdu.handle)
+            #expect(bytes.count >= 3 && UInt16(bytes[1]) | UInt16(bytes[2]) << 8 == pdu.handle?.rawValue)
             if field[1] == handleText {
                 #expect(field.count > 2 ? field[2] == valueText : valueText.isEmpty, "\(name) frame \(pdu.frame): btatt.value")
             } else {

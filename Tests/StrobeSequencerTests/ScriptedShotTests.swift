@@ -17,7 +17,7 @@ import Testing
     /// each simulated flash did (by address).
     struct RunResult: Codable {
         var records: [ShotRecord]
-        var requestHandles: [String: UInt16]
+        var requestHandles: [String: AttributeHandle]
         var deviceLogs: [String: [String]]
     }
 
@@ -154,7 +154,7 @@ import Testing
         var acks: [Int64] = []
         for (address, model) in models {
             let link = try #require(wire.links[address])
-            let requestHandle = try #require(run.result.requestHandles[address])
+            let requestHandle = try #require(run.result.requestHandles[address]?.rawValue)
             let writes = wire.sent(on: link.handle, opcode: 0x12).filter { $0.attributeHandle == requestHandle }
             try #require(writes.count == 2)
             // FLASH full (255, 255, the 500 ms safety timeout), request id 0, then OFF, id 1.
@@ -225,7 +225,7 @@ import Testing
         let wire = try Wire(run.capture)
         let address = "C4:5E:00:00:00:01"
         let link = try #require(wire.links[address])
-        let requestHandle = try #require(run.result.requestHandles[address])
+        let requestHandle = try #require(run.result.requestHandles[address]?.rawValue)
         let writes = wire.sent(on: link.handle, opcode: 0x12).filter { $0.attributeHandle == requestHandle }
         // FLASH, OFF, FLASH, OFF: the withdrawn command's request id (0) never went out.
         #expect(writes.map { Array($0.acl[11...]) } == [

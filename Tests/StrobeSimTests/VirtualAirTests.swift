@@ -24,7 +24,7 @@ import Testing
         let world = SimWorld(scenario: SimScenario(devices: []), clock: ContinuousClock())
         let controller = HCIController(transport: world.makeHostController())
         try await controller.open()
-        await #expect(throws: HCIError.status(.unknownHCICommand)) {
+        await #expect(throws: HCIError.commandFailed(.leSetDataLength, .unknownHCICommand)) {
             _ = try await controller.send(HCILESetDataLength(connectionHandle: 0x40, txOctets: 251, txTime: 2120))
         }
         #expect(world.air.counters.unknownCommands == 1)

@@ -6,24 +6,24 @@ import StrobeHost
 /// and Indication the attribute handle and value.
 public struct CaptureATTPDU: Sendable, Hashable {
     public var frame: Int
-    public var connectionHandle: UInt16
+    public var connectionHandle: ConnectionHandle
     public var direction: BtsnoopDirection?
     public var opcode: UInt8
-    public var handle: UInt16?
+    public var handle: AttributeHandle?
     public var value: [UInt8]?
 
     /// `frame  chandle  opcode  handle  value`, tab-separated, formatted as tshark prints
     /// `frame.number`, `bthci_acl.chandle`, `btatt.opcode`, `btatt.handle` and `btatt.value`.
     public var tsv: String {
-        [String(frame), hex(connectionHandle, digits: 4), hex(opcode, digits: 2),
-         handle.map { hex($0, digits: 4) } ?? "", value.map { $0.map { hex($0, digits: 2, prefix: false) }.joined() } ?? ""]
+        [String(frame), hex(connectionHandle.rawValue, digits: 4), hex(opcode, digits: 2),
+         handle.map { hex($0.rawValue, digits: 4) } ?? "", value.map { $0.map { hex($0, digits: 2, prefix: false) }.joined() } ?? ""]
             .joined(separator: "\t")
     }
 
     public var text: String {
         let name = ATTOpcode(rawValue: opcode).description
-        var line = "\(frame)\t\(hex(connectionHandle, digits: 4))\t\(direction.map { "\($0)" } ?? "?")\t\(name)"
-        if let handle { line += " handle \(hex(handle, digits: 4))" }
+        var line = "\(frame)\t\(hex(connectionHandle.rawValue, digits: 4))\t\(direction.map { "\($0)" } ?? "?")\t\(name)"
+        if let handle { line += " handle \(hex(handle.rawValue, digits: 4))" }
         if let value { line += " value \(value.map { hex($0, digits: 2, prefix: false) }.joined())" }
         return line
     }
@@ -58,7 +58,7 @@ public final class CaptureATTDecoder {
     private var readyIndex = 0
 
     private struct Key: Hashable {
-        var handle: UInt16
+        var handle: ConnectionHandle
         var direction: BtsnoopDirection?
     }
 
@@ -117,7 +117,7 @@ public final class CaptureATTDecoder {
                 var found = CaptureATTPDU(frame: frame, connectionHandle: key.handle, direction: key.direction, opcode: opcode)
                 if opcode == ATTOpcode.handleValueNotification.rawValue || opcode == ATTOpcode.handleValueIndication.rawValue,
                    pdu.payload.count >= 3 {
-                    found.handle = UInt16(pdu.payload[1]) | UInt16(pdu.payload[2]) << 8
+                    found.handle = AttributeHandle(UInt16(pdu.payload[1]) | UInt16(pdu.payload[2]) << 8)
                     found.value = Array(pdu.payload[3...])
                 }
                 ready.append(found)

@@ -12,7 +12,7 @@ public final class Grip: ATTValueHandler, Sendable {
     public let gatt: GATTClient
     /// The Firmware Revision the grip reported, when it has Device Information.
     public let firmware: FirmwareVersion?
-    let batteryHandle: UInt16?
+    let batteryHandle: AttributeHandle?
     /// The decoder: only the receive path takes this lock, so events keep their order.
     private let decoder = Mutex(GripEventDecoder())
     /// The receive-path handler, published so that the receive path reads it with no lock.
@@ -83,7 +83,7 @@ public final class Grip: ATTValueHandler, Sendable {
         return grip
     }
 
-    init(gatt: GATTClient, firmware: FirmwareVersion?, batteryHandle: UInt16?, handler: EventHandler?) {
+    init(gatt: GATTClient, firmware: FirmwareVersion?, batteryHandle: AttributeHandle?, handler: EventHandler?) {
         self.gatt = gatt
         self.firmware = firmware
         self.batteryHandle = batteryHandle
@@ -107,7 +107,7 @@ public final class Grip: ATTValueHandler, Sendable {
         return try bytes.withUnsafeBytes { raw in try BatteryLevel(decoding: raw) }
     }
 
-    public func attributeValueReceived(_ value: UnsafeRawBufferPointer, handle: UInt16, kind: ATTValueKind, at time: HostTime) {
+    public func attributeValueReceived(_ value: UnsafeRawBufferPointer, handle: AttributeHandle, kind: ATTValueKind, at time: HostTime) {
         // The handler runs in the decoder's lock, which only this path takes, so that events
         // reach it in order; it must not block. No lock any other thread can hold is taken
         // before it runs.

@@ -10,10 +10,10 @@ import Synchronization
 public final class NovaFlash: ATTValueHandler, Sendable {
     public let model: NovaModel
     public let gatt: GATTClient
-    let requestHandle: UInt16
-    let defaultsHandle: UInt16?
-    let countersHandle: UInt16?
-    let batteryHandle: UInt16?
+    let requestHandle: AttributeHandle
+    let defaultsHandle: AttributeHandle?
+    let countersHandle: AttributeHandle?
+    let batteryHandle: AttributeHandle?
     private let clock: DeviceClock
     private let writes: AsyncStream<[UInt8]>.Continuation
     private let state: Mutex<State>
@@ -76,7 +76,7 @@ public final class NovaFlash: ATTValueHandler, Sendable {
         guard let response = find(model.responseCharacteristic) else {
             throw NovaSetupError.missingCharacteristic(model.responseCharacteristic)
         }
-        var batteryHandle: UInt16?
+        var batteryHandle: AttributeHandle?
         if model == .v2, let battery = services.first(where: { $0.uuid == NovaProfile.batteryService }) {
             batteryHandle = try await gatt.discoverCharacteristics(of: battery)
                 .first { $0.uuid == NovaProfile.batteryLevel }?.valueHandle
@@ -90,8 +90,8 @@ public final class NovaFlash: ATTValueHandler, Sendable {
         return flash
     }
 
-    init(model: NovaModel, gatt: GATTClient, requestHandle: UInt16, defaultsHandle: UInt16?, countersHandle: UInt16?,
-         batteryHandle: UInt16?, clock: DeviceClock, ackTimeout: Duration) {
+    init(model: NovaModel, gatt: GATTClient, requestHandle: AttributeHandle, defaultsHandle: AttributeHandle?, countersHandle: AttributeHandle?,
+         batteryHandle: AttributeHandle?, clock: DeviceClock, ackTimeout: Duration) {
         self.model = model
         self.gatt = gatt
         self.requestHandle = requestHandle
@@ -287,14 +287,14 @@ public final class NovaFlash: ATTValueHandler, Sendable {
         return try bytes.withUnsafeBytes { raw in try BatteryLevel(decoding: raw) }
     }
 
-    private func handle(_ handle: UInt16?, _ uuid: BluetoothUUID) throws -> UInt16 {
+    private func handle(_ handle: AttributeHandle?, _ uuid: BluetoothUUID) throws -> AttributeHandle {
         guard let handle else { throw NovaSetupError.unsupported(model: model, characteristic: uuid) }
         return handle
     }
 
     // MARK: Receive path
 
-    public func attributeValueReceived(_ value: UnsafeRawBufferPointer, handle: UInt16, kind: ATTValueKind, at time: HostTime) {
+    public func attributeValueReceived(_ value: UnsafeRawBufferPointer, handle: AttributeHandle, kind: ATTValueKind, at time: HostTime) {
         let now = clock.now
         let outcome = state.withLock { s in
             // The ack of a FLASH fired on a trigger may come before the shot's bookkeeping.

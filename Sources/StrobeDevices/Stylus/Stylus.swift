@@ -11,8 +11,8 @@ public final class Stylus: ATTValueHandler, Sendable {
     public let penIdentifier: String?
     /// Batches waiting for the consumer; its counters say how many were dropped when it was full.
     public let ring: NotificationRing
-    let buttonMapHandle: UInt16?
-    let batteryHandle: UInt16?
+    let buttonMapHandle: AttributeHandle?
+    let batteryHandle: AttributeHandle?
     private let consumer: Mutex<Consumer>
 
     /// Consumer-side state: touched by `drain` only.
@@ -48,8 +48,8 @@ public final class Stylus: ATTValueHandler, Sendable {
         return stylus
     }
 
-    init(gatt: GATTClient, penIdentifier: String?, buttonMap: StylusButtonMap, buttonMapHandle: UInt16?,
-         batteryHandle: UInt16?, ringCapacity: Int) {
+    init(gatt: GATTClient, penIdentifier: String?, buttonMap: StylusButtonMap, buttonMapHandle: AttributeHandle?,
+         batteryHandle: AttributeHandle?, ringCapacity: Int) {
         self.gatt = gatt
         self.penIdentifier = penIdentifier
         self.buttonMapHandle = buttonMapHandle
@@ -60,7 +60,7 @@ public final class Stylus: ATTValueHandler, Sendable {
 
     // MARK: Receive path (reader thread)
 
-    public func attributeValueReceived(_ value: UnsafeRawBufferPointer, handle: UInt16, kind: ATTValueKind, at time: HostTime) {
+    public func attributeValueReceived(_ value: UnsafeRawBufferPointer, handle: AttributeHandle, kind: ATTValueKind, at time: HostTime) {
         _ = ring.tryPush(handle: handle, value: value, at: time)
     }
 

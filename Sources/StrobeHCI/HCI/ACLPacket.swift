@@ -27,51 +27,65 @@ public struct ACLPacketBoundary: RawRepresentable, Sendable, Hashable, CaseItera
     }
 }
 
-/// The four-byte ACL data header, decoded in place.
+/// The four-byte header of an HCI ACL Data packet (Core Specification Vol 4, Part E, 5.4.2):
+/// the connection handle in 12 bits, the packet boundary and broadcast flags, and the length of
+/// the data that follows. Decoded in place.
 public struct ACLHeader: Sendable, Hashable {
-    public var connectionHandle: UInt16
+    public var connectionHandle: ConnectionHandle
     public var boundary: ACLPacketBoundary
-    /// Broadcast_Flag; always 0 on LE.
+    /// Broadcast_Flag; always 0b00 (point-to-point) on LE.
     public var broadcast: UInt8
     public var dataTotalLength: UInt16
 
     public static let size = 4
 
-    public init(connectionHandle: UInt16, boundary: ACLPacketBoundary, broadcast: UInt8 = 0, dataTotalLength: UInt16) {
-        self.connectionHandle = connectionHandle & 0x0FFF
+    public init(connectionHandle: ConnectionHandle, boundary: ACLPacketBoundary, broadcast: UInt8 = 0, dataTotalLength: UInt16) {
+        self.connectionHandle = connectionHandle
         self.boundary = boundary
         self.broadcast = broadcast & 0x03
         self.dataTotalLength = dataTotalLength
     }
 
+    /// The header at the start of `packet`, or `nil` when fewer than 4 bytes are there.
+    @inline(__always)
+    public init?(_ packet: UnsafeRawBufferPointer) {
+        guard packet.count >= Self.size else { return nil }
+        let word = UInt16(littleEndian: packet.loadUnaligned(as: UInt16.self))
+        self.init(connectionHandle: ConnectionHandle(rawValue: word),
+                  boundary: ACLPacketBoundary(rawValue: UInt8(truncatingIfNeeded: word >> 12)),
+                  broadcast: UInt8(truncatingIfNeeded: word >> 14),
+                  dataTotalLength: UInt16(littleEndian: packet.loadUnaligned(fromByteOffset: 2, as: UInt16.self)))
+    }
+
     /// Splits an ACL packet (no H4 type byte) into header and payload; the payload must be
     /// exactly as long as the header says.
     public static func split(_ packet: UnsafeRawBufferPointer) throws(HCIError) -> (ACLHeader, UnsafeRawBufferPointer) {
-        var r = HCIFieldReader(packet, packet: "ACL data packet")
-        let handleAndFlags = try r.u16("Handle")
-        let length = try r.u16("Data_Total_Length")
-        guard r.remaining == Int(length) else {
-            throw r.malformed("Data_Total_Length is \(length) but \(r.remaining) bytes follow")
+        guard let header = ACLHeader(packet) else {
+            throw .malformed(packet: "ACL data packet", detail: "header needs 4 bytes, \(packet.count) present")
         }
-        let header = ACLHeader(
-            connectionHandle: handleAndFlags & 0x0FFF,
-            boundary: ACLPacketBoundary(rawValue: UInt8(truncatingIfNeeded: handleAndFlags >> 12)),
-            broadcast: UInt8(truncatingIfNeeded: handleAndFlags >> 14),
-            dataTotalLength: length)
-        return (header, r.rest())
+        guard packet.count - size == Int(header.dataTotalLength) else {
+            throw .malformed(packet: "ACL data packet",
+                             detail: "Data_Total_Length is \(header.dataTotalLength) but \(packet.count - size) bytes follow")
+        }
+        return (header, UnsafeRawBufferPointer(rebasing: packet[size...]))
     }
 
-    /// Writes the header into `buffer` at `offset`, little-endian.
-    func store(into buffer: UnsafeMutableRawBufferPointer, at offset: Int) {
-        let handleAndFlags = connectionHandle | UInt16(boundary.rawValue) << 12 | UInt16(broadcast) << 14
-        buffer.storeBytes(of: handleAndFlags.littleEndian, toByteOffset: offset, as: UInt16.self)
-        buffer.storeBytes(of: dataTotalLength.littleEndian, toByteOffset: offset + 2, as: UInt16.self)
+    /// The first two bytes' value: handle, then the PB flag at bit 12, the BC flag at bit 14.
+    public var handleAndFlags: UInt16 {
+        connectionHandle.rawValue | UInt16(boundary.rawValue) << 12 | UInt16(broadcast) << 14
+    }
+
+    /// Writes the 4 header bytes at `destination`, little-endian.
+    public func write(to destination: UnsafeMutableRawPointer) {
+        destination.storeBytes(of: handleAndFlags.littleEndian, as: UInt16.self)
+        destination.storeBytes(of: dataTotalLength.littleEndian, toByteOffset: 2, as: UInt16.self)
     }
 }
 
-/// Where the controller driver delivers received ACL data: the L2CAP layer implements it.
+/// Where the controller driver delivers the ACL data of one connection: its L2CAP link.
 /// Called on the transport's reader thread, one call per ACL packet, in arrival order.
 public protocol HCIACLHandler: AnyObject, Sendable {
-    /// `payload` is the packet's data after the ACL header, valid only during the call.
-    func controllerDidReceiveACL(handle: UInt16, boundary: ACLPacketBoundary, payload: UnsafeRawBufferPointer, at time: HostTime)
+    /// `payload` is the packet's data after the header, exactly `header.dataTotalLength` bytes,
+    /// valid only during the call.
+    func controllerDidReceiveACL(_ header: ACLHeader, payload: UnsafeRawBufferPointer, at time: HostTime)
 }

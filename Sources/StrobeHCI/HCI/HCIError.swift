@@ -1,15 +1,19 @@
 /// What went wrong between the host and its controller. Every case says which command, event or
 /// field was involved, so that a log line is enough to understand it.
-public enum HCIError: Error, Sendable, Equatable, CustomStringConvertible {
-    /// The controller refused or failed: a non-zero status in Command Complete, Command Status
-    /// or a completion event.
+public enum HCIError: Error, Sendable, Hashable, CustomStringConvertible {
+    /// A non-zero status in an event that is not a command's answer (a completion event, for
+    /// example LE Connection Complete).
     case status(HCIStatus)
-    /// The controller did not answer this command within the timeout.
-    case commandTimeout(HCIOpcode)
+    /// The controller refused or failed this command: a non-zero status in its Command Complete
+    /// or Command Status.
+    case commandFailed(HCIOpcode, HCIStatus)
+    /// The command did not end within its deadline, counted from when it was queued.
+    case commandTimeout(HCIOpcode, CommandTimeoutCause)
     /// An event or return parameters from the controller did not have the layout the spec
     /// gives: `packet` names it, `detail` says what was short or invalid.
     case malformed(packet: String, detail: String)
-    /// The transport stopped: `nil` when the host closed the controller, otherwise why.
+    /// The transport stopped: `nil` when the host closed the controller, otherwise the first
+    /// cause, kept for everyone who waits or comes later.
     case closed(TransportError?)
     /// The controller has not been opened yet.
     case notOpen
@@ -20,16 +24,32 @@ public enum HCIError: Error, Sendable, Equatable, CustomStringConvertible {
     /// An ACL payload longer than the controller's LE ACL data packet length.
     case aclPayloadTooLong(length: Int, maximum: Int)
     /// The connection went away while data for it waited for a controller buffer.
-    case connectionClosed(handle: UInt16)
+    case connectionClosed(handle: ConnectionHandle)
+    /// The controller gave no ACL buffer back within the deadline: `inFlight` of `total` buffers
+    /// were still held by packets it never reported completed (Number Of Completed Packets).
+    case noACLCredits(handle: ConnectionHandle, waited: Duration, inFlight: Int, total: Int)
     /// The controller does not support what was asked (its supported-commands bitmap says so).
     case unsupported(HCIOpcode)
+
+    /// Why a command ran out of time.
+    public enum CommandTimeoutCause: Sendable, Hashable {
+        /// Written, and no Command Complete or Command Status came back.
+        case noAnswer(after: Duration)
+        /// Never written: the controller granted no command credits (Num_HCI_Command_Packets
+        /// stayed 0) for this long.
+        case noCommandCredits(after: Duration)
+    }
 
     public var description: String {
         switch self {
         case .status(let status):
             return status.description
-        case .commandTimeout(let opcode):
-            return "no answer from the controller to \(opcode)"
+        case .commandFailed(let opcode, let status):
+            return "\(opcode) failed: \(status)"
+        case .commandTimeout(let opcode, .noAnswer(let after)):
+            return "no answer from the controller to \(opcode) within \(after.secondsText)"
+        case .commandTimeout(let opcode, .noCommandCredits(let after)):
+            return "the controller granted no command credits for \(after.secondsText) (Num_HCI_Command_Packets stayed 0): \(opcode) was never sent"
         case .malformed(let packet, let detail):
             return "malformed \(packet): \(detail)"
         case .closed(nil):
@@ -45,9 +65,21 @@ public enum HCIError: Error, Sendable, Equatable, CustomStringConvertible {
         case .aclPayloadTooLong(let length, let maximum):
             return "ACL payload of \(length) bytes exceeds the controller's \(maximum)-byte buffers"
         case .connectionClosed(let handle):
-            return "connection \(hex(handle)) closed"
+            return "connection \(handle) closed"
+        case .noACLCredits(let handle, let waited, let inFlight, let total):
+            return "the controller returned no ACL buffers for \(waited.secondsText) (\(inFlight) of \(total) in flight, never reported completed); connection \(handle) cannot send"
         case .unsupported(let opcode):
             return "the controller does not support \(opcode)"
         }
+    }
+}
+
+extension Duration {
+    /// `2 s`, `0.5 s`, `30 ms`: for messages.
+    public var secondsText: String {
+        let milliseconds = components.seconds * 1000 + components.attoseconds / 1_000_000_000_000_000
+        if milliseconds % 1000 == 0 { return "\(milliseconds / 1000) s" }
+        if milliseconds < 1000 { return "\(milliseconds) ms" }
+        return "\(Double(milliseconds) / 1000) s"
     }
 }

@@ -68,7 +68,7 @@ extension HCIEvent {
         case HCIEventCode.disconnectionComplete:
             self = .disconnectionComplete(DisconnectionCompleteEvent(
                 status: HCIStatus(rawValue: try r.u8("Status")),
-                connectionHandle: try r.u16("Connection_Handle") & 0x0FFF,
+                connectionHandle: try r.connectionHandle(),
                 reason: HCIStatus(rawValue: try r.u8("Reason"))))
         case HCIEventCode.numberOfCompletedPackets:
             var entries: [CompletedPackets] = []
@@ -77,7 +77,7 @@ extension HCIEvent {
         case HCIEventCode.readRemoteVersionInformationComplete:
             self = .readRemoteVersionInformationComplete(ReadRemoteVersionInformationCompleteEvent(
                 status: HCIStatus(rawValue: try r.u8("Status")),
-                connectionHandle: try r.u16("Connection_Handle") & 0x0FFF,
+                connectionHandle: try r.connectionHandle(),
                 version: try r.u8("Version"),
                 companyIdentifier: try r.u16("Company_Identifier"),
                 subversion: try r.u16("Subversion")))
@@ -100,7 +100,7 @@ extension HCIEvent {
              LEMetaSubevent.enhancedConnectionCompleteV2:
             let enhanced = subevent != LEMetaSubevent.connectionComplete
             let status = HCIStatus(rawValue: try r.u8("Status"))
-            let handle = try r.u16("Connection_Handle") & 0x0FFF
+            let handle = try r.connectionHandle()
             let roleValue = try r.u8("Role")
             guard let role = LERole(rawValue: roleValue) else {
                 throw r.malformed("Role is \(hex(roleValue)), neither central (0x00) nor peripheral (0x01)")
@@ -129,18 +129,18 @@ extension HCIEvent {
         case LEMetaSubevent.connectionUpdateComplete:
             self = .leConnectionUpdateComplete(LEConnectionUpdateCompleteEvent(
                 status: HCIStatus(rawValue: try r.u8("Status")),
-                connectionHandle: try r.u16("Connection_Handle") & 0x0FFF,
+                connectionHandle: try r.connectionHandle(),
                 connectionInterval: try r.u16("Connection_Interval"),
                 peripheralLatency: try r.u16("Peripheral_Latency"),
                 supervisionTimeout: try r.u16("Supervision_Timeout")))
         case LEMetaSubevent.readRemoteFeaturesComplete:
             self = .leReadRemoteFeaturesComplete(LEReadRemoteFeaturesCompleteEvent(
                 status: HCIStatus(rawValue: try r.u8("Status")),
-                connectionHandle: try r.u16("Connection_Handle") & 0x0FFF,
+                connectionHandle: try r.connectionHandle(),
                 features: LEFeatures(rawValue: try r.u64("LE_Features"))))
         case LEMetaSubevent.dataLengthChange:
             self = .leDataLengthChange(LEDataLengthChangeEvent(
-                connectionHandle: try r.u16("Connection_Handle") & 0x0FFF,
+                connectionHandle: try r.connectionHandle(),
                 maxTxOctets: try r.u16("Max_TX_Octets"),
                 maxTxTime: try r.u16("Max_TX_Time"),
                 maxRxOctets: try r.u16("Max_RX_Octets"),
@@ -148,7 +148,7 @@ extension HCIEvent {
         case LEMetaSubevent.phyUpdateComplete:
             self = .lePHYUpdateComplete(LEPHYUpdateCompleteEvent(
                 status: HCIStatus(rawValue: try r.u8("Status")),
-                connectionHandle: try r.u16("Connection_Handle") & 0x0FFF,
+                connectionHandle: try r.connectionHandle(),
                 txPHY: LEPHY(rawValue: try r.u8("TX_PHY")),
                 rxPHY: LEPHY(rawValue: try r.u8("RX_PHY"))))
         default:
@@ -167,7 +167,7 @@ extension HCIEvent {
             throw r.malformed("\(count) handles need \(count * 4) bytes, \(r.remaining) left")
         }
         for i in 0..<count {
-            let handle = try r.u16("Connection_Handle[\(i)]") & 0x0FFF
+            let handle = try r.connectionHandle("Connection_Handle[\(i)]")
             let packets = try r.u16("Num_Completed_Packets[\(i)]")
             body(CompletedPackets(connectionHandle: handle, count: packets))
         }

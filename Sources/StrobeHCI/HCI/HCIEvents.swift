@@ -17,21 +17,21 @@ public struct CommandStatusEvent: Sendable, Hashable {
 /// Disconnection Complete.
 public struct DisconnectionCompleteEvent: Sendable, Hashable {
     public var status: HCIStatus
-    public var connectionHandle: UInt16
+    public var connectionHandle: ConnectionHandle
     public var reason: HCIStatus
 }
 
 /// One entry of Number Of Completed Packets: packets of one connection the controller has
 /// finished with, whose buffers the host may reuse.
 public struct CompletedPackets: Sendable, Hashable {
-    public var connectionHandle: UInt16
+    public var connectionHandle: ConnectionHandle
     public var count: UInt16
 }
 
 /// Read Remote Version Information Complete.
 public struct ReadRemoteVersionInformationCompleteEvent: Sendable, Hashable {
     public var status: HCIStatus
-    public var connectionHandle: UInt16
+    public var connectionHandle: ConnectionHandle
     public var version: UInt8
     public var companyIdentifier: UInt16
     public var subversion: UInt16
@@ -43,7 +43,7 @@ public struct LEConnectionCompleteEvent: Sendable, Hashable {
     /// Which subevent this came from (0x01, 0x0A or 0x29).
     public var subevent: UInt8
     public var status: HCIStatus
-    public var connectionHandle: UInt16
+    public var connectionHandle: ConnectionHandle
     public var role: LERole
     public var peerAddressType: LEAddressType
     public var peerAddress: BluetoothAddress
@@ -63,7 +63,7 @@ public struct LEConnectionCompleteEvent: Sendable, Hashable {
 /// LE Connection Update Complete.
 public struct LEConnectionUpdateCompleteEvent: Sendable, Hashable {
     public var status: HCIStatus
-    public var connectionHandle: UInt16
+    public var connectionHandle: ConnectionHandle
     /// In 1.25 ms units.
     public var connectionInterval: UInt16
     public var peripheralLatency: UInt16
@@ -74,13 +74,13 @@ public struct LEConnectionUpdateCompleteEvent: Sendable, Hashable {
 /// LE Read Remote Features Complete.
 public struct LEReadRemoteFeaturesCompleteEvent: Sendable, Hashable {
     public var status: HCIStatus
-    public var connectionHandle: UInt16
+    public var connectionHandle: ConnectionHandle
     public var features: LEFeatures
 }
 
 /// LE Data Length Change: the link-layer payload sizes now in use.
 public struct LEDataLengthChangeEvent: Sendable, Hashable {
-    public var connectionHandle: UInt16
+    public var connectionHandle: ConnectionHandle
     public var maxTxOctets: UInt16
     public var maxTxTime: UInt16
     public var maxRxOctets: UInt16
@@ -90,7 +90,7 @@ public struct LEDataLengthChangeEvent: Sendable, Hashable {
 /// LE PHY Update Complete.
 public struct LEPHYUpdateCompleteEvent: Sendable, Hashable {
     public var status: HCIStatus
-    public var connectionHandle: UInt16
+    public var connectionHandle: ConnectionHandle
     public var txPHY: LEPHY
     public var rxPHY: LEPHY
 }

@@ -35,6 +35,11 @@ public struct HCIFieldReader {
         return v
     }
 
+    /// A Connection_Handle field: its low 12 bits (the rest are reserved, or flags in ACL).
+    public mutating func connectionHandle(_ field: String = "Connection_Handle") throws(HCIError) -> ConnectionHandle {
+        ConnectionHandle(rawValue: try u16(field))
+    }
+
     public mutating func u64(_ field: String) throws(HCIError) -> UInt64 {
         guard let v = reader.readUInt64() else { throw short(field, 8) }
         return v

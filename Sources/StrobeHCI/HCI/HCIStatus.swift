@@ -7,10 +7,11 @@ public struct HCIStatus: RawRepresentable, Sendable, Hashable, CustomStringConve
 
     public var isSuccess: Bool { rawValue == 0 }
 
-    /// The spec's name, or `Reserved` for a code it does not assign.
-    public var name: String {
-        Int(rawValue) < Self.names.count ? Self.names[Int(rawValue)] ?? "Reserved" : "Reserved"
-    }
+    /// The spec's name, or `nil` for a code it does not assign.
+    public var assignedName: String? { Int(rawValue) < Self.names.count ? Self.names[Int(rawValue)] : nil }
+
+    /// The spec's name, or `Unknown status` for a code it does not assign.
+    public var name: String { assignedName ?? "Unknown status" }
 
     /// `Connection Timeout (0x08)`.
     public var description: String { "\(name) (\(hex(rawValue)))" }

@@ -111,11 +111,11 @@ public struct HCIDisconnect: HCICommand {
     public static let opcode = HCIOpcode.disconnect
     public static let completion = HCICommandCompletion.commandStatus
 
-    public var connectionHandle: UInt16
+    public var connectionHandle: ConnectionHandle
     /// Usually Remote User Terminated Connection (0x13).
     public var reason: HCIStatus
 
-    public init(connectionHandle: UInt16, reason: HCIStatus = .remoteUserTerminatedConnection) {
+    public init(connectionHandle: ConnectionHandle, reason: HCIStatus = .remoteUserTerminatedConnection) {
         self.connectionHandle = connectionHandle
         self.reason = reason
     }
@@ -132,10 +132,10 @@ public struct HCILEConnectionUpdate: HCICommand {
     public static let opcode = HCIOpcode.leConnectionUpdate
     public static let completion = HCICommandCompletion.commandStatus
 
-    public var connectionHandle: UInt16
+    public var connectionHandle: ConnectionHandle
     public var connection: LEConnectionParameters
 
-    public init(connectionHandle: UInt16, connection: LEConnectionParameters) {
+    public init(connectionHandle: ConnectionHandle, connection: LEConnectionParameters) {
         self.connectionHandle = connectionHandle
         self.connection = connection
     }
@@ -151,11 +151,11 @@ public struct HCILEConnectionUpdate: HCICommand {
 public struct HCILESetDataLength: HCICommand {
     public static let opcode = HCIOpcode.leSetDataLength
 
-    public var connectionHandle: UInt16
+    public var connectionHandle: ConnectionHandle
     public var txOctets: UInt16
     public var txTime: UInt16
 
-    public init(connectionHandle: UInt16, txOctets: UInt16, txTime: UInt16) {
+    public init(connectionHandle: ConnectionHandle, txOctets: UInt16, txTime: UInt16) {
         self.connectionHandle = connectionHandle
         self.txOctets = txOctets
         self.txTime = txTime
@@ -178,7 +178,7 @@ public struct HCILESetPHY: HCICommand {
     public static let opcode = HCIOpcode.leSetPHY
     public static let completion = HCICommandCompletion.commandStatus
 
-    public var connectionHandle: UInt16
+    public var connectionHandle: ConnectionHandle
     /// Bit 0: no TX preference; bit 1: no RX preference.
     public var allPHYs: UInt8
     public var txPHYs: LEPHYs
@@ -186,7 +186,7 @@ public struct HCILESetPHY: HCICommand {
     /// For LE Coded: 0 no preference, 1 S=2, 2 S=8.
     public var phyOptions: UInt16
 
-    public init(connectionHandle: UInt16, allPHYs: UInt8 = 0, txPHYs: LEPHYs, rxPHYs: LEPHYs, phyOptions: UInt16 = 0) {
+    public init(connectionHandle: ConnectionHandle, allPHYs: UInt8 = 0, txPHYs: LEPHYs, rxPHYs: LEPHYs, phyOptions: UInt16 = 0) {
         self.connectionHandle = connectionHandle
         self.allPHYs = allPHYs
         self.txPHYs = txPHYs
@@ -209,8 +209,8 @@ public struct HCILEReadRemoteFeatures: HCICommand {
     public static let opcode = HCIOpcode.leReadRemoteFeatures
     public static let completion = HCICommandCompletion.commandStatus
 
-    public var connectionHandle: UInt16
-    public init(connectionHandle: UInt16) { self.connectionHandle = connectionHandle }
+    public var connectionHandle: ConnectionHandle
+    public init(connectionHandle: ConnectionHandle) { self.connectionHandle = connectionHandle }
     public func encodeParameters(into writer: inout ByteWriter) { writer.write(connectionHandle) }
 }
 
@@ -221,7 +221,7 @@ public struct HCIReadRemoteVersionInformation: HCICommand {
     public static let opcode = HCIOpcode.readRemoteVersionInformation
     public static let completion = HCICommandCompletion.commandStatus
 
-    public var connectionHandle: UInt16
-    public init(connectionHandle: UInt16) { self.connectionHandle = connectionHandle }
+    public var connectionHandle: ConnectionHandle
+    public init(connectionHandle: ConnectionHandle) { self.connectionHandle = connectionHandle }
     public func encodeParameters(into writer: inout ByteWriter) { writer.write(connectionHandle) }
 }

@@ -1,19 +1,23 @@
 import StrobeHCI
 import Synchronization
 
-/// The ATT bearer of one LE connection, client side (Vol 3, Part F, 3.3): sequential
-/// transactions, the transaction timeout, MTU exchange, and the routing of notifications and
-/// indications to handlers keyed by attribute handle.
+/// The ATT bearer of one LE link (Core Specification Vol 3, Part F, 3.3): the one owner of the
+/// link's ATT state. It holds the ATT_MTU (whichever side exchanged it), routes every PDU that
+/// arrives, and sends through the link's channel. The GATT client and the GATT server are roles
+/// on it: the client's requests run as sequential transactions here (`ATTTransactions`), its
+/// notifications and indications go to handlers by attribute handle; requests, commands and
+/// confirmations from the peer go to the attached server role (or are answered Request Not
+/// Supported when there is none).
 ///
-/// Requests run one at a time in FIFO order. L2CAP calls `receive(_:at:)` for every PDU on CID 4;
-/// responses resume the waiting request, server-pushed values go to their handler without a copy.
-/// Peer requests we do not serve are answered with Request Not Supported (a server slots in there).
-/// All mutable state sits behind one `Mutex`; continuations are resumed outside it, each once.
+/// Control state sits behind one `Mutex`; the notification path takes no lock (its handlers are
+/// the reader's own copy, its counts atomic). Every wait ends once: by its response, its
+/// deadline (from when it was queued, one timer for the bearer), cancellation or the close.
 public final class ATTBearer: Sendable {
     public struct Configuration: Sendable {
         /// Our receive MTU, announced in Exchange MTU (clamped to 23...517 and the channel's limit).
         public var preferredMTU: Int
-        /// How long a request may wait for its response before the bearer closes (30 s in the spec).
+        /// How long a request may take from when it is queued to its response (30 s in the spec,
+        /// counted there from the send). A request on the wire that times out closes the bearer.
         public var transactionTimeout: Duration
 
         public init(preferredMTU: Int = ATTMTU.maximum, transactionTimeout: Duration = .seconds(30)) {
@@ -25,16 +29,12 @@ public final class ATTBearer: Sendable {
     public let configuration: Configuration
     /// The receive MTU we announce: the configured one, within 23...517 and the channel's limit.
     public let localMTU: Int
-    private let channel: any ATTChannel
-    private let clock: any Clock<Duration>
-    private let state = Mutex(State())
-    /// The handlers of pushed values, published for the receive path to read with no lock;
-    /// republished (under `state`'s lock) whenever `State.handlers` changes or the bearer closes.
-    private let valueRoutes = PublishedReference<ValueRoutes>(ValueRoutes(handlers: [:], defaultHandler: nil, isOpen: true))
+    let channel: any ATTChannel
+    private let state: Mutex<State>
+    private let timer: DeadlineTimer
+    /// The handlers of pushed values, as the receive path uses them.
+    private let valueRoutes = ReaderHandoff<ValueRoutes>(ValueRoutes(handlers: [:], defaultHandler: nil))
     private let valueCounts = ValueCounts()
-    /// Replies generated on the receive path (confirmations, Exchange MTU and Error Responses),
-    /// sent in order by one task, since `receive` cannot suspend.
-    private let replies: AsyncStream<[UInt8]>.Continuation
 
     public init(
         channel: any ATTChannel,
@@ -43,33 +43,48 @@ public final class ATTBearer: Sendable {
     ) {
         self.channel = channel
         self.configuration = configuration
-        self.clock = clock
         localMTU = max(ATTMTU.minimum, min(configuration.preferredMTU, ATTMTU.maximum, channel.maximumPayload))
-        let (stream, continuation) = AsyncStream.makeStream(of: [UInt8].self)
-        replies = continuation
-        Task { [channel] in
-            for await pdu in stream {
-                // A reply that cannot be sent means the link is going away; the close follows.
-                try? await channel.send(pdu)
-            }
-        }
+        state = Mutex(State(transactions: ATTTransactions(timeout: configuration.transactionTimeout)))
+        let fired = Mutex<(@Sendable (Duration) -> Void)?>(nil)
+        timer = DeadlineTimer(clock: clock) { now in fired.withLock { $0 }?(now) }
+        fired.withLock { $0 = { [weak self] now in self?.deadlinePassed(now) } }
     }
 
     deinit {
-        replies.finish()
+        timer.stop()
     }
 
     // MARK: State
 
-    private final class ValueRoutes: Sendable {
-        let handlers: [UInt16: any ATTValueHandler]
-        let defaultHandler: (any ATTValueHandler)?
-        let isOpen: Bool
+    /// A request's owner: a caller waiting for the response, or an armed write.
+    enum Requester: Equatable, Sendable {
+        case caller(Waiter<[UInt8]>)
+        case armed(ATTArmedWrite)
 
-        init(handlers: [UInt16: any ATTValueHandler], defaultHandler: (any ATTValueHandler)?, isOpen: Bool) {
-            self.handlers = handlers
+        static func == (lhs: Requester, rhs: Requester) -> Bool {
+            switch (lhs, rhs) {
+            case (.caller(let a), .caller(let b)): a === b
+            case (.armed(let a), .armed(let b)): a === b
+            default: false
+            }
+        }
+    }
+
+    private final class ValueRoutes: Sendable {
+        let handles: [AttributeHandle]
+        let handlers: [any ATTValueHandler]
+        let defaultHandler: (any ATTValueHandler)?
+
+        init(handlers: [AttributeHandle: any ATTValueHandler], defaultHandler: (any ATTValueHandler)?) {
+            handles = Array(handlers.keys)
+            self.handlers = handles.map { handlers[$0]! }
             self.defaultHandler = defaultHandler
-            self.isOpen = isOpen
+        }
+
+        @inline(__always)
+        func handler(for handle: AttributeHandle) -> (any ATTValueHandler)? {
+            for index in handles.indices where handles[index] == handle { return handlers[index] }
+            return defaultHandler
         }
     }
 
@@ -80,73 +95,20 @@ public final class ATTBearer: Sendable {
         let unrouted = Atomic<UInt64>(0)
     }
 
-    /// With `state`'s lock held, so that tables are published in the order they change.
-    private func publishValueRoutes(_ state: borrowing State) {
-        valueRoutes.replace(with: ValueRoutes(
-            handlers: state.handlers, defaultHandler: state.defaultHandler, isOpen: state.closeReason == nil))
-    }
-
-    private struct Transaction {
-        let id: UInt64
-        let request: ATTOpcode
-        /// Installed once the request is on the wire and its task waits for the response.
-        var continuation: CheckedContinuation<[UInt8], any Error>?
-        /// The waiting task was cancelled: the response, when it comes, is dropped.
-        var abandoned = false
-        var timer: Task<Void, Never>?
-        /// A write readied ahead of time holds the slot; its response is not handed to anyone.
-        var armed: ATTArmedWrite?
-    }
-
-    private struct Waiter {
-        let id: UInt64
-        let request: ATTOpcode
-        let continuation: CheckedContinuation<Void, any Error>
-    }
-
     private struct State {
-        var closeReason: ATTBearerCloseReason?
-        var outstanding: Transaction?
-        var queue: [Waiter] = []
-        /// Responses that arrived before their task started waiting (the channel's `send` had not
-        /// returned yet).
-        var early: [UInt64: Result<[UInt8], any Error>] = [:]
-        var nextID: UInt64 = 0
+        var transactions: ATTTransactions<Requester>
         var mtu = ATTMTU.minimum
         var clientMTUExchangeStarted = false
-        var handlers: [UInt16: any ATTValueHandler] = [:]
+        var handlers: [AttributeHandle: any ATTValueHandler] = [:]
         var defaultHandler: (any ATTValueHandler)?
+        var server: GATTServerConnection?
         var statistics = ATTBearerStatistics()
+
+        var closeReason: ATTBearerCloseReason? { transactions.closedWith }
 
         mutating func record(_ violation: ATTProtocolViolation) {
             statistics.protocolViolations &+= 1
             statistics.lastProtocolViolation = violation
-        }
-
-        /// Ends the outstanding transaction and gives the turn to the next queued request.
-        mutating func finishOutstanding() -> (timer: Task<Void, Never>?, next: CheckedContinuation<Void, any Error>?) {
-            let timer = outstanding?.timer
-            outstanding = nil
-            guard !queue.isEmpty else { return (timer, nil) }
-            let waiter = queue.removeFirst()
-            outstanding = Transaction(id: waiter.id, request: waiter.request)
-            return (timer, waiter.continuation)
-        }
-    }
-
-    /// What closing leaves to do outside the lock.
-    private struct Teardown {
-        var responseWaiters: [CheckedContinuation<[UInt8], any Error>] = []
-        var turnWaiters: [CheckedContinuation<Void, any Error>] = []
-        var timer: Task<Void, Never>?
-        var armed: ATTArmedWrite?
-        var error: ATTBearerError
-
-        func run() {
-            timer?.cancel()
-            armed?.disarm()
-            for waiter in turnWaiters { waiter.resume(throwing: error) }
-            for waiter in responseWaiters { waiter.resume(throwing: error) }
         }
     }
 
@@ -158,7 +120,11 @@ public final class ATTBearer: Sendable {
     public var isClosed: Bool { state.withLock { $0.closeReason != nil } }
     public var closeReason: ATTBearerCloseReason? { state.withLock { $0.closeReason } }
     public var statistics: ATTBearerStatistics {
-        var statistics = state.withLock { $0.statistics }
+        var statistics = state.withLock { s in
+            var statistics = s.statistics
+            statistics.abandonedResponses = s.transactions.abandonedResponses
+            return statistics
+        }
         statistics.notificationsReceived = valueCounts.notifications.load(ordering: .relaxed)
         statistics.indicationsReceived = valueCounts.indications.load(ordering: .relaxed)
         statistics.unroutedValues = valueCounts.unrouted.load(ordering: .relaxed)
@@ -166,36 +132,45 @@ public final class ATTBearer: Sendable {
     }
 
     /// Requests waiting for their turn behind the outstanding one.
-    var queuedRequestCount: Int { state.withLock { $0.queue.count } }
+    var queuedRequestCount: Int { state.withLock { $0.transactions.queue.count } }
     /// The request on the wire or about to be, abandoned or not.
-    var outstandingRequest: ATTOpcode? { state.withLock { $0.outstanding?.request } }
+    var outstandingRequest: ATTOpcode? { state.withLock { $0.transactions.outstanding?.opcode } }
+
+    /// The server role on this link, when this host serves the peer.
+    public var server: GATTServerConnection? { state.withLock { $0.server } }
 
     /// Routes notifications and indications of `handle` to `handler` (nil removes the route).
-    public func setValueHandler(_ handler: (any ATTValueHandler)?, forHandle handle: UInt16) {
-        let previous = state.withLock { state in
-            defer { publishValueRoutes(state) }
-            if let handler { return state.handlers.updateValue(handler, forKey: handle) }
-            return state.handlers.removeValue(forKey: handle)
+    public func setValueHandler(_ handler: (any ATTValueHandler)?, forHandle handle: AttributeHandle) {
+        let previous = state.withLock { s in
+            defer { publishValueRoutes(s) }
+            if let handler { return s.handlers.updateValue(handler, forKey: handle) }
+            return s.handlers.removeValue(forKey: handle)
         }
         _ = previous  // released outside the lock
     }
 
     /// Receives values of handles that have no handler of their own.
     public func setDefaultValueHandler(_ handler: (any ATTValueHandler)?) {
-        let previous = state.withLock { state in
+        let previous = state.withLock { s in
             defer {
-                state.defaultHandler = handler
-                publishValueRoutes(state)
+                s.defaultHandler = handler
+                publishValueRoutes(s)
             }
-            return state.defaultHandler
+            return s.defaultHandler
         }
         _ = previous
     }
 
+    /// With the lock held, so that tables are handed over in the order they change.
+    private func publishValueRoutes(_ s: borrowing State) {
+        valueRoutes.offer(s.closeReason == nil ? ValueRoutes(handlers: s.handlers, defaultHandler: s.defaultHandler) : nil)
+    }
+
     /// Sends one request and waits for its response. Requests are sent one at a time, in the
-    /// order they were made. Throws `ATTError` for an Error Response, `ATTBearerError`,
-    /// `CancellationError` (the transaction itself still runs to its response or timeout), or
-    /// the channel's error.
+    /// order they were made. Throws `ATTError` for an Error Response, `ATTBearerError` (a
+    /// timeout, the bearer closed, a PDU over the MTU, a malformed response), `CancellationError`
+    /// (a request already on the wire still runs to its response or timeout), or the channel's
+    /// error.
     public func request<Request: ATTRequestPDU>(_ request: Request) async throws -> Request.Response {
         let response = try await transact(request.encoded(), opcode: Request.opcode)
         do throws(ATTDecodingError) {
@@ -206,80 +181,80 @@ public final class ATTBearer: Sendable {
         }
     }
 
-    /// Sends a command (no response; Write Command). Suspends while the channel applies flow
-    /// control; never drops.
+    private func transact(_ pdu: [UInt8], opcode: ATTOpcode) async throws -> [UInt8] {
+        let waiter = Waiter<[UInt8]>()
+        let now = timer.now
+        let actions = try state.withLock { s throws(ATTBearerError) -> [ATTTransactions<Requester>.Action] in
+            if let reason = s.closeReason { throw reason.error }
+            guard pdu.count <= s.mtu else { throw .pduTooLong(opcode, length: pdu.count, mtu: s.mtu) }
+            defer { timer.schedule(s.transactions.nextDeadline) }
+            return s.transactions.enqueue(.caller(waiter), opcode: opcode, pdu: pdu, now: now)
+        }
+        perform(actions)
+        return try await waiter.wait { [weak self] in
+            self?.state.withLock { $0.transactions.cancel(.caller(waiter)) }
+        }
+    }
+
+    /// Sends a command (no response; Write Command) behind the requests already queued to the
+    /// channel; returns once it is with the controller. Never drops.
     public func send<Command: ATTCommandPDU>(_ command: Command) async throws {
-        let pdu = command.encoded()
-        try state.withLock { state throws(ATTBearerError) in
-            if let reason = state.closeReason { throw reason.error }
-            guard pdu.count <= state.mtu else { throw .pduTooLong(Command.opcode, length: pdu.count, mtu: state.mtu) }
+        try await sendPDU(command.encoded(), opcode: Command.opcode)
+    }
+
+    /// A PDU that expects no response (a command, a notification, an indication), checked
+    /// against the MTU.
+    func sendPDU(_ pdu: [UInt8], opcode: ATTOpcode) async throws {
+        try state.withLock { s throws(ATTBearerError) in
+            if let reason = s.closeReason { throw reason.error }
+            guard pdu.count <= s.mtu else { throw .pduTooLong(opcode, length: pdu.count, mtu: s.mtu) }
         }
         try await channel.send(pdu)
     }
 
     /// Readies a Write Request to be sent later by `ATTArmedWrite.fire()`, with no lock and no
-    /// allocation then. Waits for the transaction slot like any request, then keeps it: the PDU
-    /// is encoded into one ACL packet and a controller buffer held for it. `nil` (the slot given
-    /// back) when the PDU exceeds the MTU or one ACL packet, no buffer is free, or requests
-    /// queued meanwhile. A request made later disarms it; `onDisarmed` is called once if it is
-    /// withdrawn unsent.
+    /// allocation then: a deferred transaction. The channel prepares the PDU (one ACL packet, a
+    /// controller buffer held); the write then waits for the transaction slot like any request
+    /// and keeps it. `nil` when the PDU exceeds the MTU, the channel cannot prepare it, or a
+    /// request came meanwhile. A request made later disarms it; `onDisarmed` is called once if
+    /// it is withdrawn unsent.
     public func armWrite(_ request: ATTWriteRequest, onDisarmed: @escaping @Sendable () -> Void) async throws -> ATTArmedWrite? {
         let pdu = request.encoded()
-        let id = try state.withLock { state throws(ATTBearerError) in
-            if let reason = state.closeReason { throw reason.error }
-            state.nextID &+= 1
-            return state.nextID
+        try state.withLock { s throws(ATTBearerError) in
+            if let reason = s.closeReason { throw reason.error }
         }
-        try await waitForTurn(id, opcode: .writeRequest)
-        let armed = state.withLock { state -> ATTArmedWrite? in
-            guard state.outstanding?.id == id, state.queue.isEmpty, pdu.count <= state.mtu, let packet = channel.arm(pdu) else { return nil }
-            let armed = ATTArmedWrite(id: id, packet: packet, bearer: self, onDisarmed: onDisarmed)
-            state.outstanding?.armed = armed
-            return armed
+        guard pdu.count <= mtu, let prepared = channel.prepare(pdu) else { return nil }
+        let armed = ATTArmedWrite(prepared: prepared, bearer: self, onDisarmed: onDisarmed)
+        let now = timer.now
+        let actions = state.withLock { s in
+            s.transactions.enqueueArmed(.armed(armed), opcode: .writeRequest, now: now)
         }
-        if armed == nil {
-            let (timer, next) = state.withLock { state in
-                state.outstanding?.id == id ? state.finishOutstanding() : (nil, nil)
-            }
-            timer?.cancel()
-            next?.resume()
+        perform(actions)
+        do {
+            try await armed.turn.wait { armed.disarm() }
+        } catch {
+            return nil
         }
-        return armed
+        return armed.isArmed ? armed : nil
     }
 
-    /// An armed write fired, failed or was disarmed: a fired one gets its transaction timer, the
-    /// others give the slot to the next request.
-    func armedWriteSettled(_ armed: ATTArmedWrite) {
-        enum Step { case nothing, startTimer, handOver(Task<Void, Never>?, CheckedContinuation<Void, any Error>?) }
-        let phase = armed.currentPhase
-        let step = state.withLock { state -> Step in
-            guard let outstanding = state.outstanding, outstanding.armed === armed else { return .nothing }
-            switch phase {
-            case .armed: return .nothing
-            case .fired: return outstanding.timer == nil ? .startTimer : .nothing
-            case .failed, .disarmed:
-                let (timer, next) = state.finishOutstanding()
-                return .handOver(timer, next)
-            }
+    /// An armed write fired (its deadline starts), or ended unsent (the slot moves on).
+    func armedWriteEnded(_ armed: ATTArmedWrite, fired: Bool) {
+        let now = timer.now
+        let actions = state.withLock { s in
+            defer { timer.schedule(s.transactions.nextDeadline) }
+            return fired ? s.transactions.fired(.armed(armed), now: now) : s.transactions.withdrawn(.armed(armed))
         }
-        switch step {
-        case .nothing:
-            break
-        case .startTimer:
-            armTimer(for: armed.id)
-        case .handOver(let timer, let next):
-            timer?.cancel()
-            next?.resume()
-        }
+        perform(actions)
     }
 
     /// Exchange MTU as the client (once per connection; later calls return the MTU in effect).
     /// A server that does not support the request leaves the MTU at 23.
     @discardableResult
     public func exchangeMTU() async throws -> Int {
-        let first = state.withLock { state in
-            defer { state.clientMTUExchangeStarted = true }
-            return !state.clientMTUExchangeStarted
+        let first = state.withLock { s in
+            defer { s.clientMTUExchangeStarted = true }
+            return !s.clientMTUExchangeStarted
         }
         guard first else { return mtu }
         do {
@@ -291,150 +266,68 @@ public final class ATTBearer: Sendable {
         return mtu
     }
 
-    /// Closes the bearer: every waiting request fails with `reason`'s error, once. Idempotent.
+    /// Attaches the server role: the peer's requests, commands and confirmations go to it.
+    func attach(_ server: GATTServerConnection) {
+        state.withLock { $0.server = server }
+    }
+
+    /// Closes the bearer: every waiting request fails with `reason`'s error, once; the server
+    /// role closes. Idempotent.
     public func close(_ reason: ATTBearerCloseReason) {
-        let teardown = state.withLock { state in
-            defer { publishValueRoutes(state) }
-            return Self.close(&state, reason)
-        }
-        teardown?.run()
-        replies.finish()
+        let actions = state.withLock { s in s.transactions.close(reason) }
+        perform(actions)
     }
 
-    private static func close(_ state: inout State, _ reason: ATTBearerCloseReason) -> Teardown? {
-        guard state.closeReason == nil else { return nil }
-        state.closeReason = reason
-        var teardown = Teardown(error: reason.error)
-        if let outstanding = state.outstanding {
-            teardown.timer = outstanding.timer
-            teardown.armed = outstanding.armed
-            if let continuation = outstanding.continuation { teardown.responseWaiters.append(continuation) }
-        }
-        state.outstanding = nil
-        teardown.turnWaiters = state.queue.map(\.continuation)
-        state.queue = []
-        state.handlers = [:]
-        state.defaultHandler = nil
-        return teardown
-    }
+    // MARK: Carrying out the machine's actions (never under the lock)
 
-    // MARK: Transactions
-
-    private func transact(_ pdu: [UInt8], opcode: ATTOpcode) async throws -> [UInt8] {
-        let id = try state.withLock { state throws(ATTBearerError) in
-            if let reason = state.closeReason { throw reason.error }
-            state.nextID &+= 1
-            return state.nextID
-        }
-        try await waitForTurn(id, opcode: opcode)
-        // Our turn: the slot is ours until the response, the timeout, or we give it back unsent.
-        let gate: (any Error)? = state.withLock { state in
-            guard state.outstanding?.id == id else { return state.closeReason?.error ?? ATTBearerError.closed(.local) }
-            if Task.isCancelled { return CancellationError() }
-            guard pdu.count <= state.mtu else { return ATTBearerError.pduTooLong(opcode, length: pdu.count, mtu: state.mtu) }
-            return nil
-        }
-        var sendError = gate
-        if gate == nil {
-            do {
-                try await channel.send(pdu)
-            } catch {
-                sendError = error
-            }
-        }
-        if let sendError {
-            let (timer, next) = state.withLock { state in
-                state.outstanding?.id == id ? state.finishOutstanding() : (nil, nil)
-            }
-            timer?.cancel()
-            next?.resume()
-            throw sendError
-        }
-        armTimer(for: id)
-        return try await waitForResponse(id)
-    }
-
-    private func waitForTurn(_ id: UInt64, opcode: ATTOpcode) async throws {
-        try await withTaskCancellationHandler {
-            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
-                let (immediate, armed) = state.withLock { state -> (Result<Void, any Error>?, ATTArmedWrite?) in
-                    if let reason = state.closeReason { return (.failure(reason.error), nil) }
-                    if Task.isCancelled { return (.failure(CancellationError()), nil) }
-                    if state.outstanding == nil, state.queue.isEmpty {
-                        state.outstanding = Transaction(id: id, request: opcode)
-                        return (.success(()), nil)
-                    }
-                    state.queue.append(Waiter(id: id, request: opcode, continuation: continuation))
-                    return (nil, state.outstanding?.armed)
+    private func perform(_ actions: [ATTTransactions<Requester>.Action]) {
+        for action in actions {
+            switch action {
+            case .send(let id, let pdu):
+                channel.post(pdu) { [self] result in
+                    if case .failure(let error) = result { sendFailed(id: id, error: error) }
                 }
-                if let immediate { continuation.resume(with: immediate) }
-                // A write armed for a trigger gives way to a request made now; one that fired
-                // (or failed) gets its timer or frees the slot.
-                if let armed, !armed.disarm() { armed.settle() }
+            case .turn(.armed(let armed)):
+                armed.reachedTurn()
+            case .withdraw(.armed(let armed)):
+                // A write that fired meanwhile is not withdrawn: its deadline starts instead.
+                if !armed.disarm() { armed.settle() }
+            case .complete(.caller(let waiter), let result):
+                waiter.resolve(result)
+            case .close(let reason):
+                closed(reason)
+            case .turn(.caller), .withdraw(.caller), .complete(.armed, _):
+                break
             }
-        } onCancel: {
-            let waiter = state.withLock { state -> CheckedContinuation<Void, any Error>? in
-                guard let index = state.queue.firstIndex(where: { $0.id == id }) else { return nil }
-                return state.queue.remove(at: index).continuation
-            }
-            waiter?.resume(throwing: CancellationError())
         }
     }
 
-    private func waitForResponse(_ id: UInt64) async throws -> [UInt8] {
-        try await withTaskCancellationHandler {
-            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<[UInt8], any Error>) in
-                let immediate: Result<[UInt8], any Error>? = state.withLock { state in
-                    if let early = state.early.removeValue(forKey: id) { return early }
-                    guard state.outstanding?.id == id else {
-                        return .failure(state.closeReason?.error ?? ATTBearerError.closed(.local))
-                    }
-                    if Task.isCancelled {
-                        state.outstanding?.abandoned = true
-                        return .failure(CancellationError())
-                    }
-                    state.outstanding?.continuation = continuation
-                    return nil
-                }
-                if let immediate { continuation.resume(with: immediate) }
-            }
-        } onCancel: {
-            let waiter = state.withLock { state -> CheckedContinuation<[UInt8], any Error>? in
-                guard state.outstanding?.id == id, let continuation = state.outstanding?.continuation else { return nil }
-                state.outstanding?.continuation = nil
-                state.outstanding?.abandoned = true
-                return continuation
-            }
-            waiter?.resume(throwing: CancellationError())
-        }
+    private func sendFailed(id: UInt64, error: any Error) {
+        let actions = state.withLock { s in s.transactions.sendFailed(id: id, error: error) }
+        perform(actions)
     }
 
-    /// The transaction timer starts once the request is on the wire.
-    private func armTimer(for id: UInt64) {
-        let timeout = configuration.transactionTimeout
-        let clock = self.clock
-        let timer = Task { [weak self] in
-            do { try await clock.sleep(for: timeout) } catch { return }
-            self?.transactionTimerFired(id)
+    private func closed(_ reason: ATTBearerCloseReason) {
+        let (server, handlers) = state.withLock { s in
+            defer {
+                s.server = nil
+                s.handlers = [:]
+                s.defaultHandler = nil
+                publishValueRoutes(s)
+            }
+            return (s.server, (s.handlers, s.defaultHandler))
         }
-        let (stale, previous) = state.withLock { state -> (Bool, Task<Void, Never>?) in
-            guard state.outstanding?.id == id else { return (true, nil) }
-            defer { state.outstanding?.timer = timer }
-            return (false, state.outstanding?.timer)
-        }
-        previous?.cancel()
-        if stale { timer.cancel() }
+        _ = handlers  // released outside the lock
+        timer.stop()
+        server?.close()
     }
 
-    private func transactionTimerFired(_ id: UInt64) {
-        let teardown = state.withLock { state -> Teardown? in
-            guard let outstanding = state.outstanding, outstanding.id == id else { return nil }
-            defer { publishValueRoutes(state) }
-            return Self.close(&state, .transactionTimeout(request: outstanding.request))
+    private func deadlinePassed(_ now: Duration) {
+        let actions = state.withLock { s in
+            defer { timer.schedule(s.transactions.nextDeadline) }
+            return s.transactions.expire(now: now)
         }
-        guard let teardown else { return }
-        teardown.run()
-        replies.finish()
+        perform(actions)
     }
 
     // MARK: Receive path
@@ -452,61 +345,36 @@ public final class ATTBearer: Sendable {
             receiveValue(pdu, opcode: opcode, at: time)
         case .multipleHandleValueNotification:
             receiveMultipleValues(pdu, at: time)
-        case .errorResponse:
-            receiveErrorResponse(pdu)
         case .exchangeMTURequest:
             receiveExchangeMTURequest(pdu)
-        case .handleValueConfirmation:
-            state.withLock { $0.record(.unexpectedConfirmation) }
         default:
-            if Self.isResponse(opcode) {
-                completeTransaction(.success(Array(pdu)), response: opcode, errorFor: nil)
-            } else if opcode.isCommand {
-                state.withLock { $0.statistics.ignoredCommands &+= 1 }
+            if opcode.isResponse {
+                receiveResponse(pdu, opcode: opcode)
             } else {
-                // A request (known or not) we do not serve: the server role will answer here.
-                let served = state.withLock { state -> Bool in
-                    guard state.closeReason == nil else { return false }
-                    state.statistics.unsupportedRequests &+= 1
-                    return true
-                }
-                if served {
-                    reply(ATTErrorResponse(requestOpcode: opcode, handle: 0, error: .requestNotSupported).encoded())
-                }
+                receiveClientPDU(pdu, opcode: opcode, at: time)
             }
         }
     }
 
-    private static func isResponse(_ opcode: ATTOpcode) -> Bool {
-        switch opcode.rawValue {
-        case 0x03, 0x05, 0x07, 0x09, 0x0B, 0x0D, 0x0F, 0x11, 0x13, 0x17, 0x19, 0x21: true
-        default: false
-        }
-    }
-
-    /// Answers in order: straight into the channel's queue when it has one.
-    private func reply(_ pdu: [UInt8]) {
-        if !channel.enqueue(pdu) { replies.yield(pdu) }
-    }
-
     private static let confirmation: [UInt8] = [ATTOpcode.handleValueConfirmation.rawValue]
 
+    @inline(__always)
     private func receiveValue(_ pdu: UnsafeRawBufferPointer, opcode: ATTOpcode, at time: HostTime) {
         guard pdu.count >= 3 else {
             state.withLock { $0.record(.malformedPDU(.truncated(opcode, needed: 3, got: pdu.count))) }
             return
         }
-        let handle = UInt16(pdu[1]) | UInt16(pdu[2]) << 8
+        let handle = AttributeHandle(UInt16(pdu[1]) | UInt16(pdu[2]) << 8)
         let kind: ATTValueKind = opcode == .handleValueIndication ? .indication : .notification
-        // No lock: the handlers are published and the counts atomic.
-        let open = valueRoutes.read { routes -> Bool in
-            guard let routes, routes.isOpen else { return false }
+        // No lock: the handlers are the reader's own copy and the counts atomic.
+        let open = valueRoutes.use { routes -> Bool in
+            guard let routes else { return false }
             if kind == .indication {
                 valueCounts.indications.add(1, ordering: .relaxed)
             } else {
                 valueCounts.notifications.add(1, ordering: .relaxed)
             }
-            guard let handler = routes.handlers[handle] ?? routes.defaultHandler else {
+            guard let handler = routes.handler(for: handle) else {
                 valueCounts.unrouted.add(1, ordering: .relaxed)
                 return true
             }
@@ -514,7 +382,7 @@ public final class ATTBearer: Sendable {
             return true
         }
         // Confirm only once the value has been handed over (Vol 3, Part F, 3.4.7.2).
-        if open, kind == .indication { reply(Self.confirmation) }
+        if open, kind == .indication { channel.post(Self.confirmation, completion: nil) }
     }
 
     /// Multiple Handle Value Notification (Vol 3, Part F, 3.4.7.4): handle, length, value tuples.
@@ -525,7 +393,7 @@ public final class ATTBearer: Sendable {
             return
         }
         while !reader.isAtEnd {
-            guard let handle = reader.readUInt16(), let length = reader.readUInt16(),
+            guard let handle = reader.readAttributeHandle(), let length = reader.readUInt16(),
                   let value = reader.readView(count: Int(length))
             else {
                 state.withLock {
@@ -533,10 +401,10 @@ public final class ATTBearer: Sendable {
                 }
                 return
             }
-            let open = valueRoutes.read { routes -> Bool in
-                guard let routes, routes.isOpen else { return false }
+            let open = valueRoutes.use { routes -> Bool in
+                guard let routes else { return false }
                 valueCounts.notifications.add(1, ordering: .relaxed)
-                guard let handler = routes.handlers[handle] ?? routes.defaultHandler else {
+                guard let handler = routes.handler(for: handle) else {
                     valueCounts.unrouted.add(1, ordering: .relaxed)
                     return true
                 }
@@ -547,78 +415,94 @@ public final class ATTBearer: Sendable {
         }
     }
 
-    private func receiveErrorResponse(_ pdu: UnsafeRawBufferPointer) {
-        do throws(ATTDecodingError) {
-            let response = try ATTErrorResponse(pdu: pdu)
-            completeTransaction(.failure(ATTError(response)), response: .errorResponse, errorFor: response.requestOpcode)
-        } catch {
-            state.withLock { $0.record(.malformedPDU(error)) }
-        }
-    }
-
+    /// Exchange MTU Request (Vol 3, Part F, 3.4.2.1): the bearer's own, whichever role serves.
     private func receiveExchangeMTURequest(_ pdu: UnsafeRawBufferPointer) {
         let reply: [UInt8]
         do throws(ATTDecodingError) {
             let request = try ATTExchangeMTURequest(pdu: pdu)
-            let open = state.withLock { state in
-                guard state.closeReason == nil else { return false }
-                state.mtu = ATTMTU.effective(client: Int(request.clientRxMTU), server: localMTU)
+            let open = state.withLock { s in
+                guard s.closeReason == nil else { return false }
+                s.mtu = ATTMTU.effective(client: Int(request.clientRxMTU), server: localMTU)
                 return true
             }
             guard open else { return }
             reply = ATTExchangeMTUResponse(serverRxMTU: UInt16(localMTU)).encoded()
         } catch {
             state.withLock { $0.record(.malformedPDU(error)) }
-            reply = ATTErrorResponse(requestOpcode: .exchangeMTURequest, handle: 0, error: .invalidPDU).encoded()
+            reply = ATTErrorResponse(requestOpcode: .exchangeMTURequest, handle: .reserved, error: .invalidPDU).encoded()
         }
-        self.reply(reply)
+        channel.post(reply, completion: nil)
     }
 
-    /// A response (or Error Response) for the outstanding request ends its transaction.
-    private func completeTransaction(_ result: Result<[UInt8], any Error>, response: ATTOpcode, errorFor: ATTOpcode?) {
-        // The server's MTU takes effect as the exchange completes, before any later request.
+    /// A response or Error Response ends the outstanding request.
+    private func receiveResponse(_ pdu: UnsafeRawBufferPointer, opcode: ATTOpcode) {
+        var result: Result<[UInt8], any Error> = .success(Array(pdu))
+        var errorFor: ATTOpcode?
         var serverMTU: Int?
-        if response == .exchangeMTUResponse, case .success(let bytes) = result,
-           let decoded = try? ATTExchangeMTUResponse(pdu: bytes) {
-            serverMTU = Int(decoded.serverRxMTU)
+        do throws(ATTDecodingError) {
+            if opcode == .errorResponse {
+                let response = try ATTErrorResponse(pdu: pdu)
+                errorFor = response.requestOpcode
+                result = .failure(ATTError(response))
+            } else if opcode == .exchangeMTUResponse {
+                serverMTU = Int(try ATTExchangeMTUResponse(pdu: pdu).serverRxMTU)
+            }
+        } catch {
+            // An undecodable Error Response cannot name its request; an undecodable MTU
+            // response ends the exchange with the MTU unchanged.
+            if opcode == .errorResponse {
+                state.withLock { $0.record(.malformedPDU(error)) }
+                return
+            }
         }
-        let completion = state.withLock { state -> (
-            waiter: CheckedContinuation<[UInt8], any Error>?, timer: Task<Void, Never>?, next: CheckedContinuation<Void, any Error>?
-        )? in
-            guard state.closeReason == nil else { return nil }
-            guard let outstanding = state.outstanding else {
-                state.record(.unexpectedResponse(response))
-                return nil
-            }
-            if let errorFor {
-                guard errorFor == outstanding.request else {
-                    state.record(.mismatchedErrorResponse(request: outstanding.request, reportedRequest: errorFor))
-                    return nil
+        let actions = state.withLock { s -> [ATTTransactions<Requester>.Action] in
+            let wasExchange = s.transactions.outstanding?.opcode == .exchangeMTURequest
+            // A response while an armed write holds the slot is its own only if it went out.
+            var armedFired = false
+            if case .armed(let armed)? = s.transactions.outstanding?.token { armedFired = armed.hasFired }
+            let (outcome, actions) = s.transactions.received(opcode, errorFor: errorFor, result: result, armedFired: armedFired)
+            switch outcome {
+            case .completed:
+                // The server's MTU takes effect as the exchange completes, before any later request.
+                if wasExchange, let serverMTU { s.mtu = ATTMTU.effective(client: localMTU, server: serverMTU) }
+            case .afterClose:
+                break
+            case .unexpected:
+                s.record(.unexpectedResponse(opcode))
+            case .mismatched(let request):
+                if let errorFor {
+                    s.record(.mismatchedErrorResponse(request: request, reportedRequest: errorFor))
+                } else {
+                    s.record(.mismatchedResponse(request: request, response: opcode))
                 }
-            } else if outstanding.request.response != response {
-                state.record(.mismatchedResponse(request: outstanding.request, response: response))
-                return nil
             }
-            if outstanding.request == .exchangeMTURequest, let serverMTU {
-                state.mtu = ATTMTU.effective(client: localMTU, server: serverMTU)
-            }
-            if let armed = outstanding.armed {
-                // A response with nothing sent is not this write's.
-                guard armed.hasFired else {
-                    state.record(.unexpectedResponse(response))
-                    return nil
-                }
-            } else if outstanding.abandoned {
-                state.statistics.abandonedResponses &+= 1
-            } else if outstanding.continuation == nil {
-                state.early[outstanding.id] = result
-            }
-            let (timer, next) = state.finishOutstanding()
-            return (outstanding.continuation, timer, next)
+            timer.schedule(s.transactions.nextDeadline)
+            return actions
         }
-        guard let completion else { return }
-        completion.timer?.cancel()
-        completion.waiter?.resume(with: result)
-        completion.next?.resume()
+        perform(actions)
+    }
+
+    /// Requests, commands and confirmations: the server role's, or refused.
+    private func receiveClientPDU(_ pdu: UnsafeRawBufferPointer, opcode: ATTOpcode, at time: HostTime) {
+        let server = state.withLock { s -> GATTServerConnection?? in
+            guard s.closeReason == nil else { return .none }
+            if s.server == nil {
+                if opcode == .handleValueConfirmation {
+                    s.record(.unexpectedConfirmation)
+                } else if opcode.isCommand {
+                    s.statistics.ignoredCommands &+= 1
+                } else {
+                    s.statistics.unsupportedRequests &+= 1
+                }
+            }
+            return .some(s.server)
+        }
+        guard case .some(let server) = server else { return }
+        if let server {
+            server.receive(pdu, opcode: opcode, at: time)
+        } else if !opcode.isCommand, opcode != .handleValueConfirmation {
+            channel.post(ATTErrorResponse(requestOpcode: opcode, handle: .reserved, error: .requestNotSupported).encoded(),
+                         completion: nil)
+        }
     }
 }

@@ -1,9 +1,14 @@
+import StrobeHCI
+
 /// Why a bearer stopped carrying transactions.
 public enum ATTBearerCloseReason: Hashable, Sendable, CustomStringConvertible {
     /// The LE connection ended (HCI Disconnection Complete reason code).
     case disconnected(hciReason: UInt8)
-    /// The transport under the connection closed.
-    case transportClosed
+    /// The transport under the connection closed: the controller's error says why.
+    case transportClosed(HCIError)
+    /// The link failed under the bearer (for example the controller stopped returning buffers);
+    /// the error says why.
+    case linkFailed(HCIError)
     /// A request went unanswered for the transaction timeout (Vol 3, Part F, 3.3.3): no further
     /// ATT PDUs may be sent on this bearer.
     case transactionTimeout(request: ATTOpcode)
@@ -13,7 +18,8 @@ public enum ATTBearerCloseReason: Hashable, Sendable, CustomStringConvertible {
     public var description: String {
         switch self {
         case .disconnected(let reason): "disconnected (reason 0x\(String(reason, radix: 16, uppercase: true)))"
-        case .transportClosed: "transport closed"
+        case .transportClosed(let error): "transport closed (\(error))"
+        case .linkFailed(let error): "link failed: \(error)"
         case .transactionTimeout(let request): "\(request) timed out"
         case .local: "closed locally"
         }
@@ -33,6 +39,8 @@ public enum ATTBearerError: Error, Hashable, Sendable, CustomStringConvertible {
     /// The response ended the transaction but could not be decoded (also counted as a
     /// protocol violation).
     case malformedResponse(ATTDecodingError)
+    /// An armed write was withdrawn before it fired.
+    case withdrawn
 
     public var description: String {
         switch self {
@@ -40,6 +48,7 @@ public enum ATTBearerError: Error, Hashable, Sendable, CustomStringConvertible {
         case .closed(let reason): "ATT bearer closed: \(reason)"
         case .pduTooLong(let opcode, let length, let mtu): "\(opcode) of \(length) bytes exceeds ATT_MTU \(mtu)"
         case .malformedResponse(let error): "malformed response: \(error)"
+        case .withdrawn: "the armed write was withdrawn before it fired"
         }
     }
 }

@@ -4,24 +4,42 @@ public protocol ATTChannel: AnyObject, Sendable {
     /// The largest ATT PDU the channel carries in each direction (its SDU limit); the bearer
     /// never announces a larger MTU.
     var maximumPayload: Int { get }
-    /// Sends one whole ATT PDU. May suspend (ACL flow control) but never drops: it returns once
-    /// the PDU is queued to the controller, or throws when the link is gone.
+    /// Sends one whole ATT PDU: returns once it is with the controller (waiting for controller
+    /// buffers, never dropping), or throws when the link is gone.
     func send(_ pdu: [UInt8]) async throws
-    /// Queues a PDU behind everything sent before it, without waiting: for answers made on the
-    /// receive path (confirmations, responses), so that they keep their place relative to later
-    /// requests. Returns `false` when the channel cannot queue this way; the bearer then sends
-    /// the PDU from a task of its own.
-    func enqueue(_ pdu: [UInt8]) -> Bool
-    /// Makes `pdu` ready to go out later as one ACL packet, encoded now, with a controller buffer
-    /// held for it; `nil` when the channel cannot (the PDU needs more than one packet, no buffer
-    /// is free, or the channel does not arm PDUs).
-    func arm(_ pdu: [UInt8]) -> (any ATTArmedPacket)?
+    /// Queues one PDU behind everything queued before it and returns at once: for what is sent
+    /// from the receive path (answers, confirmations) and for requests, which keep their order.
+    /// `completion`, when given, hears whether it went out.
+    func post(_ pdu: [UInt8], completion: (@Sendable (Result<Void, any Error>) -> Void)?)
+    /// Makes `pdu` ready to go out later in one write, with a controller buffer held for it; `nil`
+    /// when the channel cannot (the PDU needs more than one packet, no buffer is free, or the
+    /// channel does not prepare PDUs).
+    func prepare(_ pdu: [UInt8]) -> (any ATTPreparedPDU)?
 }
 
 extension ATTChannel {
-    public func enqueue(_ pdu: [UInt8]) -> Bool { false }
+    public func prepare(_ pdu: [UInt8]) -> (any ATTPreparedPDU)? { nil }
 }
 
-extension ATTChannel {
-    public func arm(_ pdu: [UInt8]) -> (any ATTArmedPacket)? { nil }
+/// One PDU made ready ahead of time by its channel: encoded whole, with a controller buffer held
+/// for it. Sending it takes no lock and allocates nothing.
+public protocol ATTPreparedPDU: AnyObject, Sendable {
+    /// Puts the PDU on the wire now, once: takes the link (refused while it is part-way through
+    /// another PDU, whose fragments must not be split), asks `commit` whether to go ahead (the
+    /// owner's last word, made with the link held), then writes. No lock, no allocation.
+    func send(committing commit: () -> Bool) -> ATTPreparedSendResult
+    /// Gives the held buffer back unsent. Idempotent; harmless after `send`.
+    func discard()
+}
+
+/// What became of a prepared PDU's send.
+public enum ATTPreparedSendResult: Sendable, Equatable {
+    /// On the wire.
+    case sent
+    /// The link was part-way through another PDU: nothing happened; the PDU is still ready.
+    case linkBusy
+    /// `commit` said no: nothing happened.
+    case declined
+    /// The write failed; the held buffer went back and the PDU cannot be sent any more.
+    case failed
 }

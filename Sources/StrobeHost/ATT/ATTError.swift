@@ -3,10 +3,10 @@ public struct ATTError: Error, Hashable, Sendable, CustomStringConvertible {
     /// The request that failed.
     public var requestOpcode: ATTOpcode
     /// The handle that caused the error, 0x0000 when none did.
-    public var handle: UInt16
+    public var handle: AttributeHandle
     public var code: ATTErrorCode
 
-    public init(requestOpcode: ATTOpcode, handle: UInt16, code: ATTErrorCode) {
+    public init(requestOpcode: ATTOpcode, handle: AttributeHandle, code: ATTErrorCode) {
         self.requestOpcode = requestOpcode
         self.handle = handle
         self.code = code
@@ -17,6 +17,6 @@ public struct ATTError: Error, Hashable, Sendable, CustomStringConvertible {
     }
 
     public var description: String {
-        "\(requestOpcode) on handle 0x\(String(handle, radix: 16, uppercase: true)) failed: \(code)"
+        "\(requestOpcode) on handle \(handle) failed: \(code)"
     }
 }

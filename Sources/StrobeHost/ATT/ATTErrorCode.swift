@@ -57,9 +57,13 @@ public struct ATTErrorCode: RawRepresentable, Hashable, Sendable, CustomStringCo
         case 0xFD: "Client Characteristic Configuration Descriptor Improperly Configured"
         case 0xFE: "Procedure Already in Progress"
         case 0xFF: "Out of Range"
-        default: "Reserved"
+        default: "Unknown error"
         }
     }
 
-    public var description: String { "\(name) (0x\(String(rawValue, radix: 16, uppercase: true)))" }
+    /// `Read Not Permitted (0x02)`.
+    public var description: String {
+        let digits = String(rawValue, radix: 16, uppercase: true)
+        return "\(name) (0x\(digits.count < 2 ? "0" : "")\(digits))"
+    }
 }

@@ -5,10 +5,10 @@ public struct ATTErrorResponse: ATTPDU {
     public static let opcode = ATTOpcode.errorResponse
     public var requestOpcode: ATTOpcode
     /// The handle that caused the error, 0x0000 when none did.
-    public var handle: UInt16
+    public var handle: AttributeHandle
     public var error: ATTErrorCode
 
-    public init(requestOpcode: ATTOpcode, handle: UInt16, error: ATTErrorCode) {
+    public init(requestOpcode: ATTOpcode, handle: AttributeHandle, error: ATTErrorCode) {
         self.requestOpcode = requestOpcode
         self.handle = handle
         self.error = error
@@ -17,7 +17,7 @@ public struct ATTErrorResponse: ATTPDU {
     public init(parameters: UnsafeRawBufferPointer) throws(ATTDecodingError) {
         var reader = ATTParameterReader(parameters, opcode: Self.opcode)
         requestOpcode = ATTOpcode(rawValue: try reader.uint8())
-        handle = try reader.uint16()
+        handle = try reader.attributeHandle()
         error = ATTErrorCode(rawValue: try reader.uint8())
         try reader.finish()
     }

@@ -5,12 +5,12 @@ import StrobeHCI
 public struct ATTFindByTypeValueRequest: ATTRequestPDU {
     public typealias Response = ATTFindByTypeValueResponse
     public static let opcode = ATTOpcode.findByTypeValueRequest
-    public var startingHandle: UInt16
-    public var endingHandle: UInt16
+    public var startingHandle: AttributeHandle
+    public var endingHandle: AttributeHandle
     public var attributeType: UInt16
     public var attributeValue: [UInt8]
 
-    public init(startingHandle: UInt16, endingHandle: UInt16, attributeType: UInt16, attributeValue: [UInt8]) {
+    public init(startingHandle: AttributeHandle, endingHandle: AttributeHandle, attributeType: UInt16, attributeValue: [UInt8]) {
         self.startingHandle = startingHandle
         self.endingHandle = endingHandle
         self.attributeType = attributeType
@@ -19,8 +19,8 @@ public struct ATTFindByTypeValueRequest: ATTRequestPDU {
 
     public init(parameters: UnsafeRawBufferPointer) throws(ATTDecodingError) {
         var reader = ATTParameterReader(parameters, opcode: Self.opcode)
-        startingHandle = try reader.uint16()
-        endingHandle = try reader.uint16()
+        startingHandle = try reader.attributeHandle()
+        endingHandle = try reader.attributeHandle()
         attributeType = try reader.uint16()
         attributeValue = reader.rest()
     }
@@ -35,9 +35,9 @@ public struct ATTFindByTypeValueRequest: ATTRequestPDU {
 
 /// A found attribute and the end of its group.
 public struct ATTHandlesInformation: Sendable, Hashable {
-    public var foundAttributeHandle: UInt16
-    public var groupEndHandle: UInt16
-    public init(foundAttributeHandle: UInt16, groupEndHandle: UInt16) {
+    public var foundAttributeHandle: AttributeHandle
+    public var groupEndHandle: AttributeHandle
+    public init(foundAttributeHandle: AttributeHandle, groupEndHandle: AttributeHandle) {
         self.foundAttributeHandle = foundAttributeHandle
         self.groupEndHandle = groupEndHandle
     }
@@ -59,7 +59,7 @@ public struct ATTFindByTypeValueResponse: ATTPDU {
         var handles: [ATTHandlesInformation] = []
         handles.reserveCapacity(parameters.count / 4)
         while reader.remaining > 0 {
-            handles.append(ATTHandlesInformation(foundAttributeHandle: try reader.uint16(), groupEndHandle: try reader.uint16()))
+            handles.append(ATTHandlesInformation(foundAttributeHandle: try reader.attributeHandle(), groupEndHandle: try reader.attributeHandle()))
         }
         self.handles = handles
     }

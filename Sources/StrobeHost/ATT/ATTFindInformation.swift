@@ -4,18 +4,18 @@ import StrobeHCI
 public struct ATTFindInformationRequest: ATTRequestPDU {
     public typealias Response = ATTFindInformationResponse
     public static let opcode = ATTOpcode.findInformationRequest
-    public var startingHandle: UInt16
-    public var endingHandle: UInt16
+    public var startingHandle: AttributeHandle
+    public var endingHandle: AttributeHandle
 
-    public init(startingHandle: UInt16, endingHandle: UInt16) {
+    public init(startingHandle: AttributeHandle, endingHandle: AttributeHandle) {
         self.startingHandle = startingHandle
         self.endingHandle = endingHandle
     }
 
     public init(parameters: UnsafeRawBufferPointer) throws(ATTDecodingError) {
         var reader = ATTParameterReader(parameters, opcode: Self.opcode)
-        startingHandle = try reader.uint16()
-        endingHandle = try reader.uint16()
+        startingHandle = try reader.attributeHandle()
+        endingHandle = try reader.attributeHandle()
         try reader.finish()
     }
 
@@ -27,9 +27,9 @@ public struct ATTFindInformationRequest: ATTRequestPDU {
 
 /// One handle and its attribute type.
 public struct ATTHandleUUID: Sendable, Hashable {
-    public var handle: UInt16
+    public var handle: AttributeHandle
     public var uuid: BluetoothUUID
-    public init(handle: UInt16, uuid: BluetoothUUID) {
+    public init(handle: AttributeHandle, uuid: BluetoothUUID) {
         self.handle = handle
         self.uuid = uuid
     }
@@ -61,7 +61,7 @@ public struct ATTFindInformationResponse: ATTPDU {
         var entries: [ATTHandleUUID] = []
         entries.reserveCapacity(reader.remaining / entrySize)
         while reader.remaining > 0 {
-            let handle = try reader.uint16()
+            let handle = try reader.attributeHandle()
             guard let uuid = BluetoothUUID(attBytes: try reader.view(count: uuidSize)) else {
                 throw .malformed(Self.opcode, reason: "bad UUID")
             }

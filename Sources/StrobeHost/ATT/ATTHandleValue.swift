@@ -4,17 +4,17 @@ import StrobeHCI
 /// through `ATTPDUView` without a copy; this codec is for a server and for tests.
 public struct ATTHandleValueNotification: ATTCommandPDU {
     public static let opcode = ATTOpcode.handleValueNotification
-    public var handle: UInt16
+    public var handle: AttributeHandle
     public var value: [UInt8]
 
-    public init(handle: UInt16, value: [UInt8]) {
+    public init(handle: AttributeHandle, value: [UInt8]) {
         self.handle = handle
         self.value = value
     }
 
     public init(parameters: UnsafeRawBufferPointer) throws(ATTDecodingError) {
         var reader = ATTParameterReader(parameters, opcode: Self.opcode)
-        handle = try reader.uint16()
+        handle = try reader.attributeHandle()
         value = reader.rest()
     }
 
@@ -27,17 +27,17 @@ public struct ATTHandleValueNotification: ATTCommandPDU {
 /// Handle Value Indication (Vol 3, Part F, 3.4.7.2): confirmed by a Handle Value Confirmation.
 public struct ATTHandleValueIndication: ATTPDU {
     public static let opcode = ATTOpcode.handleValueIndication
-    public var handle: UInt16
+    public var handle: AttributeHandle
     public var value: [UInt8]
 
-    public init(handle: UInt16, value: [UInt8]) {
+    public init(handle: AttributeHandle, value: [UInt8]) {
         self.handle = handle
         self.value = value
     }
 
     public init(parameters: UnsafeRawBufferPointer) throws(ATTDecodingError) {
         var reader = ATTParameterReader(parameters, opcode: Self.opcode)
-        handle = try reader.uint16()
+        handle = try reader.attributeHandle()
         value = reader.rest()
     }
 

@@ -50,6 +50,10 @@ public struct ATTOpcode: RawRepresentable, Hashable, Sendable, CustomStringConve
     /// Requests expect exactly one response; the bearer allows one outstanding at a time.
     public var isRequest: Bool { Self.responseFor[rawValue] != nil }
 
+    /// A response (Error Response included): what ends the client's outstanding request. The one
+    /// place the stack decides this.
+    public var isResponse: Bool { self == .errorResponse || Self.requestFor[rawValue] != nil }
+
     /// The response opcode that completes this request.
     public var response: ATTOpcode? { Self.responseFor[rawValue].map(ATTOpcode.init(rawValue:)) }
 
@@ -69,6 +73,8 @@ public struct ATTOpcode: RawRepresentable, Hashable, Sendable, CustomStringConve
         0x10: 0x11, 0x12: 0x13, 0x16: 0x17, 0x18: 0x19, 0x20: 0x21,
     ]
 
+    private static let requestFor: [UInt8: UInt8] = Dictionary(uniqueKeysWithValues: responseFor.map { ($1, $0) })
+
     public var description: String {
         let names: [UInt8: String] = [
             0x01: "Error Response", 0x02: "Exchange MTU Request", 0x03: "Exchange MTU Response",
@@ -85,6 +91,7 @@ public struct ATTOpcode: RawRepresentable, Hashable, Sendable, CustomStringConve
             0x1D: "Handle Value Indication", 0x1E: "Handle Value Confirmation", 0x52: "Write Command",
             0xD2: "Signed Write Command",
         ]
-        return "\(names[rawValue] ?? "Unknown") (0x\(String(rawValue, radix: 16, uppercase: true)))"
+        let digits = String(rawValue, radix: 16, uppercase: true)
+        return "\(names[rawValue] ?? "Unknown") (0x\(digits.count < 2 ? "0" : "")\(digits))"
     }
 }

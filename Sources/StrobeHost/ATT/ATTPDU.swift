@@ -73,6 +73,10 @@ struct ATTParameterReader {
         return value
     }
 
+    mutating func attributeHandle() throws(ATTDecodingError) -> AttributeHandle {
+        AttributeHandle(rawValue: try uint16())
+    }
+
     mutating func view(count: Int) throws(ATTDecodingError) -> UnsafeRawBufferPointer {
         guard let value = reader.readView(count: count) else { throw truncated(count) }
         return value

@@ -6,7 +6,7 @@ import StrobeHCI
 public struct ATTPDUView {
     public let opcode: ATTOpcode
     /// The attribute handle for PDUs whose first parameter is one handle.
-    public let handle: UInt16?
+    public let handle: AttributeHandle?
     /// Notifications, indications, writes and prepare writes: the attribute value (after the
     /// offset for prepare writes, without the signature for signed writes). Otherwise the parameters.
     public let value: UnsafeRawBufferPointer
@@ -22,7 +22,7 @@ public struct ATTPDUView {
             value = reader.readRest()
             return
         }
-        guard let handle = reader.readUInt16() else { throw .truncated(opcode, needed: 3, got: pdu.count) }
+        guard let handle = reader.readAttributeHandle() else { throw .truncated(opcode, needed: 3, got: pdu.count) }
         self.handle = handle
         switch opcode {
         case .prepareWriteRequest, .prepareWriteResponse:

@@ -4,11 +4,11 @@ import StrobeHCI
 public struct ATTPrepareWriteRequest: ATTRequestPDU {
     public typealias Response = ATTPrepareWriteResponse
     public static let opcode = ATTOpcode.prepareWriteRequest
-    public var handle: UInt16
+    public var handle: AttributeHandle
     public var offset: UInt16
     public var value: [UInt8]
 
-    public init(handle: UInt16, offset: UInt16, value: [UInt8]) {
+    public init(handle: AttributeHandle, offset: UInt16, value: [UInt8]) {
         self.handle = handle
         self.offset = offset
         self.value = value
@@ -16,7 +16,7 @@ public struct ATTPrepareWriteRequest: ATTRequestPDU {
 
     public init(parameters: UnsafeRawBufferPointer) throws(ATTDecodingError) {
         var reader = ATTParameterReader(parameters, opcode: Self.opcode)
-        handle = try reader.uint16()
+        handle = try reader.attributeHandle()
         offset = try reader.uint16()
         value = reader.rest()
     }
@@ -32,11 +32,11 @@ public struct ATTPrepareWriteRequest: ATTRequestPDU {
 /// what was queued.
 public struct ATTPrepareWriteResponse: ATTPDU {
     public static let opcode = ATTOpcode.prepareWriteResponse
-    public var handle: UInt16
+    public var handle: AttributeHandle
     public var offset: UInt16
     public var value: [UInt8]
 
-    public init(handle: UInt16, offset: UInt16, value: [UInt8]) {
+    public init(handle: AttributeHandle, offset: UInt16, value: [UInt8]) {
         self.handle = handle
         self.offset = offset
         self.value = value
@@ -44,7 +44,7 @@ public struct ATTPrepareWriteResponse: ATTPDU {
 
     public init(parameters: UnsafeRawBufferPointer) throws(ATTDecodingError) {
         var reader = ATTParameterReader(parameters, opcode: Self.opcode)
-        handle = try reader.uint16()
+        handle = try reader.attributeHandle()
         offset = try reader.uint16()
         value = reader.rest()
     }

@@ -4,13 +4,13 @@ import StrobeHCI
 public struct ATTReadRequest: ATTRequestPDU {
     public typealias Response = ATTReadResponse
     public static let opcode = ATTOpcode.readRequest
-    public var handle: UInt16
+    public var handle: AttributeHandle
 
-    public init(handle: UInt16) { self.handle = handle }
+    public init(handle: AttributeHandle) { self.handle = handle }
 
     public init(parameters: UnsafeRawBufferPointer) throws(ATTDecodingError) {
         var reader = ATTParameterReader(parameters, opcode: Self.opcode)
-        handle = try reader.uint16()
+        handle = try reader.attributeHandle()
         try reader.finish()
     }
 
@@ -33,17 +33,17 @@ public struct ATTReadResponse: ATTPDU {
 public struct ATTReadBlobRequest: ATTRequestPDU {
     public typealias Response = ATTReadBlobResponse
     public static let opcode = ATTOpcode.readBlobRequest
-    public var handle: UInt16
+    public var handle: AttributeHandle
     public var offset: UInt16
 
-    public init(handle: UInt16, offset: UInt16) {
+    public init(handle: AttributeHandle, offset: UInt16) {
         self.handle = handle
         self.offset = offset
     }
 
     public init(parameters: UnsafeRawBufferPointer) throws(ATTDecodingError) {
         var reader = ATTParameterReader(parameters, opcode: Self.opcode)
-        handle = try reader.uint16()
+        handle = try reader.attributeHandle()
         offset = try reader.uint16()
         try reader.finish()
     }
@@ -70,9 +70,9 @@ public struct ATTReadBlobResponse: ATTPDU {
 public struct ATTReadMultipleRequest: ATTRequestPDU {
     public typealias Response = ATTReadMultipleResponse
     public static let opcode = ATTOpcode.readMultipleRequest
-    public var handles: [UInt16]
+    public var handles: [AttributeHandle]
 
-    public init(handles: [UInt16]) { self.handles = handles }
+    public init(handles: [AttributeHandle]) { self.handles = handles }
 
     public init(parameters: UnsafeRawBufferPointer) throws(ATTDecodingError) {
         guard parameters.count >= 4 else { throw .truncated(Self.opcode, needed: 5, got: parameters.count + 1) }
@@ -80,8 +80,8 @@ public struct ATTReadMultipleRequest: ATTRequestPDU {
             throw .malformed(Self.opcode, reason: "\(parameters.count) bytes of handles is odd")
         }
         var reader = ATTParameterReader(parameters, opcode: Self.opcode)
-        var handles: [UInt16] = []
-        while reader.remaining > 0 { handles.append(try reader.uint16()) }
+        var handles: [AttributeHandle] = []
+        while reader.remaining > 0 { handles.append(try reader.attributeHandle()) }
         self.handles = handles
     }
 

@@ -4,11 +4,11 @@ import StrobeHCI
 public struct ATTReadByGroupTypeRequest: ATTRequestPDU {
     public typealias Response = ATTReadByGroupTypeResponse
     public static let opcode = ATTOpcode.readByGroupTypeRequest
-    public var startingHandle: UInt16
-    public var endingHandle: UInt16
+    public var startingHandle: AttributeHandle
+    public var endingHandle: AttributeHandle
     public var attributeGroupType: BluetoothUUID
 
-    public init(startingHandle: UInt16, endingHandle: UInt16, attributeGroupType: BluetoothUUID) {
+    public init(startingHandle: AttributeHandle, endingHandle: AttributeHandle, attributeGroupType: BluetoothUUID) {
         self.startingHandle = startingHandle
         self.endingHandle = endingHandle
         self.attributeGroupType = attributeGroupType
@@ -16,8 +16,8 @@ public struct ATTReadByGroupTypeRequest: ATTRequestPDU {
 
     public init(parameters: UnsafeRawBufferPointer) throws(ATTDecodingError) {
         var reader = ATTParameterReader(parameters, opcode: Self.opcode)
-        startingHandle = try reader.uint16()
-        endingHandle = try reader.uint16()
+        startingHandle = try reader.attributeHandle()
+        endingHandle = try reader.attributeHandle()
         attributeGroupType = try reader.uuidFillingRest("attribute group type")
     }
 
@@ -30,10 +30,10 @@ public struct ATTReadByGroupTypeRequest: ATTRequestPDU {
 
 /// A grouping attribute: its handle, the last handle of its group, and its value.
 public struct ATTGroupData: Sendable, Hashable {
-    public var handle: UInt16
-    public var endGroupHandle: UInt16
+    public var handle: AttributeHandle
+    public var endGroupHandle: AttributeHandle
     public var value: [UInt8]
-    public init(handle: UInt16, endGroupHandle: UInt16, value: [UInt8]) {
+    public init(handle: AttributeHandle, endGroupHandle: AttributeHandle, value: [UInt8]) {
         self.handle = handle
         self.endGroupHandle = endGroupHandle
         self.value = value
@@ -52,8 +52,8 @@ public struct ATTReadByGroupTypeResponse: ATTPDU {
     public init(parameters: UnsafeRawBufferPointer) throws(ATTDecodingError) {
         var entries: [ATTGroupData] = []
         try ATTLengthPrefixedList.decode(parameters, opcode: Self.opcode, fixedFields: 4) { reader throws(ATTDecodingError) in
-            let handle = try reader.uint16()
-            let end = try reader.uint16()
+            let handle = try reader.attributeHandle()
+            let end = try reader.attributeHandle()
             entries.append(ATTGroupData(handle: handle, endGroupHandle: end, value: reader.rest()))
         }
         self.entries = entries

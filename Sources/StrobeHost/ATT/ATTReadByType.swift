@@ -4,11 +4,11 @@ import StrobeHCI
 public struct ATTReadByTypeRequest: ATTRequestPDU {
     public typealias Response = ATTReadByTypeResponse
     public static let opcode = ATTOpcode.readByTypeRequest
-    public var startingHandle: UInt16
-    public var endingHandle: UInt16
+    public var startingHandle: AttributeHandle
+    public var endingHandle: AttributeHandle
     public var attributeType: BluetoothUUID
 
-    public init(startingHandle: UInt16, endingHandle: UInt16, attributeType: BluetoothUUID) {
+    public init(startingHandle: AttributeHandle, endingHandle: AttributeHandle, attributeType: BluetoothUUID) {
         self.startingHandle = startingHandle
         self.endingHandle = endingHandle
         self.attributeType = attributeType
@@ -16,8 +16,8 @@ public struct ATTReadByTypeRequest: ATTRequestPDU {
 
     public init(parameters: UnsafeRawBufferPointer) throws(ATTDecodingError) {
         var reader = ATTParameterReader(parameters, opcode: Self.opcode)
-        startingHandle = try reader.uint16()
-        endingHandle = try reader.uint16()
+        startingHandle = try reader.attributeHandle()
+        endingHandle = try reader.attributeHandle()
         attributeType = try reader.uuidFillingRest("attribute type")
     }
 
@@ -30,9 +30,9 @@ public struct ATTReadByTypeRequest: ATTRequestPDU {
 
 /// One attribute handle and its value.
 public struct ATTHandleValue: Sendable, Hashable {
-    public var handle: UInt16
+    public var handle: AttributeHandle
     public var value: [UInt8]
-    public init(handle: UInt16, value: [UInt8]) {
+    public init(handle: AttributeHandle, value: [UInt8]) {
         self.handle = handle
         self.value = value
     }
@@ -50,7 +50,7 @@ public struct ATTReadByTypeResponse: ATTPDU {
     public init(parameters: UnsafeRawBufferPointer) throws(ATTDecodingError) {
         var entries: [ATTHandleValue] = []
         try ATTLengthPrefixedList.decode(parameters, opcode: Self.opcode, fixedFields: 2) { reader throws(ATTDecodingError) in
-            let handle = try reader.uint16()
+            let handle = try reader.attributeHandle()
             entries.append(ATTHandleValue(handle: handle, value: reader.rest()))
         }
         self.entries = entries

@@ -11,17 +11,17 @@ public enum ATTValueKind: Hashable, Sendable {
 /// copy what you keep (into a ring buffer); do not block. Indications are confirmed after the
 /// call returns.
 public protocol ATTValueHandler: AnyObject, Sendable {
-    func attributeValueReceived(_ value: UnsafeRawBufferPointer, handle: UInt16, kind: ATTValueKind, at time: HostTime)
+    func attributeValueReceived(_ value: UnsafeRawBufferPointer, handle: AttributeHandle, kind: ATTValueKind, at time: HostTime)
 }
 
 /// A handler built from a closure.
 public final class ATTValueClosureHandler: ATTValueHandler {
-    public typealias Body = @Sendable (_ value: UnsafeRawBufferPointer, _ handle: UInt16, _ kind: ATTValueKind, _ time: HostTime) -> Void
+    public typealias Body = @Sendable (_ value: UnsafeRawBufferPointer, _ handle: AttributeHandle, _ kind: ATTValueKind, _ time: HostTime) -> Void
     private let body: Body
 
     public init(_ body: @escaping Body) { self.body = body }
 
-    public func attributeValueReceived(_ value: UnsafeRawBufferPointer, handle: UInt16, kind: ATTValueKind, at time: HostTime) {
+    public func attributeValueReceived(_ value: UnsafeRawBufferPointer, handle: AttributeHandle, kind: ATTValueKind, at time: HostTime) {
         body(value, handle, kind, time)
     }
 }

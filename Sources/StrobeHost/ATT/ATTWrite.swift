@@ -4,17 +4,17 @@ import StrobeHCI
 public struct ATTWriteRequest: ATTRequestPDU {
     public typealias Response = ATTWriteResponse
     public static let opcode = ATTOpcode.writeRequest
-    public var handle: UInt16
+    public var handle: AttributeHandle
     public var value: [UInt8]
 
-    public init(handle: UInt16, value: [UInt8]) {
+    public init(handle: AttributeHandle, value: [UInt8]) {
         self.handle = handle
         self.value = value
     }
 
     public init(parameters: UnsafeRawBufferPointer) throws(ATTDecodingError) {
         var reader = ATTParameterReader(parameters, opcode: Self.opcode)
-        handle = try reader.uint16()
+        handle = try reader.attributeHandle()
         value = reader.rest()
     }
 
@@ -40,17 +40,17 @@ public struct ATTWriteResponse: ATTPDU {
 /// Write Command (Vol 3, Part F, 3.4.5.3): a write without a response.
 public struct ATTWriteCommand: ATTCommandPDU {
     public static let opcode = ATTOpcode.writeCommand
-    public var handle: UInt16
+    public var handle: AttributeHandle
     public var value: [UInt8]
 
-    public init(handle: UInt16, value: [UInt8]) {
+    public init(handle: AttributeHandle, value: [UInt8]) {
         self.handle = handle
         self.value = value
     }
 
     public init(parameters: UnsafeRawBufferPointer) throws(ATTDecodingError) {
         var reader = ATTParameterReader(parameters, opcode: Self.opcode)
-        handle = try reader.uint16()
+        handle = try reader.attributeHandle()
         value = reader.rest()
     }
 

@@ -4,7 +4,7 @@ import Synchronization
 /// The central role on one controller: connects to peripherals (by address, or by name after a
 /// scan), keeps each connection's state, routes ACL data to its L2CAP link and tears links down
 /// when the controller reports a disconnect or closes.
-public final class Central: HCIACLHandler, Sendable {
+public final class Central: Sendable {
     public struct Configuration: Sendable {
         /// The ATT MTU this host offers (23 ... 517); the effective MTU is the smaller of the two.
         public var preferredMTU: Int
@@ -37,13 +37,9 @@ public final class Central: HCIACLHandler, Sendable {
     private let state: Mutex<State>
     /// One LE Create Connection at a time: the controller allows no more.
     private let initiating = AsyncSerialGate()
-    /// Each connection's L2CAP link by handle, for the ACL data path to find with no lock;
-    /// republished whenever `State.connections` changes.
-    private let links = PublishedReference<PublishedBox<[UInt16: L2CAPLink]>>(PublishedBox([:]))
-    private let unknownHandles = Atomic<Int>(0)
 
     private struct State {
-        var connections: [UInt16: LEConnection] = [:]
+        var connections: [ConnectionHandle: LEConnection] = [:]
         var incoming: (@Sendable (LEConnection) -> Void)?
         var pending: Pending?
         var closed = false
@@ -61,9 +57,10 @@ public final class Central: HCIACLHandler, Sendable {
         self.configuration = configuration
         self.clock = clock
         state = Mutex(State())
-        controller.setACLHandler(self)
-        controller.addEventHandler(onClose: { [weak self] error in self?.controllerClosed(error) }) { [weak self] event, _ in
-            self?.handle(event)
+        // The controller keeps the central as long as it is open: its connections need it to
+        // hear their disconnection, whoever else holds it.
+        controller.addEventHandler(onClose: { error in self.controllerClosed(error) }) { event, _ in
+            self.handle(event)
         }
     }
 
@@ -76,13 +73,8 @@ public final class Central: HCIACLHandler, Sendable {
         state.withLock { Array($0.connections.values) }.filter(\.isConnected).sorted { $0.handle < $1.handle }
     }
 
-    /// ACL packets for a handle with no connection (dropped and counted).
-    public var aclForUnknownHandles: Int { unknownHandles.load(ordering: .relaxed) }
-
-    /// Publishes the links of `connections` (with the state's lock held, so in order).
-    private func publishLinks(_ connections: [UInt16: LEConnection]) {
-        links.replace(with: PublishedBox(connections.mapValues(\.link)))
-    }
+    /// ACL packets for a handle with no connection (dropped and counted by the controller).
+    public var aclForUnknownHandles: Int { controller.counters.aclPacketsWithoutHandler }
 
     // MARK: Connecting
 
@@ -222,10 +214,8 @@ public final class Central: HCIACLHandler, Sendable {
         case .leConnectionComplete(let complete):
             connectionCompleted(complete)
         case .disconnectionComplete(let disconnection) where disconnection.status.isSuccess:
-            let connection = state.withLock { s in
-                defer { publishLinks(s.connections) }
-                return s.connections.removeValue(forKey: disconnection.connectionHandle)
-            }
+            // The controller already dropped the link's ACL route and its buffers.
+            let connection = state.withLock { $0.connections.removeValue(forKey: disconnection.connectionHandle) }
             connection?.closed(reason: disconnection.reason)
         case .leConnectionUpdateComplete(let update):
             let connection = state.withLock { $0.connections[update.connectionHandle] }
@@ -241,41 +231,29 @@ public final class Central: HCIACLHandler, Sendable {
         state.withLock { $0.incoming = handler }
     }
 
+    /// LE Connection Complete, on the reader thread: the link's ACL route is in place before the
+    /// next packet is read, so no data of the new link is missed.
     private func connectionCompleted(_ event: LEConnectionCompleteEvent) {
-        guard event.role == .central else {
-            peripheralConnectionCompleted(event)
-            return
+        var connection: LEConnection?
+        if event.status.isSuccess {
+            connection = LEConnection(
+                event: event, controller: controller, fragmentLength: controller.maximumACLDataLength,
+                bearerConfiguration: ATTBearer.Configuration(
+                    preferredMTU: configuration.preferredMTU, transactionTimeout: configuration.transactionTimeout),
+                clock: clock)
+            if let connection { controller.setACLHandler(connection.link, for: event.connectionHandle) }
         }
-        let fragmentLength = controller.info?.leACLDataPacketLength ?? 27
-        let pending = state.withLock { s -> Pending? in
-            if event.status.isSuccess {
-                s.connections[event.connectionHandle] = LEConnection(
-                    event: event, controller: controller, fragmentLength: fragmentLength,
-                    bearerConfiguration: ATTBearer.Configuration(
-                        preferredMTU: configuration.preferredMTU, transactionTimeout: configuration.transactionTimeout),
-                    clock: clock)
-                publishLinks(s.connections)
-            }
+        let (pending, incoming) = state.withLock { s -> (Pending?, (@Sendable (LEConnection) -> Void)?) in
+            if let connection { s.connections[event.connectionHandle] = connection }
+            guard event.role == .central else { return (nil, s.incoming) }
             defer { s.pending = nil }
-            return s.pending
+            return (s.pending, nil)
         }
-        pending?.outcome.fulfill(.success(event))
-    }
-
-    private func peripheralConnectionCompleted(_ event: LEConnectionCompleteEvent) {
-        guard event.status.isSuccess else { return }
-        let fragmentLength = controller.info?.leACLDataPacketLength ?? 27
-        let connection = LEConnection(
-            event: event, controller: controller, fragmentLength: fragmentLength,
-            bearerConfiguration: ATTBearer.Configuration(
-                preferredMTU: configuration.preferredMTU, transactionTimeout: configuration.transactionTimeout),
-            clock: clock)
-        let handler = state.withLock { s -> (@Sendable (LEConnection) -> Void)? in
-            s.connections[event.connectionHandle] = connection
-            publishLinks(s.connections)
-            return s.incoming
+        if event.role == .central {
+            pending?.outcome.fulfill(.success(event))
+        } else if let connection {
+            incoming?(connection)
         }
-        handler?(connection)
     }
 
     private func controllerClosed(_ error: HCIError) {
@@ -283,27 +261,13 @@ public final class Central: HCIACLHandler, Sendable {
             s.closed = true
             defer {
                 s.connections.removeAll()
-                publishLinks(s.connections)
                 s.pending = nil
             }
             return (Array(s.connections.values), s.pending)
         }
         pending?.outcome.fulfill(.failure(error))
-        for connection in connections { connection.closed(reason: .connectionTerminatedByLocalHost, transportClosed: true) }
-    }
-
-    // MARK: ACL (reader thread)
-
-    public func controllerDidReceiveACL(handle: UInt16, boundary: ACLPacketBoundary, payload: UnsafeRawBufferPointer, at time: HostTime) {
-        // The link, not the connection: the connection is weakly referenced (its signalling
-        // route), which makes every retain of it take the slow path. No lock: the table is
-        // published.
-        links.read { table in
-            guard let link = table?.value[handle] else {
-                unknownHandles.add(1, ordering: .relaxed)
-                return
-            }
-            link.receive(boundary: boundary, payload: payload, at: time)
+        for connection in connections {
+            connection.closed(reason: .connectionTerminatedByLocalHost, cause: .transportClosed(error))
         }
     }
 }

@@ -1,75 +1,66 @@
 import StrobeHCI
 import Synchronization
 
-/// One LE connection: its parameters, its L2CAP link, and the ATT bearer and GATT client on it.
-/// When the link goes down every pending ATT request fails with the disconnect's reason.
+/// One LE connection: its parameters, its L2CAP link, and the ATT bearer with the GATT client
+/// (and, when this host serves the peer, the GATT server) on it. When the link goes down every
+/// pending ATT request fails with the cause (the disconnect's reason, the transport's error, or
+/// a link that failed under the bearer).
 public final class LEConnection: Sendable, CustomStringConvertible {
-    public let handle: UInt16
+    public let handle: ConnectionHandle
     public let peerAddress: BluetoothAddress
     public let peerAddressType: LEAddressType
     public let role: LERole
     public let bearer: ATTBearer
     public let gatt: GATTClient
     let link: L2CAPLink
+    let sender: L2CAPSender
     private let controller: HCIController
     private let clock: any Clock<Duration>
     private let state: Mutex<State>
 
     private struct State {
-        var server: GATTServerConnection?
         var parameters: LEConnectionParametersInUse
         var disconnectReason: HCIStatus?
-        var waiters: [CheckedContinuation<HCIStatus, Never>] = []
-        var parameterUpdateRequests = 0
-        var parameterUpdatesAccepted = 0
+        /// Why the link ended, as the bearer's waiters saw it.
+        var closeReason: ATTBearerCloseReason?
+        var waiters: [Waiter<HCIStatus>] = []
     }
 
-    init(event: LEConnectionCompleteEvent, controller: HCIController, fragmentLength: Int,
-         bearerConfiguration: ATTBearer.Configuration, clock: any Clock<Duration>) {
+    /// `nil` when the controller gave a connection handle the host cannot use (0x0F00 and up).
+    init?(event: LEConnectionCompleteEvent, controller: HCIController, fragmentLength: Int,
+          bearerConfiguration: ATTBearer.Configuration, clock: any Clock<Duration>) {
+        guard let fragmenter = try? L2CAPFragmenter(connectionHandle: event.connectionHandle,
+                                                    maximumFragmentLength: max(fragmentLength, 1))
+        else { return nil }
         handle = event.connectionHandle
         peerAddress = event.peerAddress
         peerAddressType = event.peerAddressType
         role = event.role
         self.controller = controller
         self.clock = clock
-        link = L2CAPLink(controller: controller, handle: event.connectionHandle, fragmentLength: fragmentLength)
-        bearer = ATTBearer(channel: link, configuration: bearerConfiguration, clock: clock)
-        gatt = GATTClient(bearer: bearer)
         state = Mutex(State(parameters: LEConnectionParametersInUse(
             interval: event.connectionInterval, latency: event.peripheralLatency, supervisionTimeout: event.supervisionTimeout)))
-        attachRoutes()
-    }
-
-    private func attachRoutes() {
-        link.setRoutes { [bearer] routes in
-            routes.att = { pdu, time in bearer.receive(pdu, at: time) }
-            routes.signaling = { [weak self] packet in self?.signalingReceived(packet) }
-        }
+        // The sender fails the link when the controller stops returning buffers; it reports
+        // here through a box, since the connection does not exist yet.
+        let failed = LinkFailureRelay()
+        sender = L2CAPSender(controller: controller, fragmenter: fragmenter) { error in failed.report(error) }
+        bearer = ATTBearer(channel: sender, configuration: bearerConfiguration, clock: clock)
+        gatt = GATTClient(bearer: bearer)
+        link = L2CAPLink(controller: controller, handle: event.connectionHandle, role: event.role, sender: sender, bearer: bearer)
+        failed.connect { [weak self] error in self?.linkFailed(error) }
     }
 
     /// The GATT server this link serves, when this host is a peripheral (or serves both ways).
-    public var server: GATTServerConnection? { state.withLock { $0.server } }
+    public var server: GATTServerConnection? { bearer.server }
 
-    /// Serves `database` to the peer on this link; returns the per-client server connection.
+    /// Serves `database` to the peer on this link: the server role joins the client role on the
+    /// link's bearer. Returns the per-client server connection.
     @discardableResult
     public func serve(_ database: GATTAttributeDatabase) -> GATTServerConnection {
-        let server = GATTServerConnection(database: database, channel: link, clock: clock)
-        state.withLock { $0.server = server }
-        // What a client sends (requests, commands, confirmations) goes to the server; what a
-        // server sends (responses, notifications, indications) to this side's bearer.
-        link.setRoutes { [bearer] routes in
-            routes.att = { pdu, time in
-                if let opcode = pdu.first, ATTOpcode(rawValue: opcode).isSentByClient {
-                    server.receive(pdu, at: time)
-                } else {
-                    bearer.receive(pdu, at: time)
-                }
-            }
-        }
-        return server
+        GATTServerConnection(database: database, bearer: bearer, clock: clock)
     }
 
-    public var description: String { "connection 0x\(String(handle, radix: 16)) to \(peerAddress) (\(peerAddressType))" }
+    public var description: String { "connection \(handle) to \(peerAddress) (\(peerAddressType))" }
 
     /// The parameters in use: from LE Connection Complete, then each LE Connection Update Complete.
     public var parameters: LEConnectionParametersInUse { state.withLock { $0.parameters } }
@@ -77,12 +68,13 @@ public final class LEConnection: Sendable, CustomStringConvertible {
     /// `nil` while connected; the reason once disconnected.
     public var disconnectReason: HCIStatus? { state.withLock { $0.disconnectReason } }
 
+    /// `nil` while connected; once down, why, as every waiter on the link saw it.
+    public var closeReason: ATTBearerCloseReason? { state.withLock { $0.closeReason } }
+
     public var isConnected: Bool { disconnectReason == nil }
 
     /// Connection Parameter Update Requests the peer sent, and how many were accepted.
-    public var parameterUpdateRequests: (received: Int, accepted: Int) {
-        state.withLock { ($0.parameterUpdateRequests, $0.parameterUpdatesAccepted) }
-    }
+    public var parameterUpdateRequests: (received: Int, accepted: Int) { link.parameterUpdateRequests }
 
     /// L2CAP counters of this link: PDUs, reassembly errors, refused pairing, unknown channels.
     public var l2capCounters: L2CAPLinkCounters { link.counters }
@@ -98,7 +90,7 @@ public final class LEConnection: Sendable, CustomStringConvertible {
         if let reason = disconnectReason { return reason }
         do {
             try await controller.send(HCIDisconnect(connectionHandle: handle, reason: reason))
-        } catch HCIError.status(.unknownConnectionIdentifier) {
+        } catch HCIError.commandFailed(_, .unknownConnectionIdentifier) {
             // Already gone; Disconnection Complete is on its way or has been handled.
         }
         let watchdog = Task { [clock] in
@@ -111,21 +103,18 @@ public final class LEConnection: Sendable, CustomStringConvertible {
 
     /// Waits until the link is down and returns the reason.
     public func disconnected() async -> HCIStatus {
-        await withCheckedContinuation { continuation in
-            let reason = state.withLock { s -> HCIStatus? in
-                if let reason = s.disconnectReason { return reason }
-                s.waiters.append(continuation)
-                return nil
-            }
-            if let reason { continuation.resume(returning: reason) }
+        let waiter = Waiter<HCIStatus>()
+        let reason = state.withLock { s -> HCIStatus? in
+            if let reason = s.disconnectReason { return reason }
+            s.waiters.append(waiter)
+            return nil
         }
+        if let reason { return reason }
+        // Cancelled: the link is still up as far as anyone knows.
+        return (try? await waiter.wait()) ?? .success
     }
 
     // MARK: Driven by the central
-
-    func receive(boundary: ACLPacketBoundary, payload: UnsafeRawBufferPointer, at time: HostTime) {
-        link.receive(boundary: boundary, payload: payload, at: time)
-    }
 
     func parametersUpdated(_ event: LEConnectionUpdateCompleteEvent) {
         guard event.status.isSuccess else { return }
@@ -135,51 +124,53 @@ public final class LEConnection: Sendable, CustomStringConvertible {
         }
     }
 
-    func closed(reason: HCIStatus, transportClosed: Bool = false) {
-        let waiters = state.withLock { s -> [CheckedContinuation<HCIStatus, Never>] in
+    /// The link is down: the bearer (both roles) fails every waiter with `cause`, the sender
+    /// refuses new PDUs.
+    func closed(reason: HCIStatus, cause: ATTBearerCloseReason? = nil) {
+        let closeReason = cause ?? .disconnected(hciReason: reason.rawValue)
+        let waiters = state.withLock { s -> [Waiter<HCIStatus>] in
             guard s.disconnectReason == nil else { return [] }
             s.disconnectReason = reason
+            s.closeReason = s.closeReason ?? closeReason
             defer { s.waiters.removeAll() }
             return s.waiters
         }
-        bearer.close(transportClosed ? .transportClosed : .disconnected(hciReason: reason.rawValue))
-        server?.close()
-        link.close()
-        for waiter in waiters { waiter.resume(returning: reason) }
+        bearer.close(closeReason)
+        sender.close()
+        for waiter in waiters { waiter.succeed(reason) }
     }
 
-    // MARK: LE signalling (reader thread)
-
-    private func signalingReceived(_ packet: LESignalingPacket) {
-        switch LESignalingCode(rawValue: packet.code) {
-        case .connectionParameterUpdateRequest where role == .central:
-            let request: ConnectionParameterUpdateRequest
-            do throws(L2CAPSignalingError) {
-                request = try ConnectionParameterUpdateRequest(data: packet.data)
-            } catch {
-                link.post(LESignalingPacket.commandNotUnderstood(identifier: packet.identifier).encoded, on: .leSignaling)
-                return
-            }
-            let accepted = request.isAcceptable
-            state.withLock {
-                $0.parameterUpdateRequests += 1
-                if accepted { $0.parameterUpdatesAccepted += 1 }
-            }
-            link.post(ConnectionParameterUpdateRequest.response(identifier: packet.identifier, accepted: accepted).encoded,
-                      on: .leSignaling)
-            if accepted {
-                Task { [controller, handle] in
-                    try? await controller.send(HCILEConnectionUpdate(connectionHandle: handle, connection: request.parameters))
-                }
-            }
-        case .commandReject, .connectionParameterUpdateResponse, .disconnectionResponse,
-             .leCreditBasedConnectionResponse, .flowControlCredit:
-            // Answers and notices: nothing to answer back.
-            break
-        default:
-            // Unknown, or a request this host does not serve: Command Reject (not understood).
-            link.post(LESignalingPacket.commandNotUnderstood(identifier: packet.identifier).encoded, on: .leSignaling)
+    /// The controller stopped returning buffers: the link is of no more use. Everyone waiting
+    /// hears why, and the controller is asked to drop the connection.
+    private func linkFailed(_ error: any Error) {
+        let cause = ATTBearerCloseReason.linkFailed(error as? HCIError ?? .connectionClosed(handle: handle))
+        state.withLock { s in if s.closeReason == nil { s.closeReason = cause } }
+        bearer.close(cause)
+        Task { [controller, handle] in
+            _ = try? await controller.send(HCIDisconnect(connectionHandle: handle, reason: .remoteUserTerminatedConnection))
         }
+    }
+}
+
+/// Carries the sender's one failure report to the connection made after it.
+private final class LinkFailureRelay: Sendable {
+    private let state = Mutex<(target: (@Sendable (any Error) -> Void)?, pending: (any Error)?)>((nil, nil))
+
+    func report(_ error: any Error) {
+        let target = state.withLock { s -> (@Sendable (any Error) -> Void)? in
+            if s.target == nil { s.pending = error }
+            return s.target
+        }
+        target?(error)
+    }
+
+    func connect(_ target: @escaping @Sendable (any Error) -> Void) {
+        let pending = state.withLock { s -> (any Error)? in
+            s.target = target
+            defer { s.pending = nil }
+            return s.pending
+        }
+        if let pending { target(pending) }
     }
 }
 

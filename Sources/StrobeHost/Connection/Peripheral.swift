@@ -51,7 +51,7 @@ public final class Peripheral: Sendable {
 
     /// Notifies every subscribed central; returns how many were notified.
     @discardableResult
-    public func notify(valueHandle: UInt16, value: [UInt8]) async -> Int {
+    public func notify(valueHandle: AttributeHandle, value: [UInt8]) async -> Int {
         var sent = 0
         for connection in connections {
             if let server = connection.server, (try? await server.notify(valueHandle: valueHandle, value: value)) == true { sent += 1 }

@@ -18,14 +18,14 @@ public struct GATTCharacteristic: Hashable, Sendable, CustomStringConvertible {
     public var uuid: BluetoothUUID
     public var properties: GATTCharacteristicProperties
     /// The characteristic declaration.
-    public var declarationHandle: UInt16
+    public var declarationHandle: AttributeHandle
     /// The characteristic value: the handle to read, write and subscribe to.
-    public var valueHandle: UInt16
+    public var valueHandle: AttributeHandle
     /// The last attribute of the characteristic (its last descriptor): the declaration before
     /// the next characteristic, or the end of the service.
-    public var endHandle: UInt16
+    public var endHandle: AttributeHandle
 
-    public init(uuid: BluetoothUUID, properties: GATTCharacteristicProperties, declarationHandle: UInt16, valueHandle: UInt16, endHandle: UInt16) {
+    public init(uuid: BluetoothUUID, properties: GATTCharacteristicProperties, declarationHandle: AttributeHandle, valueHandle: AttributeHandle, endHandle: AttributeHandle) {
         self.uuid = uuid
         self.properties = properties
         self.declarationHandle = declarationHandle
@@ -34,19 +34,19 @@ public struct GATTCharacteristic: Hashable, Sendable, CustomStringConvertible {
     }
 
     /// Where descriptors can be, or nil when the value is the characteristic's last attribute.
-    public var descriptorHandles: ClosedRange<UInt16>? {
-        valueHandle < endHandle ? (valueHandle + 1)...endHandle : nil
+    public var descriptorHandles: ClosedRange<AttributeHandle>? {
+        valueHandle < endHandle ? valueHandle.advanced(by: 1)...endHandle : nil
     }
 
-    public var description: String { "characteristic \(uuid) value 0x\(hex(valueHandle))" }
+    public var description: String { "characteristic \(uuid) value \(valueHandle)" }
 }
 
 /// A characteristic descriptor (Vol 3, Part G, 3.3.3).
 public struct GATTDescriptor: Hashable, Sendable {
     public var uuid: BluetoothUUID
-    public var handle: UInt16
+    public var handle: AttributeHandle
 
-    public init(uuid: BluetoothUUID, handle: UInt16) {
+    public init(uuid: BluetoothUUID, handle: AttributeHandle) {
         self.uuid = uuid
         self.handle = handle
     }

@@ -2,10 +2,10 @@
 /// requests until Attribute Not Found or the end of the range, and requires the server's
 /// handles to move forward, so a hostile server cannot loop it.
 extension GATTClient {
-    public static let fullRange: ClosedRange<UInt16> = 0x0001...0xFFFF
+    public static let fullRange: ClosedRange<AttributeHandle> = AttributeHandle.first...AttributeHandle.last
 
     /// Discover All Primary Services (Read By Group Type on 0x2800).
-    public func discoverPrimaryServices(in range: ClosedRange<UInt16> = GATTClient.fullRange) async throws -> [GATTService] {
+    public func discoverPrimaryServices(in range: ClosedRange<AttributeHandle> = GATTClient.fullRange) async throws -> [GATTService] {
         var services: [GATTService] = []
         var cursor = HandleCursor(range)
         while let start = cursor.next {
@@ -19,7 +19,7 @@ extension GATTClient {
             for entry in response.entries {
                 try cursor.advance(past: entry.handle, to: entry.endGroupHandle, in: .readByGroupTypeResponse)
                 guard let uuid = BluetoothUUID(attBytes: entry.value) else {
-                    throw GATTError.invalidResponse(.readByGroupTypeResponse, reason: "service UUID of \(entry.value.count) bytes at 0x\(hex(entry.handle))")
+                    throw GATTError.invalidResponse(.readByGroupTypeResponse, reason: "service UUID of \(entry.value.count) bytes at \(entry.handle)")
                 }
                 services.append(GATTService(uuid: uuid, startHandle: entry.handle, endHandle: entry.endGroupHandle))
             }
@@ -28,7 +28,7 @@ extension GATTClient {
     }
 
     /// Discover Primary Service by Service UUID (Find By Type Value on 0x2800).
-    public func discoverPrimaryServices(uuid: BluetoothUUID, in range: ClosedRange<UInt16> = GATTClient.fullRange) async throws -> [GATTService] {
+    public func discoverPrimaryServices(uuid: BluetoothUUID, in range: ClosedRange<AttributeHandle> = GATTClient.fullRange) async throws -> [GATTService] {
         var services: [GATTService] = []
         var cursor = HandleCursor(range)
         while let start = cursor.next {
@@ -56,18 +56,18 @@ extension GATTClient {
         for entry in entries {
             let value = entry.value
             guard value.count == 6 || value.count == 4 else {
-                throw GATTError.invalidResponse(.readByTypeResponse, reason: "include declaration of \(value.count) bytes at 0x\(hex(entry.handle))")
+                throw GATTError.invalidResponse(.readByTypeResponse, reason: "include declaration of \(value.count) bytes at \(entry.handle)")
             }
-            let start = UInt16(value[0]) | UInt16(value[1]) << 8
-            let end = UInt16(value[2]) | UInt16(value[3]) << 8
+            let start = AttributeHandle(UInt16(value[0]) | UInt16(value[1]) << 8)
+            let end = AttributeHandle(UInt16(value[2]) | UInt16(value[3]) << 8)
             guard start != 0, start <= end else {
-                throw GATTError.invalidResponse(.readByTypeResponse, reason: "include at 0x\(hex(entry.handle)) has range 0x\(hex(start))-0x\(hex(end))")
+                throw GATTError.invalidResponse(.readByTypeResponse, reason: "include at \(entry.handle) has range \(start)-\(end)")
             }
             var serviceUUID = BluetoothUUID(value.count == 6 ? UInt16(value[4]) | UInt16(value[5]) << 8 : 0)
             if entry.value.count == 4 {
                 let declaration = try await read(handle: start)
                 guard declaration.count == 16, let full = BluetoothUUID(attBytes: declaration) else {
-                    throw GATTError.invalidResponse(.readResponse, reason: "included service declaration of \(declaration.count) bytes at 0x\(hex(start))")
+                    throw GATTError.invalidResponse(.readResponse, reason: "included service declaration of \(declaration.count) bytes at \(start)")
                 }
                 serviceUUID = full
             }
@@ -81,27 +81,27 @@ extension GATTClient {
     /// characteristic's end handle comes from the next declaration).
     public func discoverCharacteristics(of service: GATTService, uuid: BluetoothUUID? = nil) async throws -> [GATTCharacteristic] {
         let entries = try await readByTypeAll(.characteristic, in: service.handles)
-        var declarations: [(handle: UInt16, properties: GATTCharacteristicProperties, valueHandle: UInt16, uuid: BluetoothUUID)] = []
+        var declarations: [(handle: AttributeHandle, properties: GATTCharacteristicProperties, valueHandle: AttributeHandle, uuid: BluetoothUUID)] = []
         for entry in entries {
             let count = entry.value.count
             guard count == 5 || count == 19 else {
-                throw GATTError.invalidResponse(.readByTypeResponse, reason: "characteristic declaration of \(count) bytes at 0x\(hex(entry.handle))")
+                throw GATTError.invalidResponse(.readByTypeResponse, reason: "characteristic declaration of \(count) bytes at \(entry.handle)")
             }
             let properties = GATTCharacteristicProperties(rawValue: entry.value[0])
-            let valueHandle = UInt16(entry.value[1]) | UInt16(entry.value[2]) << 8
+            let valueHandle = AttributeHandle(UInt16(entry.value[1]) | UInt16(entry.value[2]) << 8)
             guard let uuid = BluetoothUUID(attBytes: Array(entry.value[3...])) else {
-                throw GATTError.invalidResponse(.readByTypeResponse, reason: "characteristic UUID at 0x\(hex(entry.handle))")
+                throw GATTError.invalidResponse(.readByTypeResponse, reason: "characteristic UUID at \(entry.handle)")
             }
             guard valueHandle > entry.handle, valueHandle <= service.endHandle else {
-                throw GATTError.invalidResponse(.readByTypeResponse, reason: "characteristic at 0x\(hex(entry.handle)) has value handle 0x\(hex(valueHandle))")
+                throw GATTError.invalidResponse(.readByTypeResponse, reason: "characteristic at \(entry.handle) has value handle \(valueHandle)")
             }
             declarations.append((entry.handle, properties, valueHandle, uuid))
         }
         var characteristics: [GATTCharacteristic] = []
         for (index, declaration) in declarations.enumerated() {
-            let end = index + 1 < declarations.count ? declarations[index + 1].handle - 1 : service.endHandle
+            let end = index + 1 < declarations.count ? declarations[index + 1].handle.advanced(by: -1) : service.endHandle
             guard declaration.valueHandle <= end else {
-                throw GATTError.invalidResponse(.readByTypeResponse, reason: "characteristic value 0x\(hex(declaration.valueHandle)) overlaps the next declaration")
+                throw GATTError.invalidResponse(.readByTypeResponse, reason: "characteristic value \(declaration.valueHandle) overlaps the next declaration")
             }
             characteristics.append(GATTCharacteristic(
                 uuid: declaration.uuid, properties: declaration.properties,
@@ -143,7 +143,7 @@ extension GATTClient {
         return database
     }
 
-    func discoverServiceTrees(in range: ClosedRange<UInt16>) async throws -> [GATTDatabase.Service] {
+    func discoverServiceTrees(in range: ClosedRange<AttributeHandle>) async throws -> [GATTDatabase.Service] {
         var trees: [GATTDatabase.Service] = []
         for service in try await discoverPrimaryServices(in: range) {
             let included = try await discoverIncludedServices(of: service)
@@ -157,7 +157,7 @@ extension GATTClient {
     }
 
     /// Read By Type repeated over a range, each next request after the last handle returned.
-    func readByTypeAll(_ type: BluetoothUUID, in range: ClosedRange<UInt16>) async throws -> [ATTHandleValue] {
+    func readByTypeAll(_ type: BluetoothUUID, in range: ClosedRange<AttributeHandle>) async throws -> [ATTHandleValue] {
         var entries: [ATTHandleValue] = []
         var cursor = HandleCursor(range)
         while let start = cursor.next {
@@ -179,21 +179,21 @@ extension GATTClient {
 /// Walks a handle range forward: every handle the server returns must lie at or after the
 /// cursor and inside the range, and the walk ends after the range's last handle.
 struct HandleCursor {
-    let range: ClosedRange<UInt16>
-    private(set) var next: UInt16?
+    let range: ClosedRange<AttributeHandle>
+    private(set) var next: AttributeHandle?
 
-    init(_ range: ClosedRange<UInt16>) {
+    init(_ range: ClosedRange<AttributeHandle>) {
         self.range = range
-        next = range.lowerBound == 0 ? nil : range.lowerBound
+        next = range.lowerBound == .reserved ? nil : range.lowerBound
     }
 
-    mutating func advance(past handle: UInt16, to groupEnd: UInt16, in opcode: ATTOpcode) throws(GATTError) {
+    mutating func advance(past handle: AttributeHandle, to groupEnd: AttributeHandle, in opcode: ATTOpcode) throws(GATTError) {
         guard let start = next else {
-            throw .invalidResponse(opcode, reason: "handle 0x\(hex(handle)) after the end of the range")
+            throw .invalidResponse(opcode, reason: "handle \(handle) after the end of the range")
         }
         guard handle >= start, handle <= range.upperBound, groupEnd >= handle else {
-            throw .invalidResponse(opcode, reason: "handle 0x\(hex(handle))-0x\(hex(groupEnd)) out of order (expected at or after 0x\(hex(start)) up to 0x\(hex(range.upperBound)))")
+            throw .invalidResponse(opcode, reason: "handle \(handle)-\(groupEnd) out of order (expected at or after \(start) up to \(range.upperBound))")
         }
-        next = groupEnd < range.upperBound ? groupEnd + 1 : nil
+        next = groupEnd < range.upperBound ? groupEnd.advanced(by: 1) : nil
     }
 }

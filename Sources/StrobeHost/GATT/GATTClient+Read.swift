@@ -1,14 +1,14 @@
 /// Characteristic value reads (Vol 3, Part G, 4.8).
 extension GATTClient {
     /// Read Characteristic Value: one Read Request (at most ATT_MTU - 1 bytes come back).
-    public func read(handle: UInt16) async throws -> [UInt8] {
+    public func read(handle: AttributeHandle) async throws -> [UInt8] {
         try await bearer.request(ATTReadRequest(handle: handle)).value
     }
 
     /// Read Long Characteristic Values: a Read Request, then Read Blob Requests from the end of
     /// what arrived until a piece is shorter than ATT_MTU - 1. Attribute Not Long or Invalid
     /// Offset on a blob means the value ended exactly on a piece boundary.
-    public func readLong(handle: UInt16) async throws -> [UInt8] {
+    public func readLong(handle: AttributeHandle) async throws -> [UInt8] {
         var value = try await read(handle: handle)
         var full = value.count >= bearer.mtu - 1
         while full {
@@ -32,13 +32,13 @@ extension GATTClient {
 
     /// Read Using Characteristic UUID: the handle and value of every attribute of `uuid` in
     /// the range (each value at most ATT_MTU - 4 bytes).
-    public func read(uuid: BluetoothUUID, in range: ClosedRange<UInt16> = GATTClient.fullRange) async throws -> [ATTHandleValue] {
+    public func read(uuid: BluetoothUUID, in range: ClosedRange<AttributeHandle> = GATTClient.fullRange) async throws -> [ATTHandleValue] {
         try await readByTypeAll(uuid, in: range)
     }
 
     /// Read Multiple Characteristic Values: the values concatenated, in the order of `handles`
     /// (only values of known length can be told apart).
-    public func readMultiple(handles: [UInt16]) async throws -> [UInt8] {
+    public func readMultiple(handles: [AttributeHandle]) async throws -> [UInt8] {
         guard handles.count >= 2 else { throw GATTError.tooFewHandles(handles.count) }
         return try await bearer.request(ATTReadMultipleRequest(handles: handles)).values
     }

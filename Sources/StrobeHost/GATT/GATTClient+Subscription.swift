@@ -31,7 +31,7 @@ extension GATTClient {
     }
 
     /// The CCCD's handle, from the cache or by discovering the characteristic's descriptors.
-    func clientConfigurationHandle(of characteristic: GATTCharacteristic) async throws -> UInt16 {
+    func clientConfigurationHandle(of characteristic: GATTCharacteristic) async throws -> AttributeHandle {
         let cached = database?.characteristic(valueHandle: characteristic.valueHandle)
         let descriptors: [GATTDescriptor]
         if let cached, cached.characteristic == characteristic {

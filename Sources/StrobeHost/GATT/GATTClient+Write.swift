@@ -1,27 +1,27 @@
 /// Characteristic value writes (Vol 3, Part G, 4.9).
 extension GATTClient {
     /// Write Characteristic Value: one Write Request, value up to ATT_MTU - 3.
-    public func write(_ value: [UInt8], handle: UInt16) async throws {
+    public func write(_ value: [UInt8], handle: AttributeHandle) async throws {
         _ = try await bearer.request(ATTWriteRequest(handle: handle, value: value))
     }
 
     /// A Write Request readied now and sent later, at a trigger, by `ATTArmedWrite.fire()` (no
     /// lock, no allocation then). `nil` when the value does not fit one ACL packet or no buffer
     /// is free; see `ATTBearer.armWrite(_:onDisarmed:)`.
-    public func armWrite(_ value: [UInt8], handle: UInt16, onDisarmed: @escaping @Sendable () -> Void) async throws -> ATTArmedWrite? {
+    public func armWrite(_ value: [UInt8], handle: AttributeHandle, onDisarmed: @escaping @Sendable () -> Void) async throws -> ATTArmedWrite? {
         try await bearer.armWrite(ATTWriteRequest(handle: handle, value: value), onDisarmed: onDisarmed)
     }
 
     /// Write Without Response: one Write Command, value up to ATT_MTU - 3. Suspends while ACL
     /// flow control holds it back; never dropped by the host.
-    public func writeWithoutResponse(_ value: [UInt8], handle: UInt16) async throws {
+    public func writeWithoutResponse(_ value: [UInt8], handle: AttributeHandle) async throws {
         try await bearer.send(ATTWriteCommand(handle: handle, value: value))
     }
 
     /// Writes with the procedure that fits: Write Command or Write Request when the value fits
     /// one PDU, a long write when a response is wanted and it does not. Returns the procedure used.
     @discardableResult
-    public func write(_ value: [UInt8], handle: UInt16, withResponse: Bool) async throws -> GATTWriteProcedure {
+    public func write(_ value: [UInt8], handle: AttributeHandle, withResponse: Bool) async throws -> GATTWriteProcedure {
         let procedure = try GATTWriteProcedure.choose(length: value.count, mtu: bearer.mtu, withResponse: withResponse)
         switch procedure {
         case .writeWithoutResponse: try await writeWithoutResponse(value, handle: handle)
@@ -34,7 +34,7 @@ extension GATTClient {
     /// Write Long Characteristic Values: Prepare Write Requests of ATT_MTU - 5 bytes, each echo
     /// checked against what was sent, then Execute Write. A mismatch or an Error Response
     /// cancels the server's queue (Execute Write 0x00) before the error is thrown.
-    public func writeLong(_ value: [UInt8], handle: UInt16) async throws {
+    public func writeLong(_ value: [UInt8], handle: AttributeHandle) async throws {
         guard value.count <= GATTWriteProcedure.maximumValueLength else {
             throw GATTError.valueTooLong(length: value.count, limit: GATTWriteProcedure.maximumValueLength)
         }

@@ -16,7 +16,7 @@ public final class GATTClient: Sendable {
         var longWriteInProgress = false
         /// Rediscoveries run one after another, in the order the indications came.
         var refresh: Task<Void, Never>?
-        var serviceChangedHandle: UInt16?
+        var serviceChangedHandle: AttributeHandle?
         var subscribeToServiceChanged = false
         var malformedServiceChanged: UInt64 = 0
     }

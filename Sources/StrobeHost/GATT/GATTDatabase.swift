@@ -39,7 +39,7 @@ public struct GATTDatabase: Hashable, Sendable {
         self.service(service)?.characteristic(uuid)
     }
 
-    public func characteristic(valueHandle: UInt16) -> Characteristic? {
+    public func characteristic(valueHandle: AttributeHandle) -> Characteristic? {
         for service in services where service.service.handles.contains(valueHandle) {
             if let found = service.characteristics.first(where: { $0.characteristic.valueHandle == valueHandle }) { return found }
         }
@@ -47,7 +47,7 @@ public struct GATTDatabase: Hashable, Sendable {
     }
 
     /// Drops the services that overlap `range`; returns the handles they covered together with `range`.
-    mutating func remove(overlapping range: ClosedRange<UInt16>) -> ClosedRange<UInt16> {
+    mutating func remove(overlapping range: ClosedRange<AttributeHandle>) -> ClosedRange<AttributeHandle> {
         var lower = range.lowerBound, upper = range.upperBound
         services.removeAll { entry in
             guard entry.service.handles.overlaps(range) else { return false }
@@ -67,9 +67,9 @@ public struct GATTDatabase: Hashable, Sendable {
 /// What happened to a client's cached database.
 public enum GATTDatabaseEvent: Sendable {
     /// A Service Changed indication invalidated the services overlapping this range.
-    case invalidated(ClosedRange<UInt16>)
+    case invalidated(ClosedRange<AttributeHandle>)
     /// The range was discovered again and the cache holds the result.
-    case rediscovered(ClosedRange<UInt16>)
+    case rediscovered(ClosedRange<AttributeHandle>)
     /// Rediscovery failed; the services of the range stay out of the cache.
-    case rediscoveryFailed(ClosedRange<UInt16>, any Error)
+    case rediscoveryFailed(ClosedRange<AttributeHandle>, any Error)
 }

@@ -7,13 +7,13 @@ public enum GATTError: Error, Hashable, Sendable, CustomStringConvertible {
     /// Write Command carries at most ATT_MTU - 3 bytes and has no long form.
     case valueTooLongForWriteCommand(length: Int, limit: Int)
     /// A Prepare Write Response did not echo its request; the queue was cancelled.
-    case preparedWriteMismatch(handle: UInt16, offset: UInt16)
+    case preparedWriteMismatch(handle: AttributeHandle, offset: UInt16)
     /// Another long write is using the server's prepare queue on this connection.
     case longWriteInProgress
     /// The characteristic does not have the property the procedure needs.
-    case propertyNotSupported(GATTCharacteristicProperties, valueHandle: UInt16)
+    case propertyNotSupported(GATTCharacteristicProperties, valueHandle: AttributeHandle)
     /// The characteristic has no Client Characteristic Configuration descriptor.
-    case noClientCharacteristicConfiguration(valueHandle: UInt16)
+    case noClientCharacteristicConfiguration(valueHandle: AttributeHandle)
     /// Read Multiple takes at least two handles.
     case tooFewHandles(Int)
 
@@ -23,11 +23,11 @@ public enum GATTError: Error, Hashable, Sendable, CustomStringConvertible {
         case .valueTooLong(let length, let limit): "value of \(length) bytes exceeds \(limit)"
         case .valueTooLongForWriteCommand(let length, let limit): "Write Command value of \(length) bytes exceeds \(limit)"
         case .preparedWriteMismatch(let handle, let offset):
-            "Prepare Write Response for handle 0x\(hex(handle)) offset \(offset) does not match the request"
+            "Prepare Write Response for handle \(handle) offset \(offset) does not match the request"
         case .longWriteInProgress: "a long write is already in progress"
         case .propertyNotSupported(let property, let handle):
-            "characteristic 0x\(hex(handle)) lacks property 0x\(String(property.rawValue, radix: 16))"
-        case .noClientCharacteristicConfiguration(let handle): "characteristic 0x\(hex(handle)) has no CCCD"
+            "characteristic \(handle) lacks property 0x\(String(property.rawValue, radix: 16))"
+        case .noClientCharacteristicConfiguration(let handle): "characteristic \(handle) has no CCCD"
         case .tooFewHandles(let count): "Read Multiple needs two or more handles, got \(count)"
         }
     }

@@ -2,35 +2,30 @@
 public struct GATTService: Hashable, Sendable, CustomStringConvertible {
     public var uuid: BluetoothUUID
     /// The service declaration.
-    public var startHandle: UInt16
+    public var startHandle: AttributeHandle
     /// The last attribute of the service.
-    public var endHandle: UInt16
+    public var endHandle: AttributeHandle
 
-    public init(uuid: BluetoothUUID, startHandle: UInt16, endHandle: UInt16) {
+    public init(uuid: BluetoothUUID, startHandle: AttributeHandle, endHandle: AttributeHandle) {
         self.uuid = uuid
         self.startHandle = startHandle
         self.endHandle = endHandle
     }
 
-    public var handles: ClosedRange<UInt16> { startHandle...endHandle }
+    public var handles: ClosedRange<AttributeHandle> { startHandle...endHandle }
 
-    public var description: String { "service \(uuid) [0x\(hex(startHandle))-0x\(hex(endHandle))]" }
+    public var description: String { "service \(uuid) [\(startHandle)-\(endHandle)]" }
 }
 
 /// An include declaration inside a service (Vol 3, Part G, 3.2).
 public struct GATTIncludedService: Hashable, Sendable {
     /// The include declaration's own handle.
-    public var declarationHandle: UInt16
+    public var declarationHandle: AttributeHandle
     /// The included service.
     public var service: GATTService
 
-    public init(declarationHandle: UInt16, service: GATTService) {
+    public init(declarationHandle: AttributeHandle, service: GATTService) {
         self.declarationHandle = declarationHandle
         self.service = service
     }
-}
-
-func hex(_ handle: UInt16) -> String {
-    let text = String(handle, radix: 16, uppercase: true)
-    return String(repeating: "0", count: 4 - text.count) + text
 }

@@ -27,7 +27,7 @@ extension GATTClient {
     /// Called on the receive path with the indication's value.
     func serviceChangedIndicated(_ value: UnsafeRawBufferPointer) {
         var reader = ByteReader(value)
-        guard value.count == 4, let start = reader.readUInt16(), let end = reader.readUInt16(), start != 0, start <= end else {
+        guard value.count == 4, let start = reader.readAttributeHandle(), let end = reader.readAttributeHandle(), start != .reserved, start <= end else {
             state.withLock { $0.malformedServiceChanged &+= 1 }
             return
         }
@@ -44,7 +44,7 @@ extension GATTClient {
         }
     }
 
-    private func rediscover(_ range: ClosedRange<UInt16>) async {
+    private func rediscover(_ range: ClosedRange<AttributeHandle>) async {
         do {
             let trees = try await discoverServiceTrees(in: range)
             let (database, subscribe) = state.withLock { state in
@@ -68,7 +68,7 @@ final class ServiceChangedHandler: ATTValueHandler {
 
     init(client: GATTClient) { self.client = client }
 
-    func attributeValueReceived(_ value: UnsafeRawBufferPointer, handle: UInt16, kind: ATTValueKind, at time: HostTime) {
+    func attributeValueReceived(_ value: UnsafeRawBufferPointer, handle: AttributeHandle, kind: ATTValueKind, at time: HostTime) {
         client?.serviceChangedIndicated(value)
     }
 }

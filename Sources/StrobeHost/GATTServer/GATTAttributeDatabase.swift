@@ -21,17 +21,17 @@ public typealias GATTWriteHandler = @Sendable (GATTServerConnectionID, [UInt8]) 
 
 /// The handles a characteristic got.
 public struct GATTServerCharacteristic: Hashable, Sendable {
-    public var declarationHandle: UInt16
-    public var valueHandle: UInt16
+    public var declarationHandle: AttributeHandle
+    public var valueHandle: AttributeHandle
     /// Present when the characteristic notifies or indicates.
-    public var clientConfigurationHandle: UInt16?
+    public var clientConfigurationHandle: AttributeHandle?
 }
 
 /// A GATT server's attribute table (Core Vol 3, Part G, 3): services, characteristic
 /// declarations and values, descriptors, in handle order, built once and then served.
 public final class GATTAttributeDatabase: Sendable {
     struct Attribute: Sendable {
-        var handle: UInt16
+        var handle: AttributeHandle
         var type: BluetoothUUID
         var value: [UInt8]
         var permissions: GATTAttributePermissions
@@ -47,10 +47,10 @@ public final class GATTAttributeDatabase: Sendable {
 
     public init() {}
 
-    private func append(_ attribute: Attribute) -> UInt16 {
+    private func append(_ attribute: Attribute) -> AttributeHandle {
         attributes.withLock { list in
             var attribute = attribute
-            attribute.handle = (list.last?.handle ?? 0) + 1
+            attribute.handle = (list.last?.handle ?? .reserved).advanced(by: 1)
             list.append(attribute)
             return attribute.handle
         }
@@ -58,7 +58,7 @@ public final class GATTAttributeDatabase: Sendable {
 
     /// Starts a primary service; the characteristics added next belong to it.
     @discardableResult
-    public func addPrimaryService(_ uuid: BluetoothUUID) -> UInt16 {
+    public func addPrimaryService(_ uuid: BluetoothUUID) -> AttributeHandle {
         append(Attribute(handle: 0, type: .primaryService, value: uuid.attBytes, permissions: .read))
     }
 
@@ -72,9 +72,9 @@ public final class GATTAttributeDatabase: Sendable {
         permissions: GATTAttributePermissions? = nil,
         onRead: GATTReadHandler? = nil, onWrite: GATTWriteHandler? = nil
     ) -> GATTServerCharacteristic {
-        let declaration = attributes.withLock { ($0.last?.handle ?? 0) + 1 }
-        let valueHandle = declaration + 1
-        var declarationValue: [UInt8] = [properties.rawValue, UInt8(valueHandle & 0xFF), UInt8(valueHandle >> 8)]
+        let declaration = attributes.withLock { ($0.last?.handle ?? .reserved).advanced(by: 1) }
+        let valueHandle = declaration.advanced(by: 1)
+        var declarationValue: [UInt8] = [properties.rawValue, UInt8(valueHandle.rawValue & 0xFF), UInt8(valueHandle.rawValue >> 8)]
         declarationValue += uuid.attBytes
         _ = append(Attribute(handle: 0, type: .characteristic, value: declarationValue, permissions: .read))
         var derived: GATTAttributePermissions = []
@@ -82,7 +82,7 @@ public final class GATTAttributeDatabase: Sendable {
         if !properties.isDisjoint(with: [.write, .writeWithoutResponse]) { derived.insert(.write) }
         _ = append(Attribute(handle: 0, type: uuid, value: value, permissions: permissions ?? derived,
                              onRead: onRead, onWrite: onWrite, properties: properties))
-        var cccd: UInt16?
+        var cccd: AttributeHandle?
         if !properties.isDisjoint(with: [.notify, .indicate]) {
             cccd = append(Attribute(handle: 0, type: .clientCharacteristicConfiguration, value: [0, 0],
                                     permissions: [.read, .write], isClientConfiguration: true))
@@ -92,18 +92,18 @@ public final class GATTAttributeDatabase: Sendable {
 
     /// Adds a descriptor to the last characteristic.
     @discardableResult
-    public func addDescriptor(_ uuid: BluetoothUUID, value: [UInt8], permissions: GATTAttributePermissions = .read) -> UInt16 {
+    public func addDescriptor(_ uuid: BluetoothUUID, value: [UInt8], permissions: GATTAttributePermissions = .read) -> AttributeHandle {
         append(Attribute(handle: 0, type: uuid, value: value, permissions: permissions))
     }
 
     /// Replaces a stored value (for example before notifying it).
-    public func setValue(_ value: [UInt8], at handle: UInt16) {
+    public func setValue(_ value: [UInt8], at handle: AttributeHandle) {
         attributes.withLock { list in
             if let index = list.firstIndex(where: { $0.handle == handle }) { list[index].value = value }
         }
     }
 
-    public func value(at handle: UInt16) -> [UInt8]? {
+    public func value(at handle: AttributeHandle) -> [UInt8]? {
         attributes.withLock { list in list.first { $0.handle == handle }?.value }
     }
 

@@ -7,21 +7,21 @@ import Synchronization
 /// (one indication outstanding, confirmed or timed out).
 public final class GATTServerConnection: Sendable {
     /// Called on the reader thread when the client changes a CCCD: the value handle and what it enabled.
-    public typealias SubscriptionHandler = @Sendable (_ valueHandle: UInt16, _ configuration: GATTClientConfiguration) -> Void
+    public typealias SubscriptionHandler = @Sendable (_ valueHandle: AttributeHandle, _ configuration: GATTClientConfiguration) -> Void
 
     public let id: GATTServerConnectionID
     public let database: GATTAttributeDatabase
-    private let channel: any ATTChannel
-    private let rxMTU: Int
-    private let clock: any Clock<Duration>
+    /// The link's bearer: it owns the MTU and carries every PDU.
+    public let bearer: ATTBearer
     private let indicationTimeout: Duration
+    private let timer: DeadlineTimer
     private let state: Mutex<State>
 
     private struct State {
-        var mtu = ATTMTU.minimum
-        var configurations: [UInt16: GATTClientConfiguration] = [:]  // by CCCD handle
-        var prepared: [(handle: UInt16, offset: Int, value: [UInt8])] = []
-        var indication: CheckedContinuation<Void, any Error>?
+        var configurations: [AttributeHandle: GATTClientConfiguration] = [:]  // by CCCD handle
+        var prepared: [(handle: AttributeHandle, offset: Int, value: [UInt8])] = []
+        /// The indication waiting for its confirmation (one at a time, Vol 3, Part F, 3.3.2).
+        var indication: (waiter: Waiter<Void>, handle: AttributeHandle, deadline: Duration)?
         var onSubscription: SubscriptionHandler?
         var closed = false
         var counters = GATTServerCounters()
@@ -29,18 +29,26 @@ public final class GATTServerConnection: Sendable {
 
     private static let nextID = Atomic<UInt64>(1)
 
-    public init(database: GATTAttributeDatabase, channel: any ATTChannel, rxMTU: Int = ATTMTU.maximum,
+    /// The server role on `bearer`'s link, attached to it: the peer's requests come here.
+    public init(database: GATTAttributeDatabase, bearer: ATTBearer,
                 clock: any Clock<Duration> = ContinuousClock(), indicationTimeout: Duration = .seconds(30)) {
         id = GATTServerConnectionID(rawValue: Self.nextID.add(1, ordering: .relaxed).newValue)
         self.database = database
-        self.channel = channel
-        self.rxMTU = max(ATTMTU.minimum, min(rxMTU, ATTMTU.maximum, channel.maximumPayload))
-        self.clock = clock
+        self.bearer = bearer
         self.indicationTimeout = indicationTimeout
         state = Mutex(State())
+        let fired = Mutex<(@Sendable (Duration) -> Void)?>(nil)
+        timer = DeadlineTimer(clock: clock) { now in fired.withLock { $0 }?(now) }
+        fired.withLock { $0 = { [weak self] now in self?.indicationDeadlinePassed(now) } }
+        bearer.attach(self)
     }
 
-    public var mtu: Int { state.withLock { $0.mtu } }
+    deinit {
+        timer.stop()
+    }
+
+    /// The ATT_MTU in effect on the link (the bearer's).
+    public var mtu: Int { bearer.mtu }
     public var counters: GATTServerCounters { state.withLock { $0.counters } }
 
     public func setSubscriptionHandler(_ handler: SubscriptionHandler?) {
@@ -48,7 +56,7 @@ public final class GATTServerConnection: Sendable {
     }
 
     /// What the client enabled on the characteristic whose value is at `valueHandle`.
-    public func configuration(ofValue valueHandle: UInt16) -> GATTClientConfiguration {
+    public func configuration(ofValue valueHandle: AttributeHandle) -> GATTClientConfiguration {
         guard let cccd = clientConfigurationHandle(ofValue: valueHandle) else { return [] }
         return state.withLock { $0.configurations[cccd] ?? [] }
     }
@@ -56,12 +64,12 @@ public final class GATTServerConnection: Sendable {
     // MARK: Server-initiated
 
     /// Sends a notification if the client enabled them; returns whether it was sent. The value
-    /// is cut to MTU - 3 bytes, as the spec requires.
+    /// is cut to ATT_MTU - 3 bytes, as the spec requires.
     @discardableResult
-    public func notify(valueHandle: UInt16, value: [UInt8]) async throws -> Bool {
+    public func notify(valueHandle: AttributeHandle, value: [UInt8]) async throws -> Bool {
         guard configuration(ofValue: valueHandle).contains(.notification) else { return false }
-        let mtu = self.mtu
-        try await channel.send(ATTHandleValueNotification(handle: valueHandle, value: Array(value.prefix(mtu - 3))).encoded())
+        let pdu = ATTHandleValueNotification(handle: valueHandle, value: Array(value.prefix(mtu - 3))).encoded()
+        try await bearer.sendPDU(pdu, opcode: .handleValueNotification)
         state.withLock { $0.counters.notificationsSent += 1 }
         return true
     }
@@ -70,29 +78,22 @@ public final class GATTServerConnection: Sendable {
     /// `GATTServerError.indicationTimeout` when none comes, `.indicationInProgress` when one is
     /// already outstanding, `.closed` when the link goes away.
     @discardableResult
-    public func indicate(valueHandle: UInt16, value: [UInt8]) async throws -> Bool {
+    public func indicate(valueHandle: AttributeHandle, value: [UInt8]) async throws -> Bool {
         guard configuration(ofValue: valueHandle).contains(.indication) else { return false }
-        let mtu = self.mtu
         let pdu = ATTHandleValueIndication(handle: valueHandle, value: Array(value.prefix(mtu - 3))).encoded()
-        let timer = Task { [clock, indicationTimeout] in
-            try await clock.sleep(for: indicationTimeout)
-            self.finishIndication(.failure(GATTServerError.indicationTimeout(handle: valueHandle)))
+        let waiter = Waiter<Void>()
+        let now = timer.now
+        try state.withLock { s throws(GATTServerError) in
+            if s.closed { throw .closed }
+            if s.indication != nil { throw .indicationInProgress }
+            s.indication = (waiter, valueHandle, now + indicationTimeout)
+            s.counters.indicationsSent += 1
+            timer.schedule(now + indicationTimeout)
         }
-        defer { timer.cancel() }
-        try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
-            let refusal = state.withLock { s -> GATTServerError? in
-                if s.closed { return .closed }
-                if s.indication != nil { return .indicationInProgress }
-                s.indication = continuation
-                s.counters.indicationsSent += 1
-                return nil
-            }
-            if let refusal {
-                continuation.resume(throwing: refusal)
-            } else if !channel.enqueue(pdu) {
-                Task { try? await self.channel.send(pdu) }
-            }
+        bearer.channel.post(pdu) { [weak self] result in
+            if case .failure(let error) = result { self?.finishIndication(.failure(error)) }
         }
+        try await waiter.wait()
         return true
     }
 
@@ -100,17 +101,30 @@ public final class GATTServerConnection: Sendable {
     public func close() {
         state.withLock { $0.closed = true }
         finishIndication(.failure(GATTServerError.closed))
+        timer.stop()
     }
 
     private func finishIndication(_ result: Result<Void, any Error>) {
-        let continuation = state.withLock { s -> CheckedContinuation<Void, any Error>? in
-            defer { s.indication = nil }
-            return s.indication
+        let waiter = state.withLock { s -> Waiter<Void>? in
+            defer {
+                s.indication = nil
+                timer.schedule(nil)
+            }
+            return s.indication?.waiter
         }
-        continuation?.resume(with: result)
+        waiter?.resolve(result)
     }
 
-    private func clientConfigurationHandle(ofValue valueHandle: UInt16) -> UInt16? {
+    private func indicationDeadlinePassed(_ now: Duration) {
+        let expired = state.withLock { s -> (Waiter<Void>, AttributeHandle)? in
+            guard let indication = s.indication, indication.deadline <= now else { return nil }
+            s.indication = nil
+            return (indication.waiter, indication.handle)
+        }
+        if let (waiter, handle) = expired { waiter.fail(GATTServerError.indicationTimeout(handle: handle)) }
+    }
+
+    private func clientConfigurationHandle(ofValue valueHandle: AttributeHandle) -> AttributeHandle? {
         let attributes = database.snapshot
         guard let index = attributes.firstIndex(where: { $0.handle == valueHandle }) else { return nil }
         for attribute in attributes[(index + 1)...] {
@@ -122,35 +136,32 @@ public final class GATTServerConnection: Sendable {
 
     // MARK: Requests (reader thread)
 
-    /// One PDU from the client. Answers go out in order on the channel.
-    public func receive(_ pdu: UnsafeRawBufferPointer, at time: HostTime) {
-        let bytes = Array(pdu)
-        guard let first = bytes.first else { return }
-        let opcode = ATTOpcode(rawValue: first)
+    /// One PDU the client sent (a request, a command or a confirmation), routed here by the
+    /// bearer. Answers go out in order on the channel.
+    func receive(_ pdu: UnsafeRawBufferPointer, opcode: ATTOpcode, at time: HostTime) {
         if opcode == .handleValueConfirmation {
-            finishIndication(.success(()))
+            let expected = state.withLock { $0.indication != nil }
+            if expected { finishIndication(.success(())) } else { state.withLock { $0.counters.unexpectedConfirmations += 1 } }
             return
         }
-        let (response, subscription) = answer(opcode, bytes)
-        if let response {
-            if !channel.enqueue(response) { Task { try? await self.channel.send(response) } }
-        }
+        let (response, subscription) = answer(opcode, Array(pdu))
+        if let response { bearer.channel.post(response, completion: nil) }
         if let subscription {
             let handler = state.withLock { $0.onSubscription }
             handler?(subscription.valueHandle, subscription.configuration)
         }
     }
 
-    private func error(_ opcode: ATTOpcode, _ handle: UInt16, _ code: ATTErrorCode) -> [UInt8] {
+    private func error(_ opcode: ATTOpcode, _ handle: AttributeHandle, _ code: ATTErrorCode) -> [UInt8] {
         state.withLock { $0.counters.errorResponses += 1 }
         return ATTErrorResponse(requestOpcode: opcode, handle: handle, error: code).encoded()
     }
 
     private typealias Attribute = GATTAttributeDatabase.Attribute
 
-    private func groupEnd(of handle: UInt16, in attributes: [Attribute]) -> UInt16 {
+    private func groupEnd(of handle: AttributeHandle, in attributes: [Attribute]) -> AttributeHandle {
         let next = attributes.first { $0.handle > handle && ($0.type == .primaryService || $0.type == .secondaryService) }
-        return next.map { $0.handle - 1 } ?? (attributes.last?.handle ?? handle)
+        return next.map { $0.handle.advanced(by: -1) } ?? (attributes.last?.handle ?? handle)
     }
 
     private func read(_ attribute: Attribute) -> [UInt8] {
@@ -161,16 +172,11 @@ public final class GATTServerConnection: Sendable {
         return attribute.onRead?(id) ?? attribute.value
     }
 
-    private func answer(_ opcode: ATTOpcode, _ pdu: [UInt8]) -> ([UInt8]?, (valueHandle: UInt16, configuration: GATTClientConfiguration)?) {
+    private func answer(_ opcode: ATTOpcode, _ pdu: [UInt8]) -> ([UInt8]?, (valueHandle: AttributeHandle, configuration: GATTClientConfiguration)?) {
         let attributes = database.snapshot
-        let mtu = state.withLock { $0.mtu }
+        let mtu = bearer.mtu
         do throws(ATTDecodingError) {
             switch opcode {
-            case .exchangeMTURequest:
-                let request = try ATTExchangeMTURequest(pdu: pdu)
-                state.withLock { $0.mtu = max(ATTMTU.minimum, min(Int(request.clientRxMTU), rxMTU)) }
-                return (ATTExchangeMTUResponse(serverRxMTU: UInt16(rxMTU)).encoded(), nil)
-
             case .findInformationRequest:
                 let request = try ATTFindInformationRequest(pdu: pdu)
                 guard request.startingHandle != 0, request.startingHandle <= request.endingHandle else {
@@ -220,7 +226,7 @@ public final class GATTServerConnection: Sendable {
                 return (ATTReadByTypeResponse(entries: entries).encoded(), nil)
 
             case .readRequest, .readBlobRequest:
-                let (handle, offset): (UInt16, Int)
+                let (handle, offset): (AttributeHandle, Int)
                 if opcode == .readRequest {
                     handle = try ATTReadRequest(pdu: pdu).handle
                     offset = 0
@@ -270,7 +276,7 @@ public final class GATTServerConnection: Sendable {
 
             case .writeRequest, .writeCommand:
                 let isRequest = opcode == .writeRequest
-                let (handle, value): (UInt16, [UInt8])
+                let (handle, value): (AttributeHandle, [UInt8])
                 if isRequest {
                     let request = try ATTWriteRequest(pdu: pdu)
                     (handle, value) = (request.handle, request.value)
@@ -302,13 +308,13 @@ public final class GATTServerConnection: Sendable {
 
             case .executeWriteRequest:
                 let request = try ATTExecuteWriteRequest(pdu: pdu)
-                let prepared = state.withLock { s -> [(handle: UInt16, offset: Int, value: [UInt8])] in
+                let prepared = state.withLock { s -> [(handle: AttributeHandle, offset: Int, value: [UInt8])] in
                     defer { s.prepared = [] }
                     return s.prepared
                 }
                 guard request.flags == .write else { return (ATTExecuteWriteResponse().encoded(), nil) }
                 // Assemble each attribute's new value from its pieces, then write them all.
-                var assembled: [(handle: UInt16, value: [UInt8])] = []
+                var assembled: [(handle: AttributeHandle, value: [UInt8])] = []
                 for piece in prepared {
                     let index = assembled.firstIndex { $0.handle == piece.handle }
                     var value = index.map { assembled[$0].value } ?? (attributes.first { $0.handle == piece.handle }.map(read) ?? [])
@@ -334,11 +340,11 @@ public final class GATTServerConnection: Sendable {
     }
 
     private enum WriteOutcome {
-        case written(subscription: (valueHandle: UInt16, configuration: GATTClientConfiguration)?)
+        case written(subscription: (valueHandle: AttributeHandle, configuration: GATTClientConfiguration)?)
         case refused(ATTErrorCode)
     }
 
-    private func write(_ value: [UInt8], at handle: UInt16, in attributes: [Attribute], withResponse: Bool) -> WriteOutcome {
+    private func write(_ value: [UInt8], at handle: AttributeHandle, in attributes: [Attribute], withResponse: Bool) -> WriteOutcome {
         guard let attribute = attributes.first(where: { $0.handle == handle }) else { return .refused(.invalidHandle) }
         guard attribute.permissions.contains(.write) else { return .refused(.writeNotPermitted) }
         if let properties = attribute.properties {
@@ -349,7 +355,7 @@ public final class GATTServerConnection: Sendable {
             guard value.count == 2 else { return .refused(.invalidAttributeValueLength) }
             let configuration = GATTClientConfiguration(rawValue: UInt16(value[0]) | UInt16(value[1]) << 8)
             // The characteristic value this CCCD belongs to is the one before it in its group.
-            let valueHandle = attributes.last { $0.handle < handle && $0.properties != nil }?.handle ?? 0
+            let valueHandle = attributes.last { $0.handle < handle && $0.properties != nil }?.handle ?? .reserved
             state.withLock { $0.configurations[handle] = configuration }
             return .written(subscription: (valueHandle, configuration))
         }
@@ -367,18 +373,20 @@ public struct GATTServerCounters: Sendable, Hashable {
     public var notificationsSent = 0
     public var indicationsSent = 0
     public var errorResponses = 0
+    /// Handle Value Confirmations with no indication outstanding.
+    public var unexpectedConfirmations = 0
     public init() {}
 }
 
 /// Why a server-initiated operation failed.
 public enum GATTServerError: Error, Sendable, Hashable, CustomStringConvertible {
-    case indicationTimeout(handle: UInt16)
+    case indicationTimeout(handle: AttributeHandle)
     case indicationInProgress
     case closed
 
     public var description: String {
         switch self {
-        case .indicationTimeout(let handle): "no confirmation for the indication of handle 0x\(String(handle, radix: 16))"
+        case .indicationTimeout(let handle): "no confirmation for the indication of handle \(handle)"
         case .indicationInProgress: "an indication is already waiting for its confirmation"
         case .closed: "the connection is closed"
         }

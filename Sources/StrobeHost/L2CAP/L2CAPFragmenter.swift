@@ -4,23 +4,24 @@ import StrobeHCI
 /// longer than the controller's LE ACL data length (LE Read Buffer Size): a start fragment, then
 /// continuing fragments (Core Vol 3, Part A, 7.2.1).
 ///
-/// Fragments are written one at a time, by index, into a buffer the caller provides (its own or
-/// an `ACLBufferPool` buffer), so the sender can wait for an ACL credit before each one and
-/// put each on the transport with a single write. Nothing is allocated.
+/// Fragments are written one at a time, by index, into a buffer the caller provides, so the
+/// sender can wait for a controller buffer before each one and put each on the transport with a
+/// single write. Nothing is allocated. The stack's one segmenter: the link's sender and packets
+/// prepared ahead of a trigger both use it.
 public struct L2CAPFragmenter: Sendable, Hashable {
     /// The most the basic header's 16-bit length can announce.
     public static let maximumPayloadLength = Int(UInt16.max)
 
-    public let connectionHandle: UInt16
+    public let connectionHandle: ConnectionHandle
     /// LE_ACL_Data_Packet_Length: the most data bytes one ACL packet carries.
     public let maximumFragmentLength: Int
     /// PB flag of start fragments. An LE host sends 0b00 (first non-automatically-flushable).
     public let startBoundary: ACLPacketBoundary
 
     public init(
-        connectionHandle: UInt16, maximumFragmentLength: Int, startBoundary: ACLPacketBoundary = .firstNonFlushable
+        connectionHandle: ConnectionHandle, maximumFragmentLength: Int, startBoundary: ACLPacketBoundary = .firstNonFlushable
     ) throws(L2CAPError) {
-        guard connectionHandle <= ACLDataHeader.maximumConnectionHandle else {
+        guard connectionHandle.isValid else {
             throw .invalidConnectionHandle(connectionHandle)
         }
         guard (1...Int(UInt16.max)).contains(maximumFragmentLength) else {
@@ -37,7 +38,7 @@ public struct L2CAPFragmenter: Sendable, Hashable {
     /// Bytes a buffer needs to hold any fragment: the ACL header, the data, and the H4 packet
     /// indicator in front when asked for.
     public func packetCapacity(h4Indicator: Bool = false) -> Int {
-        (h4Indicator ? 1 : 0) + ACLDataHeader.length + maximumFragmentLength
+        (h4Indicator ? 1 : 0) + ACLHeader.size + maximumFragmentLength
     }
 
     /// How many ACL packets a PDU with this much payload takes.
@@ -66,19 +67,19 @@ public struct L2CAPFragmenter: Sendable, Hashable {
         let start = index * maximumFragmentLength
         let end = min(start + maximumFragmentLength, pduLength)
         let prefix = h4Indicator ? 1 : 0
-        let needed = prefix + ACLDataHeader.length + (end - start)
+        let needed = prefix + ACLHeader.size + (end - start)
         guard buffer.count >= needed, let base = buffer.baseAddress else {
             throw .bufferTooSmall(needed: needed, available: buffer.count)
         }
 
         if h4Indicator { base.storeBytes(of: HCIPacketType.acl.rawValue, as: UInt8.self) }
-        ACLDataHeader(
+        ACLHeader(
             connectionHandle: connectionHandle,
-            packetBoundary: index == 0 ? startBoundary : .continuing,
+            boundary: index == 0 ? startBoundary : .continuing,
             dataTotalLength: UInt16(end - start)
         ).write(to: base + prefix)
 
-        var out = base + prefix + ACLDataHeader.length
+        var out = base + prefix + ACLHeader.size
         // The part of the basic header (PDU bytes 0..<4) that falls in this fragment.
         if start < L2CAPBasicHeader.length {
             let header = UInt32(payload.count) | UInt32(channel.rawValue) << 16

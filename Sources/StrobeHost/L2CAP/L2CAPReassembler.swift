@@ -1,3 +1,5 @@
+import StrobeHCI
+
 /// What one ACL packet produced. A start fragment that abandons an unfinished PDU yields the
 /// error first and may then yield its own PDU.
 public enum L2CAPReassemblyEvent {
@@ -41,7 +43,7 @@ public final class L2CAPReassembler {
     /// The most the 16-bit length of the basic header can announce.
     public static let maximumPayloadLengthLimit = Int(UInt16.max)
 
-    public let connectionHandle: UInt16
+    public let connectionHandle: ConnectionHandle
     /// Longest information payload accepted; longer PDUs are reported as `.pduTooLong`.
     public let maximumPayloadLength: Int
     public private(set) var counters = L2CAPReassemblyCounters()
@@ -59,8 +61,8 @@ public final class L2CAPReassembler {
     private let buffer: UnsafeMutableRawBufferPointer
 
     /// `maximumPayloadLength` is clamped to `0...maximumPayloadLengthLimit`.
-    public init(connectionHandle: UInt16, maximumPayloadLength: Int = defaultMaximumPayloadLength) {
-        self.connectionHandle = connectionHandle & 0x0FFF
+    public init(connectionHandle: ConnectionHandle, maximumPayloadLength: Int = defaultMaximumPayloadLength) {
+        self.connectionHandle = connectionHandle
         self.maximumPayloadLength = min(max(maximumPayloadLength, 0), Self.maximumPayloadLengthLimit)
         buffer = UnsafeMutableRawBufferPointer.allocate(
             byteCount: L2CAPBasicHeader.length + self.maximumPayloadLength, alignment: 8)
@@ -105,12 +107,12 @@ public final class L2CAPReassembler {
             report(.wrongConnection(expected: connectionHandle, received: header.connectionHandle), onEvent)
             return
         }
-        guard header.broadcastFlag == 0 else {
+        guard header.broadcast == 0 else {
             abandon()
-            report(.broadcastNotSupported(connectionHandle: connectionHandle, flag: header.broadcastFlag), onEvent)
+            report(.broadcastNotSupported(connectionHandle: connectionHandle, flag: header.broadcast), onEvent)
             return
         }
-        switch header.packetBoundary {
+        switch header.boundary {
         case .firstFlushable, .firstNonFlushable:
             start(packet.data, onEvent)
         case .continuing:
@@ -118,7 +120,7 @@ public final class L2CAPReassembler {
         default:
             // Complete (automatically flushable) PDUs are BR/EDR only: not valid on an LE-U link.
             abandon()
-            report(.invalidPacketBoundary(connectionHandle: connectionHandle, flag: header.packetBoundary.rawValue), onEvent)
+            report(.invalidPacketBoundary(connectionHandle: connectionHandle, flag: header.boundary.rawValue), onEvent)
         }
     }
 

@@ -3,7 +3,7 @@ import StrobeHCI
 /// A ring subscribes directly: the bearer hands it each notified or indicated value on the
 /// transport's reader thread, which is the ring's one producer. A full ring drops and counts.
 extension NotificationRing: ATTValueHandler {
-    public func attributeValueReceived(_ value: UnsafeRawBufferPointer, handle: UInt16, kind: ATTValueKind, at time: HostTime) {
+    public func attributeValueReceived(_ value: UnsafeRawBufferPointer, handle: AttributeHandle, kind: ATTValueKind, at time: HostTime) {
         _ = tryPush(handle: handle, value: value, at: time)
     }
 }

@@ -103,7 +103,7 @@ public final class NotificationRing: @unchecked Sendable {
     /// Offers one notification. Never blocks, never allocates. Call from one thread at a time
     /// (the transport's reader). A push that overlaps another one (from a second thread, or from
     /// inside the callback) gets `.concurrentProducer` instead of racing.
-    public func tryPush(handle: UInt16, value: UnsafeRawBufferPointer, at time: HostTime) -> NotificationPushOutcome {
+    public func tryPush(handle: AttributeHandle, value: UnsafeRawBufferPointer, at time: HostTime) -> NotificationPushOutcome {
         // Acquire pairs with the release at the end of the previous push: the producer-private
         // fields (cachedTail, nextSequence, counters) are seen as that push left them.
         if producer.pointee.busy.exchange(true, ordering: .acquiring) {
@@ -124,7 +124,7 @@ public final class NotificationRing: @unchecked Sendable {
     }
 
     /// The push proper, run while holding the producer's `busy` flag.
-    private func push(handle: UInt16, value: UnsafeRawBufferPointer, at time: HostTime) -> NotificationPushOutcome {
+    private func push(handle: AttributeHandle, value: UnsafeRawBufferPointer, at time: HostTime) -> NotificationPushOutcome {
         if shared.pointee.closed.load(ordering: .relaxed) { return .closed }
         let sequence = producer.pointee.nextSequence
         producer.pointee.nextSequence = sequence &+ 1
@@ -146,7 +146,7 @@ public final class NotificationRing: @unchecked Sendable {
         let slot = slots + (head & mask) * slotStride
         slot.storeBytes(of: sequence, toByteOffset: Self.sequenceOffset, as: UInt64.self)
         slot.storeBytes(of: time.nanoseconds, toByteOffset: Self.timestampOffset, as: UInt64.self)
-        slot.storeBytes(of: handle, toByteOffset: Self.handleOffset, as: UInt16.self)
+        slot.storeBytes(of: handle.rawValue, toByteOffset: Self.handleOffset, as: UInt16.self)
         slot.storeBytes(of: UInt32(truncatingIfNeeded: value.count), toByteOffset: Self.lengthOffset, as: UInt32.self)
         if let source = value.baseAddress, value.count > 0 {
             (slot + Self.valueOffset).copyMemory(from: source, byteCount: value.count)
@@ -193,7 +193,7 @@ public final class NotificationRing: @unchecked Sendable {
             let slot = UnsafeRawPointer(slots + (tail & mask) * slotStride)
             let length = Int(slot.load(fromByteOffset: Self.lengthOffset, as: UInt32.self))
             body(NotificationView(
-                handle: slot.load(fromByteOffset: Self.handleOffset, as: UInt16.self),
+                handle: AttributeHandle(rawValue: slot.load(fromByteOffset: Self.handleOffset, as: UInt16.self)),
                 sequence: slot.load(fromByteOffset: Self.sequenceOffset, as: UInt64.self),
                 timestamp: HostTime(nanoseconds: slot.load(fromByteOffset: Self.timestampOffset, as: UInt64.self)),
                 value: UnsafeRawBufferPointer(start: slot + Self.valueOffset, count: min(length, maxValueSize))

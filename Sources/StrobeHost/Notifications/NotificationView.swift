@@ -4,7 +4,7 @@ import StrobeHCI
 /// only during the call that receives the view, and must not be kept or sent elsewhere.
 public struct NotificationView {
     /// The attribute handle of the characteristic value.
-    public let handle: UInt16
+    public let handle: AttributeHandle
     /// Assigned by the producer to every notification offered to the ring, including the ones it
     /// dropped: a gap between two delivered sequence numbers is exactly the number dropped between them.
     public let sequence: UInt64
@@ -14,7 +14,7 @@ public struct NotificationView {
     public let value: UnsafeRawBufferPointer
 
     @inlinable
-    public init(handle: UInt16, sequence: UInt64, timestamp: HostTime, value: UnsafeRawBufferPointer) {
+    public init(handle: AttributeHandle, sequence: UInt64, timestamp: HostTime, value: UnsafeRawBufferPointer) {
         self.handle = handle
         self.sequence = sequence
         self.timestamp = timestamp
@@ -24,12 +24,12 @@ public struct NotificationView {
 
 /// A notification copied out of the ring: what the `AsyncSequence` delivers.
 public struct GATTNotification: Sendable, Hashable {
-    public var handle: UInt16
+    public var handle: AttributeHandle
     public var sequence: UInt64
     public var timestamp: HostTime
     public var value: [UInt8]
 
-    public init(handle: UInt16, sequence: UInt64, timestamp: HostTime, value: [UInt8]) {
+    public init(handle: AttributeHandle, sequence: UInt64, timestamp: HostTime, value: [UInt8]) {
         self.handle = handle
         self.sequence = sequence
         self.timestamp = timestamp

@@ -11,6 +11,8 @@ private func twoBufferController() async throws -> (HCIController, ScriptedTrans
     try await controller(buffers: 2)
 }
 
+private struct NoBuffer: Error {}
+
 /// An ATT Exchange MTU Request (247) in one L2CAP PDU on CID 4.
 private let mtuRequest: [UInt8] = [0x03, 0x00, 0x04, 0x00, 0x02, 0xF7, 0x00]
 
@@ -34,9 +36,10 @@ private let mtuRequest: [UInt8] = [0x03, 0x00, 0x04, 0x00, 0x02, 0xF7, 0x00]
 
         // No buffer: the third send waits instead of dropping.
         let third = Task { try await controller.sendACL(handle: 1, boundary: .firstNonFlushable, payload: [1, 2, 3]) }
-        await controller.waitUntil { $0.acl.waiters.count == 1 }
+        await controller.waitUntil { $0.acl.waitingCount == 1 }
         #expect(transport.sent.count == base + 2)
-        #expect(try controller.trySendACL(handle: 1, boundary: .continuing, payload: UnsafeRawBufferPointer(start: nil, count: 0)) == false)
+        let none = controller.tryReserveACLBuffer(for: 1) == nil
+        #expect(none)
 
         transport.deliver(completedPackets([(handle: 2, count: 1)]))
         try await third.outcome
@@ -57,9 +60,9 @@ private let mtuRequest: [UInt8] = [0x03, 0x00, 0x04, 0x00, 0x02, 0xF7, 0x00]
         try await controller.sendACL(handle: 1, boundary: .firstNonFlushable, payload: mtuRequest)
         try await controller.sendACL(handle: 1, boundary: .firstNonFlushable, payload: mtuRequest)
         let sameHandle = Task { try await controller.sendACL(handle: 1, boundary: .firstNonFlushable, payload: [1]) }
-        await controller.waitUntil { $0.acl.waiters.count == 1 }
+        await controller.waitUntil { $0.acl.waitingCount == 1 }
         let otherHandle = Task { try await controller.sendACL(handle: 2, boundary: .firstNonFlushable, payload: [2]) }
-        await controller.waitUntil { $0.acl.waiters.count == 2 }
+        await controller.waitUntil { $0.acl.waitingCount == 2 }
 
         transport.deliver(disconnectionComplete(handle: 1))
         await #expect(throws: HCIError.connectionClosed(handle: 1)) { try await sameHandle.outcome }
@@ -75,12 +78,12 @@ private let mtuRequest: [UInt8] = [0x03, 0x00, 0x04, 0x00, 0x02, 0xF7, 0x00]
         try await controller.sendACL(handle: 1, boundary: .firstNonFlushable, payload: mtuRequest)
         try await controller.sendACL(handle: 1, boundary: .firstNonFlushable, payload: mtuRequest)
         let cancelled = Task { try await controller.sendACL(handle: 1, boundary: .firstNonFlushable, payload: [1]) }
-        await controller.waitUntil { $0.acl.waiters.count == 1 }
+        await controller.waitUntil { $0.acl.waitingCount == 1 }
         cancelled.cancel()
         await #expect(throws: CancellationError.self) { try await cancelled.outcome }
 
         let closed = Task { try await controller.sendACL(handle: 1, boundary: .firstNonFlushable, payload: [1]) }
-        await controller.waitUntil { $0.acl.waiters.count == 1 }
+        await controller.waitUntil { $0.acl.waitingCount == 1 }
         transport.fail(.closedByPeer)
         await #expect(throws: HCIError.closed(.closedByPeer)) { try await closed.outcome }
     }
@@ -99,7 +102,7 @@ private let mtuRequest: [UInt8] = [0x03, 0x00, 0x04, 0x00, 0x02, 0xF7, 0x00]
         #expect(controller.counters.aclPacketsWithoutHandler == 1)
 
         let handler = RecordingACLHandler()
-        controller.setACLHandler(handler)
+        controller.setACLHandler(handler, for: 1)
         transport.deliver(bytes("02 01 20 07 00 03 00 04 00 03 05 02"), at: HostTime(nanoseconds: 7))
         transport.deliver(bytes("02 01 10 02 00 aa bb"))
         #expect(handler.packets.values == [
@@ -117,37 +120,72 @@ private let mtuRequest: [UInt8] = [0x03, 0x00, 0x04, 0x00, 0x02, 0xF7, 0x00]
 
     @Test func aReservedBufferIsHeldUntilItsPacketGoesOrComesBack() async throws {
         let (controller, transport) = try await controller(buffers: 3)
-        #expect(controller.tryReserveACL(handle: 1))
+        guard let first = controller.tryReserveACLBuffer(for: 1, keepingOneFree: true) else { throw NoBuffer() }
         #expect(controller.aclCredits == 2)
         #expect(controller.aclPacketsInFlight(handle: 1) == 1)
-        #expect(controller.tryReserveACL(handle: 2))
+        guard let second = controller.tryReserveACLBuffer(for: 2, keepingOneFree: true) else { throw NoBuffer() }
         // The last buffer stays free for everyone else.
-        #expect(!controller.tryReserveACL(handle: 3))
+        let refused = controller.tryReserveACLBuffer(for: 3, keepingOneFree: true) == nil
+        #expect(refused)
         #expect(controller.aclCredits == 1)
 
         let packet = bytes("02 01 00 07 00 03 00 04 00 02 f7 00")
-        try packet.withUnsafeBytes { try controller.sendReservedACL($0, handle: 1) }
+        try first.send(packet)
         #expect(transport.sent.last == packet)
         #expect(controller.counters.aclPacketsSent == 1)
         #expect(controller.aclCredits == 1)
         transport.deliver(completedPackets([(handle: 1, count: 1)]))
         #expect(controller.aclCredits == 2)
 
-        controller.releaseReservedACL(handle: 2)
+        second.release()
         #expect(controller.aclCredits == 3)
         #expect(controller.aclPacketsInFlight(handle: 2) == 0)
-        // Giving back what is not held changes nothing.
-        controller.releaseReservedACL(handle: 2)
-        #expect(controller.aclCredits == 3)
         #expect(controller.counters.unexpectedCompletedPackets == 0)
+    }
+
+    @Test func aReservationThatGoesOutOfScopeGivesItsBufferBack() async throws {
+        let (controller, _) = try await controller(buffers: 2)
+        do {
+            let unused = controller.tryReserveACLBuffer(for: 1)
+            let held = unused != nil
+            #expect(held)
+            #expect(controller.aclCredits == 1)
+        }
+        #expect(controller.aclCredits == 2)
+        #expect(controller.aclPacketsInFlight(handle: 1) == 0)
     }
 
     @Test func aReservationEndsWithItsConnection() async throws {
         let (controller, transport) = try await controller(buffers: 3)
-        #expect(controller.tryReserveACL(handle: 1))
+        guard let reservation = controller.tryReserveACLBuffer(for: 1) else { throw NoBuffer() }
         transport.deliver(disconnectionComplete(handle: 1))
         #expect(controller.aclCredits == 3)
-        controller.releaseReservedACL(handle: 1)
+        // Giving back what the disconnection already returned changes nothing.
+        reservation.release()
         #expect(controller.aclCredits == 3)
+        #expect(controller.counters.unexpectedCompletedPackets == 0)
+    }
+
+    @Test func aControllerThatReturnsNoBuffersFailsTheSenderAtItsDeadline() async throws {
+        let clock = VirtualClock()
+        var profile = ControllerProfile()
+        profile.leBufferV1 = (27, 1)
+        let (controller, transport) = try await openController(
+            profile: profile, clock: clock, configuration: .init(aclCreditTimeout: .seconds(3)))
+        try await controller.sendACL(handle: 1, boundary: .firstNonFlushable, payload: mtuRequest)
+        let base = transport.sent.count
+        // The controller never sends Number Of Completed Packets.
+        let stuck = Task { try await controller.sendACL(handle: 1, boundary: .firstNonFlushable, payload: [1]) }
+        await controller.waitUntil { $0.acl.waitingCount == 1 }
+        await clock.waitForSleepers(count: 1)
+        clock.advance(by: .milliseconds(2999))
+        #expect(controller.aclCredits == 0)
+        clock.advance(by: .milliseconds(1))
+        await #expect(throws: HCIError.noACLCredits(handle: 1, waited: .seconds(3), inFlight: 1, total: 1)) {
+            try await stuck.outcome
+        }
+        #expect(transport.sent.count == base)
+        #expect(clock.sleeperCount == 0)
+        await controller.waitUntil { $0.acl.waitingCount == 0 }
     }
 }

@@ -11,7 +11,7 @@ private func nop(credits: UInt8) -> [UInt8] { [0x04, 0x0E, 0x03, credits, 0x00, 
         let first = Task { try await controller.send(HCILESetScanEnable(enable: true)) }
         _ = await transport.waitForSent(count: base + 1)
         let second = Task { try await controller.send(HCILESetScanParameters(scanType: .active, scanInterval: 16, scanWindow: 16)) }
-        await controller.waitUntil { $0.queue.count == 1 }
+        await controller.waitUntil { $0.commands.queued.count == 1 }
         #expect(transport.sent.count == base + 1)
         #expect(controller.commandCredits == 0)
 
@@ -37,7 +37,7 @@ private func nop(credits: UInt8) -> [UInt8] { [0x04, 0x0E, 0x03, credits, 0x00, 
             Task { try await controller.send(HCILECreateConnectionCancel()) },
         ]
         _ = await transport.waitForSent(count: base + 3)
-        await controller.waitUntil { $0.queue.count == 1 }
+        await controller.waitUntil { $0.commands.queued.count == 1 }
         #expect(transport.sent.count == base + 3)
         let inFlight = transport.sent[base...].compactMap(opcode(of:))
         let waiting = try #require(commands.first { !inFlight.contains($0) })
@@ -60,7 +60,7 @@ private func nop(credits: UInt8) -> [UInt8] { [0x04, 0x0E, 0x03, credits, 0x00, 
         transport.deliver(commandComplete(.leSetScanEnable, credits: 0))
         try await first.outcome
         let second = Task { try await controller.send(HCILESetScanEnable(enable: false)) }
-        await controller.waitUntil { $0.queue.count == 1 }
+        await controller.waitUntil { $0.commands.queued.count == 1 }
         #expect(transport.sent.count == base + 1)
         transport.deliver(nop(credits: 1))
         #expect(transport.sent.count == base + 2)
@@ -80,7 +80,7 @@ private func nop(credits: UInt8) -> [UInt8] { [0x04, 0x0E, 0x03, credits, 0x00, 
         let refused = Task { try await controller.send(HCIDisconnect(connectionHandle: 9)) }
         _ = await transport.waitForSent(count: base + 2)
         transport.deliver(commandStatus(.disconnect, status: HCIStatus.unknownConnectionIdentifier.rawValue))
-        await #expect(throws: HCIError.status(.unknownConnectionIdentifier)) { try await refused.outcome }
+        await #expect(throws: HCIError.commandFailed(.disconnect, .unknownConnectionIdentifier)) { try await refused.outcome }
     }
 
     @Test func nonZeroCommandCompleteStatusIsATypedError() async throws {
@@ -89,7 +89,7 @@ private func nop(credits: UInt8) -> [UInt8] { [0x04, 0x0E, 0x03, credits, 0x00, 
         let task = Task { try await controller.send(HCILESetScanEnable(enable: true)) }
         _ = await transport.waitForSent(count: base + 1)
         transport.deliver(commandComplete(.leSetScanEnable, status: HCIStatus.commandDisallowed.rawValue))
-        await #expect(throws: HCIError.status(.commandDisallowed)) { try await task.outcome }
+        await #expect(throws: HCIError.commandFailed(.leSetScanEnable, .commandDisallowed)) { try await task.outcome }
     }
 
     @Test func successfulCommandStatusDoesNotEndACommandCompleteCommand() async throws {
@@ -100,7 +100,7 @@ private func nop(credits: UInt8) -> [UInt8] { [0x04, 0x0E, 0x03, credits, 0x00, 
         transport.deliver(commandStatus(.leSetScanEnable))
         transport.deliver(commandComplete(.leSetScanEnable, status: HCIStatus.commandDisallowed.rawValue))
         // Had the Command Status ended it, the call would have succeeded.
-        await #expect(throws: HCIError.status(.commandDisallowed)) { try await task.outcome }
+        await #expect(throws: HCIError.commandFailed(.leSetScanEnable, .commandDisallowed)) { try await task.outcome }
     }
 
     @Test func returnParametersAreDecoded() async throws {
@@ -125,7 +125,7 @@ private func nop(credits: UInt8) -> [UInt8] { [0x04, 0x0E, 0x03, credits, 0x00, 
         clock.advance(by: .milliseconds(1999))
         #expect(clock.sleeperCount == 1)
         clock.advance(by: .milliseconds(1))
-        await #expect(throws: HCIError.commandTimeout(.leSetScanEnable)) { try await task.outcome }
+        await #expect(throws: HCIError.commandTimeout(.leSetScanEnable, .noAnswer(after: .seconds(2)))) { try await task.outcome }
         #expect(controller.counters.commandTimeouts == 1)
 
         // The lost answer must not stall the queue: the next command goes out and can succeed.
@@ -159,7 +159,7 @@ private func nop(credits: UInt8) -> [UInt8] { [0x04, 0x0E, 0x03, credits, 0x00, 
         let inFlight = Task { try await controller.send(HCILESetScanEnable(enable: true)) }
         _ = await transport.waitForSent(count: base + 1)
         let queued = Task { try await controller.send(HCILESetScanEnable(enable: false)) }
-        await controller.waitUntil { $0.queue.count == 1 }
+        await controller.waitUntil { $0.commands.queued.count == 1 }
         let stream = controller.events()
 
         transport.fail(.closedByPeer)
@@ -190,7 +190,7 @@ private func nop(credits: UInt8) -> [UInt8] { [0x04, 0x0E, 0x03, credits, 0x00, 
         let inFlight = Task { try await controller.send(HCILESetScanEnable(enable: true)) }
         _ = await transport.waitForSent(count: base + 1)
         let queued = Task { try await controller.send(HCILESetAdvertisingEnable(enable: true)) }
-        await controller.waitUntil { $0.queue.count == 1 }
+        await controller.waitUntil { $0.commands.queued.count == 1 }
 
         queued.cancel()
         await #expect(throws: CancellationError.self) { try await queued.outcome }

@@ -57,7 +57,7 @@ import Testing
             [commandComplete(opcode(of: packet) ?? .nop, status: HCIStatus.hardwareFailure.rawValue)]
         }
         let controller = HCIController(transport: transport, clock: VirtualClock())
-        await #expect(throws: HCIError.status(.hardwareFailure)) { try await controller.open() }
+        await #expect(throws: HCIError.commandFailed(.reset, .hardwareFailure)) { try await controller.open() }
         #expect(transport.isClosed)
         await #expect(throws: HCIError.closed(nil)) { try await controller.send(HCIReset()) }
     }

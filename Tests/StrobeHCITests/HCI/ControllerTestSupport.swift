@@ -24,14 +24,14 @@ func openController(
 /// An ACL handler that records what it receives.
 final class RecordingACLHandler: HCIACLHandler {
     struct Packet: Sendable, Equatable {
-        var handle: UInt16
+        var handle: ConnectionHandle
         var boundary: ACLPacketBoundary
         var payload: [UInt8]
         var time: HostTime
     }
     let packets = Collector<Packet>()
-    func controllerDidReceiveACL(handle: UInt16, boundary: ACLPacketBoundary, payload: UnsafeRawBufferPointer, at time: HostTime) {
-        packets.append(Packet(handle: handle, boundary: boundary, payload: Array(payload), time: time))
+    func controllerDidReceiveACL(_ header: ACLHeader, payload: UnsafeRawBufferPointer, at time: HostTime) {
+        packets.append(Packet(handle: header.connectionHandle, boundary: header.boundary, payload: Array(payload), time: time))
     }
 }
 

@@ -7,8 +7,8 @@ import Testing
         #expect(HCIStatus.unknownHCICommand.description == "Unknown HCI Command (0x01)")
         #expect(HCIStatus.packetTooLong.description == "Packet Too Long (0x45)")
         #expect(HCIStatus(rawValue: 0x3E).description == "Connection Failed to be Established / Synchronization Timeout (0x3E)")
-        #expect(HCIStatus(rawValue: 0x2B).description == "Reserved (0x2B)")
-        #expect(HCIStatus(rawValue: 0x99).description == "Reserved (0x99)")
+        #expect(HCIStatus(rawValue: 0x2B).description == "Unknown status (0x2B)")
+        #expect(HCIStatus(rawValue: 0x99).description == "Unknown status (0x99)" && HCIStatus(rawValue: 0x99).assignedName == nil)
         #expect(HCIStatus(rawValue: 0x08) == .connectionTimeout)
     }
 
@@ -22,7 +22,10 @@ import Testing
     }
 
     @Test func errorsSayWhatHappened() {
-        #expect(HCIError.commandTimeout(.reset).description == "no answer from the controller to Reset (0x0C03)")
+        #expect(HCIError.commandTimeout(.reset, .noAnswer(after: .seconds(2))).description == "no answer from the controller to Reset (0x0C03) within 2 s")
+        #expect(HCIError.commandTimeout(.leSetScanEnable, .noCommandCredits(after: .milliseconds(500))).description
+            == "the controller granted no command credits for 500 ms (Num_HCI_Command_Packets stayed 0): LE Set Scan Enable (0x200C) was never sent")
+        #expect(HCIError.commandFailed(.leCreateConnection, .commandDisallowed).description == "LE Create Connection (0x200D) failed: Command Disallowed (0x0C)")
         #expect(HCIError.malformed(packet: "LE Advertising Report", detail: "Data[0] needs 18 bytes, 5 left").description
             == "malformed LE Advertising Report: Data[0] needs 18 bytes, 5 left")
         #expect(HCIError.closed(.closedByPeer).description == "the controller link ended: the controller closed the link")

@@ -111,11 +111,10 @@ import Testing
     @Test func itDoesNotFireWhileTheLinkIsPartWayThroughAnotherPDU() async throws {
         let h = ATTTestHarness(build: Self.values)
         let armed = try #require(try await h.bearer.armWrite(ATTWriteRequest(handle: 2, value: [1]), onDisarmed: {}))
-        let packet = try #require(h.channel.armedPackets.first)
-        #expect(packet.tryClaimLink())
+        h.channel.setLinkBusy(true)
         #expect(!armed.fire())
         #expect(armed.isArmed)
-        packet.releaseLink()
+        h.channel.setLinkBusy(false)
         #expect(armed.fire())
         #expect(h.channel.sent == [[0x12, 2, 0, 1]])
     }

@@ -118,13 +118,13 @@ import Testing
         await h.channel.waitUntilSent(count: 1)
         var queued: [Task<[UInt8], any Error>] = []
         for index in 1...3 {
-            queued.append(Task { try await h.client.read(handle: 2 + UInt16(index % 3)) })
+            queued.append(Task { try await h.client.read(handle: AttributeHandle(2 + UInt16(index % 3))) })
             #expect(await eventually { h.bearer.queuedRequestCount == index })
         }
         await h.clock.waitForSleepers(count: 1)
 
         h.bearer.close(.disconnected(hciReason: 0x13))
-        h.bearer.close(.transportClosed)  // idempotent: the first reason stands
+        h.bearer.close(.transportClosed(.closed(.closedByPeer)))  // idempotent: the first reason stands
         let expected = ATTBearerError.closed(.disconnected(hciReason: 0x13))
         await #expect(throws: expected) { try await outstanding.value }
         for task in queued { await #expect(throws: expected) { try await task.value } }

@@ -137,7 +137,7 @@ import Testing
             try ATTReadByTypeRequest(pdu: [0x08, 1, 0, 2, 0, 1, 2, 3])
         }
         #expect(throws: ATTDecodingError.empty) { try ATTReadResponse(pdu: []) }
-        #expect(throws: ATTDecodingError.malformed(.readResponse, reason: "opcode is Read Blob Response (0xD)")) {
+        #expect(throws: ATTDecodingError.malformed(.readResponse, reason: "opcode is Read Blob Response (0x0D)")) {
             try ATTReadResponse(pdu: [0x0D, 1])
         }
     }

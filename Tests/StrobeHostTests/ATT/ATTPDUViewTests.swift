@@ -2,7 +2,7 @@ import Testing
 @testable import StrobeHost
 
 @Suite struct ATTPDUViewTests {
-    private func view(_ bytes: [UInt8]) throws -> (ATTOpcode, UInt16?, [UInt8]) {
+    private func view(_ bytes: [UInt8]) throws -> (ATTOpcode, AttributeHandle?, [UInt8]) {
         try bytes.withUnsafeBytes { raw in
             let pdu = try ATTPDUView(raw)
             return (pdu.opcode, pdu.handle, Array(pdu.value))
@@ -52,7 +52,7 @@ import Testing
         #expect(ATTOpcode.signedWriteCommand.hasSignature)
         #expect(ATTOpcode.readBlobRequest.isRequest)
         #expect(!ATTOpcode.handleValueIndication.isRequest)
-        #expect(ATTErrorCode(rawValue: 0x0A).description == "Attribute Not Found (0xA)")
+        #expect(ATTErrorCode(rawValue: 0x0A).description == "Attribute Not Found (0x0A)")
         #expect(ATTErrorCode(rawValue: 0x85).isApplicationError)
     }
 }

@@ -8,13 +8,13 @@ enum GATTTestDatabase {
     static let customLong = BluetoothUUID("6E400003-B5A3-F393-E0A9-E50E24DCCA9E")
     static let longValue: [UInt8] = (0..<300).map { UInt8(truncatingIfNeeded: $0 &* 7 &+ 3) }
 
-    static let deviceNameHandle: UInt16 = 0x0003
-    static let serviceChangedHandle: UInt16 = 0x0006
-    static let serviceChangedCCCD: UInt16 = 0x0007
-    static let batteryLevelHandle: UInt16 = 0x000B
-    static let batteryCCCD: UInt16 = 0x000C
-    static let customWriteHandle: UInt16 = 0x0012
-    static let customLongHandle: UInt16 = 0x0014
+    static let deviceNameHandle: AttributeHandle = 0x0003
+    static let serviceChangedHandle: AttributeHandle = 0x0006
+    static let serviceChangedCCCD: AttributeHandle = 0x0007
+    static let batteryLevelHandle: AttributeHandle = 0x000B
+    static let batteryCCCD: AttributeHandle = 0x000C
+    static let customWriteHandle: AttributeHandle = 0x0012
+    static let customLongHandle: AttributeHandle = 0x0014
 
     static func build(_ server: TestGATTServer) {
         server.addService(.genericAccessService)                                                    // 0x01

@@ -24,9 +24,9 @@ final class PipeChannel: ATTChannel, Sendable {
 
     func deliver(to receiver: @escaping @Sendable ([UInt8]) -> Void) { self.receiver.body.withLock { $0 = receiver } }
     func send(_ pdu: [UInt8]) async throws { pipe.yield(pdu) }
-    func enqueue(_ pdu: [UInt8]) -> Bool {
+    func post(_ pdu: [UInt8], completion: (@Sendable (Result<Void, any Error>) -> Void)?) {
         pipe.yield(pdu)
-        return true
+        completion?(.success(()))
     }
 }
 
@@ -75,9 +75,11 @@ final class PipeChannel: ATTChannel, Sendable {
 
         let toServer = PipeChannel()
         let toClient = PipeChannel()
-        let server = GATTServerConnection(database: database, channel: toClient, rxMTU: serverMTU)
+        // Each side is a bearer; the server is a role on its side's.
+        let serverBearer = ATTBearer(channel: toClient, configuration: .init(preferredMTU: serverMTU))
+        let server = GATTServerConnection(database: database, bearer: serverBearer)
         let bearer = ATTBearer(channel: toServer)
-        toServer.deliver { pdu in pdu.withUnsafeBytes { server.receive($0, at: HostTime(nanoseconds: 0)) } }
+        toServer.deliver { pdu in pdu.withUnsafeBytes { serverBearer.receive($0, at: HostTime(nanoseconds: 0)) } }
         toClient.deliver { pdu in pdu.withUnsafeBytes { bearer.receive($0, at: HostTime(nanoseconds: 0)) } }
         return Pair(database: database, server: server, client: GATTClient(bearer: bearer), written: written,
                     characteristics: characteristics)
@@ -162,7 +164,7 @@ final class PipeChannel: ATTChannel, Sendable {
         let pair = Self.makePair()
         let database = try await pair.client.discoverDatabase(subscribeToServiceChanged: false)
         let alarms = try #require(database.characteristic(Self.alarms, inService: Self.service)).characteristic
-        let subscribed = Mutex<[UInt16: GATTClientConfiguration]>([:])
+        let subscribed = Mutex<[AttributeHandle: GATTClientConfiguration]>([:])
         pair.server.setSubscriptionHandler { handle, configuration in subscribed.withLock { $0[handle] = configuration } }
         let count = Mutex(0)
         try await pair.client.subscribe(alarms, to: .indication, handler: ATTValueClosureHandler { _, _, _, _ in
@@ -180,10 +182,11 @@ final class PipeChannel: ATTChannel, Sendable {
         database.addPrimaryService(Self.service)
         let alarms = database.addCharacteristic(Self.alarms, properties: [.indicate])
         let silent = PipeChannel()
-        let server = GATTServerConnection(database: database, channel: silent, clock: clock, indicationTimeout: .seconds(30))
+        let bearer = ATTBearer(channel: silent, clock: clock)
+        let server = GATTServerConnection(database: database, bearer: bearer, clock: clock, indicationTimeout: .seconds(30))
         // Enable indications as a client would, then never confirm.
-        let cccd = try #require(alarms.clientConfigurationHandle)
-        [UInt8(0x12), UInt8(cccd & 0xFF), UInt8(cccd >> 8), 0x02, 0x00].withUnsafeBytes { server.receive($0, at: HostTime(nanoseconds: 0)) }
+        let cccd = try #require(alarms.clientConfigurationHandle).rawValue
+        [UInt8(0x12), UInt8(cccd & 0xFF), UInt8(cccd >> 8), 0x02, 0x00].withUnsafeBytes { bearer.receive($0, at: HostTime(nanoseconds: 0)) }
         let outcome = Task { try await server.indicate(valueHandle: alarms.valueHandle, value: [1]) }
         await clock.waitForSleepers(count: 1)
         clock.advance(by: .seconds(30))

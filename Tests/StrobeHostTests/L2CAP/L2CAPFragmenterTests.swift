@@ -31,7 +31,7 @@ struct L2CAPFragmenterTests {
                 #expect(packets.count == (size + 4 + aclLength - 1) / aclLength)
                 for (index, packet) in packets.enumerated() {
                     let header = try packet.withUnsafeBytes { try ACLDataPacket(parsing: $0).header }
-                    #expect(header.packetBoundary == (index == 0 ? .firstNonFlushable : .continuing))
+                    #expect(header.boundary == (index == 0 ? .firstNonFlushable : .continuing))
                     #expect(Int(header.dataTotalLength) <= aclLength)
                     #expect(index == packets.count - 1 || Int(header.dataTotalLength) == aclLength)
                 }
@@ -110,41 +110,5 @@ struct L2CAPFragmenterTests {
                 try big.withUnsafeMutableBytes { try fragmenter.writeFragment(0, channel: .att, payload: source, into: $0) }
             }
         }
-    }
-
-    @Test func pooledBuffersAreHandedOutOnceAndReturnWhenDropped() throws {
-        let fragmenter = try L2CAPFragmenter(connectionHandle: 7, maximumFragmentLength: 27)
-        let pool = ACLBufferPool(bufferCount: 2, bufferSize: fragmenter.packetCapacity(h4Indicator: true))
-        let payload = l2capPattern(60)
-        var sent: [[UInt8]] = []
-        do {
-            guard let first = pool.acquire(), let second = pool.acquire() else {
-                Issue.record("a pool of two buffers did not hand out two")
-                return
-            }
-            let third = pool.acquire() == nil
-            #expect(third)
-            #expect(pool.exhaustedCount == 1)
-            #expect(pool.availableCount == 0)
-            #expect(first.bytes.baseAddress != second.bytes.baseAddress)
-            for (index, buffer) in [first.bytes, second.bytes].enumerated() {
-                let written = try payload.withUnsafeBytes {
-                    try fragmenter.writeFragment(index, channel: .att, payload: $0, into: buffer, h4Indicator: true)
-                }
-                sent.append(Array(UnsafeRawBufferPointer(rebasing: buffer[1..<written])))
-            }
-        }
-        // Both buffers went back when their owners went out of scope.
-        #expect(pool.availableCount == 2)
-        guard let last = pool.acquire() else {
-            Issue.record("a returned buffer could not be acquired again")
-            return
-        }
-        let written = try payload.withUnsafeBytes {
-            try fragmenter.writeFragment(2, channel: .att, payload: $0, into: last.bytes, h4Indicator: true)
-        }
-        sent.append(Array(UnsafeRawBufferPointer(rebasing: last.bytes[1..<written])))
-        let got = L2CAPReassembler(connectionHandle: 7).feedAll(sent)
-        #expect(got.pdus == [.init(channel: .att, payload: payload)])
     }
 }

@@ -9,8 +9,8 @@ struct L2CAPACLHeaderTests {
         try packet.withUnsafeBytes { bytes in
             let parsed = try ACLDataPacket(parsing: bytes)
             #expect(parsed.header.connectionHandle == 0x0EFF)
-            #expect(parsed.header.packetBoundary == .firstFlushable)
-            #expect(parsed.header.broadcastFlag == 0b01)
+            #expect(parsed.header.boundary == .firstFlushable)
+            #expect(parsed.header.broadcast == 0b01)
             #expect(parsed.header.dataTotalLength == 3)
             #expect(Array(parsed.data) == [1, 2, 3])
             #expect(parsed.data.baseAddress == bytes.baseAddress.map { $0 + 4 })
@@ -19,13 +19,10 @@ struct L2CAPACLHeaderTests {
 
     @Test func headerWritesWhatItParses() {
         for boundary in ACLPacketBoundary.allCases {
-            let header = ACLDataHeader(connectionHandle: 0x0123, packetBoundary: boundary, broadcastFlag: 0, dataTotalLength: 0xBEEF)
+            let header = ACLHeader(connectionHandle: 0x0123, boundary: boundary, broadcast: 0, dataTotalLength: 0xBEEF)
             var bytes = [UInt8](repeating: 0, count: 4)
             bytes.withUnsafeMutableBytes { header.write(to: $0.baseAddress!) }
-            let parsed = bytes.withUnsafeBytes { raw -> ACLDataHeader? in
-                var reader = ByteReader(raw)
-                return ACLDataHeader(reading: &reader)
-            }
+            let parsed = bytes.withUnsafeBytes { ACLHeader($0) }
             #expect(parsed == header)
         }
     }
@@ -62,7 +59,7 @@ struct L2CAPACLHeaderTests {
 
 @Suite("L2CAP: reassembler")
 struct L2CAPReassemblerTests {
-    let handle: UInt16 = 0x0040
+    let handle: ConnectionHandle = 0x0040
 
     @Test func singleFragmentPDUIsDeliveredInPlace() {
         let reassembler = L2CAPReassembler(connectionHandle: handle)
@@ -237,8 +234,8 @@ struct L2CAPReassemblerTests {
     }
 
     @Test func interleavedConnectionsReassembleIndependently() throws {
-        let handles: [UInt16] = [0x0001, 0x0002, 0x0EFF]
-        var reassemblers: [UInt16: L2CAPReassembler] = [:]
+        let handles: [ConnectionHandle] = [0x0001, 0x0002, 0x0EFF]
+        var reassemblers: [ConnectionHandle: L2CAPReassembler] = [:]
         for handle in handles { reassemblers[handle] = L2CAPReassembler(connectionHandle: handle) }
         let streams = handles.enumerated().map { index, handle in
             // Two PDUs per connection, fragmented differently.
@@ -250,7 +247,7 @@ struct L2CAPReassemblerTests {
         for step in 0..<streams.map(\.count).max()! {
             for stream in streams where step < stream.count { interleaved.append(stream[step]) }
         }
-        var received: [UInt16: L2CAPReceived] = [:]
+        var received: [ConnectionHandle: L2CAPReceived] = [:]
         for packet in interleaved {
             // Route by the parsed header, as the connection manager will.
             let routed = try packet.withUnsafeBytes { try ACLDataPacket(parsing: $0).header.connectionHandle }
@@ -279,7 +276,7 @@ struct L2CAPReassemblerTests {
                 data[0] = UInt8(announced & 0xFF)
                 data[1] = UInt8(announced >> 8)
             }
-            let handle: UInt16 = random.next() % 8 == 0 ? 0x0002 : 0x0001
+            let handle: ConnectionHandle = random.next() % 8 == 0 ? 0x0002 : 0x0001
             let flags = UInt8(truncatingIfNeeded: random.next() % 16 == 0 ? random.next() : random.next() % 3)
             var packet = aclPacket(handle: handle, boundary: flags & 0b11, broadcast: flags >> 2, data: data,
                                    announcedLength: random.next() % 16 == 0 ? Int(random.next() % 50) : nil)

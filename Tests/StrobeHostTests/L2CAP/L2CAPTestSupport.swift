@@ -1,10 +1,11 @@
+import StrobeHCI
 @testable import StrobeHost
 
 /// An HCI ACL packet (H4 payload) built by hand, so tests can lie in any field.
 func aclPacket(
-    handle: UInt16, boundary: UInt8, broadcast: UInt8 = 0, data: [UInt8], announcedLength: Int? = nil
+    handle: ConnectionHandle, boundary: UInt8, broadcast: UInt8 = 0, data: [UInt8], announcedLength: Int? = nil
 ) -> [UInt8] {
-    let word = handle & 0x0FFF | UInt16(boundary & 0b11) << 12 | UInt16(broadcast & 0b11) << 14
+    let word = handle.rawValue & 0x0FFF | UInt16(boundary & 0b11) << 12 | UInt16(broadcast & 0b11) << 14
     let length = UInt16(truncatingIfNeeded: announcedLength ?? data.count)
     return [UInt8(word & 0xFF), UInt8(word >> 8), UInt8(length & 0xFF), UInt8(length >> 8)] + data
 }
@@ -66,7 +67,7 @@ func l2capChunks(_ bytes: [UInt8], size: Int) -> [[UInt8]] {
 }
 
 /// A PDU as ACL packets: a start fragment (PB 0b10, as controllers send) then continuations.
-func aclFragmentsByHand(handle: UInt16, pdu: [UInt8], size: Int, start: UInt8 = 0b10) -> [[UInt8]] {
+func aclFragmentsByHand(handle: ConnectionHandle, pdu: [UInt8], size: Int, start: UInt8 = 0b10) -> [[UInt8]] {
     l2capChunks(pdu, size: size).enumerated().map { index, chunk in
         aclPacket(handle: handle, boundary: index == 0 ? start : 0b01, data: chunk)
     }

@@ -5,7 +5,7 @@ import Testing
 
 /// Pushes `bytes` as the value of `handle`, stamped at `nanoseconds`.
 @discardableResult
-private func push(_ ring: NotificationRing, handle: UInt16 = 0x002A, _ bytes: [UInt8], at nanoseconds: UInt64 = 0)
+private func push(_ ring: NotificationRing, handle: AttributeHandle = 0x002A, _ bytes: [UInt8], at nanoseconds: UInt64 = 0)
     -> NotificationPushOutcome
 {
     bytes.withUnsafeBytes { ring.tryPush(handle: handle, value: $0, at: HostTime(nanoseconds: nanoseconds)) }
@@ -31,7 +31,7 @@ struct NotificationsRingTests {
         let ring = NotificationRing(capacity: 4, maxValueSize: 16)
         #expect(push(ring, handle: 0x0010, [1, 2, 3], at: 1_000) == .pushed(sequence: 0))
         #expect(push(ring, handle: 0x0011, [], at: 2_000) == .pushed(sequence: 1))
-        var seen: [(UInt16, UInt64, UInt64, [UInt8])] = []
+        var seen: [(AttributeHandle, UInt64, UInt64, [UInt8])] = []
         let n = ring.drain { seen.append(($0.handle, $0.sequence, $0.timestamp.nanoseconds, Array($0.value))) }
         #expect(n == 2)
         #expect(seen.count == 2)

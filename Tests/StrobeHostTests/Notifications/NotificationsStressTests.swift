@@ -52,7 +52,7 @@ private func check(_ view: NotificationView, expected: inout UInt64, report: Con
     }
     expected = sequence &+ 1
     var good = view.value.count == valueLength(sequence)
-        && view.handle == UInt16(truncatingIfNeeded: sequence % 3 + 1)
+        && view.handle == AttributeHandle(UInt16(truncatingIfNeeded: sequence % 3 + 1))
         && view.timestamp.nanoseconds == sequence
         && UInt64(littleEndian: view.value.loadUnaligned(as: UInt64.self)) == valueWord(sequence)
     if good {
@@ -98,7 +98,7 @@ struct NotificationsStressTests {
             for sequence in 0..<items {
                 let length = writeValue(sequence, into: buffer)
                 let outcome = ring.tryPush(
-                    handle: UInt16(truncatingIfNeeded: sequence % 3 + 1),
+                    handle: AttributeHandle(UInt16(truncatingIfNeeded: sequence % 3 + 1)),
                     value: UnsafeRawBufferPointer(start: buffer.baseAddress, count: length),
                     at: HostTime(nanoseconds: sequence))
                 // The ring never blocks; the test's producer gives the consumer a turn when full.
@@ -138,7 +138,7 @@ struct NotificationsStressTests {
             for sequence in 0..<items {
                 let length = writeValue(sequence, into: buffer)
                 let outcome = ring.tryPush(
-                    handle: UInt16(truncatingIfNeeded: sequence % 3 + 1),
+                    handle: AttributeHandle(UInt16(truncatingIfNeeded: sequence % 3 + 1)),
                     value: UnsafeRawBufferPointer(start: buffer.baseAddress, count: length),
                     at: HostTime(nanoseconds: sequence))
                 // Bursts with pauses, so the consumer often finds the ring empty and parks.

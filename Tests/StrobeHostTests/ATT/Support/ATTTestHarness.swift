@@ -38,7 +38,7 @@ struct ATTTestHarness {
 /// Records the values a handler receives (copied out of the borrowed view).
 final class RecordingValueHandler: ATTValueHandler {
     struct Value: Equatable {
-        var handle: UInt16
+        var handle: AttributeHandle
         var value: [UInt8]
         var kind: ATTValueKind
         var time: HostTime
@@ -47,7 +47,7 @@ final class RecordingValueHandler: ATTValueHandler {
     private let values = Mutex<[Value]>([])
     var received: [Value] { values.withLock { $0 } }
 
-    func attributeValueReceived(_ value: UnsafeRawBufferPointer, handle: UInt16, kind: ATTValueKind, at time: HostTime) {
+    func attributeValueReceived(_ value: UnsafeRawBufferPointer, handle: AttributeHandle, kind: ATTValueKind, at time: HostTime) {
         let copy = Value(handle: handle, value: Array(value), kind: kind, time: time)
         values.withLock { $0.append(copy) }
     }
@@ -63,6 +63,6 @@ func eventually(_ condition: () -> Bool) async -> Bool {
     return condition()
 }
 
-extension UInt16 {
-    var littleEndianBytes: [UInt8] { [UInt8(self & 0xFF), UInt8(self >> 8)] }
+extension AttributeHandle {
+    var littleEndianBytes: [UInt8] { [UInt8(rawValue & 0xFF), UInt8(rawValue >> 8)] }
 }

@@ -13,6 +13,7 @@ final class FakeATTChannel: ATTChannel {
         var failure: (any Error)?
         var watchers: [(predicate: @Sendable ([[UInt8]]) -> Bool, continuation: CheckedContinuation<Void, Never>)] = []
         var armable = true
+        var linkBusy = false
         var armed: [FakeArmedPacket] = []
     }
 
@@ -26,16 +27,29 @@ final class FakeATTChannel: ATTChannel {
     var sent: [[UInt8]] { state.withLock { $0.sent } }
     func sent(_ opcode: ATTOpcode) -> [[UInt8]] { sent.filter { $0.first == opcode.rawValue } }
 
-    /// Whether `arm` succeeds (a real link refuses when no controller buffer is free).
+    /// Whether `prepare` succeeds (a real link refuses when no controller buffer is free).
     func setArmable(_ armable: Bool) { state.withLock { $0.armable = armable } }
     var armedPackets: [FakeArmedPacket] { state.withLock { $0.armed } }
 
-    func arm(_ pdu: [UInt8]) -> (any ATTArmedPacket)? {
+    func prepare(_ pdu: [UInt8]) -> (any ATTPreparedPDU)? {
         state.withLock { state in
             guard state.armable else { return nil }
             let packet = FakeArmedPacket(pdu: pdu, channel: self)
             state.armed.append(packet)
             return packet
+        }
+    }
+
+    /// Makes a prepared PDU's send fail, as a link part-way through another PDU does.
+    func setLinkBusy(_ busy: Bool) { state.withLock { $0.linkBusy = busy } }
+    var isLinkBusy: Bool { state.withLock { $0.linkBusy } }
+
+    func post(_ pdu: [UInt8], completion: (@Sendable (Result<Void, any Error>) -> Void)?) {
+        do {
+            try deliver(pdu)
+            completion?(.success(()))
+        } catch {
+            completion?(.failure(error))
         }
     }
 
@@ -77,11 +91,10 @@ final class FakeATTChannel: ATTChannel {
     }
 }
 
-/// An armed PDU of the fake channel: `send()` records it and hands it to the peer at once.
-final class FakeArmedPacket: ATTArmedPacket {
+/// A prepared PDU of the fake channel: `send()` records it and hands it to the peer at once.
+final class FakeArmedPacket: ATTPreparedPDU {
     let pdu: [UInt8]
     private weak let channel: FakeATTChannel?
-    private let claimed = Atomic<Bool>(false)
     private let held = Atomic<Bool>(true)
     private let releases = Atomic<Int>(0)
     private let sends = Atomic<Int>(0)
@@ -94,17 +107,21 @@ final class FakeArmedPacket: ATTArmedPacket {
     var releaseCount: Int { releases.load(ordering: .relaxed) }
     var sendCount: Int { sends.load(ordering: .relaxed) }
 
-    func tryClaimLink() -> Bool { claimed.compareExchange(expected: false, desired: true, ordering: .acquiring).exchanged }
-    func releaseLink() { claimed.store(false, ordering: .releasing) }
-
-    func send() throws(HCIError) {
-        guard held.exchange(false, ordering: .acquiringAndReleasing) else { throw .notOpen }
+    func send(committing commit: () -> Bool) -> ATTPreparedSendResult {
+        guard let channel, !channel.isLinkBusy else { return .linkBusy }
+        guard commit() else { return .declined }
+        guard held.exchange(false, ordering: .acquiringAndReleasing) else { return .failed }
         sends.add(1, ordering: .relaxed)
-        do { try channel?.deliver(pdu) } catch { throw .transport(.notOpen) }
+        do {
+            try channel.deliver(pdu)
+            return .sent
+        } catch {
+            return .failed
+        }
     }
 
     /// Counts buffers given back unsent.
-    func release() {
+    func discard() {
         if held.exchange(false, ordering: .acquiringAndReleasing) { releases.add(1, ordering: .relaxed) }
     }
 }

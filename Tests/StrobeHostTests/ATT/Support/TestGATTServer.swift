@@ -7,23 +7,23 @@ import Synchronization
 /// Hooks let a test hold, drop or rewrite responses.
 final class TestGATTServer: Sendable {
     struct Attribute {
-        var handle: UInt16
+        var handle: AttributeHandle
         var type: BluetoothUUID
         var value: [UInt8]
         var readable = true
         var writable = false
         /// For an include declaration: the start handle of the included service, whose range
         /// and UUID are filled in when read.
-        var includes: UInt16?
+        var includes: AttributeHandle?
     }
 
     struct State {
         var attributes: [Attribute] = []
         var rxMTU = 517
         var mtu = 23
-        var prepareQueue: [(handle: UInt16, offset: UInt16, value: [UInt8])] = []
+        var prepareQueue: [(handle: AttributeHandle, offset: UInt16, value: [UInt8])] = []
         var requests: [ATTOpcode] = []
-        var writes: [(opcode: ATTOpcode, handle: UInt16, value: [UInt8])] = []
+        var writes: [(opcode: ATTOpcode, handle: AttributeHandle, value: [UInt8])] = []
         var confirmations = 0
         var dropped: Set<UInt8> = []
         var holding = false
@@ -42,12 +42,12 @@ final class TestGATTServer: Sendable {
 
     // MARK: Building the database
 
-    private var nextHandle: UInt16 { state.withLock { ($0.attributes.last?.handle ?? 0) + 1 } }
+    private var nextHandle: AttributeHandle { state.withLock { ($0.attributes.last?.handle ?? .reserved).advanced(by: 1) } }
 
     @discardableResult
-    func add(_ type: BluetoothUUID, value: [UInt8], readable: Bool = true, writable: Bool = false, at handle: UInt16? = nil) -> UInt16 {
+    func add(_ type: BluetoothUUID, value: [UInt8], readable: Bool = true, writable: Bool = false, at handle: AttributeHandle? = nil) -> AttributeHandle {
         state.withLock { state in
-            let handle = handle ?? (state.attributes.last?.handle ?? 0) + 1
+            let handle = handle ?? (state.attributes.last?.handle ?? .reserved).advanced(by: 1)
             state.attributes.append(Attribute(handle: handle, type: type, value: value, readable: readable, writable: writable))
             state.attributes.sort { $0.handle < $1.handle }
             return handle
@@ -55,12 +55,12 @@ final class TestGATTServer: Sendable {
     }
 
     @discardableResult
-    func addService(_ uuid: BluetoothUUID, primary: Bool = true, at handle: UInt16? = nil) -> UInt16 {
+    func addService(_ uuid: BluetoothUUID, primary: Bool = true, at handle: AttributeHandle? = nil) -> AttributeHandle {
         add(primary ? .primaryService : .secondaryService, value: uuid.attBytes, at: handle)
     }
 
     @discardableResult
-    func addInclude(serviceAt start: UInt16) -> UInt16 {
+    func addInclude(serviceAt start: AttributeHandle) -> AttributeHandle {
         let handle = add(.include, value: [])
         state.withLock { state in
             if let index = state.attributes.firstIndex(where: { $0.handle == handle }) { state.attributes[index].includes = start }
@@ -72,9 +72,9 @@ final class TestGATTServer: Sendable {
     @discardableResult
     func addCharacteristic(
         _ uuid: BluetoothUUID, properties: GATTCharacteristicProperties, value: [UInt8] = [], writable: Bool = true
-    ) -> UInt16 {
-        let valueHandle = nextHandle + 1
-        var declaration: [UInt8] = [properties.rawValue, UInt8(valueHandle & 0xFF), UInt8(valueHandle >> 8)]
+    ) -> AttributeHandle {
+        let valueHandle = nextHandle.advanced(by: 1)
+        var declaration: [UInt8] = [properties.rawValue, UInt8(valueHandle.rawValue & 0xFF), UInt8(valueHandle.rawValue >> 8)]
         declaration += uuid.attBytes
         add(.characteristic, value: declaration)
         add(uuid, value: value, readable: properties.contains(.read), writable: writable)
@@ -84,17 +84,17 @@ final class TestGATTServer: Sendable {
         return valueHandle
     }
 
-    func value(at handle: UInt16) -> [UInt8]? {
+    func value(at handle: AttributeHandle) -> [UInt8]? {
         state.withLock { state in state.attributes.first { $0.handle == handle }?.value }
     }
 
-    func setValue(_ value: [UInt8], at handle: UInt16) {
+    func setValue(_ value: [UInt8], at handle: AttributeHandle) {
         state.withLock { state in
             if let index = state.attributes.firstIndex(where: { $0.handle == handle }) { state.attributes[index].value = value }
         }
     }
 
-    func removeAttributes(in range: ClosedRange<UInt16>) {
+    func removeAttributes(in range: ClosedRange<AttributeHandle>) {
         state.withLock { $0.attributes.removeAll { range.contains($0.handle) } }
     }
 
@@ -102,7 +102,7 @@ final class TestGATTServer: Sendable {
 
     var requests: [ATTOpcode] { state.withLock { $0.requests } }
     func count(_ opcode: ATTOpcode) -> Int { requests.filter { $0 == opcode }.count }
-    var writes: [(opcode: ATTOpcode, handle: UInt16, value: [UInt8])] { state.withLock { $0.writes } }
+    var writes: [(opcode: ATTOpcode, handle: AttributeHandle, value: [UInt8])] { state.withLock { $0.writes } }
     var confirmations: Int { state.withLock { $0.confirmations } }
     var mtu: Int { state.withLock { $0.mtu } }
 
@@ -130,8 +130,8 @@ final class TestGATTServer: Sendable {
 
     func deliver(_ pdu: [UInt8]) { client.withLock { $0 }?(pdu) }
 
-    func notify(_ handle: UInt16, _ value: [UInt8]) { deliver(ATTHandleValueNotification(handle: handle, value: value).encoded()) }
-    func indicate(_ handle: UInt16, _ value: [UInt8]) { deliver(ATTHandleValueIndication(handle: handle, value: value).encoded()) }
+    func notify(_ handle: AttributeHandle, _ value: [UInt8]) { deliver(ATTHandleValueNotification(handle: handle, value: value).encoded()) }
+    func indicate(_ handle: AttributeHandle, _ value: [UInt8]) { deliver(ATTHandleValueIndication(handle: handle, value: value).encoded()) }
 
     // MARK: Answering
 
@@ -153,22 +153,22 @@ final class TestGATTServer: Sendable {
         if let response = outcome.response { deliver(response) }
     }
 
-    private static func error(_ opcode: ATTOpcode, _ handle: UInt16, _ code: ATTErrorCode) -> [UInt8] {
+    private static func error(_ opcode: ATTOpcode, _ handle: AttributeHandle, _ code: ATTErrorCode) -> [UInt8] {
         ATTErrorResponse(requestOpcode: opcode, handle: handle, error: code).encoded()
     }
 
-    private static func groupEnd(of handle: UInt16, _ state: State) -> UInt16 {
+    private static func groupEnd(of handle: AttributeHandle, _ state: State) -> AttributeHandle {
         let next = state.attributes.first {
             $0.handle > handle && ($0.type == .primaryService || $0.type == .secondaryService)
         }
-        return next.map { $0.handle - 1 } ?? (state.attributes.last?.handle ?? handle)
+        return next.map { $0.handle.advanced(by: -1) } ?? (state.attributes.last?.handle ?? handle)
     }
 
     private static func readValue(_ attribute: Attribute, _ state: State) -> [UInt8] {
         guard let start = attribute.includes else { return attribute.value }
-        var value = [UInt8(start & 0xFF), UInt8(start >> 8)]
+        var value = [UInt8(start.rawValue & 0xFF), UInt8(start.rawValue >> 8)]
         let end = groupEnd(of: start, state)
-        value += [UInt8(end & 0xFF), UInt8(end >> 8)]
+        value += [UInt8(end.rawValue & 0xFF), UInt8(end.rawValue >> 8)]
         if let service = state.attributes.first(where: { $0.handle == start }), service.value.count == 2 {
             value += service.value
         }
@@ -336,7 +336,7 @@ final class TestGATTServer: Sendable {
         }
     }
 
-    private static func decodeWrite(_ opcode: ATTOpcode, _ pdu: [UInt8]) throws(ATTDecodingError) -> (UInt16, [UInt8]) {
+    private static func decodeWrite(_ opcode: ATTOpcode, _ pdu: [UInt8]) throws(ATTDecodingError) -> (AttributeHandle, [UInt8]) {
         if opcode == .writeCommand {
             let command = try ATTWriteCommand(pdu: pdu)
             return (command.handle, command.value)

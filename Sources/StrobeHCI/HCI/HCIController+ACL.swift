@@ -1,0 +1,161 @@
+import Synchronization
+
+/// The handlers of received ACL data by connection handle, as the reader thread uses them: an
+/// immutable snapshot, searched linearly (a controller has a handful of links).
+final class ACLRouteTable: Sendable {
+    let handles: [ConnectionHandle]
+    let handlers: [any HCIACLHandler]
+
+    init(_ routes: [ConnectionHandle: any HCIACLHandler]) {
+        handles = Array(routes.keys)
+        handlers = handles.map { routes[$0]! }
+    }
+
+    @inline(__always)
+    func handler(for handle: ConnectionHandle) -> (any HCIACLHandler)? {
+        for index in handles.indices where handles[index] == handle { return handlers[index] }
+        return nil
+    }
+}
+
+extension HCIController {
+    /// LE_ACL_Data_Packet_Length: the most data bytes one ACL packet carries (0 before `open`).
+    public var maximumACLDataLength: Int { state.withLock { $0.acl.maximumLength } }
+
+    // MARK: - Receiving
+
+    /// Routes the ACL data of `handle` to `handler`; `nil` removes the route. Data for a handle
+    /// without a route is dropped and counted.
+    public func setACLHandler(_ handler: (any HCIACLHandler)?, for handle: ConnectionHandle) {
+        state.withLock { s in
+            if case .closed = s.phase { return }
+            s.routes[handle] = handler
+            aclRoutes.offer(ACLRouteTable(s.routes))
+        }
+    }
+
+    /// The data path: no lock, no allocation; the header parsed in place.
+    @inline(__always)
+    func receiveACL(_ packet: UnsafeRawBufferPointer, at time: HostTime) {
+        guard let header = ACLHeader(packet), packet.count - ACLHeader.size == Int(header.dataTotalLength) else {
+            receivedMalformedACL(packet)
+            return
+        }
+        aclCounts.received.add(1, ordering: .relaxed)
+        aclRoutes.use { table in
+            guard let handler = table?.handler(for: header.connectionHandle) else {
+                aclCounts.withoutHandler.add(1, ordering: .relaxed)
+                return
+            }
+            handler.controllerDidReceiveACL(header, payload: UnsafeRawBufferPointer(rebasing: packet[ACLHeader.size...]), at: time)
+        }
+    }
+
+    @inline(never)
+    private func receivedMalformedACL(_ packet: UnsafeRawBufferPointer) {
+        aclCounts.malformed.add(1, ordering: .relaxed)
+        do throws(HCIError) {
+            _ = try ACLHeader.split(packet)
+        } catch {
+            state.withLock { $0.lastMalformed = error }
+        }
+    }
+
+    /// Number Of Completed Packets: the buffers come back, walking the entries in place.
+    func packetsCompleted(_ parameters: UnsafeRawBufferPointer) throws(HCIError) {
+        var completed: [CompletedPackets] = []
+        try HCIEvent.forEachCompletedPackets(parameters) { completed.append($0) }
+        let granted = state.withLock { s in
+            defer { timer.schedule(s.nextDeadline) }
+            return completed.flatMap { s.acl.completed($0.connectionHandle, count: Int($0.count)) }
+        }
+        finish(granted)
+    }
+
+    /// Disconnection Complete: the controller flushed the connection's packets; their buffers
+    /// are free, senders still waiting on that handle fail, and its route goes.
+    func connectionClosed(_ handle: ConnectionHandle) {
+        let ended = state.withLock { s in
+            defer { timer.schedule(s.nextDeadline) }
+            if s.routes.removeValue(forKey: handle) != nil { aclRoutes.offer(ACLRouteTable(s.routes)) }
+            return s.acl.connectionClosed(handle)
+        }
+        finish(ended)
+    }
+
+    // MARK: - Sending
+
+    /// Waits, first come first served, for a controller buffer for one packet on `handle`. Throws
+    /// `HCIError.noACLCredits` when the controller returns none within the configured deadline,
+    /// `.connectionClosed` when the connection ends first, `.closed` when the controller does,
+    /// `CancellationError` when the caller is cancelled.
+    public func reserveACLBuffer(for handle: ConnectionHandle) async throws -> ACLBufferReservation {
+        let waiter = Waiter<Void>()
+        let now = timer.now
+        let immediate = state.withLock { s -> ACLCredits<Waiter<Void>>.Grant? in
+            if case .idle = s.phase { return .init(token: waiter, handle: handle, result: .failure(.notOpen)) }
+            defer { timer.schedule(s.nextDeadline) }
+            return s.acl.acquire(waiter, handle: handle, now: now, timeout: configuration.aclCreditTimeout)
+        }
+        if let immediate { finish([immediate]) }
+        resumeStateWaiters()
+        try await waiter.wait { [weak self] in
+            guard let self else { return }
+            // A buffer granted just before the cancel is not lost: `finish` gives it back.
+            state.withLock { s in
+                s.acl.cancel(waiter)
+                timer.schedule(s.nextDeadline)
+            }
+        }
+        return ACLBufferReservation(controller: self, handle: handle)
+    }
+
+    /// A controller buffer for `handle` now, when one is free and nobody waits; with
+    /// `keepingOneFree`, only when another stays free for everyone else (for a packet held ahead
+    /// of a trigger, which must not starve the link). Never waits.
+    public func tryReserveACLBuffer(for handle: ConnectionHandle, keepingOneFree: Bool = false) -> ACLBufferReservation? {
+        let taken = state.withLock { s in
+            guard case .open = s.phase else { return false }
+            return s.acl.tryTake(handle, keepingOneFree: keepingOneFree)
+        }
+        return taken ? ACLBufferReservation(controller: self, handle: handle) : nil
+    }
+
+    /// Sends one ACL packet (one fragment: at most `maximumACLDataLength` bytes), first waiting
+    /// for a controller buffer as `reserveACLBuffer` does. Never drops.
+    public func sendACL(handle: ConnectionHandle, boundary: ACLPacketBoundary, payload: [UInt8]) async throws {
+        let maximum = maximumACLDataLength
+        guard maximum > 0 else { throw HCIError.notOpen }
+        guard payload.count <= maximum else { throw HCIError.aclPayloadTooLong(length: payload.count, maximum: maximum) }
+        let header = ACLHeader(connectionHandle: handle, boundary: boundary, dataTotalLength: UInt16(payload.count))
+        var packet = [UInt8](repeating: 0, count: 1 + ACLHeader.size + payload.count)
+        packet.withUnsafeMutableBytes { buffer in
+            buffer[0] = HCIPacketType.acl.rawValue
+            header.write(to: buffer.baseAddress! + 1)
+            payload.withUnsafeBytes { UnsafeMutableRawBufferPointer(rebasing: buffer[(1 + ACLHeader.size)...]).copyMemory(from: $0) }
+        }
+        let reservation = try await reserveACLBuffer(for: handle)
+        try reservation.send(packet)
+    }
+
+    // MARK: - Reservations
+
+    /// The write behind `ACLBufferReservation.send`: no lock before the bytes are with the
+    /// transport; on failure the buffer comes back.
+    func writeReservedPacket(_ h4Packet: UnsafeRawBufferPointer, handle: ConnectionHandle) throws(HCIError) {
+        do {
+            try transport.send(h4Packet)
+        } catch {
+            giveBackACLBuffer(handle)
+            throw HCIError.transport(error as? TransportError ?? .notOpen)
+        }
+        aclCounts.sent.add(1, ordering: .relaxed)
+    }
+
+    /// A reserved buffer that carried nothing. Harmless once the connection closed (its
+    /// buffers came back then).
+    func giveBackACLBuffer(_ handle: ConnectionHandle) {
+        let granted = state.withLock { $0.acl.giveBack(handle) }
+        finish(granted)
+    }
+}

@@ -1,0 +1,141 @@
+extension HCIController {
+    /// Registers a handler called on the transport's reader thread with every event that the
+    /// command and ACL flow control do not consume (all but Command Complete, Command Status and
+    /// Number Of Completed Packets), in arrival order. `onClose` is called once when the
+    /// controller closes. Handlers must not block.
+    @discardableResult
+    public func addEventHandler(onClose: (@Sendable (HCIError) -> Void)? = nil,
+                                _ handler: @escaping @Sendable (HCIEvent, HostTime) -> Void) -> ObserverToken {
+        let (id, closedWith) = state.withLock { s -> (UInt64, HCIError?) in
+            s.nextID += 1
+            if case .closed(let error) = s.phase { return (s.nextID, HCIError.closed(error)) }
+            s.observers.append(Observer(id: s.nextID, handler: handler, onClose: onClose))
+            return (s.nextID, nil)
+        }
+        if let closedWith { onClose?(closedWith) }
+        return ObserverToken(id: id)
+    }
+
+    public func removeEventHandler(_ token: ObserverToken) {
+        state.withLock { s in s.observers.removeAll { $0.id == token.id } }
+    }
+
+    /// The events `addEventHandler` would see, as an async sequence that finishes when the
+    /// controller closes or the consumer stops iterating.
+    public func events(
+        bufferingPolicy: AsyncStream<TimedEvent>.Continuation.BufferingPolicy = .unbounded
+    ) -> AsyncStream<TimedEvent> {
+        let (stream, continuation) = AsyncStream.makeStream(of: TimedEvent.self, bufferingPolicy: bufferingPolicy)
+        let token = addEventHandler(onClose: { _ in continuation.finish() }) { event, time in
+            continuation.yield(TimedEvent(event: event, time: time))
+        }
+        continuation.onTermination = { [weak self] _ in self?.removeEventHandler(token) }
+        return stream
+    }
+
+    // MARK: - Receiving (reader thread)
+
+    public func transportDidReceive(_ type: HCIPacketType, payload: UnsafeRawBufferPointer, at time: HostTime) {
+        switch type {
+        case .acl: receiveACL(payload, at: time)
+        case .event: receiveEvent(payload, at: time)
+        default: state.withLock { $0.counters.unexpectedPackets += 1 }
+        }
+    }
+
+    private func receiveEvent(_ packet: UnsafeRawBufferPointer, at time: HostTime) {
+        do throws(HCIError) {
+            let (code, parameters) = try HCIEvent.split(packet)
+            state.withLock { $0.counters.eventsReceived += 1 }
+            switch code {
+            case HCIEventCode.commandComplete:
+                var r = HCIFieldReader(parameters, packet: "Command Complete")
+                let credits = try r.u8("Num_HCI_Command_Packets")
+                let opcode = HCIOpcode(rawValue: try r.u16("Command_Opcode"))
+                commandAnswered(opcode: opcode, credits: credits, status: nil, returnParameters: r.rest())
+            case HCIEventCode.commandStatus:
+                var r = HCIFieldReader(parameters, packet: "Command Status")
+                let status = HCIStatus(rawValue: try r.u8("Status"))
+                let credits = try r.u8("Num_HCI_Command_Packets")
+                let opcode = HCIOpcode(rawValue: try r.u16("Command_Opcode"))
+                commandAnswered(opcode: opcode, credits: credits, status: status, returnParameters: r.rest())
+            case HCIEventCode.numberOfCompletedPackets:
+                try packetsCompleted(parameters)
+            default:
+                let event = try HCIEvent(code: code, parameters: parameters)
+                switch event {
+                case .hardwareError:
+                    state.withLock { $0.counters.hardwareErrors += 1 }
+                case .unknown, .unknownLEMeta:
+                    state.withLock { $0.counters.unknownEvents += 1 }
+                default:
+                    break
+                }
+                deliver(event, at: time)
+                // After the observers: the link closes first with the disconnection's reason,
+                // then its senders still waiting for a buffer learn it is gone.
+                if case .disconnectionComplete(let disconnection) = event, disconnection.status.isSuccess {
+                    connectionClosed(disconnection.connectionHandle)
+                }
+            }
+        } catch {
+            recordMalformed(error)
+        }
+    }
+
+    private func deliver(_ event: HCIEvent, at time: HostTime) {
+        let observers = state.withLock { $0.observers }
+        for observer in observers { observer.handler(event, time) }
+    }
+
+    func recordMalformed(_ error: HCIError) {
+        state.withLock { s in
+            s.counters.malformedEvents += 1
+            s.lastMalformed = error
+        }
+    }
+}
+
+// MARK: - Test seam
+
+extension HCIController {
+    /// Suspends until `condition` holds for the control state, checked whenever a command is
+    /// queued or a sender starts waiting for an ACL buffer, or until the task is cancelled. Lets
+    /// tests know a caller is parked without sleeping.
+    func waitUntil(_ condition: @escaping @Sendable (borrowing Control) -> Bool) async {
+        let id = state.withLock { s in
+            s.nextID += 1
+            return s.nextID
+        }
+        await withTaskCancellationHandler {
+            await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+                let satisfied = state.withLock { s -> Bool in
+                    if condition(s) || Task.isCancelled { return true }
+                    s.stateWaiters.append(StateWaiter(id: id, condition: condition, continuation: continuation))
+                    return false
+                }
+                if satisfied { continuation.resume() }
+            }
+        } onCancel: {
+            let waiter = state.withLock { s -> StateWaiter? in
+                guard let index = s.stateWaiters.firstIndex(where: { $0.id == id }) else { return nil }
+                return s.stateWaiters.remove(at: index)
+            }
+            waiter?.continuation.resume()
+        }
+    }
+
+    func resumeStateWaiters() {
+        let ready = state.withLock { s -> [CheckedContinuation<Void, Never>] in
+            guard !s.stateWaiters.isEmpty else { return [] }
+            let waiters = s.stateWaiters
+            s.stateWaiters.removeAll()
+            var ready: [CheckedContinuation<Void, Never>] = []
+            for waiter in waiters {
+                if waiter.condition(s) { ready.append(waiter.continuation) } else { s.stateWaiters.append(waiter) }
+            }
+            return ready
+        }
+        for continuation in ready { continuation.resume() }
+    }
+}

@@ -1,0 +1,58 @@
+import Synchronization
+
+/// A reference the transport's reader thread uses on every packet (a routing table, a handler)
+/// while other threads replace it now and then. The reader keeps its own reference and adopts a
+/// new one only when one has been offered: in the steady state a use costs one relaxed load, no
+/// lock, no reference counting. After `offer` returns, every use that starts sees the new value.
+///
+/// A noncopyable struct kept inline in its owner. `use` must only ever be called from one thread
+/// at a time (the reader, or whoever stands in for it in a test); `offer` from any thread.
+package struct ReaderHandoff<Value: AnyObject & Sendable>: ~Copyable, @unchecked Sendable {
+    /// The offered value's bits, `Self.none` when nothing is offered, `Self.empty` for nil.
+    private let offered = Atomic<UInt>(ReaderHandoff.none)
+    /// The reader's own reference, touched only inside `use` (one thread at a time).
+    private let current: UnsafeMutablePointer<Unmanaged<Value>?>
+
+    private static var none: UInt { 0 }
+    private static var empty: UInt { 1 }
+
+    package init(_ value: Value?) {
+        current = .allocate(capacity: 1)
+        current.initialize(to: value.map { Unmanaged.passRetained($0) })
+    }
+
+    deinit {
+        current.pointee?.release()
+        current.deallocate()
+        Self.release(offered.load(ordering: .acquiring))
+    }
+
+    /// Puts `value` in place for the reader's next use.
+    package func offer(_ value: Value?) {
+        let bits = value.map { UInt(bitPattern: Unmanaged.passRetained($0).toOpaque()) } ?? Self.empty
+        // An earlier offer the reader never took is dropped here.
+        Self.release(offered.exchange(bits, ordering: .acquiringAndReleasing))
+    }
+
+    /// Calls `body` with the value in place now, borrowed: it stays alive until `body` returns.
+    @inline(__always)
+    package func use<Result>(_ body: (Value?) throws -> Result) rethrows -> Result {
+        if offered.load(ordering: .relaxed) != Self.none { adopt() }
+        guard let value = current.pointee else { return try body(nil) }
+        return try value._withUnsafeGuaranteedRef { try body($0) }
+    }
+
+    @inline(never)
+    private func adopt() {
+        let bits = offered.exchange(Self.none, ordering: .acquiring)
+        guard bits != Self.none else { return }
+        let old = current.pointee
+        current.pointee = bits == Self.empty ? nil : Unmanaged.fromOpaque(UnsafeRawPointer(bitPattern: bits)!)
+        old?.release()
+    }
+
+    private static func release(_ bits: UInt) {
+        guard bits != none, bits != empty, let pointer = UnsafeRawPointer(bitPattern: bits) else { return }
+        Unmanaged<Value>.fromOpaque(pointer).release()
+    }
+}

@@ -1,0 +1,89 @@
+import Synchronization
+
+/// One caller waiting for one outcome: the stack's single way to park a task. Whoever resolves
+/// it first wins (its answer, its deadline, cancellation, a disconnect or a close); every later
+/// resolution is ignored, so the caller is resumed exactly once, whichever order they race in.
+/// An outcome that comes before the caller starts waiting is kept for it.
+///
+/// Owners keep waiters in their state (for example as the tokens of their state machines) and
+/// resolve them outside their own locks.
+package final class Waiter<Value: Sendable>: Sendable, Equatable {
+    private enum State {
+        /// Nobody waits yet and no outcome came.
+        case pending
+        case parked(CheckedContinuation<Value, any Error>)
+        /// The outcome came before the wait.
+        case resolved(Result<Value, any Error>)
+        case finished
+    }
+
+    private let state = Mutex(State.pending)
+
+    package init() {}
+
+    /// Whether an outcome has been decided (the caller may not have taken it yet).
+    package var isResolved: Bool {
+        state.withLock { state in
+            if case .pending = state { return false }
+            if case .parked = state { return false }
+            return true
+        }
+    }
+
+    /// Resolves the waiter; returns whether this call decided its outcome.
+    @discardableResult
+    package func resolve(_ result: Result<Value, any Error>) -> Bool {
+        let (decided, parked) = state.withLock { state -> (Bool, CheckedContinuation<Value, any Error>?) in
+            switch state {
+            case .pending:
+                state = .resolved(result)
+                return (true, nil)
+            case .parked(let continuation):
+                state = .finished
+                return (true, continuation)
+            case .resolved, .finished:
+                return (false, nil)
+            }
+        }
+        parked?.resume(with: result)
+        return decided
+    }
+
+    @discardableResult
+    package func succeed(_ value: Value) -> Bool { resolve(.success(value)) }
+
+    @discardableResult
+    package func fail(_ error: any Error) -> Bool { resolve(.failure(error)) }
+
+    /// Waits for the outcome. Cancelling the waiting task resolves the waiter with
+    /// `CancellationError` at once; when that decides it, `onCancel` runs (once, on the cancelling
+    /// thread) so the owner can withdraw or mark what the caller asked for. Wait once.
+    package func wait(onCancel: @Sendable () -> Void = {}) async throws -> Value {
+        try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Value, any Error>) in
+                let ready = state.withLock { state -> Result<Value, any Error>? in
+                    switch state {
+                    case .pending:
+                        state = .parked(continuation)
+                        return nil
+                    case .resolved(let result):
+                        state = .finished
+                        return result
+                    case .parked, .finished:
+                        return .failure(WaiterMisuse())
+                    }
+                }
+                if let ready { continuation.resume(with: ready) }
+            }
+        } onCancel: {
+            if resolve(.failure(CancellationError())) { onCancel() }
+        }
+    }
+
+    package static func == (lhs: Waiter, rhs: Waiter) -> Bool { lhs === rhs }
+}
+
+/// `wait()` was called twice on one waiter: a bug in its owner, reported rather than trapped.
+package struct WaiterMisuse: Error, CustomStringConvertible {
+    package var description: String { "a waiter was waited on twice" }
+}

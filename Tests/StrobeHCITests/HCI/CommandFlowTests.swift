@@ -215,4 +215,48 @@ private func nop(credits: UInt8) -> [UInt8] { [0x04, 0x0E, 0x03, credits, 0x00, 
         #expect(controller.counters.unexpectedCommandResponses == 1)
         #expect(controller.commandCredits == 4)
     }
+
+    /// A controller that answers Reset but grants no further command credits: `open()` fails
+    /// within its deadline, naming the command that never went out and why.
+    @Test func aControllerThatGrantsNoCreditsFailsOpenWithinTheDeadline() async throws {
+        let clock = VirtualClock()
+        var profile = ControllerProfile()
+        profile.credits = 0
+        let transport = ScriptedTransport(responder: profile.responder)
+        let controller = HCIController(transport: transport, clock: clock)
+        let opening = Task { try await controller.open() }
+        await clock.waitForSleepers(count: 1)
+        clock.advance(by: .seconds(2))
+        await #expect(throws: HCIError.commandTimeout(.readLocalVersionInformation, .noCommandCredits(after: .seconds(2)))) {
+            try await opening.outcome
+        }
+        #expect(transport.sent.compactMap(opcode(of:)) == [.reset])
+        #expect(transport.isClosed)
+    }
+
+    /// Credits that drop to 0 after a command: the next one waits, then fails at its deadline
+    /// (counted from when it was queued), and a NOP later lets the queue move again.
+    @Test func creditsThatDropToZeroFailTheWaitingCommandAtItsDeadline() async throws {
+        let clock = VirtualClock()
+        let (controller, transport) = try await openController(clock: clock)
+        let base = transport.sent.count
+        let enable = Task { try await controller.send(HCILESetScanEnable(enable: true)) }
+        _ = await transport.waitForSent(count: base + 1)
+        transport.deliver(commandComplete(.leSetScanEnable, credits: 0))
+        try await enable.outcome
+        let stuck = Task { try await controller.send(HCILESetScanEnable(enable: false)) }
+        await controller.waitUntil { $0.commands.queued.count == 1 }
+        await clock.waitForSleepers(count: 1)
+        clock.advance(by: .seconds(2))
+        await #expect(throws: HCIError.commandTimeout(.leSetScanEnable, .noCommandCredits(after: .seconds(2)))) {
+            try await stuck.outcome
+        }
+        #expect(transport.sent.count == base + 1)
+        #expect(clock.sleeperCount == 0)
+        transport.deliver(nop(credits: 1))
+        let after = Task { try await controller.send(HCILESetScanEnable(enable: false)) }
+        _ = await transport.waitForSent(count: base + 2)
+        transport.deliver(commandComplete(.leSetScanEnable))
+        try await after.outcome
+    }
 }

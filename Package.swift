@@ -5,7 +5,12 @@ let package = Package(
     name: "Strobe",
     platforms: [.macOS(.v15)],
     products: [
+        // What an app embeds.
         .library(name: "Strobe", targets: ["Strobe"]),
+        // The simulated world (virtual controllers, air, clock and the virtual-time driver).
+        .library(name: "StrobeSim", targets: ["StrobeSim"]),
+        // The flash/shutter timing engine.
+        .library(name: "StrobeSequencer", targets: ["StrobeSequencer"]),
         .executable(name: "strobe", targets: ["strobe"]),
         .executable(name: "strobe-bench", targets: ["StrobeBench"]),
     ],
@@ -28,13 +33,13 @@ let package = Package(
             // The data the generated assigned-numbers table comes from (Scripts/generate-assigned-numbers.py).
             exclude: ["UUID/assigned-uuid16.tsv"]),
         .target(name: "StrobeDevices", dependencies: ["StrobeHost"]),
-        .target(name: "StrobeSim", dependencies: ["StrobeHCI", "StrobeHost", "StrobeDevices"]),
+        .target(name: "StrobeSim", dependencies: ["Strobe"]),
         .target(name: "StrobeSequencer", dependencies: ["StrobeHCI", "StrobeHost", "StrobeDevices"]),
-        .target(name: "Strobe", dependencies: ["StrobeHCI", "StrobeCapture", "StrobeHost", "StrobeDevices", "StrobeSim", "StrobeSequencer"]),
+        .target(name: "Strobe", dependencies: ["StrobeHCI", "StrobeCapture", "StrobeHost", "StrobeDevices"]),
         .executableTarget(
             name: "strobe",
             dependencies: [
-                "Strobe",
+                "Strobe", "StrobeSim", "StrobeSequencer",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Histogram", package: "hdrhistogram-swift"),
             ]
@@ -43,7 +48,7 @@ let package = Package(
         .executableTarget(
             name: "StrobeBench",
             dependencies: [
-                "Strobe",
+                "Strobe", "StrobeSim", "StrobeSequencer",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Histogram", package: "hdrhistogram-swift"),
                 .product(name: "MallocInterposerSwift", package: "malloc-interposer"),
@@ -56,8 +61,8 @@ let package = Package(
         .testTarget(name: "StrobeDevicesTests", dependencies: ["StrobeDevices"]),
         .testTarget(name: "StrobeSimTests", dependencies: ["StrobeSim", "StrobeCapture"]),
         .testTarget(name: "StrobeSequencerTests", dependencies: ["StrobeSequencer", "StrobeSim", "StrobeCapture"]),
-        .testTarget(name: "StrobeTests", dependencies: ["Strobe"]),
-        .testTarget(name: "StrobeInteropTests", dependencies: ["Strobe", "strobe"]),
+        .testTarget(name: "StrobeTests", dependencies: ["Strobe", "StrobeSim"]),
+        .testTarget(name: "StrobeInteropTests", dependencies: ["Strobe", "StrobeSim", "StrobeSequencer", "strobe"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -1,4 +1,5 @@
 import Strobe
+import StrobeSim
 import Synchronization
 
 /// The host's receive path for one LE connection, as the stack runs it behind a transport's

@@ -1,6 +1,8 @@
 import Foundation
 import Histogram
 import Strobe
+import StrobeSequencer
+import StrobeSim
 import Synchronization
 
 /// `sequencer`: a shot's host-side latency, from the grip's trigger bytes reaching the host to

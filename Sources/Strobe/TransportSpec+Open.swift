@@ -1,16 +1,16 @@
 import StrobeCapture
 import StrobeHCI
-import StrobeSim
 
 extension TransportSpec {
     /// Opens the transport this specification names. The link is not started: hand it to a
-    /// controller, which starts it.
+    /// controller, which starts it. The simulated world is not part of this product: `sim`
+    /// throws here; `StrobeSim`'s `openIncludingSimulatedWorld()` opens every kind.
     public func open() throws -> any HCITransport {
         switch self {
         case .sim(let scenario):
-            return SimTransport(scenario: try scenario.map { path in
-                do { return try SimScenario(contentsOf: path) } catch { throw TransportError.cannotOpen(endpoint: "sim:\(path)", reason: "\(error)") }
-            } ?? .standard)
+            throw TransportError.cannotOpen(
+                endpoint: scenario.map { "sim:\($0)" } ?? "sim",
+                reason: "the simulated world is in the StrobeSim product (TransportSpec.openIncludingSimulatedWorld())")
         case .hci(let device):
             return HCIUserChannelTransport(device: device)
         case .tcp(let host, let port):

@@ -50,32 +50,16 @@ enum SimEvents {
     }
 }
 
-/// Reads command parameters; missing bytes read as zero (a short command then fails its own
-/// checks rather than trapping).
-struct SimReader {
-    private let bytes: [UInt8]
-    private var offset = 0
+/// Command parameters as the virtual controller reads them: missing bytes read as zero, so a
+/// short command fails its own checks rather than trapping.
+extension ByteReader {
+    mutating func readUInt8OrZero() -> UInt8 { readUInt8() ?? 0 }
+    mutating func readUInt16OrZero() -> UInt16 { readUInt16() ?? 0 }
 
-    init(_ bytes: [UInt8]) { self.bytes = bytes }
-
-    mutating func u8() -> UInt8 {
-        defer { offset += 1 }
-        return offset < bytes.count ? bytes[offset] : 0
-    }
-
-    mutating func u16() -> UInt16 { UInt16(u8()) | UInt16(u8()) << 8 }
-
-    mutating func bytes(_ count: Int) -> ArraySlice<UInt8> {
-        let start = min(offset, bytes.count)
-        let end = min(offset + count, bytes.count)
-        offset += count
-        return bytes[start..<end]
-    }
-
-    mutating func address() -> BluetoothAddress {
-        var wire = Array(bytes(6))
-        wire += [UInt8](repeating: 0, count: 6 - wire.count)
-        return BluetoothAddress(wireBytes: wire) ?? BluetoothAddress(wire: (0, 0, 0, 0, 0, 0))
+    /// `count` bytes, zero-filled past the end.
+    mutating func readBytesOrZeros(count: Int) -> [UInt8] {
+        let available = min(count, remaining)
+        return (readBytes(count: available) ?? []) + [UInt8](repeating: 0, count: count - available)
     }
 }
 

@@ -61,6 +61,15 @@ public final class VirtualAir: Sendable {
         }
 
         func handle(for node: Int) -> UInt16 { node == central ? centralHandle : peripheralHandle }
+
+        struct Parameters {
+            var interval: UInt16
+            var latency: UInt16
+            var timeout: UInt16
+        }
+
+        /// Read with the air's lock held, like every other field.
+        var parameters: Parameters { Parameters(interval: interval, latency: latency, timeout: timeout) }
         func peer(of node: Int) -> Int { node == central ? peripheral : central }
     }
 
@@ -121,9 +130,16 @@ public final class VirtualAir: Sendable {
     func command(from controller: VirtualController, _ packet: [UInt8]) {
         guard packet.count >= 3 else { return }
         let opcode = UInt16(packet[0]) | UInt16(packet[1]) << 8
-        let parameters = Array(packet.dropFirst(3))
         let id = controller.id
-        var r = SimReader(parameters)
+        packet.withUnsafeBytes { raw in
+            var r = ByteReader(UnsafeRawBufferPointer(rebasing: raw[3...]))
+            command(opcode, from: controller, id: id, &r)
+        }
+    }
+
+    /// Missing parameter bytes read as zero (`ByteReader`'s `…OrZero` reads): a short command
+    /// then fails its own checks rather than trapping.
+    private func command(_ opcode: UInt16, from controller: VirtualController, id: Int, _ r: inout ByteReader) {
         switch opcode {
         case 0x0C03:  // Reset
             let tasks = state.withLock { s -> [Task<Void, Never>] in
@@ -158,38 +174,38 @@ public final class VirtualAir: Sendable {
         case 0x2003:  // LE Read Local Supported Features: none of the optional ones
             complete(controller, opcode, [UInt8](repeating: 0, count: 8))
         case 0x2006:  // LE Set Advertising Parameters
-            let units = r.u16()
-            _ = r.u16()
-            let type = r.u8()
+            let units = r.readUInt16OrZero()
+            _ = r.readUInt16OrZero()
+            let type = r.readUInt8OrZero()
             state.withLock { s in
                 s.nodes[id]?.advertising.interval = .microseconds(Int64(max(units, 0x20)) * 625)
                 s.nodes[id]?.advertising.connectable = type == 0x00
             }
             complete(controller, opcode)
         case 0x2008, 0x2009:  // LE Set Advertising Data, LE Set Scan Response Data
-            let length = Int(r.u8())
-            let data = Array(r.bytes(min(length, 31)))
+            let length = Int(r.readUInt8OrZero())
+            let data = r.readBytesOrZeros(count: min(length, 31))
             state.withLock { s in
                 if opcode == 0x2008 { s.nodes[id]?.advertising.data = data } else { s.nodes[id]?.advertising.scanResponse = data }
             }
             complete(controller, opcode)
         case 0x200A:  // LE Set Advertising Enable
-            setAdvertising(controller, enabled: r.u8() == 1)
+            setAdvertising(controller, enabled: r.readUInt8OrZero() == 1)
             complete(controller, opcode)
         case 0x200B:  // LE Set Scan Parameters
-            let active = r.u8() == 1
+            let active = r.readUInt8OrZero() == 1
             state.withLock { $0.nodes[id]?.scanning.active = active }
             complete(controller, opcode)
         case 0x200C:  // LE Set Scan Enable
-            let enabled = r.u8() == 1
+            let enabled = r.readUInt8OrZero() == 1
             state.withLock { $0.nodes[id]?.scanning.enabled = enabled }
             complete(controller, opcode)
         case 0x200D:  // LE Create Connection
-            _ = r.u16(); _ = r.u16(); _ = r.u8()
-            _ = r.u8()
-            let address = r.address()
-            _ = r.u8()
-            let parameters = LEConnectionParameters(intervalMin: r.u16(), intervalMax: r.u16(), maxLatency: r.u16(), supervisionTimeout: r.u16())
+            _ = r.readUInt16OrZero(); _ = r.readUInt16OrZero(); _ = r.readUInt8OrZero()
+            _ = r.readUInt8OrZero()
+            let address = r.readAddress() ?? BluetoothAddress(wire: (0, 0, 0, 0, 0, 0))
+            _ = r.readUInt8OrZero()
+            let parameters = LEConnectionParameters(intervalMin: r.readUInt16OrZero(), intervalMax: r.readUInt16OrZero(), maxLatency: r.readUInt16OrZero(), supervisionTimeout: r.readUInt16OrZero())
             let busy = state.withLock { s -> Bool in
                 if s.nodes[id]?.initiating != nil { return true }
                 s.nodes[id]?.initiating = (address, parameters)
@@ -209,23 +225,23 @@ public final class VirtualAir: Sendable {
                 complete(controller, opcode, status: .commandDisallowed)
             }
         case 0x0406:  // Disconnect
-            let handle = r.u16() & 0x0FFF
-            let reason = HCIStatus(rawValue: r.u8())
+            let handle = r.readUInt16OrZero() & 0x0FFF
+            let reason = HCIStatus(rawValue: r.readUInt8OrZero())
             let found = state.withLock { s in s.connections.contains { $0.handle(for: id) == handle && ($0.central == id || $0.peripheral == id) } }
             status(controller, opcode, found ? .success : .unknownConnectionIdentifier)
             if found { disconnect(handle: handle, of: id, reason: reason) }
         case 0x2013:  // LE Connection Update
-            let handle = r.u16() & 0x0FFF
-            let parameters = LEConnectionParameters(intervalMin: r.u16(), intervalMax: r.u16(), maxLatency: r.u16(), supervisionTimeout: r.u16())
-            let connection = state.withLock { s -> Connection? in
+            let handle = r.readUInt16OrZero() & 0x0FFF
+            let parameters = LEConnectionParameters(intervalMin: r.readUInt16OrZero(), intervalMax: r.readUInt16OrZero(), maxLatency: r.readUInt16OrZero(), supervisionTimeout: r.readUInt16OrZero())
+            let updated = state.withLock { s -> (Connection, Connection.Parameters)? in
                 guard let c = s.connections.first(where: { $0.handle(for: id) == handle && ($0.central == id || $0.peripheral == id) }) else { return nil }
                 c.interval = parameters.intervalMax
                 c.latency = parameters.maxLatency
                 c.timeout = parameters.supervisionTimeout
-                return c
+                return (c, c.parameters)
             }
-            status(controller, opcode, connection == nil ? .unknownConnectionIdentifier : .success)
-            if let connection { connectionUpdated(connection) }
+            status(controller, opcode, updated == nil ? .unknownConnectionIdentifier : .success)
+            if let (connection, parameters) = updated { connectionUpdated(connection, parameters) }
         default:
             // Unknown HCI Command, never silence.
             state.withLock { $0.counters.unknownCommands += 1 }
@@ -303,7 +319,7 @@ public final class VirtualAir: Sendable {
     // MARK: Connections
 
     private func establish(central: Int, peripheral: Int, parameters: LEConnectionParameters) {
-        let formed = state.withLock { s -> (Connection, VirtualController, VirtualController)? in
+        let formed = state.withLock { s -> (Connection, VirtualController, VirtualController, Connection.Parameters)? in
             guard let c = s.nodes[central], let p = s.nodes[peripheral], c.initiating != nil else { return nil }
             let connection = Connection(central: central, peripheral: peripheral, centralHandle: c.nextHandle,
                                         peripheralHandle: p.nextHandle, parameters: parameters)
@@ -322,15 +338,16 @@ public final class VirtualAir: Sendable {
                 startDelivery(stream)
             }
             connection.task = connectionTask(connection)
-            return (connection, c.controller, p.controller)
+            return (connection, c.controller, p.controller, connection.parameters)
         }
-        guard let (connection, c, p) = formed else { return }
+        // The parameters as they were when the link formed, read under the lock.
+        guard let (connection, c, p, parameters) = formed else { return }
         c.deliver(SimEvents.leConnectionComplete(status: .success, handle: connection.centralHandle, role: 0,
-                                                 peer: p.configuration.address, interval: connection.interval,
-                                                 latency: connection.latency, timeout: connection.timeout))
+                                                 peer: p.configuration.address, interval: parameters.interval,
+                                                 latency: parameters.latency, timeout: parameters.timeout))
         p.deliver(SimEvents.leConnectionComplete(status: .success, handle: connection.peripheralHandle, role: 1,
-                                                 peer: c.configuration.address, interval: connection.interval,
-                                                 latency: connection.latency, timeout: connection.timeout))
+                                                 peer: c.configuration.address, interval: parameters.interval,
+                                                 latency: parameters.latency, timeout: parameters.timeout))
     }
 
     /// Delivers a direction's packets in order, each at its due time on the air's clock.
@@ -428,13 +445,13 @@ public final class VirtualAir: Sendable {
         if timedOut { disconnect(connection, reason: .connectionTimeout, localReason: .connectionTimeout) }
     }
 
-    private func connectionUpdated(_ connection: Connection) {
+    private func connectionUpdated(_ connection: Connection, _ parameters: Connection.Parameters) {
         let nodes = state.withLock { s in
             [connection.central, connection.peripheral].compactMap { id in s.nodes[id].map { (id, $0.controller) } }
         }
         for (id, controller) in nodes {
             controller.deliver(SimEvents.leConnectionUpdateComplete(
-                handle: connection.handle(for: id), interval: connection.interval, latency: connection.latency, timeout: connection.timeout))
+                handle: connection.handle(for: id), interval: parameters.interval, latency: parameters.latency, timeout: parameters.timeout))
         }
     }
 

@@ -1,4 +1,5 @@
 import Strobe
+import StrobeSim
 
 /// An opened controller for one command: the transport the user named, recorded to a btsnoop
 /// file when `--btsnoop` is given, and the HCI init sequence already run.
@@ -9,7 +10,7 @@ struct ControllerSession {
 
     static func open(_ options: GlobalOptions) async throws -> ControllerSession {
         let spec = try options.transportSpec()
-        var transport = try spec.open()
+        var transport = try spec.openIncludingSimulatedWorld()
         var recorder: BtsnoopRecorder?
         if let path = options.btsnoop {
             let tee = try BtsnoopRecorder(wrapping: transport, path: path)

@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import Histogram
 import Strobe
+import StrobeSequencer
 
 /// `strobe shoot`: shots through the flash/shutter sequencer, each timed end to end.
 struct ShootCommand: AsyncParsableCommand {

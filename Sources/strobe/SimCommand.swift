@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import Strobe
+import StrobeSim
 
 /// `strobe sim`: the simulated world.
 struct SimCommand: AsyncParsableCommand {

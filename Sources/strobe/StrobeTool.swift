@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import Strobe
+import StrobeSim
 
 @main
 struct StrobeTool: AsyncParsableCommand {

@@ -1,5 +1,6 @@
-import Testing
 import StrobeHCI
+import StrobeSim
+import Testing
 @testable import Strobe
 
 @Suite struct TransportSpecTests {
@@ -31,6 +32,16 @@ import StrobeHCI
     }
 
     @Test func aMissingScenarioFileIsAOneLineError() {
-        #expect(throws: TransportError.self) { _ = try TransportSpec.sim(scenario: "/nonexistent/world.json").open() }
+        #expect(throws: TransportError.self) {
+            _ = try TransportSpec.sim(scenario: "/nonexistent/world.json").openIncludingSimulatedWorld()
+        }
+    }
+
+    /// The app library does not carry the simulated world; asking it for one says where it is.
+    @Test func theAppLibraryPointsToTheSimulatorProduct() {
+        #expect(throws: TransportError.cannotOpen(
+            endpoint: "sim", reason: "the simulated world is in the StrobeSim product (TransportSpec.openIncludingSimulatedWorld())")) {
+            _ = try TransportSpec.sim(scenario: nil).open()
+        }
     }
 }

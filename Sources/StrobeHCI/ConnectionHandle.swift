@@ -10,9 +10,9 @@ public struct ConnectionHandle: RawRepresentable, Hashable, Comparable, Sendable
     public static let maximum: UInt16 = 0x0EFF
 
     /// Keeps the low 12 bits, as the ACL header does.
-    public init(rawValue: UInt16) { self.rawValue = rawValue & 0x0FFF }
-    public init(_ rawValue: UInt16) { self.init(rawValue: rawValue) }
-    public init(integerLiteral value: UInt16) { self.init(rawValue: value) }
+    @inlinable public init(rawValue: UInt16) { self.rawValue = rawValue & 0x0FFF }
+    @inlinable public init(_ rawValue: UInt16) { self.init(rawValue: rawValue) }
+    @inlinable public init(integerLiteral value: UInt16) { self.init(rawValue: value) }
 
     /// Whether the value is one a controller may assign (0x0000...0x0EFF).
     public var isValid: Bool { rawValue <= Self.maximum }

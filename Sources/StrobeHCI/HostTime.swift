@@ -7,7 +7,7 @@ import Glibc
 public struct HostTime: Sendable, Hashable, Comparable, CustomStringConvertible {
     public var nanoseconds: UInt64
 
-    public init(nanoseconds: UInt64) { self.nanoseconds = nanoseconds }
+    @inlinable public init(nanoseconds: UInt64) { self.nanoseconds = nanoseconds }
 
     public static func now() -> HostTime {
         var ts = timespec()

@@ -1,5 +1,6 @@
 import Foundation
 import Strobe
+import StrobeSequencer
 import Testing
 
 /// The Nova kit against the project's Bumble-based Nova V1 and V2 flashes (written from the

@@ -1,21 +1,24 @@
 /// The Packet_Boundary_Flag of an ACL data packet (Core Specification Vol 4, Part E, 5.4.2).
 public struct ACLPacketBoundary: RawRepresentable, Sendable, Hashable, CaseIterable, CustomStringConvertible {
     public var rawValue: UInt8
-    public init(rawValue: UInt8) { self.rawValue = rawValue & 0x03 }
+    @inlinable public init(rawValue: UInt8) { self.rawValue = rawValue & 0x03 }
+
+    // Inlinable values rather than stored globals: the receive path of every packet compares
+    // with them, across modules, and a global would cost a call each time.
 
     /// First fragment of a PDU, host to controller on LE (0b00).
-    public static let firstNonFlushable = ACLPacketBoundary(rawValue: 0b00)
+    @inlinable public static var firstNonFlushable: ACLPacketBoundary { ACLPacketBoundary(rawValue: 0b00) }
     /// A continuation fragment (0b01).
-    public static let continuing = ACLPacketBoundary(rawValue: 0b01)
+    @inlinable public static var continuing: ACLPacketBoundary { ACLPacketBoundary(rawValue: 0b01) }
     /// First fragment of a PDU, controller to host on LE (0b10).
-    public static let firstFlushable = ACLPacketBoundary(rawValue: 0b10)
+    @inlinable public static var firstFlushable: ACLPacketBoundary { ACLPacketBoundary(rawValue: 0b10) }
     /// A complete, automatically flushable PDU; not used on LE (0b11).
-    public static let completeFlushable = ACLPacketBoundary(rawValue: 0b11)
+    @inlinable public static var completeFlushable: ACLPacketBoundary { ACLPacketBoundary(rawValue: 0b11) }
 
-    /// Whether this fragment starts an L2CAP PDU.
     public static let allCases: [ACLPacketBoundary] = [.firstNonFlushable, .continuing, .firstFlushable, .completeFlushable]
 
-    public var isStart: Bool { self != .continuing }
+    /// Whether this fragment starts an L2CAP PDU.
+    @inlinable public var isStart: Bool { rawValue != 0b01 }
 
     public var description: String {
         switch rawValue {
@@ -37,8 +40,9 @@ public struct ACLHeader: Sendable, Hashable {
     public var broadcast: UInt8
     public var dataTotalLength: UInt16
 
-    public static let size = 4
+    @inlinable public static var size: Int { 4 }
 
+    @inlinable
     public init(connectionHandle: ConnectionHandle, boundary: ACLPacketBoundary, broadcast: UInt8 = 0, dataTotalLength: UInt16) {
         self.connectionHandle = connectionHandle
         self.boundary = boundary
@@ -47,7 +51,7 @@ public struct ACLHeader: Sendable, Hashable {
     }
 
     /// The header at the start of `packet`, or `nil` when fewer than 4 bytes are there.
-    @inline(__always)
+    @inlinable
     public init?(_ packet: UnsafeRawBufferPointer) {
         guard packet.count >= Self.size else { return nil }
         let word = UInt16(littleEndian: packet.loadUnaligned(as: UInt16.self))

@@ -1,20 +1,43 @@
 import Synchronization
 
 /// The handlers of received ACL data by connection handle, as the reader thread uses them: an
-/// immutable snapshot, searched linearly (a controller has a handful of links).
-final class ACLRouteTable: Sendable {
-    let handles: [ConnectionHandle]
-    let handlers: [any HCIACLHandler]
-
-    init(_ routes: [ConnectionHandle: any HCIACLHandler]) {
-        handles = Array(routes.keys)
-        handlers = handles.map { routes[$0]! }
+/// immutable snapshot, searched linearly (a controller has a handful of links). Each handler
+/// sits in a box the snapshot owns and the routes borrow, so that a packet's call takes no
+/// reference count.
+final class ACLRouteTable: @unchecked Sendable {
+    final class Box: Sendable {
+        let handler: any HCIACLHandler
+        init(_ handler: any HCIACLHandler) { self.handler = handler }
     }
 
+    struct Route: @unchecked Sendable {
+        let handle: ConnectionHandle
+        let box: Unmanaged<Box>
+    }
+
+    private let boxes: [Box]
+    private let routes: UnsafeMutableBufferPointer<Route>
+
+    init(_ handlers: [ConnectionHandle: any HCIACLHandler]) {
+        let entries = handlers.map { ($0.key, Box($0.value)) }
+        boxes = entries.map(\.1)
+        routes = .allocate(capacity: entries.count)
+        _ = routes.initialize(from: entries.map { Route(handle: $0.0, box: .passUnretained($0.1)) })
+    }
+
+    deinit {
+        routes.deinitialize()
+        routes.deallocate()
+    }
+
+    /// Delivers to the route of `header`'s handle; false when there is none.
     @inline(__always)
-    func handler(for handle: ConnectionHandle) -> (any HCIACLHandler)? {
-        for index in handles.indices where handles[index] == handle { return handlers[index] }
-        return nil
+    func deliver(_ header: ACLHeader, payload: UnsafeRawBufferPointer, at time: HostTime) -> Bool {
+        for index in routes.indices where routes[index].handle == header.connectionHandle {
+            routes[index].box._withUnsafeGuaranteedRef { $0.handler.controllerDidReceiveACL(header, payload: payload, at: time) }
+            return true
+        }
+        return false
     }
 }
 
@@ -41,19 +64,16 @@ extension HCIController {
             receivedMalformedACL(packet)
             return
         }
-        aclCounts.received.add(1, ordering: .relaxed)
-        aclRoutes.use { table in
-            guard let handler = table?.handler(for: header.connectionHandle) else {
-                aclCounts.withoutHandler.add(1, ordering: .relaxed)
-                return
-            }
-            handler.controllerDidReceiveACL(header, payload: UnsafeRawBufferPointer(rebasing: packet[ACLHeader.size...]), at: time)
-        }
+        aclCounts.received.incrementBySoleWriter()
+        let delivered = aclRoutes.with({ table in
+            table.deliver(header, payload: UnsafeRawBufferPointer(rebasing: packet[ACLHeader.size...]), at: time)
+        }, absent: false)
+        if !delivered { aclCounts.withoutHandler.incrementBySoleWriter() }
     }
 
     @inline(never)
     private func receivedMalformedACL(_ packet: UnsafeRawBufferPointer) {
-        aclCounts.malformed.add(1, ordering: .relaxed)
+        aclCounts.malformed.incrementBySoleWriter()
         do throws(HCIError) {
             _ = try ACLHeader.split(packet)
         } catch {
@@ -149,7 +169,7 @@ extension HCIController {
             giveBackACLBuffer(handle)
             throw HCIError.transport(error as? TransportError ?? .notOpen)
         }
-        aclCounts.sent.add(1, ordering: .relaxed)
+        aclCounts.sent.wrappingAdd(1, ordering: .relaxed)
     }
 
     /// A reserved buffer that carried nothing. Harmless once the connection closed (its

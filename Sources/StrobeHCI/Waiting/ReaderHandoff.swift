@@ -9,12 +9,12 @@ import Synchronization
 /// at a time (the reader, or whoever stands in for it in a test); `offer` from any thread.
 package struct ReaderHandoff<Value: AnyObject & Sendable>: ~Copyable, @unchecked Sendable {
     /// The offered value's bits, `Self.none` when nothing is offered, `Self.empty` for nil.
-    private let offered = Atomic<UInt>(ReaderHandoff.none)
+    @usableFromInline let offered = Atomic<UInt>(ReaderHandoff.none)
     /// The reader's own reference, touched only inside `use` (one thread at a time).
-    private let current: UnsafeMutablePointer<Unmanaged<Value>?>
+    @usableFromInline let current: UnsafeMutablePointer<Unmanaged<Value>?>
 
-    private static var none: UInt { 0 }
-    private static var empty: UInt { 1 }
+    @usableFromInline static var none: UInt { 0 }
+    @usableFromInline static var empty: UInt { 1 }
 
     package init(_ value: Value?) {
         current = .allocate(capacity: 1)
@@ -35,15 +35,25 @@ package struct ReaderHandoff<Value: AnyObject & Sendable>: ~Copyable, @unchecked
     }
 
     /// Calls `body` with the value in place now, borrowed: it stays alive until `body` returns.
-    @inline(__always)
+    @inlinable
     package func use<Result>(_ body: (Value?) throws -> Result) rethrows -> Result {
         if offered.load(ordering: .relaxed) != Self.none { adopt() }
         guard let value = current.pointee else { return try body(nil) }
         return try value._withUnsafeGuaranteedRef { try body($0) }
     }
 
-    @inline(never)
-    private func adopt() {
+    /// Calls `body` with the value in place now, or returns `absent` when there is none. The
+    /// value is passed borrowed, with no reference count (`use` hands an optional, whose
+    /// wrapping can cost one).
+    @inlinable
+    package func with<Result>(_ body: (Value) throws -> Result, absent: @autoclosure () -> Result) rethrows -> Result {
+        if offered.load(ordering: .relaxed) != Self.none { adopt() }
+        guard let value = current.pointee else { return absent() }
+        return try value._withUnsafeGuaranteedRef(body)
+    }
+
+    @usableFromInline @inline(never)
+    func adopt() {
         let bits = offered.exchange(Self.none, ordering: .acquiring)
         guard bits != Self.none else { return }
         let old = current.pointee

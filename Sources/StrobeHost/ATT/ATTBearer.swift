@@ -70,21 +70,49 @@ public final class ATTBearer: Sendable {
         }
     }
 
-    private final class ValueRoutes: Sendable {
-        let handles: [AttributeHandle]
-        let handlers: [any ATTValueHandler]
-        let defaultHandler: (any ATTValueHandler)?
-
-        init(handlers: [AttributeHandle: any ATTValueHandler], defaultHandler: (any ATTValueHandler)?) {
-            handles = Array(handlers.keys)
-            self.handlers = handles.map { handlers[$0]! }
-            self.defaultHandler = defaultHandler
+    /// The handlers of pushed values as the receive path uses them: an immutable snapshot,
+    /// searched linearly. Each handler sits in a box the snapshot owns and the routes borrow, so
+    /// that a value's call takes no reference count.
+    private final class ValueRoutes: @unchecked Sendable {
+        final class Box: Sendable {
+            let handler: any ATTValueHandler
+            init(_ handler: any ATTValueHandler) { self.handler = handler }
         }
 
+        struct Route {
+            let handle: AttributeHandle
+            let box: Unmanaged<Box>
+        }
+
+        private let boxes: [Box]
+        private let routes: UnsafeMutableBufferPointer<Route>
+        private let fallback: Unmanaged<Box>?
+
+        init(handlers: [AttributeHandle: any ATTValueHandler], defaultHandler: (any ATTValueHandler)?) {
+            let entries = handlers.map { ($0.key, Box($0.value)) }
+            let fallbackBox = defaultHandler.map(Box.init)
+            boxes = entries.map(\.1) + (fallbackBox.map { [$0] } ?? [])
+            routes = .allocate(capacity: entries.count)
+            _ = routes.initialize(from: entries.map { Route(handle: $0.0, box: .passUnretained($0.1)) })
+            fallback = fallbackBox.map { .passUnretained($0) }
+        }
+
+        deinit {
+            routes.deinitialize()
+            routes.deallocate()
+        }
+
+        /// Hands the value to its handler (or the default one); false when there is neither.
         @inline(__always)
-        func handler(for handle: AttributeHandle) -> (any ATTValueHandler)? {
-            for index in handles.indices where handles[index] == handle { return handlers[index] }
-            return defaultHandler
+        func deliver(_ value: UnsafeRawBufferPointer, handle: AttributeHandle, kind: ATTValueKind, at time: HostTime) -> Bool {
+            var target = fallback
+            for index in routes.indices where routes[index].handle == handle {
+                target = routes[index].box
+                break
+            }
+            guard let target else { return false }
+            target._withUnsafeGuaranteedRef { $0.handler.attributeValueReceived(value, handle: handle, kind: kind, at: time) }
+            return true
         }
     }
 
@@ -367,20 +395,17 @@ public final class ATTBearer: Sendable {
         let handle = AttributeHandle(UInt16(pdu[1]) | UInt16(pdu[2]) << 8)
         let kind: ATTValueKind = opcode == .handleValueIndication ? .indication : .notification
         // No lock: the handlers are the reader's own copy and the counts atomic.
-        let open = valueRoutes.use { routes -> Bool in
-            guard let routes else { return false }
+        let open = valueRoutes.with({ routes -> Bool in
             if kind == .indication {
-                valueCounts.indications.add(1, ordering: .relaxed)
+                valueCounts.indications.incrementBySoleWriter()
             } else {
-                valueCounts.notifications.add(1, ordering: .relaxed)
+                valueCounts.notifications.incrementBySoleWriter()
             }
-            guard let handler = routes.handler(for: handle) else {
-                valueCounts.unrouted.add(1, ordering: .relaxed)
-                return true
+            if !routes.deliver(UnsafeRawBufferPointer(rebasing: pdu[3...]), handle: handle, kind: kind, at: time) {
+                valueCounts.unrouted.incrementBySoleWriter()
             }
-            handler.attributeValueReceived(UnsafeRawBufferPointer(rebasing: pdu[3...]), handle: handle, kind: kind, at: time)
             return true
-        }
+        }, absent: false)
         // Confirm only once the value has been handed over (Vol 3, Part F, 3.4.7.2).
         if open, kind == .indication { channel.post(Self.confirmation, completion: nil) }
     }
@@ -403,12 +428,10 @@ public final class ATTBearer: Sendable {
             }
             let open = valueRoutes.use { routes -> Bool in
                 guard let routes else { return false }
-                valueCounts.notifications.add(1, ordering: .relaxed)
-                guard let handler = routes.handler(for: handle) else {
-                    valueCounts.unrouted.add(1, ordering: .relaxed)
-                    return true
+                valueCounts.notifications.incrementBySoleWriter()
+                if !routes.deliver(value, handle: handle, kind: .notification, at: time) {
+                    valueCounts.unrouted.incrementBySoleWriter()
                 }
-                handler.attributeValueReceived(value, handle: handle, kind: .notification, at: time)
                 return true
             }
             guard open else { return }

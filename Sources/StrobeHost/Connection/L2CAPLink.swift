@@ -14,8 +14,10 @@ final class L2CAPLink: HCIACLHandler, @unchecked Sendable {
     let bearer: ATTBearer
     let sender: L2CAPSender
     private let controller: HCIController
-    /// Used only on the reader thread (the one that calls `controllerDidReceiveACL`).
-    private let reassembler: L2CAPReassembler
+    /// Used only on the reader thread (the one that calls `controllerDidReceiveACL`), through
+    /// a pointer: no exclusivity check and no reference count per packet.
+    private let reassembly: UnsafeMutablePointer<L2CAPReassembly>
+    private let reassemblyBuffer: UnsafeMutableRawBufferPointer
     private let counts = Counts()
     /// Written on the error path only.
     private let lastErrorSeen = Mutex<L2CAPError?>(nil)
@@ -42,7 +44,16 @@ final class L2CAPLink: HCIACLHandler, @unchecked Sendable {
         self.role = role
         self.sender = sender
         self.bearer = bearer
-        reassembler = L2CAPReassembler(connectionHandle: handle, maximumPayloadLength: sender.maximumPayload)
+        reassemblyBuffer = .allocate(byteCount: L2CAPBasicHeader.length + sender.maximumPayload, alignment: 8)
+        reassembly = .allocate(capacity: 1)
+        reassembly.initialize(to: L2CAPReassembly(
+            connectionHandle: handle, maximumPayloadLength: sender.maximumPayload, buffer: reassemblyBuffer))
+    }
+
+    deinit {
+        reassembly.deinitialize(count: 1)
+        reassembly.deallocate()
+        reassemblyBuffer.deallocate()
     }
 
     var counters: L2CAPLinkCounters {
@@ -66,16 +77,19 @@ final class L2CAPLink: HCIACLHandler, @unchecked Sendable {
     // MARK: Receiving (reader thread)
 
     func controllerDidReceiveACL(_ header: ACLHeader, payload: UnsafeRawBufferPointer, at time: HostTime) {
-        reassembler.receive(ACLDataPacket(header: header, data: payload)) { event in
-            switch event {
-            case .pdu(let pdu):
-                counts.pdus.add(1, ordering: .relaxed)
-                route(pdu, at: time)
-            case .error(let error):
-                counts.errors.add(1, ordering: .relaxed)
-                lastErrorSeen.withLock { $0 = error }
-            }
+        let outcome = reassembly.pointee.receive(ACLDataPacket(header: header, data: payload))
+        if let abandoned = outcome.abandoned { reassemblyFailed(abandoned) }
+        if let error = outcome.error { reassemblyFailed(error) }
+        if let pdu = outcome.pdu {
+            counts.pdus.incrementBySoleWriter()
+            route(pdu, at: time)
         }
+    }
+
+    @inline(never)
+    private func reassemblyFailed(_ error: L2CAPError) {
+        counts.errors.incrementBySoleWriter()
+        lastErrorSeen.withLock { $0 = error }
     }
 
     @inline(__always)
@@ -87,11 +101,11 @@ final class L2CAPLink: HCIACLHandler, @unchecked Sendable {
             receiveSignaling(pdu.payload)
         case .smp:
             if let answer = SMPPairingNotSupported.answer(to: pdu.payload) {
-                counts.pairingRefused.add(1, ordering: .relaxed)
+                counts.pairingRefused.incrementBySoleWriter()
                 sender.post(answer, on: .smp)
             }
         default:
-            counts.unknownChannel.add(1, ordering: .relaxed)
+            counts.unknownChannel.incrementBySoleWriter()
         }
     }
 
@@ -102,7 +116,7 @@ final class L2CAPLink: HCIACLHandler, @unchecked Sendable {
         do throws(L2CAPSignalingError) {
             packet = try LESignalingPacket(parsing: payload)
         } catch {
-            counts.malformedSignaling.add(1, ordering: .relaxed)
+            counts.malformedSignaling.incrementBySoleWriter()
             return
         }
         switch LESignalingCode(rawValue: packet.code) {
@@ -111,7 +125,7 @@ final class L2CAPLink: HCIACLHandler, @unchecked Sendable {
             do throws(L2CAPSignalingError) {
                 request = try ConnectionParameterUpdateRequest(data: packet.data)
             } catch {
-                counts.malformedSignaling.add(1, ordering: .relaxed)
+                counts.malformedSignaling.incrementBySoleWriter()
                 reject(packet)
                 return
             }
@@ -138,7 +152,7 @@ final class L2CAPLink: HCIACLHandler, @unchecked Sendable {
     }
 
     private func reject(_ packet: LESignalingPacket) {
-        counts.signalingRejected.add(1, ordering: .relaxed)
+        counts.signalingRejected.incrementBySoleWriter()
         sender.post(LESignalingPacket.commandNotUnderstood(identifier: packet.identifier).encoded, on: .leSignaling)
     }
 }

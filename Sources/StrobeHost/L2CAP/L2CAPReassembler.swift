@@ -7,6 +7,30 @@ public enum L2CAPReassemblyEvent {
     case error(L2CAPError)
 }
 
+/// What one ACL packet produced, as a value: the end of a PDU it cut short, what was wrong with
+/// the packet itself, a PDU, or nothing (a fragment that only added to a PDU in progress). The
+/// PDU's view is borrowed from the packet or the reassembly buffer, valid until the next packet.
+public struct L2CAPReassemblyOutcome {
+    /// A start fragment that came while a PDU was in progress ended it (`.startWhilePending`).
+    public var abandoned: L2CAPError?
+    public var error: L2CAPError?
+    public var pdu: L2CAPPDU?
+
+    @inlinable
+    public init(abandoned: L2CAPError? = nil, error: L2CAPError? = nil, pdu: L2CAPPDU? = nil) {
+        self.abandoned = abandoned
+        self.error = error
+        self.pdu = pdu
+    }
+
+    /// Hands the events to `onEvent` in order: the abandoned PDU, the error, then the PDU.
+    public func dispatch(_ onEvent: (L2CAPReassemblyEvent) -> Void) {
+        if let abandoned { onEvent(.error(abandoned)) }
+        if let error { onEvent(.error(error)) }
+        if let pdu { onEvent(.pdu(pdu)) }
+    }
+}
+
 /// What a reassembler has seen, for diagnostics.
 public struct L2CAPReassemblyCounters: Sendable, Hashable {
     /// ACL packets handed in.
@@ -29,20 +53,17 @@ public struct L2CAPReassemblyCounters: Sendable, Hashable {
 /// A start fragment (PB 0b10 from a controller; 0b00 is accepted too) begins a PDU with the basic
 /// header's length and CID; continuing fragments (0b01) append. A PDU that arrives whole in one
 /// fragment is delivered as a view into that packet, without a copy; one that spans fragments
-/// is gathered in a buffer allocated once, at `init`, to hold the longest PDU accepted. The basic
-/// header itself may be split across fragments.
+/// is gathered in a buffer, given once, that holds the longest PDU accepted. The basic header
+/// itself may be split across fragments.
 ///
-/// Every length is checked. Whatever is malformed becomes an `L2CAPError` event and a count;
-/// the fragment (and the PDU in progress, when it cannot be trusted any more) is dropped, and
+/// Every length is checked. Whatever is malformed becomes an `L2CAPError` and a count; the
+/// fragment (and the PDU in progress, when it cannot be trusted any more) is dropped, and
 /// reassembly starts again at the next start fragment. Nothing traps.
 ///
-/// Owned by the thread that reads the transport; not `Sendable`.
-public final class L2CAPReassembler {
-    /// Payload bound when none is given: room for the largest ATT MTU (517) with margin.
-    public static let defaultMaximumPayloadLength = 1024
-    /// The most the 16-bit length of the basic header can announce.
-    public static let maximumPayloadLengthLimit = Int(UInt16.max)
-
+/// A value with no I/O that returns what each packet produced: the link keeps it in memory its
+/// reader thread alone touches, so the receive path takes no lock and no reference count.
+/// `L2CAPReassembler` wraps it as an object.
+public struct L2CAPReassembly {
     public let connectionHandle: ConnectionHandle
     /// Longest information payload accepted; longer PDUs are reported as `.pduTooLong`.
     public let maximumPayloadLength: Int
@@ -58,17 +79,16 @@ public final class L2CAPReassembler {
     }
 
     private var state = State.idle
+    /// Where a PDU that spans fragments is gathered, owned by whoever owns this value.
     private let buffer: UnsafeMutableRawBufferPointer
 
-    /// `maximumPayloadLength` is clamped to `0...maximumPayloadLengthLimit`.
-    public init(connectionHandle: ConnectionHandle, maximumPayloadLength: Int = defaultMaximumPayloadLength) {
+    /// `buffer` bounds the PDU: `maximumPayloadLength` is clamped to what it holds after the
+    /// basic header.
+    public init(connectionHandle: ConnectionHandle, maximumPayloadLength: Int, buffer: UnsafeMutableRawBufferPointer) {
         self.connectionHandle = connectionHandle
-        self.maximumPayloadLength = min(max(maximumPayloadLength, 0), Self.maximumPayloadLengthLimit)
-        buffer = UnsafeMutableRawBufferPointer.allocate(
-            byteCount: L2CAPBasicHeader.length + self.maximumPayloadLength, alignment: 8)
+        self.maximumPayloadLength = min(max(maximumPayloadLength, 0), max(buffer.count - L2CAPBasicHeader.length, 0))
+        self.buffer = buffer
     }
-
-    deinit { buffer.deallocate() }
 
     /// Whether part of a PDU has arrived and the rest is awaited.
     public var isAssembling: Bool {
@@ -77,79 +97,79 @@ public final class L2CAPReassembler {
     }
 
     /// Drops any PDU in progress (for instance when the connection goes away).
-    public func reset() {
+    public mutating func reset() {
         if case .assembling = state { counters.abandonedPDUs += 1 }
         state = .idle
     }
 
-    /// Takes one HCI ACL packet (the H4 payload: ACL header, then data) and reports what it
-    /// completed or what was wrong with it. A delivered PDU's view is valid only during the call
-    /// to `onEvent`, which must not call back into this reassembler.
-    public func receive(_ aclPacket: UnsafeRawBufferPointer, _ onEvent: (L2CAPReassemblyEvent) -> Void) {
+    /// Takes one HCI ACL packet (the H4 payload: ACL header, then data).
+    public mutating func receive(_ aclPacket: UnsafeRawBufferPointer) -> L2CAPReassemblyOutcome {
         let packet: ACLDataPacket
         do throws(L2CAPError) {
             packet = try ACLDataPacket(parsing: aclPacket)
         } catch {
             counters.fragments += 1
             abandon()
-            report(error, onEvent)
-            return
+            return report(error)
         }
-        receive(packet, onEvent)
+        return receive(packet)
     }
 
     /// Takes an ACL packet whose header was already parsed (by whoever routed it here).
-    public func receive(_ packet: ACLDataPacket, _ onEvent: (L2CAPReassemblyEvent) -> Void) {
+    @inline(__always)
+    public mutating func receive(_ packet: ACLDataPacket) -> L2CAPReassemblyOutcome {
         counters.fragments += 1
         let header = packet.header
         guard header.connectionHandle == connectionHandle else {
             // Not ours: leave this connection's PDU in progress alone.
-            report(.wrongConnection(expected: connectionHandle, received: header.connectionHandle), onEvent)
-            return
+            return report(.wrongConnection(expected: connectionHandle, received: header.connectionHandle))
         }
         guard header.broadcast == 0 else {
             abandon()
-            report(.broadcastNotSupported(connectionHandle: connectionHandle, flag: header.broadcast), onEvent)
-            return
+            return report(.broadcastNotSupported(connectionHandle: connectionHandle, flag: header.broadcast))
         }
-        switch header.boundary {
-        case .firstFlushable, .firstNonFlushable:
-            start(packet.data, onEvent)
-        case .continuing:
-            continuation(packet.data, onEvent)
+        switch header.boundary.rawValue {
+        case 0b10, 0b00:
+            return start(packet.data)
+        case 0b01:
+            return continuation(packet.data)
         default:
             // Complete (automatically flushable) PDUs are BR/EDR only: not valid on an LE-U link.
             abandon()
-            report(.invalidPacketBoundary(connectionHandle: connectionHandle, flag: header.boundary.rawValue), onEvent)
+            return report(.invalidPacketBoundary(connectionHandle: connectionHandle, flag: header.boundary.rawValue))
         }
     }
 
     // MARK: Fragments
 
-    private func start(_ data: UnsafeRawBufferPointer, _ onEvent: (L2CAPReassemblyEvent) -> Void) {
+    private mutating func start(_ data: UnsafeRawBufferPointer) -> L2CAPReassemblyOutcome {
+        var abandoned: L2CAPError?
         if case .assembling(let received, let expected) = state {
             counters.abandonedPDUs += 1
-            report(.startWhilePending(connectionHandle: connectionHandle, received: received, expected: expected), onEvent)
+            abandoned = report(.startWhilePending(connectionHandle: connectionHandle, received: received, expected: expected)).error
         }
         state = .idle  // a PDU being discarded ends here too
+        var outcome = begin(data)
+        outcome.abandoned = abandoned
+        return outcome
+    }
 
+    /// A start fragment with nothing in progress.
+    private mutating func begin(_ data: UnsafeRawBufferPointer) -> L2CAPReassemblyOutcome {
         if data.count >= 2 {
             let payloadLength = Int(UInt16(littleEndian: data.loadUnaligned(as: UInt16.self)))
             let expected = L2CAPBasicHeader.length + payloadLength
             guard payloadLength <= maximumPayloadLength else {
-                tooLong(payloadLength: payloadLength, received: data.count, onEvent)
-                return
+                return tooLong(payloadLength: payloadLength, received: data.count)
             }
             if data.count == expected, let header = L2CAPBasicHeader(data) {
                 // The common case: the whole PDU in one fragment, delivered in place.
-                deliver(header.channel, UnsafeRawBufferPointer(rebasing: data[L2CAPBasicHeader.length..<expected]), onEvent)
-                return
+                return deliver(header.channel, UnsafeRawBufferPointer(rebasing: data[L2CAPBasicHeader.length..<expected]))
             }
             guard data.count < expected else {
-                report(.fragmentExceedsPDU(
+                return report(.fragmentExceedsPDU(
                     connectionHandle: connectionHandle, announced: payloadLength,
-                    received: data.count - L2CAPBasicHeader.length), onEvent)
-                return
+                    received: data.count - L2CAPBasicHeader.length))
             }
             append(data, at: 0)
             state = .assembling(received: data.count, expected: expected)
@@ -158,12 +178,13 @@ public final class L2CAPReassembler {
             append(data, at: 0)
             state = .assembling(received: data.count, expected: nil)
         }
+        return L2CAPReassemblyOutcome()
     }
 
-    private func continuation(_ data: UnsafeRawBufferPointer, _ onEvent: (L2CAPReassemblyEvent) -> Void) {
+    private mutating func continuation(_ data: UnsafeRawBufferPointer) -> L2CAPReassemblyOutcome {
         switch state {
         case .idle:
-            report(.continuationWithoutStart(connectionHandle: connectionHandle, length: data.count), onEvent)
+            return report(.continuationWithoutStart(connectionHandle: connectionHandle, length: data.count))
 
         case .discarding(let received, let expected):
             let total = received + data.count
@@ -175,10 +196,11 @@ public final class L2CAPReassembler {
                 state = .idle
             } else {
                 state = .idle
-                report(.fragmentExceedsPDU(
+                return report(.fragmentExceedsPDU(
                     connectionHandle: connectionHandle, announced: expected - L2CAPBasicHeader.length,
-                    received: total - L2CAPBasicHeader.length), onEvent)
+                    received: total - L2CAPBasicHeader.length))
             }
+            return L2CAPReassemblyOutcome()
 
         case .assembling(var received, let knownExpected):
             var rest = data
@@ -193,45 +215,42 @@ public final class L2CAPReassembler {
                 rest = UnsafeRawBufferPointer(rebasing: rest[take...])
                 guard received >= 2 else {
                     state = .assembling(received: received, expected: nil)
-                    return
+                    return L2CAPReassemblyOutcome()
                 }
                 let payloadLength = Int(UInt16(littleEndian: buffer.loadUnaligned(as: UInt16.self)))
                 guard payloadLength <= maximumPayloadLength else {
                     state = .idle
-                    tooLong(payloadLength: payloadLength, received: received + rest.count, onEvent)
-                    return
+                    return tooLong(payloadLength: payloadLength, received: received + rest.count)
                 }
                 expected = L2CAPBasicHeader.length + payloadLength
             }
             guard received + rest.count <= expected else {
                 counters.abandonedPDUs += 1
                 state = .idle
-                report(.fragmentExceedsPDU(
+                return report(.fragmentExceedsPDU(
                     connectionHandle: connectionHandle, announced: expected - L2CAPBasicHeader.length,
-                    received: received + rest.count - L2CAPBasicHeader.length), onEvent)
-                return
+                    received: received + rest.count - L2CAPBasicHeader.length))
             }
             append(rest, at: received)
             received += rest.count
             guard received == expected else {
                 state = .assembling(received: received, expected: expected)
-                return
+                return L2CAPReassemblyOutcome()
             }
             state = .idle
             let view = UnsafeRawBufferPointer(buffer)
-            if let header = L2CAPBasicHeader(view) {  // expected >= 4, so always present
-                deliver(header.channel, UnsafeRawBufferPointer(rebasing: view[L2CAPBasicHeader.length..<expected]), onEvent)
-            }
+            guard let header = L2CAPBasicHeader(view) else { return L2CAPReassemblyOutcome() }  // expected >= 4: always there
+            return deliver(header.channel, UnsafeRawBufferPointer(rebasing: view[L2CAPBasicHeader.length..<expected]))
         }
     }
 
     // MARK: Helpers
 
     /// Reports a PDU whose announced length is over the bound and skips the rest of it.
-    private func tooLong(payloadLength: Int, received: Int, _ onEvent: (L2CAPReassemblyEvent) -> Void) {
+    private mutating func tooLong(payloadLength: Int, received: Int) -> L2CAPReassemblyOutcome {
         let expected = L2CAPBasicHeader.length + payloadLength
         if received < expected { state = .discarding(received: received, expected: expected) }
-        report(.pduTooLong(connectionHandle: connectionHandle, announced: payloadLength, maximum: maximumPayloadLength), onEvent)
+        return report(.pduTooLong(connectionHandle: connectionHandle, announced: payloadLength, maximum: maximumPayloadLength))
     }
 
     /// Copies into the buffer. Callers have checked that `offset + bytes.count` fits: a PDU being
@@ -243,18 +262,63 @@ public final class L2CAPReassembler {
         (destination + offset).copyMemory(from: source, byteCount: bytes.count)
     }
 
-    private func abandon() {
+    private mutating func abandon() {
         if case .assembling = state { counters.abandonedPDUs += 1 }
         state = .idle
     }
 
-    private func deliver(_ channel: L2CAPChannelID, _ payload: UnsafeRawBufferPointer, _ onEvent: (L2CAPReassemblyEvent) -> Void) {
+    private mutating func deliver(_ channel: L2CAPChannelID, _ payload: UnsafeRawBufferPointer) -> L2CAPReassemblyOutcome {
         counters.pdus += 1
-        onEvent(.pdu(L2CAPPDU(channel: channel, payload: payload)))
+        return L2CAPReassemblyOutcome(pdu: L2CAPPDU(channel: channel, payload: payload))
     }
 
-    private func report(_ error: L2CAPError, _ onEvent: (L2CAPReassemblyEvent) -> Void) {
+    private mutating func report(_ error: L2CAPError) -> L2CAPReassemblyOutcome {
         counters.errors += 1
-        onEvent(.error(error))
+        return L2CAPReassemblyOutcome(error: error)
+    }
+}
+
+/// `L2CAPReassembly` with its buffer, for owners that keep it as an object (captures, tests),
+/// reporting through a closure. Owned by one thread at a time; not `Sendable`.
+public final class L2CAPReassembler {
+    /// Payload bound when none is given: room for the largest ATT MTU (517) with margin.
+    public static let defaultMaximumPayloadLength = 1024
+    /// The most the 16-bit length of the basic header can announce.
+    public static let maximumPayloadLengthLimit = Int(UInt16.max)
+
+    private let buffer: UnsafeMutableRawBufferPointer
+    private let reassembly: UnsafeMutablePointer<L2CAPReassembly>
+
+    /// `maximumPayloadLength` is clamped to `0...maximumPayloadLengthLimit`.
+    public init(connectionHandle: ConnectionHandle, maximumPayloadLength: Int = defaultMaximumPayloadLength) {
+        let maximum = min(max(maximumPayloadLength, 0), Self.maximumPayloadLengthLimit)
+        buffer = .allocate(byteCount: L2CAPBasicHeader.length + maximum, alignment: 8)
+        reassembly = .allocate(capacity: 1)
+        reassembly.initialize(to: L2CAPReassembly(connectionHandle: connectionHandle, maximumPayloadLength: maximum, buffer: buffer))
+    }
+
+    deinit {
+        reassembly.deinitialize(count: 1)
+        reassembly.deallocate()
+        buffer.deallocate()
+    }
+
+    public var connectionHandle: ConnectionHandle { reassembly.pointee.connectionHandle }
+    public var maximumPayloadLength: Int { reassembly.pointee.maximumPayloadLength }
+    public var counters: L2CAPReassemblyCounters { reassembly.pointee.counters }
+    public var isAssembling: Bool { reassembly.pointee.isAssembling }
+
+    public func reset() { reassembly.pointee.reset() }
+
+    /// Takes one HCI ACL packet (the H4 payload: ACL header, then data) and reports what it
+    /// completed or what was wrong with it, in that order. A delivered PDU's view is valid only
+    /// during the call to `onEvent`, which must not call back into this reassembler.
+    public func receive(_ aclPacket: UnsafeRawBufferPointer, _ onEvent: (L2CAPReassemblyEvent) -> Void) {
+        reassembly.pointee.receive(aclPacket).dispatch(onEvent)
+    }
+
+    /// Takes an ACL packet whose header was already parsed (by whoever routed it here).
+    public func receive(_ packet: ACLDataPacket, _ onEvent: (L2CAPReassemblyEvent) -> Void) {
+        reassembly.pointee.receive(packet).dispatch(onEvent)
     }
 }

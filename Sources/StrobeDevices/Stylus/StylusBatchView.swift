@@ -16,6 +16,9 @@ public struct StylusBatchView: RandomAccessCollection {
     public let flags: UInt8
     public let count: Int
     public let hasPositions: Bool
+    /// The sum of the samples' `deltaMicroseconds`: the time the batch covers, from the previous
+    /// batch's last sample to this one's last. Summed while validating.
+    public let totalDeltaMicroseconds: UInt32
     private let stride: Int
 
     public init(_ bytes: UnsafeRawBufferPointer) throws(StylusDecodingError) {
@@ -30,13 +33,16 @@ public struct StylusBatchView: RandomAccessCollection {
         guard bytes.count == expected else {
             throw .lengthMismatch(count: count, hasPositions: hasPositions, expected: expected, actual: bytes.count)
         }
+        var total: UInt32 = 0
         for index in 0..<count {
-            let pressure = UInt16(littleEndian: bytes.loadUnaligned(
-                fromByteOffset: Self.headerLength + index * stride + 2, as: UInt16.self))
+            let base = Self.headerLength + index * stride
+            let pressure = UInt16(littleEndian: bytes.loadUnaligned(fromByteOffset: base + 2, as: UInt16.self))
             guard pressure <= StylusSample.maximumRawPressure else {
                 throw .pressureOutOfRange(sampleIndex: index, value: pressure)
             }
+            total += UInt32(UInt16(littleEndian: bytes.loadUnaligned(fromByteOffset: base, as: UInt16.self)))
         }
+        totalDeltaMicroseconds = total
         self.bytes = bytes
         self.sequence = sequence
         self.flags = flags
@@ -48,6 +54,7 @@ public struct StylusBatchView: RandomAccessCollection {
     public var startIndex: Int { 0 }
     public var endIndex: Int { count }
 
+    @inline(__always)
     public subscript(index: Int) -> StylusSample {
         precondition(index >= 0 && index < count, "stylus sample index out of range")
         let base = Self.headerLength + index * stride
@@ -59,14 +66,7 @@ public struct StylusBatchView: RandomAccessCollection {
             buttons: StylusButtons(rawValue: bytes[base + 4]), position: position)
     }
 
-    /// The sum of the samples' `deltaMicroseconds`: the time the batch covers, from the previous
-    /// batch's last sample to this one's last.
-    public var totalDeltaMicroseconds: UInt32 {
-        var total: UInt32 = 0
-        for index in 0..<count { total += UInt32(u16(Self.headerLength + index * stride)) }
-        return total
-    }
-
+    @inline(__always)
     private func u16(_ offset: Int) -> UInt16 {
         UInt16(littleEndian: bytes.loadUnaligned(fromByteOffset: offset, as: UInt16.self))
     }

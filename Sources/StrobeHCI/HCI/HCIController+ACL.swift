@@ -65,9 +65,8 @@ extension HCIController {
             return
         }
         aclCounts.received.incrementBySoleWriter()
-        let delivered = aclRoutes.with({ table in
-            table.deliver(header, payload: UnsafeRawBufferPointer(rebasing: packet[ACLHeader.size...]), at: time)
-        }, absent: false)
+        let payload = UnsafeRawBufferPointer(rebasing: packet[ACLHeader.size...])
+        let delivered = aclRoutes.current()?._withUnsafeGuaranteedRef { $0.deliver(header, payload: payload, at: time) } ?? false
         if !delivered { aclCounts.withoutHandler.incrementBySoleWriter() }
     }
 

@@ -11,19 +11,19 @@ package struct ReaderHandoff<Value: AnyObject & Sendable>: ~Copyable, @unchecked
     /// The offered value's bits, `Self.none` when nothing is offered, `Self.empty` for nil.
     @usableFromInline let offered = Atomic<UInt>(ReaderHandoff.none)
     /// The reader's own reference, touched only inside `use` (one thread at a time).
-    @usableFromInline let current: UnsafeMutablePointer<Unmanaged<Value>?>
+    @usableFromInline let slot: UnsafeMutablePointer<Unmanaged<Value>?>
 
     @usableFromInline static var none: UInt { 0 }
     @usableFromInline static var empty: UInt { 1 }
 
     package init(_ value: Value?) {
-        current = .allocate(capacity: 1)
-        current.initialize(to: value.map { Unmanaged.passRetained($0) })
+        slot = .allocate(capacity: 1)
+        slot.initialize(to: value.map { Unmanaged.passRetained($0) })
     }
 
     deinit {
-        current.pointee?.release()
-        current.deallocate()
+        slot.pointee?.release()
+        slot.deallocate()
         Self.release(offered.load(ordering: .acquiring))
     }
 
@@ -34,30 +34,20 @@ package struct ReaderHandoff<Value: AnyObject & Sendable>: ~Copyable, @unchecked
         Self.release(offered.exchange(bits, ordering: .acquiringAndReleasing))
     }
 
-    /// Calls `body` with the value in place now, borrowed: it stays alive until `body` returns.
-    @inlinable
-    package func use<Result>(_ body: (Value?) throws -> Result) rethrows -> Result {
+    /// The value in place now, unretained: for the reader to call through
+    /// `_withUnsafeGuaranteedRef` with no reference count. Valid until the reader's next use.
+    @inlinable @inline(__always)
+    package func current() -> Unmanaged<Value>? {
         if offered.load(ordering: .relaxed) != Self.none { adopt() }
-        guard let value = current.pointee else { return try body(nil) }
-        return try value._withUnsafeGuaranteedRef { try body($0) }
-    }
-
-    /// Calls `body` with the value in place now, or returns `absent` when there is none. The
-    /// value is passed borrowed, with no reference count (`use` hands an optional, whose
-    /// wrapping can cost one).
-    @inlinable
-    package func with<Result>(_ body: (Value) throws -> Result, absent: @autoclosure () -> Result) rethrows -> Result {
-        if offered.load(ordering: .relaxed) != Self.none { adopt() }
-        guard let value = current.pointee else { return absent() }
-        return try value._withUnsafeGuaranteedRef(body)
+        return slot.pointee
     }
 
     @usableFromInline @inline(never)
     func adopt() {
         let bits = offered.exchange(Self.none, ordering: .acquiring)
         guard bits != Self.none else { return }
-        let old = current.pointee
-        current.pointee = bits == Self.empty ? nil : Unmanaged.fromOpaque(UnsafeRawPointer(bitPattern: bits)!)
+        let old = slot.pointee
+        slot.pointee = bits == Self.empty ? nil : Unmanaged.fromOpaque(UnsafeRawPointer(bitPattern: bits)!)
         old?.release()
     }
 

@@ -394,20 +394,20 @@ public final class ATTBearer: Sendable {
         }
         let handle = AttributeHandle(UInt16(pdu[1]) | UInt16(pdu[2]) << 8)
         let kind: ATTValueKind = opcode == .handleValueIndication ? .indication : .notification
-        // No lock: the handlers are the reader's own copy and the counts atomic.
-        let open = valueRoutes.with({ routes -> Bool in
-            if kind == .indication {
-                valueCounts.indications.incrementBySoleWriter()
-            } else {
-                valueCounts.notifications.incrementBySoleWriter()
-            }
-            if !routes.deliver(UnsafeRawBufferPointer(rebasing: pdu[3...]), handle: handle, kind: kind, at: time) {
-                valueCounts.unrouted.incrementBySoleWriter()
-            }
-            return true
-        }, absent: false)
+        // No lock and no reference count: the handlers are the reader's own copy, the counts
+        // the reader's alone.
+        guard let routes = valueRoutes.current() else { return }
+        if kind == .indication {
+            valueCounts.indications.incrementBySoleWriter()
+        } else {
+            valueCounts.notifications.incrementBySoleWriter()
+        }
+        let value = UnsafeRawBufferPointer(rebasing: pdu[3...])
+        if !routes._withUnsafeGuaranteedRef({ $0.deliver(value, handle: handle, kind: kind, at: time) }) {
+            valueCounts.unrouted.incrementBySoleWriter()
+        }
         // Confirm only once the value has been handed over (Vol 3, Part F, 3.4.7.2).
-        if open, kind == .indication { channel.post(Self.confirmation, completion: nil) }
+        if kind == .indication { channel.post(Self.confirmation, completion: nil) }
     }
 
     /// Multiple Handle Value Notification (Vol 3, Part F, 3.4.7.4): handle, length, value tuples.
@@ -426,15 +426,11 @@ public final class ATTBearer: Sendable {
                 }
                 return
             }
-            let open = valueRoutes.use { routes -> Bool in
-                guard let routes else { return false }
-                valueCounts.notifications.incrementBySoleWriter()
-                if !routes.deliver(value, handle: handle, kind: .notification, at: time) {
-                    valueCounts.unrouted.incrementBySoleWriter()
-                }
-                return true
+            guard let routes = valueRoutes.current() else { return }
+            valueCounts.notifications.incrementBySoleWriter()
+            if !routes._withUnsafeGuaranteedRef({ $0.deliver(value, handle: handle, kind: .notification, at: time) }) {
+                valueCounts.unrouted.incrementBySoleWriter()
             }
-            guard open else { return }
         }
     }
 

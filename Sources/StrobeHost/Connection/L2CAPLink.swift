@@ -78,8 +78,7 @@ final class L2CAPLink: HCIACLHandler, @unchecked Sendable {
 
     func controllerDidReceiveACL(_ header: ACLHeader, payload: UnsafeRawBufferPointer, at time: HostTime) {
         let outcome = reassembly.pointee.receive(ACLDataPacket(header: header, data: payload))
-        if let abandoned = outcome.abandoned { reassemblyFailed(abandoned) }
-        if let error = outcome.error { reassemblyFailed(error) }
+        if outcome.errorCount > 0 { reassemblyFailed(outcome) }
         if let pdu = outcome.pdu {
             counts.pdus.incrementBySoleWriter()
             route(pdu, at: time)
@@ -87,9 +86,11 @@ final class L2CAPLink: HCIACLHandler, @unchecked Sendable {
     }
 
     @inline(never)
-    private func reassemblyFailed(_ error: L2CAPError) {
-        counts.errors.incrementBySoleWriter()
-        lastErrorSeen.withLock { $0 = error }
+    private func reassemblyFailed(_ outcome: L2CAPReassemblyOutcome) {
+        for error in reassembly.pointee.errors(of: outcome) {
+            counts.errors.incrementBySoleWriter()
+            lastErrorSeen.withLock { $0 = error }
+        }
     }
 
     @inline(__always)

@@ -7,27 +7,19 @@ public enum L2CAPReassemblyEvent {
     case error(L2CAPError)
 }
 
-/// What one ACL packet produced, as a value: the end of a PDU it cut short, what was wrong with
-/// the packet itself, a PDU, or nothing (a fragment that only added to a PDU in progress). The
-/// PDU's view is borrowed from the packet or the reassembly buffer, valid until the next packet.
+/// What one ACL packet produced, as a small value: a PDU or none (a fragment that only added to
+/// a PDU in progress), and how many errors it raised (0, 1 or 2: a start fragment can end the PDU
+/// in progress and be malformed itself), kept by the reassembly for the rare reader
+/// (`L2CAPReassembly.errors(of:)`). The PDU's view is borrowed from the packet or the reassembly
+/// buffer, valid until the next packet.
 public struct L2CAPReassemblyOutcome {
-    /// A start fragment that came while a PDU was in progress ended it (`.startWhilePending`).
-    public var abandoned: L2CAPError?
-    public var error: L2CAPError?
     public var pdu: L2CAPPDU?
+    public var errorCount: UInt8
 
     @inlinable
-    public init(abandoned: L2CAPError? = nil, error: L2CAPError? = nil, pdu: L2CAPPDU? = nil) {
-        self.abandoned = abandoned
-        self.error = error
+    public init(pdu: L2CAPPDU? = nil, errorCount: UInt8 = 0) {
         self.pdu = pdu
-    }
-
-    /// Hands the events to `onEvent` in order: the abandoned PDU, the error, then the PDU.
-    public func dispatch(_ onEvent: (L2CAPReassemblyEvent) -> Void) {
-        if let abandoned { onEvent(.error(abandoned)) }
-        if let error { onEvent(.error(error)) }
-        if let pdu { onEvent(.pdu(pdu)) }
+        self.errorCount = errorCount
     }
 }
 
@@ -79,6 +71,8 @@ public struct L2CAPReassembly {
     }
 
     private var state = State.idle
+    /// The errors of the latest packet, in order (`errorCount` of its outcome say how many).
+    private var recentErrors: (L2CAPError?, L2CAPError?) = (nil, nil)
     /// Where a PDU that spans fragments is gathered, owned by whoever owns this value.
     private let buffer: UnsafeMutableRawBufferPointer
 
@@ -100,6 +94,25 @@ public struct L2CAPReassembly {
     public mutating func reset() {
         if case .assembling = state { counters.abandonedPDUs += 1 }
         state = .idle
+    }
+
+    /// The errors `outcome` counted, oldest first; valid until the next packet.
+    public func errors(of outcome: L2CAPReassemblyOutcome) -> [L2CAPError] {
+        [recentErrors.0, recentErrors.1].prefix(Int(outcome.errorCount)).compactMap { $0 }
+    }
+
+    /// `receive`, with each event handed to `onEvent` in order: errors, then the PDU.
+    public mutating func receive(_ packet: ACLDataPacket, _ onEvent: (L2CAPReassemblyEvent) -> Void) {
+        let outcome = receive(packet)
+        for error in errors(of: outcome) { onEvent(.error(error)) }
+        if let pdu = outcome.pdu { onEvent(.pdu(pdu)) }
+    }
+
+    /// Takes one HCI ACL packet (the H4 payload: ACL header, then data), events to `onEvent`.
+    public mutating func receive(_ aclPacket: UnsafeRawBufferPointer, _ onEvent: (L2CAPReassemblyEvent) -> Void) {
+        let outcome = receive(aclPacket)
+        for error in errors(of: outcome) { onEvent(.error(error)) }
+        if let pdu = outcome.pdu { onEvent(.pdu(pdu)) }
     }
 
     /// Takes one HCI ACL packet (the H4 payload: ACL header, then data).
@@ -143,33 +156,31 @@ public struct L2CAPReassembly {
     // MARK: Fragments
 
     private mutating func start(_ data: UnsafeRawBufferPointer) -> L2CAPReassemblyOutcome {
-        var abandoned: L2CAPError?
+        var outcome = L2CAPReassemblyOutcome()
         if case .assembling(let received, let expected) = state {
             counters.abandonedPDUs += 1
-            abandoned = report(.startWhilePending(connectionHandle: connectionHandle, received: received, expected: expected)).error
+            outcome = report(.startWhilePending(connectionHandle: connectionHandle, received: received, expected: expected), after: outcome)
         }
         state = .idle  // a PDU being discarded ends here too
-        var outcome = begin(data)
-        outcome.abandoned = abandoned
-        return outcome
+        return begin(data, after: outcome)
     }
 
-    /// A start fragment with nothing in progress.
-    private mutating func begin(_ data: UnsafeRawBufferPointer) -> L2CAPReassemblyOutcome {
+    /// A start fragment with nothing in progress; `earlier` is what the packet raised before.
+    private mutating func begin(_ data: UnsafeRawBufferPointer, after earlier: L2CAPReassemblyOutcome) -> L2CAPReassemblyOutcome {
         if data.count >= 2 {
             let payloadLength = Int(UInt16(littleEndian: data.loadUnaligned(as: UInt16.self)))
             let expected = L2CAPBasicHeader.length + payloadLength
             guard payloadLength <= maximumPayloadLength else {
-                return tooLong(payloadLength: payloadLength, received: data.count)
+                return tooLong(payloadLength: payloadLength, received: data.count, after: earlier)
             }
             if data.count == expected, let header = L2CAPBasicHeader(data) {
                 // The common case: the whole PDU in one fragment, delivered in place.
-                return deliver(header.channel, UnsafeRawBufferPointer(rebasing: data[L2CAPBasicHeader.length..<expected]))
+                return deliver(header.channel, UnsafeRawBufferPointer(rebasing: data[L2CAPBasicHeader.length..<expected]), after: earlier)
             }
             guard data.count < expected else {
                 return report(.fragmentExceedsPDU(
                     connectionHandle: connectionHandle, announced: payloadLength,
-                    received: data.count - L2CAPBasicHeader.length))
+                    received: data.count - L2CAPBasicHeader.length), after: earlier)
             }
             append(data, at: 0)
             state = .assembling(received: data.count, expected: expected)
@@ -178,7 +189,7 @@ public struct L2CAPReassembly {
             append(data, at: 0)
             state = .assembling(received: data.count, expected: nil)
         }
-        return L2CAPReassemblyOutcome()
+        return earlier
     }
 
     private mutating func continuation(_ data: UnsafeRawBufferPointer) -> L2CAPReassemblyOutcome {
@@ -247,10 +258,13 @@ public struct L2CAPReassembly {
     // MARK: Helpers
 
     /// Reports a PDU whose announced length is over the bound and skips the rest of it.
-    private mutating func tooLong(payloadLength: Int, received: Int) -> L2CAPReassemblyOutcome {
+    private mutating func tooLong(
+        payloadLength: Int, received: Int, after earlier: L2CAPReassemblyOutcome = L2CAPReassemblyOutcome()
+    ) -> L2CAPReassemblyOutcome {
         let expected = L2CAPBasicHeader.length + payloadLength
         if received < expected { state = .discarding(received: received, expected: expected) }
-        return report(.pduTooLong(connectionHandle: connectionHandle, announced: payloadLength, maximum: maximumPayloadLength))
+        return report(.pduTooLong(connectionHandle: connectionHandle, announced: payloadLength, maximum: maximumPayloadLength),
+                      after: earlier)
     }
 
     /// Copies into the buffer. Callers have checked that `offset + bytes.count` fits: a PDU being
@@ -267,14 +281,17 @@ public struct L2CAPReassembly {
         state = .idle
     }
 
-    private mutating func deliver(_ channel: L2CAPChannelID, _ payload: UnsafeRawBufferPointer) -> L2CAPReassemblyOutcome {
+    private mutating func deliver(_ channel: L2CAPChannelID, _ payload: UnsafeRawBufferPointer,
+                                  after earlier: L2CAPReassemblyOutcome = L2CAPReassemblyOutcome()) -> L2CAPReassemblyOutcome {
         counters.pdus += 1
-        return L2CAPReassemblyOutcome(pdu: L2CAPPDU(channel: channel, payload: payload))
+        return L2CAPReassemblyOutcome(pdu: L2CAPPDU(channel: channel, payload: payload), errorCount: earlier.errorCount)
     }
 
-    private mutating func report(_ error: L2CAPError) -> L2CAPReassemblyOutcome {
+    /// Keeps `error` as the packet's next one (at most two per packet).
+    private mutating func report(_ error: L2CAPError, after earlier: L2CAPReassemblyOutcome = L2CAPReassemblyOutcome()) -> L2CAPReassemblyOutcome {
         counters.errors += 1
-        return L2CAPReassemblyOutcome(error: error)
+        if earlier.errorCount == 0 { recentErrors = (error, nil) } else { recentErrors.1 = error }
+        return L2CAPReassemblyOutcome(pdu: earlier.pdu, errorCount: min(earlier.errorCount + 1, 2))
     }
 }
 
@@ -314,11 +331,11 @@ public final class L2CAPReassembler {
     /// completed or what was wrong with it, in that order. A delivered PDU's view is valid only
     /// during the call to `onEvent`, which must not call back into this reassembler.
     public func receive(_ aclPacket: UnsafeRawBufferPointer, _ onEvent: (L2CAPReassemblyEvent) -> Void) {
-        reassembly.pointee.receive(aclPacket).dispatch(onEvent)
+        reassembly.pointee.receive(aclPacket, onEvent)
     }
 
     /// Takes an ACL packet whose header was already parsed (by whoever routed it here).
     public func receive(_ packet: ACLDataPacket, _ onEvent: (L2CAPReassemblyEvent) -> Void) {
-        reassembly.pointee.receive(packet).dispatch(onEvent)
+        reassembly.pointee.receive(packet, onEvent)
     }
 }

@@ -24,8 +24,9 @@ bumble_decode=$("$python" Benchmarks/bumble_decode.py "$work/stylus.btsnoop")
 
 # e2e: Strobe first (it starts its own peripheral), then Bumble's host against a fresh one.
 strobe_e2e=$("$bench" e2e --e2e-notifications "$notifications" --json | head -1)
+# The same peripheral as strobe-bench's e2e: advertising every 2 ms (EndToEndScenario.swift).
 "$python" Tests/Fixtures/Bumble/peripheral.py --hci-listen tcp:127.0.0.1:0 --notify-count "$notifications" \
-    --timeout 300 >"$work/peripheral.log" &
+    --timeout 300 --adv-interval-ms 2 >"$work/peripheral.log" &
 peripheral=$!
 for _ in $(seq 1 300); do grep -q '^READY' "$work/peripheral.log" && break; sleep 0.1; done
 spec=$(sed -n 's/^READY hci=\([^ ]*\).*/\1/p' "$work/peripheral.log")

@@ -21,7 +21,8 @@ enum DecodeScenario {
         let path_ = try await ReceivePath(connectionHandle: StylusCapture.connectionHandle, handler: ring)
         defer { path_.close() }
         var consumer = Consumer()
-        let chunkSize = 4096
+        // What one read() of a descriptor transport takes (DescriptorLink.readBufferSize).
+        let chunkSize = 64 * 1024
 
         // One pass: decode chunk by chunk, draining after each chunk as a consumer would.
         func pass(_ range: Range<Int>, _ consumer: inout Consumer) throws {

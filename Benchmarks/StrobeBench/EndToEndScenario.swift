@@ -7,8 +7,14 @@ enum EndToEndScenario {
     static let service = BluetoothUUID("6E400001-B5A3-F393-E0A9-E50E24DC0001")
     static let notify = BluetoothUUID("6E400004-B5A3-F393-E0A9-E50E24DC0001")
 
+    /// The peripheral's advertising interval, here and in Benchmarks/compare.sh.
+    static let advertisingIntervalMilliseconds = 2
+
     static func run(notifications: Int) async throws -> BenchReport {
-        let peripheral = try BumbleProcess(arguments: ["--notify-count", "\(notifications)", "--timeout", "300"])
+        // The peripheral advertises every 2 ms: connecting waits for its next advertising event,
+        // which both stacks share, and a 20 ms interval would swamp the hosts' own setup time.
+        let peripheral = try BumbleProcess(arguments: ["--notify-count", "\(notifications)", "--timeout", "300",
+                                                       "--adv-interval-ms", "\(advertisingIntervalMilliseconds)"])
         defer { _ = peripheral.stop() }
         let controller = HCIController(transport: try TransportSpec(parsing: peripheral.transport).open())
         try await controller.open()

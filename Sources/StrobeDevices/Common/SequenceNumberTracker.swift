@@ -16,28 +16,34 @@ public struct SequenceNumberTracker: Sendable, Equatable {
         case outOfOrder
     }
 
-    public private(set) var last: UInt16?
+    // Stored apart and read through getters, so that `observe` can be inlined into a codec's
+    // per-notification path.
+    @usableFromInline var lastSeen: UInt16?
+    @usableFromInline var lostTotal: UInt64 = 0
+    @usableFromInline var outOfOrderTotal: UInt64 = 0
+
+    public var last: UInt16? { lastSeen }
     /// Sequence numbers skipped over, in total.
-    public private(set) var lost: UInt64 = 0
+    public var lost: UInt64 { lostTotal }
     /// Observations that repeated or went back.
-    public private(set) var outOfOrder: UInt64 = 0
+    public var outOfOrder: UInt64 { outOfOrderTotal }
 
     public init() {}
 
-    @discardableResult
+    @inlinable @discardableResult
     public mutating func observe(_ sequence: UInt16) -> Observation {
-        defer { last = sequence }
-        guard let last else { return .first }
+        defer { lastSeen = sequence }
+        guard let last = lastSeen else { return .first }
         let jump = sequence &- (last &+ 1)
         if jump == 0 { return .inOrder }
         if jump < 0x8000 {
-            lost += UInt64(jump)
+            lostTotal += UInt64(jump)
             return .gap(lost: Int(jump))
         }
-        outOfOrder += 1
+        outOfOrderTotal += 1
         return .outOfOrder
     }
 
     /// Forgets the last number (a new connection starts a new count) but keeps the totals.
-    public mutating func restart() { last = nil }
+    public mutating func restart() { lastSeen = nil }
 }

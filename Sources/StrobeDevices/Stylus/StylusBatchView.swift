@@ -4,10 +4,10 @@
 ///
 /// The view borrows the notification's buffer: use it only while that buffer is alive.
 public struct StylusBatchView: RandomAccessCollection {
-    public static let headerLength = 4
+    @inlinable public static var headerLength: Int { 4 }
 
     /// Bytes per sample.
-    public static func sampleLength(hasPositions: Bool) -> Int { hasPositions ? 9 : 5 }
+    @inlinable public static func sampleLength(hasPositions: Bool) -> Int { hasPositions ? 9 : 5 }
 
     public let bytes: UnsafeRawBufferPointer
     /// Counts batches; wraps at 65535.
@@ -19,8 +19,9 @@ public struct StylusBatchView: RandomAccessCollection {
     /// The sum of the samples' `deltaMicroseconds`: the time the batch covers, from the previous
     /// batch's last sample to this one's last. Summed while validating.
     public let totalDeltaMicroseconds: UInt32
-    private let stride: Int
+    @usableFromInline let stride: Int
 
+    @inlinable
     public init(_ bytes: UnsafeRawBufferPointer) throws(StylusDecodingError) {
         guard bytes.count >= Self.headerLength else { throw .truncatedHeader(length: bytes.count) }
         let sequence = UInt16(littleEndian: bytes.loadUnaligned(fromByteOffset: 0, as: UInt16.self))
@@ -51,10 +52,10 @@ public struct StylusBatchView: RandomAccessCollection {
         self.stride = stride
     }
 
-    public var startIndex: Int { 0 }
-    public var endIndex: Int { count }
+    @inlinable public var startIndex: Int { 0 }
+    @inlinable public var endIndex: Int { count }
 
-    @inline(__always)
+    @inlinable @inline(__always)
     public subscript(index: Int) -> StylusSample {
         precondition(index >= 0 && index < count, "stylus sample index out of range")
         let base = Self.headerLength + index * stride
@@ -66,8 +67,8 @@ public struct StylusBatchView: RandomAccessCollection {
             buttons: StylusButtons(rawValue: bytes[base + 4]), position: position)
     }
 
-    @inline(__always)
-    private func u16(_ offset: Int) -> UInt16 {
+    @inlinable @inline(__always)
+    func u16(_ offset: Int) -> UInt16 {
         UInt16(littleEndian: bytes.loadUnaligned(fromByteOffset: offset, as: UInt16.self))
     }
 }

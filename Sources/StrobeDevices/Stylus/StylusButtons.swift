@@ -2,14 +2,14 @@
 public struct StylusButtons: OptionSet, Sendable, Hashable {
     public let rawValue: UInt8
 
-    public init(rawValue: UInt8) { self.rawValue = rawValue }
+    @inlinable public init(rawValue: UInt8) { self.rawValue = rawValue }
 
     /// The tip touches the surface.
-    public static let tipContact = StylusButtons(rawValue: 1 << 0)
-    public static let sideButton1 = StylusButtons(rawValue: 1 << 1)
-    public static let sideButton2 = StylusButtons(rawValue: 1 << 2)
+    @inlinable public static var tipContact: StylusButtons { StylusButtons(rawValue: 1 << 0) }
+    @inlinable public static var sideButton1: StylusButtons { StylusButtons(rawValue: 1 << 1) }
+    @inlinable public static var sideButton2: StylusButtons { StylusButtons(rawValue: 1 << 2) }
     /// The tip is near the surface without touching it.
-    public static let hovering = StylusButtons(rawValue: 1 << 3)
+    @inlinable public static var hovering: StylusButtons { StylusButtons(rawValue: 1 << 3) }
 }
 
 /// The two side buttons, as named by the button map.

@@ -2,7 +2,7 @@
 /// positions, `[x u16][y u16]`, all little-endian.
 public struct StylusSample: Sendable, Hashable {
     /// The largest pressure value: the field carries 12 bits.
-    public static let maximumRawPressure: UInt16 = 4095
+    @inlinable public static var maximumRawPressure: UInt16 { 4095 }
 
     /// Microseconds since the previous sample (for a batch's first sample: since the previous
     /// batch's last one).
@@ -13,6 +13,7 @@ public struct StylusSample: Sendable, Hashable {
     /// Where the tip is on the pen's own surface, when it has one.
     public var position: StylusPosition?
 
+    @inlinable
     public init(deltaMicroseconds: UInt16, rawPressure: UInt16, buttons: StylusButtons, position: StylusPosition? = nil) {
         self.deltaMicroseconds = deltaMicroseconds
         self.rawPressure = rawPressure
@@ -36,6 +37,7 @@ public struct StylusPosition: Sendable, Hashable {
     public var x: UInt16
     public var y: UInt16
 
+    @inlinable
     public init(x: UInt16, y: UInt16) {
         self.x = x
         self.y = y

@@ -34,24 +34,37 @@ public struct StylusSampleDecoder: Sendable {
 
     public var buttonMap: StylusButtonMap
     /// How far the reconstructed time may fall behind arrival before it is re-anchored.
-    public var maximumLag: Duration
+    public var maximumLag: Duration {
+        didSet { maximumLagNanoseconds = Self.nanoseconds(maximumLag) }
+    }
 
-    public private(set) var counters = Counters()
-    public private(set) var sequence = SequenceNumberTracker()
-    public private(set) var lastError: StylusDecodingError?
+    // The decoder's state, stored apart and read through getters, so that `decode` and
+    // `consume` can be inlined into the consumer's loop (a stylus reports a thousand samples a
+    // second, and the per-sample closure then costs nothing).
+    @usableFromInline var maximumLagNanoseconds: UInt64
+    @usableFromInline var counts = Counters()
+    @usableFromInline var tracker = SequenceNumberTracker()
+    @usableFromInline var error: StylusDecodingError?
+    @usableFromInline var heldButtons: StylusButtons = []
+    @usableFromInline var lastStamp: HostTime?
+
+    public var counters: Counters { counts }
+    public var sequence: SequenceNumberTracker { tracker }
+    public var lastError: StylusDecodingError? { error }
     /// The buttons of the last sample delivered.
-    public private(set) var buttons: StylusButtons = []
+    public var buttons: StylusButtons { heldButtons }
     /// The timestamp of the last sample delivered.
-    public private(set) var lastSampleTime: HostTime?
+    public var lastSampleTime: HostTime? { lastStamp }
 
     public init(buttonMap: StylusButtonMap = .unassigned, maximumLag: Duration = .milliseconds(50)) {
         self.buttonMap = buttonMap
         self.maximumLag = maximumLag
+        maximumLagNanoseconds = Self.nanoseconds(maximumLag)
     }
 
     /// Decodes one notification received at `receivedAt` and hands its events to `sink`.
     /// A malformed batch delivers nothing, is counted and throws. Returns the samples delivered.
-    @discardableResult
+    @inlinable @discardableResult
     public mutating func decode(
         _ bytes: UnsafeRawBufferPointer, receivedAt: HostTime, _ sink: (StylusEvent) -> Void
     ) throws(StylusDecodingError) -> Int {
@@ -59,8 +72,8 @@ public struct StylusSampleDecoder: Sendable {
         do {
             batch = try StylusBatchView(bytes)
         } catch {
-            counters.malformedBatches += 1
-            lastError = error
+            counts.malformedBatches += 1
+            self.error = error
             throw error
         }
         consume(batch, receivedAt: receivedAt, sink)
@@ -68,29 +81,30 @@ public struct StylusSampleDecoder: Sendable {
     }
 
     /// Delivers the events of an already validated batch.
+    @inlinable
     public mutating func consume(_ batch: StylusBatchView, receivedAt: HostTime, _ sink: (StylusEvent) -> Void) {
-        counters.batches += 1
+        counts.batches += 1
         let continues: Bool
-        switch sequence.observe(batch.sequence) {
+        switch tracker.observe(batch.sequence) {
         case .inOrder:
             continues = true
         case .first:
             continues = false
         case .gap(let lost):
-            counters.lostBatches += UInt64(lost)
+            counts.lostBatches += UInt64(lost)
             continues = false
         case .outOfOrder:
-            counters.outOfOrderBatches += 1
+            counts.outOfOrderBatches += 1
             continues = false
         }
 
         let span = UInt64(batch.totalDeltaMicroseconds) * 1000
         let arrival = receivedAt.nanoseconds
         var last = arrival
-        if continues, let previous = lastSampleTime?.nanoseconds {
+        if continues, let previous = lastStamp?.nanoseconds {
             let chained = previous &+ span
-            if chained > arrival || arrival - chained > Self.nanoseconds(maximumLag) {
-                counters.reanchors += 1
+            if chained > arrival || arrival - chained > maximumLagNanoseconds {
+                counts.reanchors += 1
             } else {
                 last = chained
             }
@@ -98,7 +112,7 @@ public struct StylusSampleDecoder: Sendable {
         // Each sample is stamped back from the last one by the time after it; a batch that claims
         // more time than the clock has (just after start-up) is clamped at 0.
         var after = span - UInt64(batch[0].deltaMicroseconds) * 1000
-        let floor = lastSampleTime?.nanoseconds ?? 0
+        let floor = lastStamp?.nanoseconds ?? 0
 
         for index in batch.indices {
             let sample = batch[index]
@@ -106,32 +120,36 @@ public struct StylusSampleDecoder: Sendable {
             let time = last >= after ? last - after : 0
             let stamp = HostTime(nanoseconds: max(time, floor))
             sink(.sample(sample, timestamp: stamp))
-            if sample.buttons != buttons {
-                sink(.buttonsChanged(from: buttons, to: sample.buttons, timestamp: stamp))
-                // Explicit per button: `allCases` would build an array on this path.
-                let pressed = sample.buttons.subtracting(buttons)
-                if pressed.contains(.sideButton1) { reportPress(.side1, at: stamp, sink) }
-                if pressed.contains(.sideButton2) { reportPress(.side2, at: stamp, sink) }
-                buttons = sample.buttons
-            }
-            lastSampleTime = stamp
+            if sample.buttons != heldButtons { buttonsChanged(to: sample.buttons, at: stamp, sink) }
+            lastStamp = stamp
         }
-        counters.samples += UInt64(batch.count)
+        counts.samples += UInt64(batch.count)
+    }
+
+    /// The held buttons changed: report it, and a side button pressed as its mapped action.
+    @usableFromInline
+    mutating func buttonsChanged(to newButtons: StylusButtons, at stamp: HostTime, _ sink: (StylusEvent) -> Void) {
+        sink(.buttonsChanged(from: heldButtons, to: newButtons, timestamp: stamp))
+        // Explicit per button: `allCases` would build an array on this path.
+        let pressed = newButtons.subtracting(heldButtons)
+        if pressed.contains(.sideButton1) { reportPress(.side1, at: stamp, sink) }
+        if pressed.contains(.sideButton2) { reportPress(.side2, at: stamp, sink) }
+        heldButtons = newButtons
     }
 
     private mutating func reportPress(_ side: StylusSideButton, at stamp: HostTime, _ sink: (StylusEvent) -> Void) {
         let action = buttonMap[side]
         guard action != .none else { return }
-        counters.sideButtonActions += 1
+        counts.sideButtonActions += 1
         sink(.sideButtonAction(action, button: side, timestamp: stamp))
     }
 
     /// A new connection: the next batch starts a new sequence count and timestamp chain, with no
     /// button held.
     public mutating func connectionRestarted() {
-        sequence.restart()
-        lastSampleTime = nil
-        buttons = []
+        tracker.restart()
+        lastStamp = nil
+        heldButtons = []
     }
 
     private static func nanoseconds(_ duration: Duration) -> UInt64 {

@@ -190,20 +190,27 @@ public final class Central: Sendable {
 
     /// After LE Connection Complete: MTU, then data length and PHY when the controller has them.
     private func setUp(_ connection: LEConnection, info: ControllerInfo) async throws {
-        if configuration.requestDataLengthAndPHY {
-            if info.leFeatures.contains(.dataPacketLengthExtension) {
-                // 251 octets, 2120 µs: the largest LL payload on the 1M PHY (Vol 6, Part B, 4.5.10).
-                _ = try? await controller.send(HCILESetDataLength(connectionHandle: connection.handle, txOctets: 251, txTime: 2120))
-            }
-            if info.leFeatures.contains(.le2MPHY) {
-                try? await controller.send(HCILESetPHY(connectionHandle: connection.handle, txPHYs: [.le2M], rxPHYs: [.le2M]))
-            }
-        }
+        // The link-layer requests go to the controller while the MTU exchange crosses the air:
+        // neither waits for the other. Their outcome does not decide the connection.
+        async let linkLayer: Void = requestDataLengthAndPHY(connection.handle, features: info.leFeatures)
         do {
             _ = try await connection.gatt.exchangeMTU()
         } catch {
+            await linkLayer
             if connection.isConnected { _ = try? await connection.disconnect() }
             throw error
+        }
+        await linkLayer
+    }
+
+    private func requestDataLengthAndPHY(_ handle: ConnectionHandle, features: LEFeatures) async {
+        guard configuration.requestDataLengthAndPHY else { return }
+        if features.contains(.dataPacketLengthExtension) {
+            // 251 octets, 2120 µs: the largest LL payload on the 1M PHY (Vol 6, Part B, 4.5.10).
+            _ = try? await controller.send(HCILESetDataLength(connectionHandle: handle, txOctets: 251, txTime: 2120))
+        }
+        if features.contains(.le2MPHY) {
+            try? await controller.send(HCILESetPHY(connectionHandle: handle, txPHYs: [.le2M], rxPHYs: [.le2M]))
         }
     }
 

@@ -1,10 +1,6 @@
 import StrobeHCI
 import Synchronization
 
-#if canImport(Glibc)
-import Glibc
-#endif
-
 /// A lock-free single-producer, single-consumer ring of notifications for one GATT subscription.
 ///
 /// The producer is the transport's reader thread: `tryPush` copies the value into a slot, never
@@ -21,13 +17,9 @@ import Glibc
 /// - with monotonic indices, the producer writes slot `head` only while `head - tail < capacity`
 ///   (the slot is free) and the consumer reads slot `tail` only while `tail < head` (it is
 ///   published); the release/acquire pairs on `head` and `tail` hand each slot from side to side;
-/// - the producer-private fields are touched only by the producer thread: the first thread to
-///   push claims the producer side (one compare-and-exchange, once), and a push from any other
-///   thread, or from inside the callback, is refused (`.concurrentProducer`), not allowed to race;
-///   `releaseProducer()` hands the side to the next thread that pushes. Checking the owner costs
-///   a plain load, where a flag taken on every push would cost a locked instruction;
-/// - the consumer-private fields are touched only while holding the consumer's `busy` flag: a
-///   second concurrent consumer gets a drain that delivers nothing;
+/// - the producer-private fields are touched only while holding the producer's `busy` flag, and the
+///   consumer-private fields only while holding the consumer's; a second concurrent producer or
+///   consumer is refused (`.concurrentProducer`, or a drain that delivers nothing), not allowed to race;
 /// - the parked continuation lives behind a `Mutex` and is taken by exactly one waker.
 public final class NotificationRing: @unchecked Sendable {
     /// Slots in the ring: the requested capacity rounded up to a power of two.
@@ -108,20 +100,21 @@ public final class NotificationRing: @unchecked Sendable {
 
     // MARK: Producer
 
-    /// Offers one notification. Never blocks, never allocates. The producer is one thread (the
-    /// transport's reader): the first to push. A push from another thread, or from inside the
-    /// callback, gets `.concurrentProducer` instead of racing.
+    /// Offers one notification. Never blocks, never allocates. Call from one thread at a time
+    /// (the transport's reader). A push that overlaps another one (from a second thread, or from
+    /// inside the callback) gets `.concurrentProducer` instead of racing.
     public func tryPush(handle: AttributeHandle, value: UnsafeRawBufferPointer, at time: HostTime) -> NotificationPushOutcome {
-        let thread = UInt(bitPattern: Int(bitPattern: UInt(pthread_self())))
-        if producer.pointee.owner.load(ordering: .relaxed) != thread || producer.pointee.pushing {
-            guard claimProducer(for: thread) else { return .concurrentProducer }
+        // Acquire pairs with the release at the end of the previous push: the producer-private
+        // fields (cachedTail, nextSequence, counters) are seen as that push left them.
+        if producer.pointee.busy.exchange(true, ordering: .acquiring) {
+            producer.pointee.concurrentRejections.add(1, ordering: .relaxed)
+            return .concurrentProducer
         }
-        producer.pointee.pushing = true
         let outcome = push(handle: handle, value: value, at: time)
         if case .pushed = outcome, handler != nil {
             deliverToHandler()
         }
-        producer.pointee.pushing = false
+        producer.pointee.busy.store(false, ordering: .releasing)
         // A draining consumer never parks: skip the wakeup handshake and its fence.
         if case .pushed = outcome, handler == nil,
            shared.pointee.mode.load(ordering: .relaxed) != ConsumerMode.drain.rawValue {
@@ -130,25 +123,7 @@ public final class NotificationRing: @unchecked Sendable {
         return outcome
     }
 
-    /// The slow path of the producer check: an unowned side is claimed (acquire pairs with the
-    /// release in `releaseProducer`, so the private fields are seen as the last owner left them);
-    /// another thread's side, or a push from inside the callback, is refused and counted.
-    @inline(never)
-    private func claimProducer(for thread: UInt) -> Bool {
-        let (claimed, owner) = producer.pointee.owner.compareExchange(expected: 0, desired: thread, ordering: .acquiring)
-        if (claimed || owner == thread), !producer.pointee.pushing { return true }
-        producer.pointee.concurrentRejections.add(1, ordering: .relaxed)
-        return false
-    }
-
-    /// Gives up the producer side: the next thread to push becomes the producer. For a ring fed
-    /// by a new transport (a new reader thread); call it only once the old producer can push no
-    /// more.
-    public func releaseProducer() {
-        producer.pointee.owner.store(0, ordering: .releasing)
-    }
-
-    /// The push proper, run by the producer thread.
+    /// The push proper, run while holding the producer's `busy` flag.
     private func push(handle: AttributeHandle, value: UnsafeRawBufferPointer, at time: HostTime) -> NotificationPushOutcome {
         if shared.pointee.closed.load(ordering: .relaxed) { return .closed }
         let sequence = producer.pointee.nextSequence
@@ -349,10 +324,7 @@ public final class NotificationRing: @unchecked Sendable {
 private struct ProducerLine: ~Copyable {
     /// Next slot to write; published to the consumer with release.
     let head = Atomic<Int>(0)
-    /// The producer thread (its `pthread_t`), 0 while unclaimed.
-    let owner = Atomic<UInt>(0)
-    /// A push is running: a push from inside the callback finds it set.
-    var pushing = false
+    let busy = Atomic<Bool>(false)
     /// The producer's last view of tail, refreshed only when the ring looks full.
     var cachedTail = 0
     var nextSequence: UInt64 = 0

@@ -17,9 +17,13 @@ import Synchronization
 /// - with monotonic indices, the producer writes slot `head` only while `head - tail < capacity`
 ///   (the slot is free) and the consumer reads slot `tail` only while `tail < head` (it is
 ///   published); the release/acquire pairs on `head` and `tail` hand each slot from side to side;
-/// - the producer-private fields are touched only while holding the producer's `busy` flag, and the
-///   consumer-private fields only while holding the consumer's; a second concurrent producer or
-///   consumer is refused (`.concurrentProducer`, or a drain that delivers nothing), not allowed to race;
+/// - the producer-private fields are touched only by the one producer of the moment: pushes do not
+///   overlap (the contract of `tryPush`; a push from inside the callback is refused, and debug
+///   builds refuse any overlap); successive producers on different threads are ordered by
+///   whatever hands the packets from one to the next (the release at the end of each push);
+/// - likewise the consumer-private fields, by the one consumer of the moment: the mode fixed by
+///   the first use keeps a sequence or a callback to itself; `drain` calls must not overlap
+///   (debug builds refuse an overlapping one, which delivers nothing);
 /// - the parked continuation lives behind a `Mutex` and is taken by exactly one waker.
 public final class NotificationRing: @unchecked Sendable {
     /// Slots in the ring: the requested capacity rounded up to a power of two.
@@ -37,6 +41,11 @@ public final class NotificationRing: @unchecked Sendable {
     private let control: UnsafeMutableRawPointer
     private let producer: UnsafeMutablePointer<ProducerLine>
     private let consumer: UnsafeMutablePointer<ConsumerLine>
+    /// `head` and `tail` each on a line of its own: the other side reads it, and the side that
+    /// writes it keeps its private fields elsewhere, so taking its own flag never waits for the
+    /// line the other side just read.
+    private let headLine: UnsafeMutablePointer<IndexLine>
+    private let tailLine: UnsafeMutablePointer<IndexLine>
     private let shared: UnsafeMutablePointer<SharedLine>
     /// The parked consumer, if any. Held by the consumer only to store it, by a waker only to take it.
     private let waiter = Mutex<UnsafeContinuation<Void, Never>?>(nil)
@@ -48,9 +57,12 @@ public final class NotificationRing: @unchecked Sendable {
     private static let handleOffset = 16
     private static let lengthOffset = 20
     private static let valueOffset = 24
-    /// Slots and index lines are aligned to 128 bytes: a cache line on Apple silicon, two on x86
-    /// (whose adjacent-line prefetcher pulls pairs), so the two sides never share one.
+    /// Index lines are aligned to 128 bytes: a cache line on Apple silicon, two on x86 (whose
+    /// adjacent-line prefetcher pulls pairs), so the two sides' indices never share one.
     private static let lineSize = 128
+    /// Slots are whole 64-byte lines: the consumer reads behind the producer, so neighbours
+    /// rarely share a line in use, and small values cost one line each.
+    private static let slotAlignment = 64
 
     /// Creates a ring. `capacity` is rounded up to a power of two (at least 1, at most
     /// `maximumCapacity`); `maxValueSize` is clamped to `0...maximumValueSizeLimit`.
@@ -68,7 +80,8 @@ public final class NotificationRing: @unchecked Sendable {
         self.mask = rounded - 1
         self.maxValueSize = min(max(maxValueSize, 0), Self.maximumValueSizeLimit)
         let line = Self.lineSize
-        self.slotStride = (Self.valueOffset + self.maxValueSize + line - 1) / line * line
+        let slotLine = Self.slotAlignment
+        self.slotStride = (Self.valueOffset + self.maxValueSize + slotLine - 1) / slotLine * slotLine
         self.slots = UnsafeMutableRawPointer.allocate(byteCount: rounded * slotStride, alignment: line)
 
         let lineStride = max(
@@ -76,13 +89,17 @@ public final class NotificationRing: @unchecked Sendable {
             (max(MemoryLayout<ProducerLine>.size, MemoryLayout<ConsumerLine>.size, MemoryLayout<SharedLine>.size)
                 + line - 1) / line * line
         )
-        self.control = UnsafeMutableRawPointer.allocate(byteCount: 3 * lineStride, alignment: line)
+        self.control = UnsafeMutableRawPointer.allocate(byteCount: 5 * lineStride, alignment: line)
         self.producer = control.bindMemory(to: ProducerLine.self, capacity: 1)
         self.producer.initialize(to: ProducerLine())
         self.consumer = (control + lineStride).bindMemory(to: ConsumerLine.self, capacity: 1)
         self.consumer.initialize(to: ConsumerLine())
         self.shared = (control + 2 * lineStride).bindMemory(to: SharedLine.self, capacity: 1)
         self.shared.initialize(to: SharedLine())
+        self.headLine = (control + 3 * lineStride).bindMemory(to: IndexLine.self, capacity: 1)
+        self.headLine.initialize(to: IndexLine())
+        self.tailLine = (control + 4 * lineStride).bindMemory(to: IndexLine.self, capacity: 1)
+        self.tailLine.initialize(to: IndexLine())
 
         self.handler = onNotification
         if onNotification != nil {
@@ -94,19 +111,21 @@ public final class NotificationRing: @unchecked Sendable {
         producer.deinitialize(count: 1)
         consumer.deinitialize(count: 1)
         shared.deinitialize(count: 1)
+        headLine.deinitialize(count: 1)
+        tailLine.deinitialize(count: 1)
         control.deallocate()
         slots.deallocate()
     }
 
     // MARK: Producer
 
-    /// Offers one notification. Never blocks, never allocates. Call from one thread at a time
-    /// (the transport's reader). A push that overlaps another one (from a second thread, or from
-    /// inside the callback) gets `.concurrentProducer` instead of racing.
+    /// Offers one notification. Never blocks, never allocates, takes no locked instruction. One
+    /// producer at a time (the transport's reader, or whichever thread a transport delivers on,
+    /// one packet after another): pushes must not overlap. A push from inside the callback is
+    /// refused with `.concurrentProducer`; debug builds also refuse a push that overlaps one on
+    /// another thread.
     public func tryPush(handle: AttributeHandle, value: UnsafeRawBufferPointer, at time: HostTime) -> NotificationPushOutcome {
-        // Acquire pairs with the release at the end of the previous push: the producer-private
-        // fields (cachedTail, nextSequence, counters) are seen as that push left them.
-        if producer.pointee.busy.exchange(true, ordering: .acquiring) {
+        guard beginPush() else {
             producer.pointee.concurrentRejections.add(1, ordering: .relaxed)
             return .concurrentProducer
         }
@@ -114,7 +133,7 @@ public final class NotificationRing: @unchecked Sendable {
         if case .pushed = outcome, handler != nil {
             deliverToHandler()
         }
-        producer.pointee.busy.store(false, ordering: .releasing)
+        endPush()
         // A draining consumer never parks: skip the wakeup handshake and its fence.
         if case .pushed = outcome, handler == nil,
            shared.pointee.mode.load(ordering: .relaxed) != ConsumerMode.drain.rawValue {
@@ -123,7 +142,26 @@ public final class NotificationRing: @unchecked Sendable {
         return outcome
     }
 
-    /// The push proper, run while holding the producer's `busy` flag.
+    /// Marks a push as running. In release builds a plain flag (the contract keeps pushes from
+    /// overlapping, and a flag taken with a locked exchange on every push cost more than the rest
+    /// of the push across two cores); debug builds take it with an exchange and so catch overlap.
+    @inline(__always)
+    private func beginPush() -> Bool {
+        #if DEBUG
+        return !producer.pointee.busy.exchange(true, ordering: .acquiring)
+        #else
+        guard !producer.pointee.busy.load(ordering: .relaxed) else { return false }
+        producer.pointee.busy.store(true, ordering: .relaxed)
+        return true
+        #endif
+    }
+
+    @inline(__always)
+    private func endPush() {
+        producer.pointee.busy.store(false, ordering: .releasing)
+    }
+
+    /// The push proper, run while a push is marked running.
     private func push(handle: AttributeHandle, value: UnsafeRawBufferPointer, at time: HostTime) -> NotificationPushOutcome {
         if shared.pointee.closed.load(ordering: .relaxed) { return .closed }
         let sequence = producer.pointee.nextSequence
@@ -133,11 +171,11 @@ public final class NotificationRing: @unchecked Sendable {
             return .droppedOversized(sequence: sequence, length: value.count)
         }
         // Only the producer writes head, so its own relaxed load is current.
-        let head = producer.pointee.head.load(ordering: .relaxed)
+        let head = headLine.pointee.index.load(ordering: .relaxed)
         if head &- producer.pointee.cachedTail >= capacity {
             // Acquire pairs with the consumer's release store of tail: the consumer has finished
             // reading a slot before we see it freed and overwrite it.
-            producer.pointee.cachedTail = consumer.pointee.tail.load(ordering: .acquiring)
+            producer.pointee.cachedTail = tailLine.pointee.index.load(ordering: .acquiring)
             if head &- producer.pointee.cachedTail >= capacity {
                 Self.increment(producer.pointee.droppedFull)
                 return .droppedFull(sequence: sequence)
@@ -153,7 +191,7 @@ public final class NotificationRing: @unchecked Sendable {
         }
         // Release pairs with the consumer's acquire load of head: the slot's bytes are visible
         // before the index that publishes them.
-        producer.pointee.head.store(head &+ 1, ordering: .releasing)
+        headLine.pointee.index.store(head &+ 1, ordering: .releasing)
         Self.increment(producer.pointee.pushed)
         return .pushed(sequence: sequence)
     }
@@ -175,19 +213,21 @@ public final class NotificationRing: @unchecked Sendable {
         return consume(maxCount: maxCount, body)
     }
 
-    /// Delivers from the consumer side while holding the consumer's `busy` flag.
+    /// Delivers from the consumer side while a delivery is marked running.
     func consume(maxCount: Int, _ body: (NotificationView) -> Void) -> Int {
         guard maxCount > 0 else { return 0 }
-        // Acquire pairs with the release below: consumer-private fields as the last drain left them.
-        if consumer.pointee.busy.exchange(true, ordering: .acquiring) { return 0 }
+        // An empty ring is answered without taking the flag: a consumer that polls costs the
+        // producer nothing but the read of head.
+        if tailLine.pointee.index.load(ordering: .relaxed) == headLine.pointee.index.load(ordering: .relaxed) { return 0 }
+        guard beginConsume() else { return 0 }
         // Only the consumer writes tail.
-        var tail = consumer.pointee.tail.load(ordering: .relaxed)
+        var tail = tailLine.pointee.index.load(ordering: .relaxed)
         var delivered = 0
         while delivered < maxCount {
             if tail == consumer.pointee.cachedHead {
                 // Acquire pairs with the producer's release store of head: the slots it published
                 // are fully written when we read them.
-                consumer.pointee.cachedHead = producer.pointee.head.load(ordering: .acquiring)
+                consumer.pointee.cachedHead = headLine.pointee.index.load(ordering: .acquiring)
                 if tail == consumer.pointee.cachedHead { break }
             }
             let slot = UnsafeRawPointer(slots + (tail & mask) * slotStride)
@@ -199,18 +239,34 @@ public final class NotificationRing: @unchecked Sendable {
                 value: UnsafeRawBufferPointer(start: slot + Self.valueOffset, count: min(length, maxValueSize))
             ))
             tail &+= 1
-            // Release pairs with the producer's acquire load of tail: our reads of the slot are
-            // done before the producer may reuse it. Freed one at a time so a slow body does not
-            // hold back the whole batch.
-            consumer.pointee.tail.store(tail, ordering: .releasing)
             delivered += 1
+            // Release pairs with the producer's acquire load of tail: our reads of the slots are
+            // done before the producer may reuse them. Freed every 32 slots, so that a slow body
+            // does not hold back the whole batch and a fast one does not pull the line from the
+            // producer on every slot.
+            if delivered & 31 == 0 { tailLine.pointee.index.store(tail, ordering: .releasing) }
         }
+        if delivered & 31 != 0 { tailLine.pointee.index.store(tail, ordering: .releasing) }
         if delivered > 0 {
             let counter = consumer.pointee.delivered.load(ordering: .relaxed)
             consumer.pointee.delivered.store(counter &+ UInt64(delivered), ordering: .relaxed)
         }
         consumer.pointee.busy.store(false, ordering: .releasing)
         return delivered
+    }
+
+    /// Marks a delivery as running: as `beginPush` on the producer side, a plain flag in release
+    /// builds (one consumer at a time is the contract; the sequence and callback modes keep it),
+    /// an exchange in debug builds, which refuses an overlapping drain.
+    @inline(__always)
+    private func beginConsume() -> Bool {
+        #if DEBUG
+        return !consumer.pointee.busy.exchange(true, ordering: .acquiring)
+        #else
+        guard !consumer.pointee.busy.load(ordering: .relaxed) else { return false }
+        consumer.pointee.busy.store(true, ordering: .relaxed)
+        return true
+        #endif
     }
 
     private func deliverToHandler() {
@@ -272,7 +328,7 @@ public final class NotificationRing: @unchecked Sendable {
                 shared.pointee.waiterState.store(Self.parked, ordering: .releasing)
                 // Pairs with the fence in `wakeConsumerIfParked` (see there).
                 atomicMemoryFence(ordering: .sequentiallyConsistent)
-                if producer.pointee.head.load(ordering: .relaxed) != consumer.pointee.tail.load(ordering: .relaxed)
+                if headLine.pointee.index.load(ordering: .relaxed) != tailLine.pointee.index.load(ordering: .relaxed)
                     || shared.pointee.closed.load(ordering: .relaxed) || Task.isCancelled
                 {
                     resumeWaiter()
@@ -314,16 +370,20 @@ public final class NotificationRing: @unchecked Sendable {
 
     /// Notifications pushed and not yet consumed (approximate while both sides run).
     public var count: Int {
-        let tail = consumer.pointee.tail.load(ordering: .relaxed)
-        let head = producer.pointee.head.load(ordering: .relaxed)
+        let tail = tailLine.pointee.index.load(ordering: .relaxed)
+        let head = headLine.pointee.index.load(ordering: .relaxed)
         return max(0, min(capacity, head &- tail))
     }
 }
 
-/// The producer's cache line: written on every push.
+/// One side's index, alone on its line: `head` (the next slot the producer writes, published
+/// with release) or `tail` (the next slot the consumer reads, freed with release).
+private struct IndexLine: ~Copyable {
+    let index = Atomic<Int>(0)
+}
+
+/// The producer's private line: written on every push, read by no one else on the hot path.
 private struct ProducerLine: ~Copyable {
-    /// Next slot to write; published to the consumer with release.
-    let head = Atomic<Int>(0)
     let busy = Atomic<Bool>(false)
     /// The producer's last view of tail, refreshed only when the ring looks full.
     var cachedTail = 0
@@ -334,10 +394,8 @@ private struct ProducerLine: ~Copyable {
     let concurrentRejections = Atomic<UInt64>(0)
 }
 
-/// The consumer's cache line: written on every delivery.
+/// The consumer's private line: written on every delivery.
 private struct ConsumerLine: ~Copyable {
-    /// Next slot to read; published to the producer with release.
-    let tail = Atomic<Int>(0)
     let busy = Atomic<Bool>(false)
     /// The consumer's last view of head, refreshed only when the ring looks empty.
     var cachedHead = 0

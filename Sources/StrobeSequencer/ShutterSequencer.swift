@@ -46,9 +46,7 @@ public final class ShutterSequencer: Sendable {
     /// The time line of the transports' read stamps, so that every step of a record shares it.
     private let hostTime: @Sendable () -> HostTime
     private let shots = Atomic<Int>(0)
-    /// Held from a trigger to the end of its shot, and while arming: a trigger that finds it
-    /// held is `busy`. Never waited for.
-    private let inShot = Atomic<Bool>(false)
+    /// The shot flag and the armed commands.
     private let armedFlashes = ArmedFlashes()
 
     private let published = AsyncBroadcast<ShotRecord>()
@@ -77,19 +75,23 @@ public final class ShutterSequencer: Sendable {
     /// preflash on at a half press. Arms the connected flashes for the first press before it
     /// returns.
     public func follow(_ grip: Grip) async {
+        let armed = armedFlashes
+        let hostTime = self.hostTime
         grip.setEventHandler { [weak self] occurrence in
-            guard let self else { return }
             switch occurrence.event {
             case .shutterButtonDown:
                 // The hot path: the flag, then the armed commands' bytes out; the rest in a task.
-                guard claimShot() else {
-                    Task { _ = await self.shoot(triggeredAt: occurrence.receivedAt) }
+                guard armed.claim() else {
+                    Task { _ = await self?.shoot(triggeredAt: occurrence.receivedAt) }
                     return
                 }
-                fireArmed()
-                Task { _ = await self.completeShot(triggeredAt: occurrence.receivedAt) }
+                armed.fire(issuedAt: hostTime())
+                Task {
+                    guard let self else { return armed.release() }
+                    _ = await self.completeShot(triggeredAt: occurrence.receivedAt)
+                }
             case .shutterButtonHalfDown:
-                Task { await self.preflash() }
+                Task { await self?.preflash() }
             default:
                 break
             }
@@ -101,46 +103,33 @@ public final class ShutterSequencer: Sendable {
     /// commands leave from the trigger's own thread. Shots do this themselves when they end;
     /// call it after connecting flashes. Does nothing while a shot runs.
     public func arm() async {
-        guard claimShot() else { return }
+        guard armedFlashes.claim() else { return }
         await armLocked()
-        inShot.store(false, ordering: .releasing)
+        armedFlashes.release()
     }
 
     /// One shot. `triggeredAt` is when the trigger's bytes were read (now, when called from code).
     public func shoot(triggeredAt trigger: HostTime? = nil) async -> ShotRecord {
         let trigger = trigger ?? hostTime()
         // One shot at a time: a trigger during a shot is reported, not queued behind it.
-        guard claimShot() else {
+        guard armedFlashes.claim() else {
             return publish(ShotRecord(shot: nextShotNumber(), outcome: .busy, triggerReceived: trigger.nanoseconds, flashes: []))
         }
         if Task.isCancelled {
-            inShot.store(false, ordering: .releasing)
+            armedFlashes.release()
             return publish(ShotRecord(shot: nextShotNumber(), outcome: .cancelled, triggerReceived: trigger.nanoseconds, flashes: []))
         }
-        fireArmed()
+        armedFlashes.fire(issuedAt: hostTime())
         return await completeShot(triggeredAt: trigger)
-    }
-
-    private func claimShot() -> Bool {
-        inShot.compareExchange(expected: false, desired: true, ordering: .acquiring).exchanged
     }
 
     private func nextShotNumber() -> Int {
         shots.add(1, ordering: .relaxed).newValue
     }
 
-    /// Sends every armed FLASH: an atomic exchange and a transport write each, nothing allocated.
-    /// Only with the shot flag held.
-    private func fireArmed() {
-        for slot in armedFlashes.slots {
-            slot.issuedAt.store(hostTime().nanoseconds, ordering: .relaxed)
-            _ = slot.armed.fire()
-        }
-    }
-
     /// The shot after its armed commands went out (with the shot flag held; released at the end).
     private func completeShot(triggeredAt trigger: HostTime) async -> ShotRecord {
-        defer { inShot.store(false, ordering: .releasing) }
+        defer { armedFlashes.release() }
         var record = ShotRecord(shot: nextShotNumber(), outcome: .captured, triggerReceived: trigger.nanoseconds, flashes: [])
         // Armed commands that did not go out are withdrawn, so that nothing stays armed for a
         // flash that left the manager; their flashes get a FLASH the ordinary way below.

@@ -10,6 +10,14 @@ public struct DeviceClock: Sendable {
     private let sleeper: @Sendable (Duration) async throws -> Void
 
     public init<C: Clock>(_ clock: C) where C.Duration == Duration {
+        // The real clock's reading specialized: an armed flash stamps its fire with it on a
+        // trigger's path, where a generic call's witness lookups would be cold memory.
+        if let continuous = clock as? ContinuousClock {
+            let origin = continuous.now
+            elapsed = { origin.duration(to: ContinuousClock.now) }
+            sleeper = { offset in try await continuous.sleep(until: origin.advanced(by: offset), tolerance: nil) }
+            return
+        }
         let origin = clock.now
         elapsed = { origin.duration(to: clock.now) }
         sleeper = { offset in try await clock.sleep(until: origin.advanced(by: offset), tolerance: nil) }

@@ -13,10 +13,10 @@ public final class Grip: ATTValueHandler, Sendable {
     /// The Firmware Revision the grip reported, when it has Device Information.
     public let firmware: FirmwareVersion?
     let batteryHandle: AttributeHandle?
-    /// The decoder: only the receive path takes this lock, so events keep their order.
-    private let decoder = Mutex(GripEventDecoder())
-    /// The receive-path handler, published so that the receive path reads it with no lock.
-    private let handler: PublishedReference<HandlerSlot>
+    /// The decoder, owned by the receive path (one notification at a time, in order).
+    nonisolated(unsafe) private var decoder = GripEventDecoder()
+    /// The receive-path handler, handed to the reader so that it calls it with no lock.
+    private let handler: ReaderHandoff<HandlerSlot>
     /// The decoder's counters as of its last notification, for readers off the receive path.
     private let counts = Counts()
 
@@ -87,12 +87,12 @@ public final class Grip: ATTValueHandler, Sendable {
         self.gatt = gatt
         self.firmware = firmware
         self.batteryHandle = batteryHandle
-        self.handler = PublishedReference(HandlerSlot(handler))
+        self.handler = ReaderHandoff(HandlerSlot(handler))
     }
 
     /// Replaces the receive-path handler.
     public func setEventHandler(_ handler: EventHandler?) {
-        self.handler.replace(with: HandlerSlot(handler))
+        self.handler.offer(HandlerSlot(handler))
     }
 
     /// Every event from now on, in order.
@@ -108,20 +108,18 @@ public final class Grip: ATTValueHandler, Sendable {
     }
 
     public func attributeValueReceived(_ value: UnsafeRawBufferPointer, handle: AttributeHandle, kind: ATTValueKind, at time: HostTime) {
-        // The handler runs in the decoder's lock, which only this path takes, so that events
-        // reach it in order; it must not block. No lock any other thread can hold is taken
-        // before it runs.
-        decoder.withLock { decoder in
-            handler.read { slot in
-                let handler = slot?.handler
-                _ = try? decoder.decode(value) { record in
-                    let occurrence = GripEventOccurrence(event: record.event, sequence: record.sequence, receivedAt: time)
-                    handler?(occurrence)
-                    broadcast.yield(occurrence)
-                }
+        // Only the receive path calls this, one notification at a time: the decoder and the
+        // handler are its own, so events reach the handler in order with no lock taken first.
+        // The handler slot is never nil (setting no handler offers a slot holding nil).
+        handler.current()?._withUnsafeGuaranteedRef { slot in
+            let handler = slot.handler
+            _ = try? decoder.decode(value) { record in
+                let occurrence = GripEventOccurrence(event: record.event, sequence: record.sequence, receivedAt: time)
+                handler?(occurrence)
+                broadcast.yield(occurrence)
             }
-            counts.store(decoder.counters)
         }
+        counts.store(decoder.counters)
     }
 }
 

@@ -5,25 +5,24 @@ import Synchronization
 /// new one only when one has been offered: in the steady state a use costs one relaxed load, no
 /// lock, no reference counting. After `offer` returns, every use that starts sees the new value.
 ///
-/// A noncopyable struct kept inline in its owner. `use` must only ever be called from one thread
+/// A noncopyable struct kept inline in its owner. `current()` must only ever be called from one thread
 /// at a time (the reader, or whoever stands in for it in a test); `offer` from any thread.
 package struct ReaderHandoff<Value: AnyObject & Sendable>: ~Copyable, @unchecked Sendable {
     /// The offered value's bits, `Self.none` when nothing is offered, `Self.empty` for nil.
     @usableFromInline let offered = Atomic<UInt>(ReaderHandoff.none)
-    /// The reader's own reference, touched only inside `use` (one thread at a time).
-    @usableFromInline let slot: UnsafeMutablePointer<Unmanaged<Value>?>
+    /// The reader's own reference, written only by the reader (relaxed: a plain load and
+    /// store), kept inline so that a use touches no other memory.
+    @usableFromInline let slot: Atomic<Unmanaged<Value>?>
 
     @usableFromInline static var none: UInt { 0 }
     @usableFromInline static var empty: UInt { 1 }
 
     package init(_ value: Value?) {
-        slot = .allocate(capacity: 1)
-        slot.initialize(to: value.map { Unmanaged.passRetained($0) })
+        slot = Atomic(value.map { Unmanaged.passRetained($0) })
     }
 
     deinit {
-        slot.pointee?.release()
-        slot.deallocate()
+        slot.load(ordering: .relaxed)?.release()
         Self.release(offered.load(ordering: .acquiring))
     }
 
@@ -39,15 +38,15 @@ package struct ReaderHandoff<Value: AnyObject & Sendable>: ~Copyable, @unchecked
     @inlinable @inline(__always)
     package func current() -> Unmanaged<Value>? {
         if offered.load(ordering: .relaxed) != Self.none { adopt() }
-        return slot.pointee
+        return slot.load(ordering: .relaxed)
     }
 
     @usableFromInline @inline(never)
     func adopt() {
         let bits = offered.exchange(Self.none, ordering: .acquiring)
         guard bits != Self.none else { return }
-        let old = slot.pointee
-        slot.pointee = bits == Self.empty ? nil : Unmanaged.fromOpaque(UnsafeRawPointer(bitPattern: bits)!)
+        let old = slot.load(ordering: .relaxed)
+        slot.store(bits == Self.empty ? nil : Unmanaged.fromOpaque(UnsafeRawPointer(bitPattern: bits)!), ordering: .relaxed)
         old?.release()
     }
 

@@ -201,3 +201,82 @@ extension GATTInteropTests {
         _ = try await peripheral.stop()
     }
 }
+
+extension GATTInteropTests {
+    /// Four Bumble peripherals on one host at once, each streaming while every link also reads
+    /// and writes; then one link goes down mid-stream and the other three carry on.
+    @Test func fourPeripheralsStreamReadAndWriteAndOneDisconnectLeavesTheOthersRunning() async throws {
+        // Paced (a notification per millisecond at most), so that the streams outlast the reads
+        // and writes, and the disconnect lands mid-stream.
+        let count = 2_000
+        let peripheral = try await BumblePeripheral(arguments: [
+            "--count", "4", "--notify-count", "\(count)", "--notify-interval-ms", "1", "--long-value-size", "500",
+        ])
+        let host = try await HostUnderTest(transport: peripheral.transport)
+        defer { host.close() }
+        var links: [(connection: LEConnection, characteristics: [BluetoothUUID: GATTCharacteristic])] = []
+        for name in [peripheral.name] + (2...4).map({ "\(peripheral.name)-\($0)" }) {
+            links.append(try await Self.connect(host, name: name))
+        }
+        #expect(Set(links.map(\.connection.handle)).count == 4)
+
+        let rings = links.map { _ in NotificationRing(capacity: 4096, maxValueSize: 512) }
+        // Each link's consumer collects sequence numbers (the payload's first u32) until its
+        // stream is complete or its link went down; the first says when it is 200 values in.
+        let (underway, underwaySignal) = AsyncStream.makeStream(of: Void.self)
+        let collectors = rings.enumerated().map { index, ring in
+            Task {
+                var sequences: [UInt32] = []
+                for await notification in ring.notifications() {
+                    sequences.append(notification.value.withUnsafeBytes { $0.loadUnaligned(as: UInt32.self) })
+                    if index == 0, sequences.count == 200 { underwaySignal.finish() }
+                    if sequences.count == count { break }
+                }
+                underwaySignal.finish()
+                return sequences
+            }
+        }
+        for (link, ring) in zip(links, rings) {
+            try await link.connection.gatt.subscribe(try #require(link.characteristics[Self.notify]), to: .notification, handler: ring)
+        }
+
+        // While all four stream, every link reads a long value and writes, concurrently.
+        let expected = (0..<500).map { UInt8($0 % 256) }
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            for (index, link) in links.enumerated() {
+                let gatt = link.connection.gatt
+                let read = try #require(link.characteristics[Self.longRead]).valueHandle
+                let write = try #require(link.characteristics[Self.write]).valueHandle
+                group.addTask {
+                    for round in 0..<3 {
+                        #expect(try await gatt.readLong(handle: read) == expected)
+                        try await gatt.write([UInt8(index), UInt8(round)], handle: write)
+                    }
+                }
+            }
+            try await group.waitForAll()
+        }
+
+        // The first link goes down mid-stream (its ring is closed after it); the others finish.
+        for await _ in underway {}
+        try await links[0].connection.disconnect()
+        rings[0].close()
+        for (index, link) in links.enumerated().dropFirst() {
+            let sequences = await collectors[index].value
+            #expect(sequences == (0..<UInt32(count)).map { $0 }, "link \(index): every value, in order")
+            #expect(rings[index].counters.dropped == 0)
+            // Still served after the other link's disconnect.
+            let write = try #require(link.characteristics[Self.write]).valueHandle
+            try await link.connection.gatt.write([0xFF, UInt8(index)], handle: write)
+        }
+        let firstSequences = await collectors[0].value
+        #expect(firstSequences.count >= 200 && firstSequences.count < count, "the first link went down mid-stream")
+        #expect(firstSequences == (0..<UInt32(firstSequences.count)).map { $0 }, "the closed link's values up to its end, in order")
+        #expect(host.central.connections.count == 3)
+        for link in links.dropFirst() { try await link.connection.disconnect() }
+        let summary = try await peripheral.stop()
+        #expect(summary["connections"] as? Int == 4)
+        #expect(summary["write_requests"] as? Int == 4 * 3 + 3)
+        #expect(summary["reads"] as? Int ?? 0 >= 4 * 3)
+    }
+}

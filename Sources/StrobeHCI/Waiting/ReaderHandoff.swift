@@ -10,19 +10,20 @@ import Synchronization
 package struct ReaderHandoff<Value: AnyObject & Sendable>: ~Copyable, @unchecked Sendable {
     /// The offered value's bits, `Self.none` when nothing is offered, `Self.empty` for nil.
     @usableFromInline let offered = Atomic<UInt>(ReaderHandoff.none)
-    /// The reader's own reference, written only by the reader (relaxed: a plain load and
-    /// store), kept inline so that a use touches no other memory.
-    @usableFromInline let slot: Atomic<Unmanaged<Value>?>
+    /// The reader's own reference, touched only inside `current()` (one thread at a time).
+    @usableFromInline let slot: UnsafeMutablePointer<Unmanaged<Value>?>
 
     @usableFromInline static var none: UInt { 0 }
     @usableFromInline static var empty: UInt { 1 }
 
     package init(_ value: Value?) {
-        slot = Atomic(value.map { Unmanaged.passRetained($0) })
+        slot = .allocate(capacity: 1)
+        slot.initialize(to: value.map { Unmanaged.passRetained($0) })
     }
 
     deinit {
-        slot.load(ordering: .relaxed)?.release()
+        slot.pointee?.release()
+        slot.deallocate()
         Self.release(offered.load(ordering: .acquiring))
     }
 
@@ -38,15 +39,15 @@ package struct ReaderHandoff<Value: AnyObject & Sendable>: ~Copyable, @unchecked
     @inlinable @inline(__always)
     package func current() -> Unmanaged<Value>? {
         if offered.load(ordering: .relaxed) != Self.none { adopt() }
-        return slot.load(ordering: .relaxed)
+        return slot.pointee
     }
 
     @usableFromInline @inline(never)
     func adopt() {
         let bits = offered.exchange(Self.none, ordering: .acquiring)
         guard bits != Self.none else { return }
-        let old = slot.load(ordering: .relaxed)
-        slot.store(bits == Self.empty ? nil : Unmanaged.fromOpaque(UnsafeRawPointer(bitPattern: bits)!), ordering: .relaxed)
+        let old = slot.pointee
+        slot.pointee = bits == Self.empty ? nil : Unmanaged.fromOpaque(UnsafeRawPointer(bitPattern: bits)!)
         old?.release()
     }
 

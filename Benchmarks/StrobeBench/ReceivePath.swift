@@ -45,6 +45,7 @@ final class ReceivePath {
     func feed(_ chunk: UnsafeRawBufferPointer, at time: HostTime) throws {
         let controller = self.controller
         try deframer.feed(chunk) { type, payload in controller.transportDidReceive(type, payload: payload, at: time) }
+        controller.transportDidFinishBatch()
     }
 
     func close() {

@@ -51,6 +51,7 @@ enum SequencerScenario {
                 }
                 downstream.transportDidReceive(type, payload: payload, at: time)
             }
+            func transportDidFinishBatch() { downstream.transportDidFinishBatch() }
             func transportDidClose(_ error: TransportError?) { downstream.transportDidClose(error) }
         }
     }

@@ -143,6 +143,10 @@ private final class RecordingSink: HCIPacketSink {
         downstream.transportDidReceive(type, payload: payload, at: time)
     }
 
+    func transportDidFinishBatch() {
+        downstream.transportDidFinishBatch()
+    }
+
     func transportDidClose(_ error: TransportError?) {
         recorder.transportClosed()
         downstream.transportDidClose(error)

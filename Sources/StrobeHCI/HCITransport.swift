@@ -33,7 +33,17 @@ public protocol HCIPacketSink: AnyObject, Sendable {
     /// `time` is when its bytes were read.
     func transportDidReceive(_ type: HCIPacketType, payload: UnsafeRawBufferPointer, at time: HostTime)
 
+    /// The packets of one read have all been delivered. A transport that reads several packets
+    /// at once calls this after each read's last one, so that what they fed (a ring's consumer)
+    /// is woken once per read rather than once per packet. Until a transport first calls it, the
+    /// controller treats every packet as a read of its own.
+    func transportDidFinishBatch()
+
     /// The transport stopped delivering: `nil` when closed by the host, otherwise why.
     /// Called exactly once per `start`.
     func transportDidClose(_ error: TransportError?)
+}
+
+extension HCIPacketSink {
+    public func transportDidFinishBatch() {}
 }

@@ -92,4 +92,12 @@ public protocol HCIACLHandler: AnyObject, Sendable {
     /// `payload` is the packet's data after the header, exactly `header.dataTotalLength` bytes,
     /// valid only during the call.
     func controllerDidReceiveACL(_ header: ACLHeader, payload: UnsafeRawBufferPointer, at time: HostTime)
+
+    /// The ACL packets of one transport read (or one packet, for transports that do not report
+    /// reads) have been delivered: a handler that deferred waking its consumers wakes them now.
+    func controllerDidFinishBatch()
+}
+
+extension HCIACLHandler {
+    public func controllerDidFinishBatch() {}
 }

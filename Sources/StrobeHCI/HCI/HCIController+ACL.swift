@@ -30,14 +30,25 @@ final class ACLRouteTable: @unchecked Sendable {
         routes.deallocate()
     }
 
-    /// Delivers to the route of `header`'s handle; false when there is none.
+    /// Delivers to the route of `header`'s handle, and ends the batch there when `endingBatch`;
+    /// false when there is no route.
     @inline(__always)
-    func deliver(_ header: ACLHeader, payload: UnsafeRawBufferPointer, at time: HostTime) -> Bool {
+    func deliver(_ header: ACLHeader, payload: UnsafeRawBufferPointer, at time: HostTime, endingBatch: Bool) -> Bool {
         for index in routes.indices where routes[index].handle == header.connectionHandle {
-            routes[index].box._withUnsafeGuaranteedRef { $0.handler.controllerDidReceiveACL(header, payload: payload, at: time) }
+            routes[index].box._withUnsafeGuaranteedRef { box in
+                box.handler.controllerDidReceiveACL(header, payload: payload, at: time)
+                if endingBatch { box.handler.controllerDidFinishBatch() }
+            }
             return true
         }
         return false
+    }
+
+    /// Ends the batch on every route.
+    func finishBatch() {
+        for route in routes {
+            route.box._withUnsafeGuaranteedRef { $0.handler.controllerDidFinishBatch() }
+        }
     }
 }
 
@@ -66,7 +77,11 @@ extension HCIController {
         }
         aclCounts.received.incrementBySoleWriter()
         let payload = UnsafeRawBufferPointer(rebasing: packet[ACLHeader.size...])
-        let delivered = aclRoutes.current()?._withUnsafeGuaranteedRef { $0.deliver(header, payload: payload, at: time) } ?? false
+        // A transport that does not report its reads' ends makes each packet a batch of its own.
+        let endingBatch = !transportReportsBatches.load(ordering: .relaxed)
+        let delivered = aclRoutes.current()?._withUnsafeGuaranteedRef {
+            $0.deliver(header, payload: payload, at: time, endingBatch: endingBatch)
+        } ?? false
         if !delivered { aclCounts.withoutHandler.incrementBySoleWriter() }
     }
 

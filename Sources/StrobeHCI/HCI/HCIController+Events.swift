@@ -43,6 +43,12 @@ extension HCIController {
         }
     }
 
+    /// The end of one read's packets: every link wakes what it deferred waking.
+    public func transportDidFinishBatch() {
+        if !transportReportsBatches.load(ordering: .relaxed) { transportReportsBatches.store(true, ordering: .relaxed) }
+        aclRoutes.current()?._withUnsafeGuaranteedRef { $0.finishBatch() }
+    }
+
     private func receiveEvent(_ packet: UnsafeRawBufferPointer, at time: HostTime) {
         do throws(HCIError) {
             let (code, parameters) = try HCIEvent.split(packet)

@@ -56,6 +56,8 @@ public final class HCIController: HCIPacketSink {
     let aclRoutes = ReaderHandoff<ACLRouteTable>(nil)
     /// Counted on the receive path and by `ACLBufferReservation.send`, without the lock.
     let aclCounts = ACLCounts()
+    /// Set by the reader once the transport first reports the end of a read's packets.
+    let transportReportsBatches = Atomic<Bool>(false)
 
     struct ACLCounts: ~Copyable, Sendable {
         let received = Atomic<Int>(0)

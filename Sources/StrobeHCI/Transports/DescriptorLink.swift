@@ -209,6 +209,7 @@ final class DescriptorLink: Sendable {
             } catch {
                 return error
             }
+            if !closing.load(ordering: .relaxed) { sink.transportDidFinishBatch() }
         }
     }
 

@@ -102,6 +102,14 @@ public final class ATTBearer: Sendable {
             routes.deallocate()
         }
 
+        /// Ends the batch on every handler.
+        func finishBatch() {
+            for route in routes {
+                route.box._withUnsafeGuaranteedRef { $0.handler.attributeValuesDidFinishBatch() }
+            }
+            fallback?._withUnsafeGuaranteedRef { $0.handler.attributeValuesDidFinishBatch() }
+        }
+
         /// Hands the value to its handler (or the default one); false when there is neither.
         @inline(__always)
         func deliver(_ value: UnsafeRawBufferPointer, handle: AttributeHandle, kind: ATTValueKind, at time: HostTime) -> Bool {
@@ -360,9 +368,21 @@ public final class ATTBearer: Sendable {
 
     // MARK: Receive path
 
-    /// Entry point for every PDU L2CAP delivers on CID 4. `time` is when its bytes were read.
-    /// Never throws or traps: malformed input is counted in `statistics` and dropped.
+    /// One PDU received on CID 4, as a batch of its own: its value handlers wake their consumers
+    /// before this returns. `time` is when its bytes were read. Never throws or traps: malformed
+    /// input is counted in `statistics` and dropped.
     public func receive(_ pdu: UnsafeRawBufferPointer, at time: HostTime) {
+        receiveInBatch(pdu, at: time)
+        finishBatch()
+    }
+
+    /// The end of one transport read: value handlers wake their consumers once for all of it.
+    func finishBatch() {
+        valueRoutes.current()?._withUnsafeGuaranteedRef { $0.finishBatch() }
+    }
+
+    /// A PDU of a transport read whose end `finishBatch()` reports (the link's receive path).
+    func receiveInBatch(_ pdu: UnsafeRawBufferPointer, at time: HostTime) {
         guard let first = pdu.first else {
             state.withLock { $0.record(.malformedPDU(.empty)) }
             return

@@ -12,6 +12,14 @@ public enum ATTValueKind: Hashable, Sendable {
 /// call returns.
 public protocol ATTValueHandler: AnyObject, Sendable {
     func attributeValueReceived(_ value: UnsafeRawBufferPointer, handle: AttributeHandle, kind: ATTValueKind, at time: HostTime)
+
+    /// The values of one transport read have all been handed over: a handler that defers waking
+    /// its consumer (a ring) wakes it here, once per read instead of once per value.
+    func attributeValuesDidFinishBatch()
+}
+
+extension ATTValueHandler {
+    public func attributeValuesDidFinishBatch() {}
 }
 
 /// A handler built from a closure.

@@ -85,6 +85,10 @@ final class L2CAPLink: HCIACLHandler, @unchecked Sendable {
         }
     }
 
+    func controllerDidFinishBatch() {
+        bearer.finishBatch()
+    }
+
     @inline(never)
     private func reassemblyFailed(_ outcome: L2CAPReassemblyOutcome) {
         for error in reassembly.pointee.errors(of: outcome) {
@@ -97,7 +101,7 @@ final class L2CAPLink: HCIACLHandler, @unchecked Sendable {
     private func route(_ pdu: L2CAPPDU, at time: HostTime) {
         switch pdu.channel {
         case .att:
-            bearer.receive(pdu.payload, at: time)
+            bearer.receiveInBatch(pdu.payload, at: time)
         case .leSignaling:
             receiveSignaling(pdu.payload)
         case .smp:

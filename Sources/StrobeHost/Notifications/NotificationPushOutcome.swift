@@ -27,16 +27,20 @@ public struct NotificationRingCounters: Sendable, Hashable {
     public var concurrentProducerRejections: UInt64
     /// Handed to the consumer (drain, sequence or callback).
     public var delivered: UInt64
+    /// Times a parked sequence consumer was woken (at most once per transport read when the
+    /// ring is fed by a bearer).
+    public var consumerWakeups: UInt64
 
     public init(
         pushed: UInt64 = 0, droppedFull: UInt64 = 0, droppedOversized: UInt64 = 0,
-        concurrentProducerRejections: UInt64 = 0, delivered: UInt64 = 0
+        concurrentProducerRejections: UInt64 = 0, delivered: UInt64 = 0, consumerWakeups: UInt64 = 0
     ) {
         self.pushed = pushed
         self.droppedFull = droppedFull
         self.droppedOversized = droppedOversized
         self.concurrentProducerRejections = concurrentProducerRejections
         self.delivered = delivered
+        self.consumerWakeups = consumerWakeups
     }
 
     /// Every notification that was given a sequence number.

@@ -125,6 +125,26 @@ public final class NotificationRing: @unchecked Sendable {
     /// refused with `.concurrentProducer`; debug builds also refuse a push that overlaps one on
     /// another thread.
     public func tryPush(handle: AttributeHandle, value: UnsafeRawBufferPointer, at time: HostTime) -> NotificationPushOutcome {
+        tryPush(handle: handle, value: value, at: time, deferringWake: false)
+    }
+
+    /// `tryPush`, leaving the consumer's wakeup to `finishBatch()`: a transport read of many
+    /// notifications wakes a parked consumer once. The producer must call `finishBatch()` after
+    /// its batch (the bearer does, at the end of each transport read).
+    func pushDeferringWake(handle: AttributeHandle, value: UnsafeRawBufferPointer, at time: HostTime) -> NotificationPushOutcome {
+        tryPush(handle: handle, value: value, at: time, deferringWake: true)
+    }
+
+    /// Wakes a parked consumer if a push since the last call deferred it. Producer side only.
+    func finishBatch() {
+        guard producer.pointee.wakeDeferred else { return }
+        producer.pointee.wakeDeferred = false
+        wakeConsumerIfParked()
+    }
+
+    @inline(__always)
+    private func tryPush(handle: AttributeHandle, value: UnsafeRawBufferPointer, at time: HostTime,
+                         deferringWake: Bool) -> NotificationPushOutcome {
         guard beginPush() else {
             producer.pointee.concurrentRejections.add(1, ordering: .relaxed)
             return .concurrentProducer
@@ -137,7 +157,11 @@ public final class NotificationRing: @unchecked Sendable {
         // A draining consumer never parks: skip the wakeup handshake and its fence.
         if case .pushed = outcome, handler == nil,
            shared.pointee.mode.load(ordering: .relaxed) != ConsumerMode.drain.rawValue {
-            wakeConsumerIfParked()
+            if deferringWake {
+                producer.pointee.wakeDeferred = true
+            } else {
+                wakeConsumerIfParked()
+            }
         }
         return outcome
     }
@@ -314,6 +338,7 @@ public final class NotificationRing: @unchecked Sendable {
         guard shared.pointee.waiterState.compareExchange(
             expected: Self.parked, desired: Self.idle, ordering: .acquiring
         ).exchanged else { return }
+        shared.pointee.wakeups.add(1, ordering: .relaxed)
         let continuation = waiter.withLock { $0.take() }
         continuation?.resume()
     }
@@ -364,7 +389,8 @@ public final class NotificationRing: @unchecked Sendable {
             droppedFull: producer.pointee.droppedFull.load(ordering: .relaxed),
             droppedOversized: producer.pointee.droppedOversized.load(ordering: .relaxed),
             concurrentProducerRejections: producer.pointee.concurrentRejections.load(ordering: .relaxed),
-            delivered: consumer.pointee.delivered.load(ordering: .relaxed)
+            delivered: consumer.pointee.delivered.load(ordering: .relaxed),
+            consumerWakeups: shared.pointee.wakeups.load(ordering: .relaxed)
         )
     }
 
@@ -388,6 +414,8 @@ private struct ProducerLine: ~Copyable {
     /// The producer's last view of tail, refreshed only when the ring looks full.
     var cachedTail = 0
     var nextSequence: UInt64 = 0
+    /// Pushed since the last batch end without waking the consumer (`pushDeferringWake`).
+    var wakeDeferred = false
     let pushed = Atomic<UInt64>(0)
     let droppedFull = Atomic<UInt64>(0)
     let droppedOversized = Atomic<UInt64>(0)
@@ -407,4 +435,6 @@ private struct SharedLine: ~Copyable {
     let closed = Atomic<Bool>(false)
     let mode = Atomic<UInt8>(NotificationRing.ConsumerMode.unclaimed.rawValue)
     let waiterState = Atomic<UInt8>(0)
+    /// Counted by whichever side resumes the parked consumer (rare).
+    let wakeups = Atomic<UInt64>(0)
 }

@@ -118,6 +118,30 @@ private let mtuRequest: [UInt8] = [0x03, 0x00, 0x04, 0x00, 0x02, 0xF7, 0x00]
         #expect(controller.counters.aclPacketsReceived == 3)
     }
 
+    /// Until the transport reports the end of a read, each packet is a batch of its own; after,
+    /// batches end where the transport says, on every link.
+    @Test func batchesEndPerPacketUntilTheTransportReportsItsReads() async throws {
+        let (controller, transport) = try await twoBufferController()
+        let first = RecordingACLHandler()
+        let second = RecordingACLHandler()
+        controller.setACLHandler(first, for: 1)
+        controller.setACLHandler(second, for: 2)
+        transport.deliver(bytes("02 01 20 02 00 aa bb"))
+        transport.deliver(bytes("02 01 10 02 00 cc dd"))
+        #expect(first.events.values == ["acl", "end", "acl", "end"])
+        #expect(second.events.values == [])
+
+        controller.transportDidFinishBatch()
+        transport.deliver(bytes("02 01 20 02 00 aa bb"))
+        transport.deliver(bytes("02 02 20 02 00 aa bb"))
+        transport.deliver(bytes("02 01 10 02 00 cc dd"))
+        #expect(first.events.values == ["acl", "end", "acl", "end", "end", "acl", "acl"])
+        #expect(second.events.values == ["end", "acl"])
+        controller.transportDidFinishBatch()
+        #expect(first.events.values.suffix(3) == ["acl", "acl", "end"])
+        #expect(second.events.values == ["end", "acl", "end"])
+    }
+
     @Test func aReservedBufferIsHeldUntilItsPacketGoesOrComesBack() async throws {
         let (controller, transport) = try await controller(buffers: 3)
         guard let first = controller.tryReserveACLBuffer(for: 1, keepingOneFree: true) else { throw NoBuffer() }

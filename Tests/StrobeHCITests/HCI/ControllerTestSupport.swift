@@ -30,8 +30,14 @@ final class RecordingACLHandler: HCIACLHandler {
         var time: HostTime
     }
     let packets = Collector<Packet>()
+    /// "acl" for each packet and "end" for each batch end, in order.
+    let events = Collector<String>()
     func controllerDidReceiveACL(_ header: ACLHeader, payload: UnsafeRawBufferPointer, at time: HostTime) {
         packets.append(Packet(handle: header.connectionHandle, boundary: header.boundary, payload: Array(payload), time: time))
+        events.append("acl")
+    }
+    func controllerDidFinishBatch() {
+        events.append("end")
     }
 }
 

@@ -185,6 +185,23 @@ extension Transports {
             #expect(read(peer, &byte, 1) == 0)
         }
 
+        /// Each read's packets are followed by one batch end, so that what they feed is woken
+        /// once per read.
+        @Test func eachReadEndsWithOneBatchEnd() async throws {
+            let (near, far) = Peer.socketPair(Int32(SOCK_STREAM.rawValue))
+            defer { _ = close(far) }
+            let transport = try StreamTransport(fileDescriptor: near, name: "socketpair")
+            defer { transport.close() }
+            let sink = RecordingSink()
+            try transport.start(sink)
+            let traffic = sampleTraffic()
+            Peer.writeAll(far, traffic.prefix(3).flatMap(\.h4))
+            #expect(await sink.batchEnds(count: 1) == [3])
+            Peer.writeAll(far, traffic.dropFirst(3).prefix(2).flatMap(\.h4))
+            #expect(await sink.batchEnds(count: 2) == [3, 5])
+            #expect(sink.packets == Array(traffic.prefix(5)))
+        }
+
         @Test func peerClosingInsideAPacketReportsTruncation() async throws {
             let (near, far) = Peer.socketPair(Int32(SOCK_STREAM.rawValue))
             let transport = try StreamTransport(fileDescriptor: near, name: "socketpair")

@@ -67,6 +67,9 @@ final class RecordingSink: HCIPacketSink {
         var packets: [Packet] = []
         var times: [HostTime] = []
         var closes: [TransportError?] = []
+        /// The packet count at each batch end.
+        var batchEnds: [Int] = []
+        var batchWaiters: [(count: Int, continuation: CheckedContinuation<[Int], Never>)] = []
         var packetWaiters: [(count: Int, continuation: CheckedContinuation<[Packet], Never>)] = []
         var closeWaiters: [CheckedContinuation<TransportError?, Never>] = []
     }
@@ -97,6 +100,32 @@ final class RecordingSink: HCIPacketSink {
         }
         for (continuation, packets) in ready { continuation.resume(returning: packets) }
         onPacket?(count)
+    }
+
+    func transportDidFinishBatch() {
+        let ready = state.withLock { s -> [(CheckedContinuation<[Int], Never>, [Int])] in
+            s.batchEnds.append(s.packets.count)
+            var ready: [(CheckedContinuation<[Int], Never>, [Int])] = []
+            s.batchWaiters.removeAll { waiter in
+                guard s.batchEnds.count >= waiter.count else { return false }
+                ready.append((waiter.continuation, s.batchEnds))
+                return true
+            }
+            return ready
+        }
+        for (continuation, ends) in ready { continuation.resume(returning: ends) }
+    }
+
+    /// The packet count at each of the first `count` batch ends, once they have all come.
+    func batchEnds(count: Int) async -> [Int] {
+        await withCheckedContinuation { continuation in
+            let ends = state.withLock { s -> [Int]? in
+                if s.batchEnds.count >= count { return s.batchEnds }
+                s.batchWaiters.append((count, continuation))
+                return nil
+            }
+            if let ends { continuation.resume(returning: ends) }
+        }
     }
 
     func transportDidClose(_ error: TransportError?) {

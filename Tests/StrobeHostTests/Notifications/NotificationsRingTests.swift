@@ -193,6 +193,32 @@ struct NotificationsSequenceTests {
         #expect(await consumer.value == [[1], [2]])
     }
 
+    /// Fed by a bearer, the ring wakes a parked consumer once per transport read: the values of
+    /// one read land without a wakeup, and the batch end wakes the consumer once for all.
+    @Test func aBatchOfValuesWakesAParkedConsumerOnce() async {
+        let ring = NotificationRing(capacity: 64, maxValueSize: 4)
+        let consumer = Task {
+            var got: [[UInt8]] = []
+            for await notification in ring.notifications() {
+                got.append(notification.value)
+                if got.count == 50 { break }
+            }
+            return got
+        }
+        await untilParked(ring)
+        for i in 0..<50 {
+            [UInt8(i)].withUnsafeBytes { ring.attributeValueReceived($0, handle: 0x002A, kind: .notification, at: HostTime(nanoseconds: 1)) }
+        }
+        #expect(ring.isConsumerParked, "no wakeup before the batch ends")
+        #expect(ring.counters.consumerWakeups == 0)
+        ring.attributeValuesDidFinishBatch()
+        #expect(await consumer.value == (0..<50).map { [UInt8($0)] })
+        #expect(ring.counters.consumerWakeups == 1)
+        // A batch end with nothing pushed since wakes nobody.
+        ring.attributeValuesDidFinishBatch()
+        #expect(ring.counters.consumerWakeups == 1)
+    }
+
     @Test func cancellingAParkedConsumerEndsItsSequence() async {
         let ring = NotificationRing(capacity: 8)
         let consumer = Task {

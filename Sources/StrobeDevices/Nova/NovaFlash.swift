@@ -17,14 +17,17 @@ public final class NovaFlash: ATTValueHandler, Sendable {
     private let clock: DeviceClock
     private let writes: AsyncStream<[UInt8]>.Continuation
     private let state: Mutex<State>
+    /// The queue's one timer (ack deadlines, the light's safety timeout).
+    private let timer: DeadlineTimer
     private let broadcast = AsyncBroadcast<NovaFlashEvent>()
+
+    private typealias Action = NovaCommandQueue<DeviceClock.Instant>.Action
 
     private struct State {
         var queue: NovaCommandQueue<DeviceClock.Instant>
-        var waiters: [NovaCommandTicket: Waiter] = [:]
+        var pending: [NovaCommandTicket: Pending] = [:]
         /// Tickets in the order they were queued and not yet written: the queue writes FIFO.
         var unwritten: [NovaCommandTicket] = []
-        var timer: Task<Void, Never>?
         var disconnectHandler: (@Sendable () -> Void)?
         /// A FLASH readied for a trigger (`armFlash`); the queue holds its request id.
         var armed: NovaArmedFlash?
@@ -32,25 +35,28 @@ public final class NovaFlash: ATTValueHandler, Sendable {
         /// An armed FLASH that went out becomes the command in flight, stamped with its fire time;
         /// one that could not go out is withdrawn. Whoever touches the state next does this, so
         /// an ack can never find the queue unaware of its request.
-        mutating func settleArmed(now: DeviceClock.Instant) -> [NovaCommandQueue<DeviceClock.Instant>.Action] {
+        mutating func settleArmed(now: DeviceClock.Instant) -> [Action] {
             guard let armed, !armed.isArmed else { return [] }
             self.armed = nil
             if armed.hasFired {
-                waiters[armed.ticket]?.written = armed.firedInstant
+                pending[armed.ticket]?.written = armed.firedInstant
                 return queue.armedWritten(now: armed.firedInstant)
             }
-            waiters[armed.ticket]?.abandoned = true
+            pending[armed.ticket]?.abandoned = true
             return queue.disarm(now: now)
         }
     }
 
-    private struct Waiter {
-        var continuation: CheckedContinuation<NovaAcknowledgement, any Error>?
+    /// A queued command's outcome, kept for whoever collects its ticket (once).
+    private struct Pending {
+        let waiter = Waiter<NovaAcknowledgement>()
         var written: DeviceClock.Instant?
-        /// The outcome, when it came before anyone waited for it.
-        var result: Result<NovaAcknowledgement, NovaCommandFailure>?
-        /// The waiting task was cancelled: nobody will collect the outcome.
+        /// `acknowledgement(of:)` took the waiter: the entry goes when the command ends.
+        var collected = false
+        /// Nobody will collect it (an armed FLASH withdrawn, the link gone).
         var abandoned = false
+        /// Ended before anyone collected it: the waiter keeps the outcome.
+        var ended = false
     }
 
     /// Finds the Nova service on a connected peer, subscribes to its response characteristic and
@@ -100,6 +106,11 @@ public final class NovaFlash: ATTValueHandler, Sendable {
         self.batteryHandle = batteryHandle
         self.clock = clock
         state = Mutex(State(queue: NovaCommandQueue(model: model, ackTimeout: ackTimeout)))
+        // The timer calls back into this flash once it exists, without keeping it alive.
+        let fired = Mutex<(@Sendable () -> Void)?>(nil)
+        timer = DeadlineTimer(elapsed: { clock.now.offset }, sleepUntil: { try await clock.sleep(until: .init(offset: $0)) }) { _ in
+            fired.withLock { $0 }?()
+        }
         // One writer, so that requests reach the flash in queue order.
         let (stream, continuation) = AsyncStream.makeStream(of: [UInt8].self)
         writes = continuation
@@ -109,14 +120,13 @@ public final class NovaFlash: ATTValueHandler, Sendable {
                 try? await gatt.write(bytes, handle: requestHandle)
             }
         }
+        fired.withLock { $0 = { [weak self] in self?.timerFired() } }
     }
 
     deinit {
         writes.finish()
-        let armed = state.withLock { s in
-            s.timer?.cancel()
-            return s.armed
-        }
+        timer.stop()
+        let armed = state.withLock { $0.armed }
         // An armed write would otherwise keep the bearer's slot and a controller buffer.
         armed?.write.disarm()
     }
@@ -141,33 +151,18 @@ public final class NovaFlash: ATTValueHandler, Sendable {
     /// ticket is collected once; cancelling the wait leaves the command queued (the flash may
     /// already have it) and drops its outcome.
     public func acknowledgement(of ticket: NovaCommandTicket) async throws -> NovaAcknowledgement {
-        try await withTaskCancellationHandler {
-            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<NovaAcknowledgement, any Error>) in
-                let immediate = state.withLock { s -> Result<NovaAcknowledgement, any Error>? in
-                    if Task.isCancelled {
-                        s.waiters[ticket]?.abandoned = true
-                        return .failure(CancellationError())
-                    }
-                    guard var waiter = s.waiters[ticket], !waiter.abandoned else { return .failure(NovaTicketError(ticket: ticket)) }
-                    if let result = waiter.result {
-                        s.waiters[ticket] = nil
-                        return result.mapError { $0 as any Error }
-                    }
-                    waiter.continuation = continuation
-                    s.waiters[ticket] = waiter
-                    return nil
-                }
-                if let immediate { continuation.resume(with: immediate) }
+        let waiter = state.withLock { s -> Waiter<NovaAcknowledgement>? in
+            guard let entry = s.pending[ticket], !entry.collected, !entry.abandoned else { return nil }
+            if entry.ended {
+                s.pending[ticket] = nil
+            } else {
+                s.pending[ticket]?.collected = true
             }
-        } onCancel: {
-            let continuation = state.withLock { s -> CheckedContinuation<NovaAcknowledgement, any Error>? in
-                let continuation = s.waiters[ticket]?.continuation
-                s.waiters[ticket]?.continuation = nil
-                s.waiters[ticket]?.abandoned = true
-                return continuation
-            }
-            continuation?.resume(throwing: CancellationError())
+            return entry.waiter
         }
+        guard let waiter else { throw NovaTicketError(ticket: ticket) }
+        // A cancelled wait ends the waiter; the command's end later finds nobody to tell.
+        return try await waiter.wait()
     }
 
     /// Readies a FLASH for a trigger: its request id is reserved and its Write Request encoded
@@ -179,27 +174,24 @@ public final class NovaFlash: ATTValueHandler, Sendable {
     public func armFlash(_ settings: NovaFlashSettings) async -> NovaArmedFlash? {
         let reserved = state.withLock { s -> (ticket: NovaCommandTicket, bytes: [UInt8])? in
             guard s.armed == nil, let reserved = s.queue.arm(.flash(settings)) else { return nil }
-            s.waiters[reserved.ticket] = Waiter()
+            s.pending[reserved.ticket] = Pending()
             return reserved
         }
         guard let (ticket, bytes) = reserved else { return nil }
         let write = try? await gatt.armWrite(bytes, handle: requestHandle) { [weak self] in self?.armedWithdrawn(ticket) }
-        let now = clock.now
         let armed = write.map { NovaArmedFlash(ticket: ticket, write: $0, clock: clock) }
-        let (outcome, withdraw) = state.withLock { s -> (Outcome, Bool) in
+        let withdraw = transition { s, now in
             guard let armed else {
                 // No write could be armed: give the queue back its turn.
-                s.waiters[ticket]?.abandoned = true
-                return (Self.perform(s.queue.disarm(now: now), in: &s, now: now, clock: clock, writes: writes, flash: self), false)
+                s.pending[ticket]?.abandoned = true
+                return (s.queue.disarm(now: now), false)
             }
+            // Already withdrawn (a request came for the bearer meanwhile): settled right after
+            // this step, and the queue moves on. Commands queued while the write was being
+            // armed go first.
             s.armed = armed
-            // Already withdrawn (a request came for the bearer meanwhile): the queue moves on.
-            let settled = s.settleArmed(now: now)
-            // Commands queued while the write was being armed go first.
-            return (Self.perform(settled, in: &s, now: now, clock: clock, writes: writes, flash: self),
-                    s.queue.queuedCount > 0 || !s.queue.isOpen)
+            return ([], s.queue.queuedCount > 0 || !s.queue.isOpen)
         }
-        deliver(outcome)
         if withdraw { armed?.write.disarm() }
         return armed
     }
@@ -209,12 +201,7 @@ public final class NovaFlash: ATTValueHandler, Sendable {
     /// ack that came first does it too) or when the fire did not happen.
     public func armedFlashFired(_ armed: NovaArmedFlash) {
         armed.write.settle()
-        let now = clock.now
-        let outcome = state.withLock { s -> Outcome in
-            guard s.armed === armed else { return Outcome() }
-            return Self.perform(s.settleArmed(now: now), in: &s, now: now, clock: clock, writes: writes, flash: self)
-        }
-        deliver(outcome)
+        transition()
     }
 
     /// Turns the light off.
@@ -252,18 +239,15 @@ public final class NovaFlash: ATTValueHandler, Sendable {
 
     /// The link is gone: every pending and queued command fails with `.disconnected`.
     public func connectionLost() {
-        let now = clock.now
-        let (outcome, armed) = state.withLock { s in
-            let settled = s.settleArmed(now: now)
+        let armed = transition { s, _ in
             let armed = s.armed
             s.armed = nil
             // Its ticket fails with the rest; nobody will collect it.
-            if let armed { s.waiters[armed.ticket]?.abandoned = true }
-            return (Self.perform(settled + s.queue.disconnected(), in: &s, now: now, clock: clock, writes: writes, flash: self), armed)
+            if let armed { s.pending[armed.ticket]?.abandoned = true }
+            return (s.queue.disconnected(), armed)
         }
         writes.finish()
         armed?.write.disarm()
-        deliver(outcome)
     }
 
     // MARK: V2 extras
@@ -295,13 +279,9 @@ public final class NovaFlash: ATTValueHandler, Sendable {
     // MARK: Receive path
 
     public func attributeValueReceived(_ value: UnsafeRawBufferPointer, handle: AttributeHandle, kind: ATTValueKind, at time: HostTime) {
-        let now = clock.now
-        let outcome = state.withLock { s in
-            // The ack of a FLASH fired on a trigger may come before the shot's bookkeeping.
-            let settled = s.settleArmed(now: now)
-            return Self.perform(settled + s.queue.responseReceived(value, now: now), in: &s, now: now, clock: clock, writes: writes, flash: self)
-        }
-        deliver(outcome, triggerTime: time)
+        // The ack of a FLASH fired on a trigger may come before the shot's bookkeeping: the
+        // transition settles it first.
+        transition(triggerTime: time) { s, now in (s.queue.responseReceived(value, now: now), ()) }
     }
 
     // MARK: Internals
@@ -312,15 +292,12 @@ public final class NovaFlash: ATTValueHandler, Sendable {
 
     /// Queues `command` and carries out what the queue says (the write, when the flash is idle).
     private func enqueue(_ command: NovaCommand) -> NovaCommandTicket {
-        let now = clock.now
-        let (ticket, outcome, armed) = state.withLock { s in
-            let settled = s.settleArmed(now: now)
+        let (ticket, armed) = transition { s, now in
             let (ticket, actions) = s.queue.enqueue(command, now: now)
-            s.waiters[ticket] = Waiter()
+            s.pending[ticket] = Pending()
             s.unwritten.append(ticket)
-            return (ticket, Self.perform(settled + actions, in: &s, now: now, clock: clock, writes: writes, flash: self), s.armed)
+            return (actions, (ticket, s.armed))
         }
-        deliver(outcome)
         // A command made now goes before one armed for a trigger that has not come.
         armed?.write.disarm()
         return ticket
@@ -328,56 +305,66 @@ public final class NovaFlash: ATTValueHandler, Sendable {
 
     /// Ends an armed FLASH that was withdrawn unsent (called by its write, once).
     private func armedWithdrawn(_ ticket: NovaCommandTicket) {
+        transition()
+    }
+
+    /// Every change of this flash's state goes through here: the armed FLASH is settled (fired
+    /// or withdrawn, as whoever touches the state next finds it) before and after `step`, whose
+    /// actions are carried out under the lock; what calls out of this object (waiters, events,
+    /// the disconnect handler) happens after it.
+    @discardableResult
+    private func transition<R>(triggerTime: HostTime? = nil, _ step: (inout State, DeviceClock.Instant) -> ([Action], R)) -> R {
         let now = clock.now
-        let outcome = state.withLock { s -> Outcome in
-            guard let armed = s.armed, armed.ticket == ticket else { return Outcome() }
-            return Self.perform(s.settleArmed(now: now), in: &s, now: now, clock: clock, writes: writes, flash: self)
+        let (outcome, result) = state.withLock { s in
+            let settledBefore = s.settleArmed(now: now)
+            let (actions, result) = step(&s, now)
+            let settledAfter = s.settleArmed(now: now)
+            return (perform(settledBefore + actions + settledAfter, in: &s, now: now), result)
         }
-        deliver(outcome)
+        deliver(outcome, triggerTime: triggerTime)
+        return result
+    }
+
+    /// A transition with no step of its own: the armed FLASH settled.
+    private func transition() {
+        transition { _, _ in ([], ()) }
     }
 
     private struct Outcome {
-        var resumes: [(CheckedContinuation<NovaAcknowledgement, any Error>, Result<NovaAcknowledgement, NovaCommandFailure>)] = []
+        var resolved: [(Waiter<NovaAcknowledgement>, Result<NovaAcknowledgement, any Error>)] = []
         var events: [NovaFlashEvent] = []
         var disconnectHandler: (@Sendable () -> Void)?
     }
 
     /// Carries out the queue's actions under the lock, in order; what calls out of this object
-    /// (continuations, events, the disconnect handler) is returned and done after the lock.
-    private static func perform(
-        _ actions: [NovaCommandQueue<DeviceClock.Instant>.Action], in s: inout State, now: DeviceClock.Instant,
-        clock: DeviceClock, writes: AsyncStream<[UInt8]>.Continuation, flash: NovaFlash
-    ) -> Outcome {
+    /// is returned, to be done after the lock.
+    private func perform(_ actions: [Action], in s: inout State, now: DeviceClock.Instant) -> Outcome {
         var outcome = Outcome()
         for action in actions {
             switch action {
             case .write(let bytes):
                 if !s.unwritten.isEmpty {
                     let ticket = s.unwritten.removeFirst()
-                    s.waiters[ticket]?.written = now
+                    s.pending[ticket]?.written = now
                 }
                 writes.yield(bytes)
             case .startTimer(let deadline):
-                s.timer?.cancel()
-                s.timer = Task { [weak flash] in
-                    do { try await clock.sleep(until: deadline) } catch { return }
-                    flash?.timerFired()
-                }
+                timer.schedule(deadline.offset)
             case .cancelTimer:
-                s.timer?.cancel()
-                s.timer = nil
+                timer.schedule(nil)
             case .complete(let ticket, let result):
                 s.unwritten.removeAll { $0 == ticket }
-                guard var waiter = s.waiters.removeValue(forKey: ticket) else { continue }
-                let ended: Result<NovaAcknowledgement, NovaCommandFailure> = switch result {
-                case .acknowledged: .success(NovaAcknowledgement(written: waiter.written ?? now, acknowledged: now))
+                guard var entry = s.pending[ticket] else { continue }
+                let ended: Result<NovaAcknowledgement, any Error> = switch result {
+                case .acknowledged: .success(NovaAcknowledgement(written: entry.written ?? now, acknowledged: now))
                 case .failed(let failure): .failure(failure)
                 }
-                if let continuation = waiter.continuation {
-                    outcome.resumes.append((continuation, ended))
-                } else if !waiter.abandoned {
-                    waiter.result = ended
-                    s.waiters[ticket] = waiter
+                outcome.resolved.append((entry.waiter, ended))
+                if entry.collected || entry.abandoned {
+                    s.pending[ticket] = nil
+                } else {
+                    entry.ended = true
+                    s.pending[ticket] = entry
                 }
             case .disconnect:
                 outcome.disconnectHandler = s.disconnectHandler
@@ -391,9 +378,9 @@ public final class NovaFlash: ATTValueHandler, Sendable {
         return outcome
     }
 
-    private func deliver(_ outcome: Outcome, triggerTime: HostTime? = nil) {
-        for (continuation, result) in outcome.resumes {
-            continuation.resume(with: result.mapError { $0 as any Error })
+    private func deliver(_ outcome: Outcome, triggerTime: HostTime?) {
+        for (waiter, result) in outcome.resolved {
+            waiter.resolve(result)
         }
         for var event in outcome.events {
             if case .trigger(let pressed, _) = event, let triggerTime { event = .trigger(pressed: pressed, at: triggerTime) }
@@ -403,13 +390,7 @@ public final class NovaFlash: ATTValueHandler, Sendable {
     }
 
     private func timerFired() {
-        let now = clock.now
-        let outcome = state.withLock { s in
-            s.timer = nil
-            let settled = s.settleArmed(now: now)
-            return Self.perform(settled + s.queue.timerFired(now: now), in: &s, now: now, clock: clock, writes: writes, flash: self)
-        }
-        deliver(outcome)
+        transition { s, now in (s.queue.timerFired(now: now), ()) }
     }
 }
 

@@ -28,6 +28,15 @@ package final class DeadlineTimer: Sendable {
         self.fire = Mutex(fire)
     }
 
+    /// A timer on a time line of the owner's: `elapsed` reads it, `sleepUntil` sleeps until a
+    /// point of it.
+    package init(elapsed: @escaping @Sendable () -> Duration, sleepUntil: @escaping @Sendable (Duration) async throws -> Void,
+                 fire: @escaping @Sendable (Duration) -> Void) {
+        self.elapsed = elapsed
+        self.sleepUntil = sleepUntil
+        self.fire = Mutex(fire)
+    }
+
     /// Now, as a duration since the timer was made.
     package var now: Duration { elapsed() }
 

@@ -60,23 +60,38 @@ package final class Waiter<Value: Sendable>: Sendable, Equatable {
     /// thread) so the owner can withdraw or mark what the caller asked for. Wait once.
     package func wait(onCancel: @Sendable () -> Void = {}) async throws -> Value {
         try await withTaskCancellationHandler {
-            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Value, any Error>) in
-                let ready = state.withLock { state -> Result<Value, any Error>? in
-                    switch state {
-                    case .pending:
-                        state = .parked(continuation)
-                        return nil
-                    case .resolved(let result):
-                        state = .finished
-                        return result
-                    case .parked, .finished:
-                        return .failure(WaiterMisuse())
-                    }
-                }
-                if let ready { continuation.resume(with: ready) }
-            }
+            try await park()
         } onCancel: {
             if resolve(.failure(CancellationError())) { onCancel() }
+        }
+    }
+
+    /// Waits for the outcome even when the waiting task is cancelled: then `onCancel` runs (once,
+    /// on the cancelling thread) and the owner still resolves the waiter, once what it started
+    /// has ended (a connection attempt the controller was asked to cancel).
+    package func waitThroughCancellation(onCancel: @Sendable () -> Void) async throws -> Value {
+        try await withTaskCancellationHandler {
+            try await park()
+        } onCancel: {
+            onCancel()
+        }
+    }
+
+    private func park() async throws -> Value {
+        try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Value, any Error>) in
+            let ready = state.withLock { state -> Result<Value, any Error>? in
+                switch state {
+                case .pending:
+                    state = .parked(continuation)
+                    return nil
+                case .resolved(let result):
+                    state = .finished
+                    return result
+                case .parked, .finished:
+                    return .failure(WaiterMisuse())
+                }
+            }
+            if let ready { continuation.resume(with: ready) }
         }
     }
 

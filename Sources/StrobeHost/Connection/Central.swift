@@ -47,7 +47,7 @@ public final class Central: Sendable {
 
     private struct Pending {
         var address: BluetoothAddress
-        var outcome: OneShot<LEConnectionCompleteEvent>
+        var outcome: Waiter<LEConnectionCompleteEvent>
     }
 
     /// Takes over the controller's ACL data and watches its events. The controller must be open.
@@ -135,7 +135,7 @@ public final class Central: Sendable {
         let parameters = LEConnectionParameters(interval: configuration.connectionInterval,
                                                 supervisionTimeout: configuration.supervisionTimeout)
         // Registered before the command goes out: LE Connection Complete may come back at once.
-        let outcome = OneShot<LEConnectionCompleteEvent>()
+        let outcome = Waiter<LEConnectionCompleteEvent>()
         let refused = state.withLock { s -> Bool in
             if s.closed { return true }
             s.pending = Pending(address: address, outcome: outcome)
@@ -163,9 +163,8 @@ public final class Central: Sendable {
         }
         defer { timer.cancel() }
         do {
-            let event = try await withTaskCancellationHandler {
-                try await outcome.value
-            } onCancel: {
+            // A cancelled caller still waits for LE Connection Complete, which the cancel brings.
+            let event = try await outcome.waitThroughCancellation {
                 Task { try? await self.controller.send(HCILECreateConnectionCancel()) }
             }
             guard event.status.isSuccess else {
@@ -185,7 +184,7 @@ public final class Central: Sendable {
             defer { s.pending = nil }
             return s.pending
         }
-        pending?.outcome.fulfill(.failure(error))
+        pending?.outcome.resolve(.failure(error))
     }
 
     /// After LE Connection Complete: MTU, then data length and PHY when the controller has them.
@@ -257,7 +256,7 @@ public final class Central: Sendable {
             return (s.pending, nil)
         }
         if event.role == .central {
-            pending?.outcome.fulfill(.success(event))
+            pending?.outcome.resolve(.success(event))
         } else if let connection {
             incoming?(connection)
         }
@@ -272,7 +271,7 @@ public final class Central: Sendable {
             }
             return (Array(s.connections.values), s.pending)
         }
-        pending?.outcome.fulfill(.failure(error))
+        pending?.outcome.resolve(.failure(error))
         for connection in connections {
             connection.closed(reason: .connectionTerminatedByLocalHost, cause: .transportClosed(error))
         }

@@ -40,6 +40,19 @@ import Testing
         #expect(told.count == 0)
     }
 
+    /// A wait through cancellation tells the owner and goes on waiting for the owner's outcome.
+    @Test func waitingThroughCancellationKeepsWaitingForTheOutcome() async throws {
+        let waiter = Waiter<Int>()
+        let (told, tell) = AsyncStream.makeStream(of: Void.self)
+        let task = Task { try await waiter.waitThroughCancellation { tell.yield() } }
+        task.cancel()
+        var heard = told.makeAsyncIterator()
+        _ = await heard.next()
+        #expect(!waiter.isResolved)
+        #expect(waiter.succeed(5))
+        #expect(try await task.value == 5)
+    }
+
     /// Thousands of waiters, each raced by an answer, a close and a cancellation from other
     /// threads: every one ends exactly once, with one of the three.
     @Test func concurrentAnswerCloseAndCancelResumeEachWaiterOnce() async throws {

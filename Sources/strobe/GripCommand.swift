@@ -28,9 +28,11 @@ struct GripEventsCommand: AsyncParsableCommand {
         defer { try? session.close() }
         let central = Central(controller: session.controller)
         let connection = try await device.connect(central, prefix: GripProfile.localNamePrefix)
-        let grip = try await Grip.attach(to: connection.gatt)
+        // The stream is fed by the receive-path handler, in place before notifications are
+        // enabled, so that an event the grip sends at once is not lost.
+        let (events, sink) = AsyncStream.makeStream(of: GripEventOccurrence.self)
+        let grip = try await Grip.attach(to: connection.gatt, handler: { sink.yield($0) })
         if !json { print("grip \(connection.peerAddress), firmware \(grip.firmware.map { "\($0)" } ?? "unknown")") }
-        let events = grip.events()
         let json = self.json
         let count = self.count
         let collector = Task {

@@ -96,14 +96,29 @@ struct FlashStatusCommand: AsyncParsableCommand {
     func run() async throws {
         let (session, manager) = try await flashes.connect(global)
         defer { try? session.close() }
+        var unreadable: [String] = []
         for flash in manager.flashes {
             var line = "\(flash.address)  \"\(flash.name)\"  \(flash.flash.model)"
             if let rssi = flash.rssi {
                 line += String(format: "  signal %.0f%% (%d dBm)", NovaSignalStrength.fraction(rssi: Int8(clamping: rssi)) * 100, rssi)
             }
-            if flash.flash.model == .v2, let battery = try? await flash.flash.batteryLevel() { line += "  battery \(battery)" }
+            if flash.flash.model == .v2 {
+                do {
+                    line += "  battery \(try await flash.flash.batteryLevel())"
+                } catch {
+                    line += "  battery unreadable"
+                    unreadable.append("\(flash.address): \(error)")
+                }
+            }
             print(line + "  \(manager.status)")
         }
+        // A failed read is an error, not a line that looks complete.
+        if !unreadable.isEmpty { throw BatteryUnreadable(flashes: unreadable) }
+    }
+
+    struct BatteryUnreadable: Error, CustomStringConvertible {
+        var flashes: [String]
+        var description: String { "the battery level could not be read: \(flashes.joined(separator: "; "))" }
     }
 }
 

@@ -35,7 +35,12 @@ struct GripEventsCommand: AsyncParsableCommand {
         if !json { print("grip \(connection.peerAddress), firmware \(grip.firmware.map { "\($0)" } ?? "unknown")") }
         let json = self.json
         let count = self.count
-        let collector = Task {
+        // The link going down ends the stream early: an error, not a short count.
+        let linkWatch = Task {
+            _ = await connection.disconnected()
+            sink.finish()
+        }
+        let collector = Task { () -> Bool in
             var seen = 0
             for await occurrence in events {
                 seen += 1
@@ -45,18 +50,22 @@ struct GripEventsCommand: AsyncParsableCommand {
                 } else {
                     print("\(occurrence.sequence)\t\(occurrence.event)")
                 }
-                if let count, seen >= count { break }
+                if let count, seen >= count { return true }
             }
+            // Cancelled by the timer: the duration passed. Otherwise the stream ended with the link.
+            return Task.isCancelled
         }
         // Cancelling ends the event stream's iteration.
         let timer = Task {
             try? await Task.sleep(for: .milliseconds(Int64(duration * 1000)))
             collector.cancel()
         }
-        await collector.value
+        let completed = await collector.value
         timer.cancel()
+        linkWatch.cancel()
         let counters = grip.counters
         if !json { print("\(counters.records) events, \(counters.lostRecords) lost, \(counters.unknownEvents) unknown, \(counters.malformedNotifications) malformed") }
+        if !completed, let lost = LinkLost(connection, device: "grip") { throw lost }
         _ = try? await connection.disconnect()
     }
 }

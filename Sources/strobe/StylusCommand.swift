@@ -49,7 +49,8 @@ struct StylusStreamCommand: AsyncParsableCommand {
         let start = ContinuousClock.now
         var samples = 0
         let frame = Duration.microseconds(Int64(1_000_000 / frameRate))
-        while ContinuousClock.now - start < .milliseconds(Int64(duration * 1000)) {
+        // Until the duration passes or the link goes down (an error, after the summary).
+        while ContinuousClock.now - start < .milliseconds(Int64(duration * 1000)), connection.disconnectReason == nil {
             try await Task.sleep(for: frame)
             stylus.drain { event in
                 switch event {
@@ -77,6 +78,7 @@ struct StylusStreamCommand: AsyncParsableCommand {
                          samples, seconds, summary.samplesPerSecond, counters.batches, counters.lostBatches,
                          summary.droppedInRing, counters.malformedBatches))
         }
+        if let lost = LinkLost(connection, device: "stylus") { throw lost }
         _ = try? await connection.disconnect()
     }
 }

@@ -1,0 +1,29 @@
+import Foundation
+import Testing
+
+/// Streaming commands whose link goes down before their duration fail with the cause, after
+/// printing what they had: `strobe sim serve --duration` ends the simulated devices' links while
+/// `grip events` and `stylus stream` are still reading.
+@Suite(.timeLimit(.minutes(1))) struct LinkLossCommandTests {
+    @Test(arguments: [(["grip", "events"], "grip"), (["stylus", "stream"], "stylus")])
+    func aLinkLostMidStreamFailsTheCommandWithItsCause(command: [String], device: String) async throws {
+        let server = Process()
+        server.executableURL = RepositoryPaths.strobeExecutable
+        server.arguments = ["sim", "serve", "--listen", "tcp:127.0.0.1:0", "--duration", "10"]
+        let output = Pipe()
+        server.standardOutput = output
+        server.standardError = FileHandle.nullDevice
+        let lines = LineCollector(output.fileHandleForReading)
+        try server.run()
+        defer { server.terminate() }
+        let ready = try #require(try await lines.firstLine(withPrefix: "serving the simulated world on ", timeout: .seconds(20)))
+        let endpoint = try #require(ready.split(separator: " ").first { $0.hasPrefix("tcp:") }).description
+
+        // Asked to read for 30 s; the server ends the link after 10.
+        let result = try await StrobeCommand.run(["--transport", endpoint] + command + ["--duration", "30"])
+        #expect(result.status == 1, "stdout: \(result.stdout) stderr: \(result.stderr)")
+        #expect(result.stderr.contains("the link to the \(device) was lost: Remote User Terminated Connection (0x13)"), "\(result.stderr)")
+        // What arrived before is still printed, with its summary.
+        #expect(!result.stdout.isEmpty)
+    }
+}

@@ -7,17 +7,10 @@ import Testing
 @Suite(.timeLimit(.minutes(2))) struct LinkLossCommandTests {
     @Test(arguments: [(["grip", "events"], "grip"), (["stylus", "stream"], "stylus")])
     func aLinkLostMidStreamFailsTheCommandWithItsCause(command: [String], device: String) async throws {
-        let server = Process()
-        server.executableURL = RepositoryPaths.strobeExecutable
-        server.arguments = ["sim", "serve", "--listen", "tcp:127.0.0.1:0", "--duration", "30"]
-        let output = Pipe()
-        server.standardOutput = output
-        server.standardError = FileHandle.nullDevice
-        let lines = LineCollector(output.fileHandleForReading)
-        try server.run()
-        defer { server.terminate() }
-        let ready = try #require(try await lines.firstLine(withPrefix: "serving the simulated world on ", timeout: .seconds(20)))
-        let endpoint = try #require(ready.split(separator: " ").first { $0.hasPrefix("tcp:") }).description
+        let server = try await SimServer(duration: 30)
+        // Serving until the test ends (its deinit stops it).
+        defer { withExtendedLifetime(server) {} }
+        let endpoint = server.endpoint
 
         // Asked to read for 60 s; the server ends the link after 30 (margins for a loaded machine:
         // the simulated world runs in real time).

@@ -6,17 +6,10 @@ import Testing
 /// characteristics and receives its notifications.
 @Suite(.timeLimit(.minutes(1))) struct SimServeInteropTests {
     @Test func bumbleHostScansConnectsReadsAndIsNotified() async throws {
-        let server = Process()
-        server.executableURL = RepositoryPaths.strobeExecutable
-        server.arguments = ["sim", "serve", "--listen", "tcp:127.0.0.1:0", "--duration", "60"]
-        let output = Pipe()
-        server.standardOutput = output
-        server.standardError = FileHandle.nullDevice
-        let lines = LineCollector(output.fileHandleForReading)
-        try server.run()
-        defer { server.terminate() }
-        let ready = try #require(try await lines.firstLine(withPrefix: "serving the simulated world on ", timeout: .seconds(20)))
-        let endpoint = try #require(ready.split(separator: " ").first { $0.hasPrefix("tcp:") }).description
+        let server = try await SimServer(duration: 60)
+        // Serving until the test ends (its deinit stops it).
+        defer { withExtendedLifetime(server) {} }
+        let endpoint = server.endpoint
 
         let client = try await StrobeCommand.run(executable: RepositoryPaths.bumblePython, [
             RepositoryPaths.bumbleFixtures.appendingPathComponent("sim_client.py").path, endpoint,

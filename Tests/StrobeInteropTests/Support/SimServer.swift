@@ -1,0 +1,35 @@
+import Foundation
+
+/// `strobe sim serve` in a process of its own, on an ephemeral loopback port: the simulated
+/// world as a controller reached over H4/TCP. Ends when it is released (or after `duration`).
+final class SimServer: Sendable {
+    struct LaunchError: Error, CustomStringConvertible {
+        var description: String
+    }
+
+    /// `tcp:127.0.0.1:PORT`, as `--transport` takes it.
+    let endpoint: String
+    private let process: Process
+
+    init(duration: Int) async throws {
+        let process = Process()
+        process.executableURL = RepositoryPaths.strobeExecutable
+        process.arguments = ["sim", "serve", "--listen", "tcp:127.0.0.1:0", "--duration", "\(duration)"]
+        let output = Pipe()
+        process.standardOutput = output
+        process.standardError = FileHandle.nullDevice
+        let lines = LineCollector(output.fileHandleForReading)
+        try process.run()
+        self.process = process
+        guard let ready = try await lines.firstLine(withPrefix: "serving the simulated world on ", timeout: .seconds(20)),
+              let endpoint = ready.split(separator: " ").first(where: { $0.hasPrefix("tcp:") }) else {
+            process.terminate()
+            throw LaunchError(description: "strobe sim serve did not say where it serves: \(lines.lines)")
+        }
+        self.endpoint = String(endpoint)
+    }
+
+    deinit {
+        if process.isRunning { process.terminate() }
+    }
+}

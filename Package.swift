@@ -13,6 +13,8 @@ let package = Package(
         .library(name: "StrobeSequencer", targets: ["StrobeSequencer"]),
         .executable(name: "strobe", targets: ["strobe"]),
         .executable(name: "strobe-bench", targets: ["StrobeBench"]),
+        // libFuzzer targets for every parser; built and run by Scripts/fuzz.sh.
+        .executable(name: "strobe-fuzz", targets: ["StrobeFuzz"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
@@ -55,6 +57,11 @@ let package = Package(
             ],
             path: "Benchmarks/StrobeBench"
         ),
+        // Links without libFuzzer (the driver is a weak symbol) so a normal build stays whole.
+        .target(name: "CFuzzerDriver", path: "Tests/Fuzz/CFuzzerDriver"),
+        .executableTarget(
+            name: "StrobeFuzz", dependencies: ["CFuzzerDriver", "StrobeHCI", "StrobeHost", "StrobeCapture", "StrobeDevices"],
+            path: "Tests/Fuzz/StrobeFuzz"),
         .testTarget(name: "StrobeHCITests", dependencies: ["StrobeHCI"]),
         .testTarget(name: "StrobeCaptureTests", dependencies: ["StrobeCapture"]),
         .testTarget(name: "StrobeHostTests", dependencies: ["StrobeHost"]),

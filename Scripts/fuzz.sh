@@ -1,0 +1,63 @@
+#!/usr/bin/env bash
+# Builds the libFuzzer targets (address sanitizer on) and runs them.
+#
+#   Scripts/fuzz.sh                      every target, 60 s each
+#   Scripts/fuzz.sh TARGET               one target (Scripts/fuzz.sh --list names them)
+#   Scripts/fuzz.sh [TARGET] --seconds N N seconds per target
+#
+# Corpora live in .build/fuzz/corpus/TARGET, seeded from Captures/ on first use; the inputs in
+# Tests/Fuzz/Regressions/TARGET (each one a crash found earlier) are run first, every time.
+# A crash, a leak, an input that runs past 10 s or memory past 2 GB fails the run; the input is
+# kept under .build/fuzz/artifacts/ and the script exits 1 naming it.
+set -euo pipefail
+root="$(cd "$(dirname "$0")/.." && pwd)"
+cd "$root"
+
+seconds=60
+targets=()
+list=false
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --seconds) seconds="$2"; shift 2 ;;
+    --list) list=true; shift ;;
+    -h|--help) sed -n '2,12p' "$0"; exit 0 ;;
+    *) targets+=("$1"); shift ;;
+  esac
+done
+
+build=.build/fuzz
+# gold cannot link address-sanitized Swift; lld ships with the toolchain.
+swift build -c release --product strobe-fuzz --build-path "$build" \
+  -Xswiftc -sanitize=fuzzer,address -Xswiftc -use-ld=lld \
+  -Xlinker -u -Xlinker LLVMFuzzerRunDriver >/dev/null
+fuzz="$build/release/strobe-fuzz"
+
+if $list; then "$fuzz" list; exit 0; fi
+if [ ${#targets[@]} -eq 0 ]; then
+  mapfile -t targets < <("$fuzz" list | cut -f1)
+fi
+
+mkdir -p "$build/artifacts"
+summary=()
+for target in "${targets[@]}"; do
+  corpus="$build/corpus/$target"
+  if [ ! -d "$corpus" ]; then
+    "$fuzz" seed "$target" "$corpus" Captures/*.btsnoop >/dev/null
+  fi
+  regressions="Tests/Fuzz/Regressions/$target"
+  mkdir -p "$regressions"
+  log="$build/$target.log"
+  echo "fuzz: $target for ${seconds} s" >&2
+  if ! "$fuzz" "$target" -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 -max_len=8192 \
+      -print_final_stats=1 -artifact_prefix="$build/artifacts/$target-" \
+      "$corpus" "$regressions" >"$log" 2>&1; then
+    tail -40 "$log" >&2
+    artifact=$(grep -o "$build/artifacts/$target-[a-z-]*[0-9a-f]*" "$log" | tail -1 || true)
+    echo "fuzz: $target FAILED; input kept at ${artifact:-$log}" >&2
+    echo "fuzz: reproduce with $fuzz $target ${artifact:-INPUT}; add the input to $regressions" >&2
+    exit 1
+  fi
+  runs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log" | tail -1)
+  summary+=("$target: ${runs:-?} executions in ${seconds} s, no crash")
+done
+printf 'fuzz: %s\n' "${summary[@]}"

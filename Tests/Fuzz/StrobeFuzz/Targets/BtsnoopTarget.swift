@@ -1,0 +1,21 @@
+import StrobeCapture
+
+extension FuzzTarget {
+    /// A whole capture file: the record reader and the ATT decoder that walks it (ACL and L2CAP
+    /// inside), as `strobe capture` reads a file a user hands it.
+    static let btsnoop = FuzzTarget(
+        name: "btsnoop", summary: "btsnoop files: records, then the capture's ATT decoder",
+        run: { input in
+            let bytes = Array(input)
+            if let reader = try? BtsnoopReader(bytes: bytes) {
+                while let record = try? reader.next() { _ = record.kind }
+            }
+            if let decoder = try? CaptureATTDecoder(bytes: bytes) {
+                while let pdu = try? decoder.next() { _ = pdu.text }
+            }
+        },
+        seeds: { capture in
+            // The file's start, as whole captures are too large to mutate usefully.
+            [Array(capture.prefix(4096)), Array(capture.prefix(512))]
+        })
+}

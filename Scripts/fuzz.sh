@@ -26,10 +26,15 @@ while [ $# -gt 0 ]; do
 done
 
 build=.build/fuzz
+mkdir -p "$build"
 # gold cannot link address-sanitized Swift; lld ships with the toolchain.
-swift build -c release --product strobe-fuzz --build-path "$build" \
-  -Xswiftc -sanitize=fuzzer,address -Xswiftc -use-ld=lld \
-  -Xlinker -u -Xlinker LLVMFuzzerRunDriver >/dev/null
+if ! swift build -c release --product strobe-fuzz --build-path "$build" \
+    -Xswiftc -sanitize=fuzzer,address -Xswiftc -use-ld=lld \
+    -Xlinker -u -Xlinker LLVMFuzzerRunDriver >"$build/build.log" 2>&1; then
+  cat "$build/build.log" >&2
+  echo "fuzz: the build failed" >&2
+  exit 1
+fi
 fuzz="$build/release/strobe-fuzz"
 
 if $list; then "$fuzz" list; exit 0; fi

@@ -19,8 +19,8 @@ extension TransportSpec {
             return try StreamTransport.connectUnix(path: path)
         case .serial(let device, let baudRate, let rtsCts):
             return try StreamTransport.openSerial(path: device, baudRate: baudRate, flowControl: rtsCts)
-        case .replay(let file):
-            return ReplayTransport(path: file)
+        case .replay(let file, let speed):
+            return AnsweringReplayTransport(path: file, speed: speed)
         }
     }
 }

@@ -1,7 +1,8 @@
+import StrobeCapture
 import StrobeHCI
 
 /// A transport as the user names it on the command line or in configuration:
-/// `sim[:SCENARIO]`, `hci:N`, `tcp:HOST:PORT`, `unix:PATH`, `serial:DEV[,BAUD][,rtscts]`, `replay:FILE`.
+/// `sim[:SCENARIO]`, `hci:N`, `tcp:HOST:PORT`, `unix:PATH`, `serial:DEV[,BAUD][,rtscts]`, `replay:FILE[,speed=N|max]`.
 public enum TransportSpec: Sendable, Equatable, CustomStringConvertible {
     /// The simulated world: the standard one, or the one a scenario file describes.
     case sim(scenario: String?)
@@ -13,8 +14,9 @@ public enum TransportSpec: Sendable, Equatable, CustomStringConvertible {
     case unix(path: String)
     /// H4 over a serial line.
     case serial(device: String, baudRate: Int, rtsCts: Bool)
-    /// The controller-to-host side of a btsnoop capture, replayed.
-    case replay(file: String)
+    /// A btsnoop capture acting as the controller it recorded: commands answered as recorded,
+    /// the rest played at `speed` (`AnsweringReplayTransport`).
+    case replay(file: String, speed: ReplaySpeed = .realTime)
 
     /// The serial speed used when none is given: what most USB-serial HCI dongles run at.
     public static let defaultBaudRate = 1_000_000
@@ -69,8 +71,18 @@ public enum TransportSpec: Sendable, Equatable, CustomStringConvertible {
             guard !rest.isEmpty else { throw .invalidSpecification("'\(text)': sim takes a scenario file, or nothing") }
             self = .sim(scenario: rest)
         case "replay":
-            guard !rest.isEmpty else { throw .invalidSpecification("'\(text)': replay needs a btsnoop file") }
-            self = .replay(file: rest)
+            var file = String(rest)
+            var speed = ReplaySpeed.realTime
+            if let option = file.range(of: ",speed=", options: .backwards) {
+                let value = String(file[option.upperBound...])
+                guard let parsed = ReplaySpeed(value) else {
+                    throw .invalidSpecification("'\(text)': speed must be a positive number or max, not '\(value)'")
+                }
+                speed = parsed
+                file = String(file[..<option.lowerBound])
+            }
+            guard !file.isEmpty else { throw .invalidSpecification("'\(text)': replay needs a btsnoop file") }
+            self = .replay(file: file, speed: speed)
         default:
             throw .invalidSpecification("unknown transport '\(scheme)'; use sim, hci, tcp, unix, serial or replay")
         }
@@ -83,7 +95,7 @@ public enum TransportSpec: Sendable, Equatable, CustomStringConvertible {
         case .tcp(let host, let port): host.contains(":") ? "tcp:[\(host)]:\(port)" : "tcp:\(host):\(port)"
         case .unix(let path): "unix:\(path)"
         case .serial(let device, let baudRate, let rtsCts): "serial:\(device),\(baudRate)" + (rtsCts ? ",rtscts" : "")
-        case .replay(let file): "replay:\(file)"
+        case .replay(let file, let speed): "replay:\(file)" + (speed == .realTime ? "" : ",speed=\(speed)")
         }
     }
 }

@@ -25,10 +25,12 @@ public struct ReplayStatistics: Sendable, Equatable {
     public init() {}
 }
 
-/// Plays a btsnoop capture back as a controller would: as fast as it can, on its own reader
-/// thread, it delivers every controller->host packet of the capture to the sink, in file order,
-/// and passes over the host->controller ones (the host under test sends its own). `send`
-/// accepts and counts whatever the host sends; nothing the host sends changes the replay.
+/// Plays the controller's side of a btsnoop capture back without listening: as fast as it can,
+/// on its own reader thread, it delivers every controller->host packet of the capture to the
+/// sink, in file order, and passes over the host->controller ones. `send` accepts and counts
+/// whatever the host sends; nothing the host sends changes the replay. For feeding a receive
+/// path a capture (decoders, benchmarks); a host that must initialise needs
+/// `AnsweringReplayTransport` (`replay:FILE`), which answers its commands.
 ///
 /// The replay ends with `transportDidClose(.endOfCapture(records:))` after the last record,
 /// `transportDidClose(.malformedCapture(reason:))` at the first malformed record, or

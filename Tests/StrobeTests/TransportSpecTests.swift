@@ -16,6 +16,9 @@ import Testing
         ("serial:/dev/ttyACM0,115200,rtscts", .serial(device: "/dev/ttyACM0", baudRate: 115_200, rtsCts: true)),
         ("serial:/dev/ttyS1,rtscts", .serial(device: "/dev/ttyS1", baudRate: 1_000_000, rtsCts: true)),
         ("replay:Captures/x.btsnoop", .replay(file: "Captures/x.btsnoop")),
+        ("replay:x.btsnoop,speed=10", .replay(file: "x.btsnoop", speed: .factor(10))),
+        ("replay:x.btsnoop,speed=0.5", .replay(file: "x.btsnoop", speed: .factor(0.5))),
+        ("replay:a,b.btsnoop,speed=max", .replay(file: "a,b.btsnoop", speed: .maximum)),
         ("sim", .sim(scenario: nil)),
         ("sim:worlds/studio.json", .sim(scenario: "worlds/studio.json")),
     ])
@@ -26,7 +29,7 @@ import Testing
     }
 
     @Test(arguments: ["", "hci", "hci:", "hci:-1", "hci:x", "tcp:host", "tcp::9001", "tcp:h:0", "tcp:h:70000",
-                      "unix:", "serial:", "serial:/dev/x,fast", "replay:", "bogus:1", "sim:", "simulator"])
+                      "unix:", "serial:", "serial:/dev/x,fast", "replay:", "replay:x,speed=0", "replay:x,speed=-1", "replay:x,speed=fast", "replay:,speed=2", "bogus:1", "sim:", "simulator"])
     func rejects(text: String) {
         #expect(throws: TransportError.self) { try TransportSpec(parsing: text) }
     }

@@ -19,12 +19,14 @@ public enum TransportError: Error, Sendable, Hashable, CustomStringConvertible {
     case cannotOpen(endpoint: String, reason: String)
     /// The peer closed the link.
     case closedByPeer
-    /// The byte stream carried a packet type that H4 does not define.
+    /// The byte stream carried a packet type that H4 does not define at `offset` (bytes from the
+    /// start of the stream): the stream lost its framing there.
     case unknownPacketType(UInt8, offset: UInt64)
-    /// A packet header announced a length larger than the transport accepts.
-    case oversizedPacket(type: HCIPacketType, length: Int)
-    /// The stream ended in the middle of a packet.
-    case truncatedPacket(type: HCIPacketType)
+    /// The header of the packet that starts at `offset` announced a length larger than the
+    /// transport accepts: the stream lost its framing there (or the controller is broken).
+    case oversizedPacket(type: HCIPacketType, length: Int, offset: UInt64)
+    /// The stream ended in the middle of the packet that starts at `offset`.
+    case truncatedPacket(type: HCIPacketType, offset: UInt64)
     /// A transport specification string could not be understood.
     case invalidSpecification(String)
     /// The transport was used before `start` or after `close`.
@@ -57,11 +59,11 @@ public enum TransportError: Error, Sendable, Hashable, CustomStringConvertible {
         case .closedByPeer:
             return "the controller closed the link"
         case .unknownPacketType(let type, let offset):
-            return "unknown H4 packet type 0x\(String(type, radix: 16)) at byte \(offset) of the stream"
-        case .oversizedPacket(let type, let length):
-            return "\(type) packet announces \(length) bytes, more than the transport accepts"
-        case .truncatedPacket(let type):
-            return "the stream ended inside a \(type) packet"
+            return "the H4 stream lost its framing at byte \(offset): 0x\(type.hex) is no H4 packet type"
+        case .oversizedPacket(let type, let length, let offset):
+            return "the H4 stream lost its framing at byte \(offset): \(type.article) \(type.acronym) packet announces \(length) bytes, more than the transport accepts"
+        case .truncatedPacket(let type, let offset):
+            return "the stream ended inside \(type.article) \(type.acronym) packet begun at byte \(offset)"
         case .invalidSpecification(let text):
             return "invalid transport: \(text)"
         case .notOpen:
@@ -78,4 +80,21 @@ public enum TransportError: Error, Sendable, Hashable, CustomStringConvertible {
             return "malformed capture: \(reason)"
         }
     }
+}
+
+extension HCIPacketType {
+    /// The name as the specification writes it.
+    var acronym: String {
+        switch self {
+        case .command, .event: description
+        case .acl, .sco, .iso: description.uppercased()
+        }
+    }
+
+    var article: String { self == .event || self == .acl || self == .iso ? "an" : "a" }
+}
+
+extension UInt8 {
+    /// Two hex digits, upper case.
+    var hex: String { (self < 0x10 ? "0" : "") + String(self, radix: 16, uppercase: true) }
 }

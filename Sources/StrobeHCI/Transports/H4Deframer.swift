@@ -49,6 +49,8 @@ public struct H4Deframer: ~Copyable {
     /// Header length until the header is complete, then header plus payload length.
     private var pendingTotal = 0
     private var pendingHeaderComplete = false
+    /// Stream offset of the pending packet's type byte.
+    private var pendingStart: UInt64 = 0
 
     /// Bytes of the stream consumed so far; names where a malformed packet began.
     public private(set) var streamOffset: UInt64 = 0
@@ -91,7 +93,7 @@ public struct H4Deframer: ~Copyable {
                     let header = UnsafeRawBufferPointer(rebasing: storage[0..<pendingTotal])
                     let length = type.h4PayloadLength(header: header)
                     guard length <= limits.maximumPayload(for: type) else {
-                        throw fail(.oversizedPacket(type: type, length: length), consumed: base, index)
+                        throw fail(.oversizedPacket(type: type, length: length, offset: pendingStart), consumed: base, index)
                     }
                     pendingHeaderComplete = true
                     pendingTotal += length
@@ -109,6 +111,7 @@ public struct H4Deframer: ~Copyable {
                 let start = index + 1
                 let available = count - start
                 pendingType = type
+                pendingStart = base + UInt64(index)
                 pendingCount = 0
                 pendingTotal = headerLength
                 pendingHeaderComplete = false
@@ -116,7 +119,7 @@ public struct H4Deframer: ~Copyable {
                     let header = UnsafeRawBufferPointer(rebasing: chunk[start..<start + headerLength])
                     let length = type.h4PayloadLength(header: header)
                     guard length <= limits.maximumPayload(for: type) else {
-                        throw fail(.oversizedPacket(type: type, length: length), consumed: base, index)
+                        throw fail(.oversizedPacket(type: type, length: length, offset: pendingStart), consumed: base, index)
                     }
                     let total = headerLength + length
                     if available >= total {
@@ -138,7 +141,7 @@ public struct H4Deframer: ~Copyable {
     /// Declares the end of the stream: throws `.truncatedPacket` if a packet was left unfinished.
     public func finish() throws(TransportError) {
         if let failure { throw failure }
-        if let pendingType { throw .truncatedPacket(type: pendingType) }
+        if let pendingType { throw .truncatedPacket(type: pendingType, offset: pendingStart) }
     }
 
     private mutating func fail(_ error: TransportError, consumed base: UInt64, _ index: Int) -> TransportError {

@@ -137,22 +137,40 @@ extension Transports {
             // Default limit 4096: a header announcing 4097 fails before any payload arrives,
             // whether the header comes whole or a byte at a time.
             let header: [UInt8] = [0x02, 0x40, 0x00, 0x01, 0x10]
-            #expect(throws: TransportError.oversizedPacket(type: .acl, length: 4097)) {
+            #expect(throws: TransportError.oversizedPacket(type: .acl, length: 4097, offset: 0)) {
                 try deframe(header, chunkSizes: [header.count])
             }
-            #expect(throws: TransportError.oversizedPacket(type: .acl, length: 4097)) {
+            #expect(throws: TransportError.oversizedPacket(type: .acl, length: 4097, offset: 0)) {
                 try deframe(header, chunkSizes: [1, 1, 1, 1, 1])
             }
+        }
+
+        /// A one-byte desynchronisation (a byte lost inside an ACL header) is reported where the
+        /// misread packet begins, in the stream's own byte count, and says the framing was lost.
+        @Test func lostFramingNamesTheByteWhereThePacketBegan() {
+            let good = Packet.event(code: 0x0E, parameters: [0x01, 0x03, 0x0C, 0x00]).h4
+            var acl = Packet.acl(handle: 0x0040, data: [0x14] + pattern(19, seed: 2)).h4
+            acl.remove(at: 1)  // the handle's low byte: the length now reads as 0x1400
+            let bytes = good + acl
+            for sizes in [[bytes.count], [1], [good.count + 2, 1]] {
+                #expect(throws: TransportError.oversizedPacket(type: .acl, length: 0x1400, offset: UInt64(good.count))) {
+                    try deframe(bytes, chunkSizes: sizes)
+                }
+            }
+            let error = TransportError.oversizedPacket(type: .acl, length: 0x1400, offset: UInt64(good.count))
+            #expect(error.description == "the H4 stream lost its framing at byte 7: an ACL packet announces 5120 bytes, more than the transport accepts")
+            #expect(TransportError.unknownPacketType(0x09, offset: 5606).description
+                == "the H4 stream lost its framing at byte 5606: 0x09 is no H4 packet type")
         }
 
         @Test func limitsAreConfigurable() throws {
             let limits = H4Deframer.Limits(maximumACLPayload: 27, maximumISOPayload: 100)
             let fits = Packet.acl(handle: 1, data: pattern(27, seed: 1))
             #expect(try deframe(fits.h4, chunkSizes: [3], limits: limits).packets == [fits])
-            #expect(throws: TransportError.oversizedPacket(type: .acl, length: 28)) {
+            #expect(throws: TransportError.oversizedPacket(type: .acl, length: 28, offset: 0)) {
                 try deframe(Packet.acl(handle: 1, data: pattern(28, seed: 1)).h4, chunkSizes: [100], limits: limits)
             }
-            #expect(throws: TransportError.oversizedPacket(type: .iso, length: 101)) {
+            #expect(throws: TransportError.oversizedPacket(type: .iso, length: 101, offset: 0)) {
                 try deframe(Packet.iso(handle: 1, data: pattern(101, seed: 1)).h4, chunkSizes: [2], limits: limits)
             }
             // One-byte lengths are never refused: 255 is their natural bound.
@@ -182,7 +200,7 @@ extension Transports {
             #expect(midPacket)
             #expect(pendingType == .acl)
             #expect(offset == 50)
-            #expect(throws: TransportError.truncatedPacket(type: .acl)) { try deframer.finish() }
+            #expect(throws: TransportError.truncatedPacket(type: .acl, offset: 0)) { try deframer.finish() }
 
             try feed(&deframer, packet.h4[50...], into: &delivered)
             #expect(delivered == [packet])
@@ -198,7 +216,7 @@ extension Transports {
             #expect(delivered.isEmpty)
             let pendingType = deframer.pendingPacketType
             #expect(pendingType == .event)
-            #expect(throws: TransportError.truncatedPacket(type: .event)) { try deframer.finish() }
+            #expect(throws: TransportError.truncatedPacket(type: .event, offset: 0)) { try deframer.finish() }
         }
     }
 }

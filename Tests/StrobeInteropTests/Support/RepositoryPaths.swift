@@ -13,6 +13,8 @@ enum RepositoryPaths {
 
     static let bumbleFixtures = root.appendingPathComponent("Tests/Fixtures/Bumble")
 
+    static let faultProxy = root.appendingPathComponent("Tests/Fixtures/Faults/fault_proxy.py")
+
     /// The Python of the venv that `Scripts/install-test-deps.sh` creates.
     static var bumblePython: URL {
         if let path = ProcessInfo.processInfo.environment["STROBE_BUMBLE_PYTHON"], !path.isEmpty {

@@ -11,10 +11,12 @@ final class SimServer: Sendable {
     let endpoint: String
     private let process: Process
 
-    init(duration: Int) async throws {
+    /// `scenario`: a scenario file; the standard world when `nil`.
+    init(duration: Int, scenario: String? = nil) async throws {
         let process = Process()
         process.executableURL = RepositoryPaths.strobeExecutable
         process.arguments = ["sim", "serve", "--listen", "tcp:127.0.0.1:0", "--duration", "\(duration)"]
+            + (scenario.map { ["--scenario", $0] } ?? [])
         let output = Pipe()
         process.standardOutput = output
         process.standardError = FileHandle.nullDevice

@@ -1,0 +1,45 @@
+import Foundation
+
+/// `Tests/Fixtures/Faults/fault_proxy.py` in a process of its own: an H4/TCP proxy in front of a
+/// controller that breaks the controller's stream at its `at`th ACL packet (closes it, truncates
+/// a packet, inserts a byte that is no H4 type, drops a byte, announces an impossible length, or
+/// goes silent). Serves one host connection.
+final class FaultProxy: Sendable {
+    struct LaunchError: Error, CustomStringConvertible {
+        var description: String
+    }
+
+    /// `tcp:127.0.0.1:PORT` of the proxy, as `--transport` takes it.
+    let endpoint: String
+    private let process: Process
+    private let output: LineCollector
+
+    init(upstream: String, fault: String, at aclPacket: Int) async throws {
+        let process = Process()
+        process.executableURL = RepositoryPaths.bumblePython
+        process.arguments = [RepositoryPaths.faultProxy.path, "--upstream", String(upstream.dropFirst("tcp:".count)),
+                             "--fault", fault, "--at", "\(aclPacket)"]
+        let stdout = Pipe()
+        process.standardOutput = stdout
+        process.standardError = FileHandle.nullDevice
+        let output = LineCollector(stdout.fileHandleForReading)
+        try process.run()
+        self.process = process
+        self.output = output
+        guard let ready = try await output.firstLine(withPrefix: "READY hci=", timeout: .seconds(20)) else {
+            process.terminate()
+            throw LaunchError(description: "fault_proxy.py did not start: \(output.lines)")
+        }
+        endpoint = String(ready.dropFirst("READY hci=".count))
+    }
+
+    /// The `FAULT` line's JSON once the fault was applied; `nil` if it never was.
+    func applied(timeout: Duration = .seconds(5)) async throws -> [String: Any]? {
+        guard let line = try await output.firstLine(withPrefix: "FAULT ", timeout: timeout) else { return nil }
+        return try JSONSerialization.jsonObject(with: Data(line.dropFirst("FAULT ".count).utf8)) as? [String: Any]
+    }
+
+    deinit {
+        if process.isRunning { process.terminate() }
+    }
+}

@@ -41,6 +41,9 @@ public enum TransportError: Error, Sendable, Hashable, CustomStringConvertible {
     case endOfCapture(records: Int)
     /// A replayed capture is malformed; `reason` names the record and what was wrong with it.
     case malformedCapture(reason: String)
+    /// The controller stopped answering: the liveness probe (`probe`, a command) had no answer
+    /// for `after` (`HCIController.Configuration.livenessProbeInterval`).
+    case unresponsive(probe: String, after: Duration)
 
     public var description: String {
         switch self {
@@ -78,6 +81,8 @@ public enum TransportError: Error, Sendable, Hashable, CustomStringConvertible {
             return "end of capture: all \(records) records replayed"
         case .malformedCapture(let reason):
             return "malformed capture: \(reason)"
+        case .unresponsive(let probe, let after):
+            return "the controller stopped answering: no answer to \(probe) within \(after.secondsText)"
         }
     }
 }

@@ -17,7 +17,8 @@ struct ControllerSession {
             recorder = tee
             transport = tee
         }
-        let controller = HCIController(transport: transport)
+        // A controller that falls silent fails the command within 5 + 2 s instead of looking idle.
+        let controller = HCIController(transport: transport, configuration: .init(livenessProbeInterval: .seconds(5)))
         do {
             let info = try await controller.open()
             return ControllerSession(controller: controller, info: info, recorder: recorder)

@@ -11,6 +11,8 @@ import Testing
         ("junk", ": 0x09 is no H4 packet type"),
         ("drop", "the H4 stream lost its framing at byte "),
         ("oversize", "an ACL packet announces 65535 bytes, more than the transport accepts"),
+        // The CLI probes the controller every 5 s; the probe's 2 s timeout names the silence.
+        ("silence", "the controller stopped answering: no answer to Read BD_ADDR within 2 s"),
     ]
 
     static let commands: [(arguments: [String], device: String)] = [

@@ -25,13 +25,20 @@ public final class HCIController: HCIPacketSink {
         /// The LE Set Event Mask value sent during `open()`; `nil` chooses by the controller's
         /// HCI version (Core 4.0 and older get only the 4.0 subevents).
         public var leEventMask: UInt64?
+        /// When set, the controller is asked for its address (Read BD_ADDR) this often once open,
+        /// and one that does not answer within `commandTimeout` is closed as unresponsive: a
+        /// controller (or the link to it) that falls silent otherwise looks exactly like one with
+        /// nothing to report. `nil`: no probe.
+        public var livenessProbeInterval: Duration?
 
         public init(commandTimeout: Duration = .seconds(2), aclCreditTimeout: Duration = .seconds(10),
-                    eventMask: UInt64 = HCIEventMask.default, leEventMask: UInt64? = nil) {
+                    eventMask: UInt64 = HCIEventMask.default, leEventMask: UInt64? = nil,
+                    livenessProbeInterval: Duration? = nil) {
             self.commandTimeout = commandTimeout
             self.aclCreditTimeout = aclCreditTimeout
             self.eventMask = eventMask
             self.leEventMask = leEventMask
+            self.livenessProbeInterval = livenessProbeInterval
         }
     }
 
@@ -158,6 +165,9 @@ public final class HCIController: HCIPacketSink {
                 s.info = info
                 s.acl.configure(total: info.totalNumLEACLDataPackets, maximumLength: info.leACLDataPacketLength)
             }
+            if let interval = configuration.livenessProbeInterval {
+                Task { [weak self] in await self?.probeLiveness(every: interval) }
+            }
             return info
         } catch {
             // A transport that failed during init keeps its cause: report that, not what it broke.
@@ -210,6 +220,31 @@ public final class HCIController: HCIPacketSink {
 
     public func transportDidClose(_ error: TransportError?) {
         shutDown(cause: error)
+    }
+
+    /// Closes the controller because of `cause`, which every waiter and stream then carries.
+    public func fail(_ cause: TransportError) {
+        shutDown(cause: cause)
+        transport.close()
+    }
+
+    /// Asks for the address every `interval` until closed; a probe left unanswered for the
+    /// command timeout fails the controller as unresponsive.
+    private func probeLiveness(every interval: Duration) async {
+        while closeError == nil {
+            do { try await sleep(for: interval) } catch { return }
+            do {
+                _ = try await send(HCIReadBDAddr())
+            } catch HCIError.commandTimeout(_, let reason) {
+                let waited = switch reason {
+                case .noAnswer(let after), .noCommandCredits(let after): after
+                }
+                fail(.unresponsive(probe: "Read BD_ADDR", after: waited))
+                return
+            } catch {
+                return
+            }
+        }
     }
 
     /// The first cause wins: a close after the transport failed keeps the failure.

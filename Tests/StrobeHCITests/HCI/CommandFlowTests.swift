@@ -234,6 +234,29 @@ private func nop(credits: UInt8) -> [UInt8] { [0x04, 0x0E, 0x03, credits, 0x00, 
         #expect(transport.isClosed)
     }
 
+    /// A controller that stops answering after init: the liveness probe (Read BD_ADDR, every 5 s)
+    /// goes unanswered for the 2 s command timeout and the controller closes as unresponsive,
+    /// which is the cause every later caller sees.
+    @Test func aControllerThatFallsSilentIsClosedByTheLivenessProbe() async throws {
+        let clock = VirtualClock()
+        let (controller, transport) = try await openController(
+            clock: clock, configuration: .init(livenessProbeInterval: .seconds(5)))
+        let base = transport.sent.count
+        await clock.waitForSleepers(count: 1)
+        clock.advance(by: .seconds(5))
+        let sent = await transport.waitForSent(count: base + 1)
+        #expect(opcode(of: sent[base]) == .readBDAddr)
+        await clock.waitForSleepers(count: 1)
+        #expect(controller.closeError == nil)
+        clock.advance(by: .seconds(2))
+        await controller.waitUntil { if case .closed = $0.phase { true } else { false } }
+        let cause = TransportError.unresponsive(probe: "Read BD_ADDR", after: .seconds(2))
+        #expect(controller.closeError == .closed(cause))
+        #expect(transport.isClosed)
+        await #expect(throws: HCIError.closed(cause)) { try await controller.send(HCIReset()) }
+        #expect(cause.description == "the controller stopped answering: no answer to Read BD_ADDR within 2 s")
+    }
+
     /// Credits that drop to 0 after a command: the next one waits, then fails at its deadline
     /// (counted from when it was queued), and a NOP later lets the queue move again.
     @Test func creditsThatDropToZeroFailTheWaitingCommandAtItsDeadline() async throws {

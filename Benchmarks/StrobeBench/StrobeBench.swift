@@ -6,14 +6,17 @@ import Foundation
 struct StrobeBench: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "strobe-bench",
-        abstract: "Measure Strobe: ring, decode, e2e (against Bumble), memory, sequencer.",
+        abstract: "Measure Strobe: ring, decode, e2e (against Bumble), memory, sequencer, soak.",
         discussion: "Build with `swift build -c release`; run with `swift run -c release strobe-bench [SCENARIO...] [--json]`.")
 
     enum Scenario: String, ExpressibleByArgument, CaseIterable {
-        case ring, decode, e2e, memory, sequencer
+        case ring, decode, e2e, memory, sequencer, soak
+
+        /// What runs when no scenario is named: all but the long soak.
+        static var standard: [Scenario] { allCases.filter { $0 != .soak } }
     }
 
-    @Argument(help: "Scenarios to run (default: all).")
+    @Argument(help: "Scenarios to run (default: all but soak).")
     var scenarios: [Scenario] = []
 
     @Flag(help: "One JSON object per scenario, then one with the machine.")
@@ -40,6 +43,9 @@ struct StrobeBench: AsyncParsableCommand {
     @Option(help: "memory: seconds of streaming at 1,000 batches/s.")
     var memorySeconds = 5
 
+    @Option(help: "soak: notifications to stream.")
+    var soakNotifications = 10_000_000
+
     static func main() async {
         Allocations.preloadInterposer()
         do {
@@ -55,7 +61,7 @@ struct StrobeBench: AsyncParsableCommand {
             try StylusCapture.write(batches: batches, to: writeCapture)
             return
         }
-        let chosen = scenarios.isEmpty ? Scenario.allCases : scenarios
+        let chosen = scenarios.isEmpty ? Scenario.standard : scenarios
         for scenario in chosen {
             let report: BenchReport
             switch scenario {
@@ -64,6 +70,7 @@ struct StrobeBench: AsyncParsableCommand {
             case .e2e: report = try await EndToEndScenario.run(notifications: e2eNotifications)
             case .memory: report = try await MemoryScenario.run(seconds: memorySeconds)
             case .sequencer: report = try await SequencerScenario.run(shots: sequencerShots)
+            case .soak: report = try await SoakScenario.run(notifications: soakNotifications)
             }
             emit(report)
         }

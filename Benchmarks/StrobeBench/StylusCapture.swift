@@ -10,12 +10,27 @@ enum StylusCapture {
 
     static func write(batches: Int, to path: String) throws {
         let writer = try BtsnoopWriter(path: path, datalink: .h4)
-        var encoder = StylusBatchEncoder(includesPositions: false)
-        var samples = [StylusSample](repeating: StylusSample(deltaMicroseconds: 1000, rawPressure: 0, buttons: [.tipContact]),
-                                     count: samplesPerBatch)
-        var value = [UInt8](repeating: 0, count: 256)
+        var generator = Generator()
         let start = BtsnoopTimestamp.now()
         for batch in 0..<batches {
+            let time = BtsnoopTimestamp(unixMicroseconds: start.unixMicroseconds + Int64(batch) * 8000)
+            try generator.forEachACLPacket(ofBatch: batch) { packet in
+                try writer.write(.acl, direction: .controllerToHost, payload: packet, at: time)
+            }
+        }
+        try writer.close()
+    }
+
+    /// Makes batch after batch as the controller delivers them: each batch's notification (8
+    /// samples, its sequence number from the encoder) in 27-byte ACL packets.
+    struct Generator {
+        private var encoder = StylusBatchEncoder(includesPositions: false)
+        private var samples = [StylusSample](repeating: StylusSample(deltaMicroseconds: 1000, rawPressure: 0, buttons: [.tipContact]),
+                                             count: StylusCapture.samplesPerBatch)
+        private var value = [UInt8](repeating: 0, count: 256)
+
+        /// Hands each ACL packet of batch number `batch` (ACL header and data, no H4 byte) to `body`.
+        mutating func forEachACLPacket(ofBatch batch: Int, _ body: ([UInt8]) throws -> Void) throws {
             for index in samples.indices { samples[index].rawPressure = UInt16((batch * samplesPerBatch + index) % 4096) }
             let length = try value.withUnsafeMutableBytes { try encoder.encode(samples, into: $0) }
             // L2CAP basic header, then the ATT notification: opcode, handle, value.
@@ -29,12 +44,18 @@ enum StylusCapture {
                 let flags = connectionHandle | boundary << 12
                 var packet: [UInt8] = [UInt8(flags & 0xFF), UInt8(flags >> 8), UInt8(end - offset), 0]
                 packet.append(contentsOf: pdu[offset..<end])
-                try writer.write(.acl, direction: .controllerToHost, payload: packet,
-                                 at: BtsnoopTimestamp(unixMicroseconds: start.unixMicroseconds + Int64(batch) * 8000))
+                try body(packet)
                 offset = end
             }
         }
-        try writer.close()
+
+        /// Appends batch number `batch` as H4 bytes (type byte, then each ACL packet).
+        mutating func appendH4(ofBatch batch: Int, to stream: inout [UInt8]) throws {
+            try forEachACLPacket(ofBatch: batch) { packet in
+                stream.append(HCIPacketType.acl.rawValue)
+                stream.append(contentsOf: packet)
+            }
+        }
     }
 
     /// The capture's HCI packets as one H4 byte stream, as a transport would read it.

@@ -19,6 +19,7 @@ let package = Package(
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
         .package(url: "https://github.com/apple/swift-system", from: "1.8.1"),
+        .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
         .package(url: "https://github.com/HdrHistogram/hdrhistogram-swift", from: "0.2.0"),
         .package(url: "https://github.com/ordo-one/malloc-interposer", from: "1.6.1"),
     ],
@@ -27,11 +28,14 @@ let package = Package(
         .target(name: "CBlueZ"),
         .target(
             name: "StrobeHCI",
-            dependencies: ["CBlueZ", .product(name: "SystemPackage", package: "swift-system")]
+            dependencies: [
+                "CBlueZ", .product(name: "SystemPackage", package: "swift-system"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
         ),
         .target(name: "StrobeCapture", dependencies: ["StrobeHCI", "StrobeHost"]),
         .target(
-            name: "StrobeHost", dependencies: ["StrobeHCI"],
+            name: "StrobeHost", dependencies: ["StrobeHCI", .product(name: "Logging", package: "swift-log")],
             // The data the generated assigned-numbers table comes from (Scripts/generate-assigned-numbers.py).
             exclude: ["UUID/assigned-uuid16.tsv"]),
         .target(name: "StrobeDevices", dependencies: ["StrobeHost"]),
@@ -44,6 +48,7 @@ let package = Package(
                 "Strobe", "StrobeSim", "StrobeSequencer",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Histogram", package: "hdrhistogram-swift"),
+                .product(name: "Logging", package: "swift-log"),
             ]
         ),
         // Performance claims are made here and nowhere else: `swift run -c release strobe-bench`.
@@ -62,7 +67,7 @@ let package = Package(
         .executableTarget(
             name: "StrobeFuzz", dependencies: ["CFuzzerDriver", "StrobeHCI", "StrobeHost", "StrobeCapture", "StrobeDevices"],
             path: "Tests/Fuzz/StrobeFuzz"),
-        .testTarget(name: "StrobeHCITests", dependencies: ["StrobeHCI"]),
+        .testTarget(name: "StrobeHCITests", dependencies: ["StrobeHCI", .product(name: "Logging", package: "swift-log")]),
         .testTarget(name: "StrobeCaptureTests", dependencies: ["StrobeCapture"]),
         .testTarget(name: "StrobeHostTests", dependencies: ["StrobeHost"]),
         .testTarget(name: "StrobeDevicesTests", dependencies: ["StrobeDevices"]),

@@ -18,7 +18,8 @@ struct ControllerSession {
             transport = tee
         }
         // A controller that falls silent fails the command within 5 + 2 s instead of looking idle.
-        let controller = HCIController(transport: transport, configuration: .init(livenessProbeInterval: .seconds(5)))
+        let controller = HCIController(
+            transport: transport, configuration: .init(livenessProbeInterval: .seconds(5), logger: options.logger))
         do {
             let info = try await controller.open()
             return ControllerSession(controller: controller, info: info, recorder: recorder)

@@ -1,3 +1,4 @@
+import Logging
 import Synchronization
 
 /// The handlers of received ACL data by connection handle, as the reader thread uses them: an
@@ -82,7 +83,13 @@ extension HCIController {
         let delivered = aclRoutes.current()?._withUnsafeGuaranteedRef {
             $0.deliver(header, payload: payload, at: time, endingBatch: endingBatch)
         } ?? false
-        if !delivered { aclCounts.withoutHandler.incrementBySoleWriter() }
+        if !delivered { receivedUnroutedACL(header) }
+    }
+
+    @inline(never)
+    private func receivedUnroutedACL(_ header: ACLHeader) {
+        aclCounts.withoutHandler.incrementBySoleWriter()
+        logger.debug("ACL data for a handle with no connection dropped", metadata: ["handle": "\(header.connectionHandle)"])
     }
 
     @inline(never)
@@ -92,6 +99,7 @@ extension HCIController {
             _ = try ACLHeader.split(packet)
         } catch {
             state.withLock { $0.lastMalformed = error }
+            logger.warning("malformed ACL packet dropped", metadata: ["error": "\(error)"])
         }
     }
 

@@ -1,3 +1,4 @@
+import Logging
 extension HCIController {
     /// Sends a command and waits for its Command Complete (returning the decoded return
     /// parameters) or, for commands answered by Command Status, for that status.
@@ -8,9 +9,15 @@ extension HCIController {
     /// still runs to its answer, which is then dropped).
     @discardableResult
     public func send<C: HCICommand>(_ command: C, timeout: Duration? = nil) async throws -> C.ReturnParameters {
-        let answer = try await submit(
-            opcode: C.opcode, completion: C.completion, packet: command.packet,
-            timeout: timeout ?? configuration.commandTimeout)
+        let answer: HCICommandAnswer
+        do {
+            answer = try await submit(
+                opcode: C.opcode, completion: C.completion, packet: command.packet,
+                timeout: timeout ?? configuration.commandTimeout)
+        } catch let error as HCIError {
+            if case .commandTimeout = error { logger.warning("command timed out", metadata: ["error": "\(error)"]) }
+            throw error
+        }
         switch answer {
         case .status(let status):
             guard status.isSuccess else { throw HCIError.commandFailed(C.opcode, status) }

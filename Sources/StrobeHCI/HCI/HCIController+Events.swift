@@ -1,3 +1,4 @@
+import Logging
 extension HCIController {
     /// Registers a handler called on the transport's reader thread with every event that the
     /// command and ACL flow control do not consume (all but Command Complete, Command Status and
@@ -39,7 +40,9 @@ extension HCIController {
         switch type {
         case .acl: receiveACL(payload, at: time)
         case .event: receiveEvent(payload, at: time)
-        default: state.withLock { $0.counters.unexpectedPackets += 1 }
+        default:
+            state.withLock { $0.counters.unexpectedPackets += 1 }
+            logger.debug("\(type) packet from the controller dropped", metadata: ["length": "\(payload.count)"])
         }
     }
 
@@ -99,6 +102,7 @@ extension HCIController {
             s.counters.malformedEvents += 1
             s.lastMalformed = error
         }
+        logger.warning("malformed event dropped", metadata: ["error": "\(error)"])
     }
 }
 

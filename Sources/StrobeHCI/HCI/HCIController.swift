@@ -1,3 +1,4 @@
+import Logging
 import Synchronization
 
 /// The controller driver: owns a transport, runs the init sequence, and does the I/O for the
@@ -30,15 +31,20 @@ public final class HCIController: HCIPacketSink {
         /// controller (or the link to it) that falls silent otherwise looks exactly like one with
         /// nothing to report. `nil`: no probe.
         public var livenessProbeInterval: Duration?
+        /// Where the stack reports what it counts and drops (malformed packets, failed and timed
+        /// out commands, links that end and why), for this controller and the connections on it.
+        /// Quiet unless the app gives one; never carries keys or tokens.
+        public var logger: Logger
 
         public init(commandTimeout: Duration = .seconds(2), aclCreditTimeout: Duration = .seconds(10),
                     eventMask: UInt64 = HCIEventMask.default, leEventMask: UInt64? = nil,
-                    livenessProbeInterval: Duration? = nil) {
+                    livenessProbeInterval: Duration? = nil, logger: Logger = .strobeQuiet) {
             self.commandTimeout = commandTimeout
             self.aclCreditTimeout = aclCreditTimeout
             self.eventMask = eventMask
             self.leEventMask = leEventMask
             self.livenessProbeInterval = livenessProbeInterval
+            self.logger = logger
         }
     }
 
@@ -55,6 +61,8 @@ public final class HCIController: HCIPacketSink {
 
     public let transport: any HCITransport
     public let configuration: Configuration
+    /// `configuration.logger`, for the layers built on this controller.
+    public var logger: Logger { configuration.logger }
     let clock: ClockAdapter
     let state = Mutex(Control())
     /// The one timer behind every command and ACL deadline.
@@ -165,6 +173,10 @@ public final class HCIController: HCIPacketSink {
                 s.info = info
                 s.acl.configure(total: info.totalNumLEACLDataPackets, maximumLength: info.leACLDataPacketLength)
             }
+            logger.info("controller open", metadata: [
+                "transport": "\(transport.name)", "address": "\(info.address)",
+                "leACLBuffers": "\(info.totalNumLEACLDataPackets) x \(info.leACLDataPacketLength)",
+            ])
             if let interval = configuration.livenessProbeInterval {
                 Task { [weak self] in await self?.probeLiveness(every: interval) }
             }
@@ -260,6 +272,11 @@ public final class HCIController: HCIPacketSink {
             return released
         }
         guard let released else { return }
+        if let cause {
+            logger.error("controller closed", metadata: ["cause": "\(cause)"])
+        } else {
+            logger.debug("controller closed")
+        }
         timer.stop()
         aclRoutes.offer(nil)
         finish(released.commands)

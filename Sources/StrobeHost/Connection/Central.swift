@@ -1,3 +1,4 @@
+import Logging
 import StrobeHCI
 import Synchronization
 
@@ -249,6 +250,10 @@ public final class Central: Sendable {
                 clock: clock)
             if let connection { controller.setACLHandler(connection.link, for: event.connectionHandle) }
         }
+        controller.logger.info("LE connection complete", metadata: [
+            "status": "\(event.status)", "handle": "\(event.connectionHandle)", "role": "\(event.role)",
+            "peer": "\(event.peerAddress)", "interval": "\(event.connectionInterval)",
+        ])
         let (pending, incoming) = state.withLock { s -> (Pending?, (@Sendable (LEConnection) -> Void)?) in
             if let connection { s.connections[event.connectionHandle] = connection }
             guard event.role == .central else { return (nil, s.incoming) }

@@ -1,3 +1,4 @@
+import Logging
 import StrobeHCI
 import Synchronization
 
@@ -94,6 +95,7 @@ final class L2CAPLink: HCIACLHandler, @unchecked Sendable {
         for error in reassembly.pointee.errors(of: outcome) {
             counts.errors.incrementBySoleWriter()
             lastErrorSeen.withLock { $0 = error }
+            controller.logger.warning("L2CAP data dropped", metadata: ["handle": "\(handle)", "error": "\(error)"])
         }
     }
 
@@ -111,6 +113,7 @@ final class L2CAPLink: HCIACLHandler, @unchecked Sendable {
             }
         default:
             counts.unknownChannel.incrementBySoleWriter()
+            controller.logger.debug("L2CAP PDU on an unknown channel dropped", metadata: ["handle": "\(handle)", "channel": "\(pdu.channel)"])
         }
     }
 
@@ -122,6 +125,7 @@ final class L2CAPLink: HCIACLHandler, @unchecked Sendable {
             packet = try LESignalingPacket(parsing: payload)
         } catch {
             counts.malformedSignaling.incrementBySoleWriter()
+            controller.logger.warning("malformed LE signalling PDU dropped", metadata: ["handle": "\(handle)", "error": "\(error)"])
             return
         }
         switch LESignalingCode(rawValue: packet.code) {

@@ -1,3 +1,4 @@
+import Logging
 import StrobeHCI
 import Synchronization
 
@@ -128,6 +129,9 @@ public final class LEConnection: Sendable, CustomStringConvertible {
     /// refuses new PDUs.
     func closed(reason: HCIStatus, cause: ATTBearerCloseReason? = nil) {
         let closeReason = cause ?? .disconnected(hciReason: reason.rawValue)
+        controller.logger.info("connection closed", metadata: [
+            "handle": "\(handle)", "peer": "\(peerAddress)", "reason": "\(reason)", "cause": "\(closeReason)",
+        ])
         let waiters = state.withLock { s -> [Waiter<HCIStatus>] in
             guard s.disconnectReason == nil else { return [] }
             s.disconnectReason = reason
@@ -144,6 +148,7 @@ public final class LEConnection: Sendable, CustomStringConvertible {
     /// hears why, and the controller is asked to drop the connection.
     private func linkFailed(_ error: any Error) {
         let cause = ATTBearerCloseReason.linkFailed(error as? HCIError ?? .connectionClosed(handle: handle))
+        controller.logger.error("link failed", metadata: ["handle": "\(handle)", "cause": "\(cause)"])
         state.withLock { s in if s.closeReason == nil { s.closeReason = cause } }
         bearer.close(cause)
         Task { [controller, handle] in

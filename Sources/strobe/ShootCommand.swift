@@ -61,11 +61,14 @@ struct ShootCommand: AsyncParsableCommand {
         if !json { print("\(connected.count) flash(es): \(connected.map { "\($0.address) \"\($0.name)\"" }.joined(separator: ", "))") }
 
         var outcomes: [String: Int] = [:]
+        var shots = 0
+        var linkLost: LinkLost?
         var lit = Histogram<UInt64>(highestTrackableValue: 60_000_000_000, numberOfSignificantValueDigits: .three)
         var skew = Histogram<UInt64>(highestTrackableValue: 60_000_000_000, numberOfSignificantValueDigits: .three)
         for index in 0..<count {
             if index > 0 { try await Task.sleep(for: .milliseconds(intervalMs)) }
             let record = await sequencer.shoot()
+            shots += 1
             outcomes[record.outcome.rawValue, default: 0] += 1
             if let time = record.triggerToLit { lit.record(time) }
             skew.record(record.skew)
@@ -75,21 +78,25 @@ struct ShootCommand: AsyncParsableCommand {
                 let litText = record.triggerToLit.map { String(format: "%.2f ms", Double($0) / 1e6) } ?? "-"
                 print("shot \(record.shot): \(record.outcome.rawValue), lit after \(litText), skew \(String(format: "%.3f", Double(record.skew) / 1e6)) ms")
             }
+            // A flash whose link went down ends the run: the shots left would fire without it.
+            linkLost = connected.lazy.compactMap { LinkLost($0.connection, device: "flash \($0.address)") }.first
+            if linkLost != nil { break }
         }
         func percentiles(_ histogram: Histogram<UInt64>) -> Percentiles? {
             guard histogram.totalCount > 0 else { return nil }
             return Percentiles(p50: Double(histogram.valueAtPercentile(50)) / 1000, p99: Double(histogram.valueAtPercentile(99)) / 1000,
                                max: Double(histogram.max) / 1000)
         }
-        let summary = Summary(shots: count, outcomes: outcomes, triggerToLitMicroseconds: percentiles(lit), skewMicroseconds: percentiles(skew))
+        let summary = Summary(shots: shots, outcomes: outcomes, triggerToLitMicroseconds: percentiles(lit), skewMicroseconds: percentiles(skew))
         if json {
             try JSONOutput.print(["summary": summary])
         } else {
-            print("\(count) shots: " + outcomes.sorted { $0.key < $1.key }.map { "\($0.value) \($0.key)" }.joined(separator: ", "))
+            print("\(shots) shots: " + outcomes.sorted { $0.key < $1.key }.map { "\($0.value) \($0.key)" }.joined(separator: ", "))
             if let p = summary.triggerToLitMicroseconds {
                 print(String(format: "trigger to lit: p50 %.0f µs, p99 %.0f µs, max %.0f µs", p.p50, p.p99, p.max))
             }
         }
         await manager.disable()
+        if let linkLost { throw linkLost }
     }
 }

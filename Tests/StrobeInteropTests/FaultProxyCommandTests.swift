@@ -59,4 +59,21 @@ import Testing
             #expect(result.stderr.contains("framing at byte \(offset):"), "\(result.stderr)")
         }
     }
+
+    /// `shoot` stops at the first shot after a flash's link broke and fails with the cause; the
+    /// summary counts the shots that were taken.
+    @Test(arguments: ["close", "junk"])
+    func shootStopsWhenAFlashLinkBreaks(fault: String) async throws {
+        let server = try await SimServer(duration: 60)
+        defer { withExtendedLifetime(server) {} }
+        let proxy = try await FaultProxy(upstream: server.endpoint, fault: fault, at: 60)
+        let result = try await StrobeCommand.run(
+            ["--transport", proxy.endpoint, "shoot", "--count", "1000", "--interval-ms", "20", "--scan-ms", "3000"])
+        #expect(try await proxy.applied()?["fault"] as? String == fault)
+        #expect(result.status == 1, "stdout: \(result.stdout) stderr: \(result.stderr)")
+        #expect(result.stderr.contains("the link to the flash C4:5E:00:00:00:0"), "\(result.stderr)")
+        let summary = try #require(result.stdout.split(separator: "\n").first { $0.contains(" shots: ") })
+        let shots = try #require(Int(summary.prefix { $0.isNumber }))
+        #expect(shots > 0 && shots < 1000, "\(summary)")
+    }
 }

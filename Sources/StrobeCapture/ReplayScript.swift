@@ -7,8 +7,9 @@ import StrobeHCI
 /// the host's nth command with an opcode gets the nth recorded answer (the last one again when
 /// the host sends it more often), and a command the capture never answered gets a generic
 /// success. The rest of the controller's side plays as recorded, except that it waits at the
-/// point where the capture's host first enabled scanning until our host does too: advertising
-/// reports only mean something to a host that scans.
+/// point where the capture's host first enabled scanning (or at its first advertising report,
+/// when the capture starts with scanning already on) until our host enables scanning too:
+/// advertising reports only mean something to a host that scans.
 public struct ReplayScript: Sendable {
     /// One controller-to-host packet that is not an answer.
     public struct Packet: Sendable {
@@ -20,8 +21,9 @@ public struct ReplayScript: Sendable {
 
     public private(set) var answers: [HCIOpcode: [[UInt8]]] = [:]
     public private(set) var packets: [Packet] = []
-    /// Index into `packets` of the first packet after the capture's first scan enable, and that
-    /// command's capture time; `nil` when the capture never scans.
+    /// Index into `packets` of the first packet after the capture's first scan enable, or of its
+    /// first advertising report if that comes first, and that point's capture time; `nil` when
+    /// the capture neither scans nor has reports.
     public private(set) var scanStart: (index: Int, captureMicroseconds: Int64)?
     /// Records read, and records that carried no HCI packet.
     public private(set) var records = 0
@@ -46,6 +48,9 @@ public struct ReplayScript: Sendable {
                 if type == .event, let opcode = Self.answeredOpcode(payload) {
                     answers[opcode, default: []].append(Array(payload))
                 } else {
+                    if type == .event, scanStart == nil, Self.isAdvertisingReport(payload) {
+                        scanStart = (packets.count, time)
+                    }
                     packets.append(Packet(type: type, payload: Array(payload), captureMicroseconds: time))
                 }
             }
@@ -63,6 +68,11 @@ public struct ReplayScript: Sendable {
         }
         guard event.count >= offset + 2 else { return nil }
         return HCIOpcode(rawValue: UInt16(event[offset]) | UInt16(event[offset + 1]) << 8)
+    }
+
+    /// LE Advertising Report, LE Directed Advertising Report or LE Extended Advertising Report.
+    static func isAdvertisingReport(_ event: UnsafeRawBufferPointer) -> Bool {
+        event.count >= 3 && event[0] == HCIEventCode.leMeta && [0x02, 0x0B, 0x0D].contains(event[2])
     }
 
     /// LE Set Scan Enable or LE Set Extended Scan Enable with Enable = 1.

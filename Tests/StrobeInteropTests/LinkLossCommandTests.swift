@@ -5,7 +5,7 @@ import Testing
 /// printing what they had: `strobe sim serve --duration` ends the simulated devices' links while
 /// `grip events` and `stylus stream` are still reading.
 @Suite(.timeLimit(.minutes(2))) struct LinkLossCommandTests {
-    @Test(arguments: [(["grip", "events"], "grip"), (["stylus", "stream"], "stylus")])
+    @Test(arguments: [(["grip", "events", "--name", "Grip-S1"], "grip"), (["stylus", "stream", "--name", "Pen-S1"], "stylus")])
     func aLinkLostMidStreamFailsTheCommandWithItsCause(command: [String], device: String) async throws {
         let server = try await SimServer(duration: 30)
         // Serving until the test ends (its deinit stops it).

@@ -24,7 +24,7 @@ import Testing
             .map { $0.uppercased() })
 
         let result = try await StrobeCommand.run(
-            ["--transport", "replay:\(path),speed=max", "scan", "--duration", "4", "--json"])
+            ["--transport", "replay:\(path),speed=max", "scan", "--duration", "3", "--json"])
         #expect(result.status == 0, "stderr: \(result.stderr)")
         let found = Set(try JSONLines.objects(result.stdout).compactMap { $0["address"] as? String })
         #expect(found == expected, "only strobe: \(found.subtracting(expected)); only tshark: \(expected.subtracting(found))")

@@ -142,7 +142,7 @@ public final class Central: Sendable {
             s.pending = Pending(address: address, outcome: outcome)
             return false
         }
-        if refused { throw HCIError.closed(nil) }
+        if refused { throw controller.closeError ?? HCIError.closed(nil) }  // with the cause when it failed
         do {
             // Scan 60 ms of every 60 ms while initiating.
             if info.supportsExtendedCreateConnection {

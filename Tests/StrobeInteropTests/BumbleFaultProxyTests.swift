@@ -45,4 +45,26 @@ import Testing
         await #expect(throws: (any Error).self) { _ = try await connection.gatt.read(handle: longRead.valueHandle) }
         _ = try? await peripheral.stop()
     }
+
+    /// `strobe gatt subscribe` through the same faults: exit 1 with the cause after a summary that
+    /// counts what arrived, with no sequence gap among it.
+    @Test(arguments: causes)
+    func gattSubscribeFailsWithTheCauseAfterAnHonestSummary(fault: String, cause: String) async throws {
+        let peripheral = try await BumblePeripheral(arguments: ["--notify-count", "5000"])
+        let proxy = try await FaultProxy(upstream: peripheral.transport, fault: fault, at: 300)
+        let result = try await StrobeCommand.run(
+            ["--transport", proxy.endpoint, "gatt", "--name", peripheral.name, "subscribe", GATTCommandTests.notify,
+             "--count", "5000", "--json"])
+        _ = try? await peripheral.stop()
+        #expect(try await proxy.applied()?["fault"] as? String == fault)
+        #expect(result.status == 1, "\(result.stderr)")
+        #expect(result.stderr.contains("the link to the device was lost"), "\(result.stderr)")
+        #expect(result.stderr.contains(cause), "\(result.stderr)")
+        let lines = try JSONLines.objects(result.stdout)
+        let summary = try #require(lines.last?["summary"] as? [String: Any])
+        let count = try #require(summary["count"] as? Int)
+        #expect(count > 0 && count < 5000)
+        #expect(count == lines.count - 1)
+        #expect(summary["sequenceGaps"] as? Int == 0)
+    }
 }

@@ -141,6 +141,20 @@ class Stats:
         return d
 
 
+def declared_database(devices):
+    """The first device's GATT database as declared (Bumble's own services included):
+    [{"uuid", "characteristics": [{"uuid", "properties"}]}], UUIDs as Strobe prints them."""
+    from bumble.gatt import Service as GattService, Characteristic as GattCharacteristic
+    services = []
+    for attribute in devices[0].gatt_server.attributes if devices else []:
+        if isinstance(attribute, GattService):
+            services.append({'uuid': attribute.uuid.to_hex_str('-'), 'characteristics': []})
+        elif isinstance(attribute, GattCharacteristic) and services:
+            services[-1]['characteristics'].append(
+                {'uuid': attribute.uuid.to_hex_str('-'), 'properties': int(attribute.properties)})
+    return services
+
+
 async def run(args):
     t_start = time.monotonic()
     stats = Stats()
@@ -358,6 +372,7 @@ async def run(args):
         task.cancel()
     cpu = os.times()
     summary = stats.as_dict()
+    summary.update(gatt_database=declared_database(devices))
     summary.update(exit_reason=reason, wall_s=round(time.monotonic() - t_start, 3),
                    cpu_user_s=round(cpu.user, 3), cpu_sys_s=round(cpu.system, 3),
                    hci_clients=(hci_server.clients if hci_server else None))

@@ -227,6 +227,12 @@ public final class Central: Sendable {
         case .leConnectionUpdateComplete(let update):
             let connection = state.withLock { $0.connections[update.connectionHandle] }
             connection?.parametersUpdated(update)
+        case .lePHYUpdateComplete(let update):
+            let connection = state.withLock { $0.connections[update.connectionHandle] }
+            connection?.phyUpdated(update)
+        case .leDataLengthChange(let change):
+            let connection = state.withLock { $0.connections[change.connectionHandle] }
+            connection?.dataLengthChanged(change)
         default:
             break
         }

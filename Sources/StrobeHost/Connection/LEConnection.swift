@@ -21,6 +21,8 @@ public final class LEConnection: Sendable, CustomStringConvertible {
 
     private struct State {
         var parameters: LEConnectionParametersInUse
+        var phy = LEConnectionPHY(tx: .le1M, rx: .le1M)
+        var dataLength = LEConnectionDataLength(maxTxOctets: 27, maxRxOctets: 27)
         var disconnectReason: HCIStatus?
         /// Why the link ended, as the bearer's waiters saw it.
         var closeReason: ATTBearerCloseReason?
@@ -65,6 +67,12 @@ public final class LEConnection: Sendable, CustomStringConvertible {
 
     /// The parameters in use: from LE Connection Complete, then each LE Connection Update Complete.
     public var parameters: LEConnectionParametersInUse { state.withLock { $0.parameters } }
+
+    /// The PHY in each direction: LE 1M until an LE PHY Update Complete says otherwise.
+    public var phy: LEConnectionPHY { state.withLock { $0.phy } }
+
+    /// The largest LL payloads in each direction: 27 bytes until an LE Data Length Change.
+    public var dataLength: LEConnectionDataLength { state.withLock { $0.dataLength } }
 
     /// `nil` while connected; the reason once disconnected.
     public var disconnectReason: HCIStatus? { state.withLock { $0.disconnectReason } }
@@ -116,6 +124,15 @@ public final class LEConnection: Sendable, CustomStringConvertible {
     }
 
     // MARK: Driven by the central
+
+    func phyUpdated(_ event: LEPHYUpdateCompleteEvent) {
+        guard event.status.isSuccess else { return }
+        state.withLock { $0.phy = LEConnectionPHY(tx: event.txPHY, rx: event.rxPHY) }
+    }
+
+    func dataLengthChanged(_ event: LEDataLengthChangeEvent) {
+        state.withLock { $0.dataLength = LEConnectionDataLength(maxTxOctets: event.maxTxOctets, maxRxOctets: event.maxRxOctets) }
+    }
 
     func parametersUpdated(_ event: LEConnectionUpdateCompleteEvent) {
         guard event.status.isSuccess else { return }
@@ -177,6 +194,18 @@ private final class LinkFailureRelay: Sendable {
         }
         if let pending { target(pending) }
     }
+}
+
+/// The PHY a connection uses in each direction (Core Vol 4, Part E, 7.7.65.12).
+public struct LEConnectionPHY: Sendable, Hashable {
+    public var tx: LEPHY
+    public var rx: LEPHY
+}
+
+/// The largest link-layer payloads a connection carries in each direction (Vol 4, Part E, 7.7.65.7).
+public struct LEConnectionDataLength: Sendable, Hashable {
+    public var maxTxOctets: UInt16
+    public var maxRxOctets: UInt16
 }
 
 /// Connection parameters in use, in the spec's units (interval 1.25 ms, timeout 10 ms).

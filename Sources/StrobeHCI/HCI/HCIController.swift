@@ -247,11 +247,8 @@ public final class HCIController: HCIPacketSink {
             do { try await sleep(for: interval) } catch { return }
             do {
                 _ = try await send(HCIReadBDAddr())
-            } catch HCIError.commandTimeout(_, let reason) {
-                let waited = switch reason {
-                case .noAnswer(let after), .noCommandCredits(let after): after
-                }
-                fail(.unresponsive(probe: "Read BD_ADDR", after: waited))
+            } catch HCIError.commandTimeout {
+                fail(.unresponsive(probe: "Read BD_ADDR", after: configuration.commandTimeout))
                 return
             } catch {
                 return

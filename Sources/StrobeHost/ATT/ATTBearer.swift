@@ -353,7 +353,9 @@ public final class ATTBearer: Sendable {
             }
             return (s.server, (s.handlers, s.defaultHandler))
         }
-        _ = handlers  // released outside the lock
+        // Told outside the lock: whoever streams from a handler hears that no more values come.
+        for handler in handlers.0.values { handler.attributeBearerDidClose(reason) }
+        handlers.1?.attributeBearerDidClose(reason)
         timer.stop()
         server?.close()
     }

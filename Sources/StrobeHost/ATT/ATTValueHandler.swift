@@ -16,10 +16,15 @@ public protocol ATTValueHandler: AnyObject, Sendable {
     /// The values of one transport read have all been handed over: a handler that defers waking
     /// its consumer (a ring) wakes it here, once per read instead of once per value.
     func attributeValuesDidFinishBatch()
+
+    /// The bearer closed (the link ended, or failed): no more values come from it. Called once,
+    /// off the receive path, with the reason the bearer's waiters see.
+    func attributeBearerDidClose(_ reason: ATTBearerCloseReason)
 }
 
 extension ATTValueHandler {
     public func attributeValuesDidFinishBatch() {}
+    public func attributeBearerDidClose(_ reason: ATTBearerCloseReason) {}
 }
 
 /// A handler built from a closure.

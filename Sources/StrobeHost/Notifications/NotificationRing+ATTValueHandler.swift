@@ -2,7 +2,9 @@ import StrobeHCI
 
 /// A ring subscribes directly: the bearer hands it each notified or indicated value on the
 /// transport's reader thread, which is the ring's one producer. A full ring drops and counts.
-/// A parked consumer is woken once per transport read, when the bearer ends the batch.
+/// A parked consumer is woken once per transport read, when the bearer ends the batch. When the
+/// bearer closes, the ring closes: its consumer gets what is buffered, then the end (the
+/// connection's `closeReason` says why). A ring is for one subscription on one link.
 extension NotificationRing: ATTValueHandler {
     public func attributeValueReceived(_ value: UnsafeRawBufferPointer, handle: AttributeHandle, kind: ATTValueKind, at time: HostTime) {
         _ = pushDeferringWake(handle: handle, value: value, at: time)
@@ -10,5 +12,9 @@ extension NotificationRing: ATTValueHandler {
 
     public func attributeValuesDidFinishBatch() {
         finishBatch()
+    }
+
+    public func attributeBearerDidClose(_ reason: ATTBearerCloseReason) {
+        close()
     }
 }

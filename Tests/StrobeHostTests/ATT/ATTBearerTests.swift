@@ -12,6 +12,20 @@ import Testing
         server.add(BluetoothUUID(0x2A19), value: [3])
     }
 
+    /// A ring subscribed to the bearer ends when the bearer closes: its consumer gets what was
+    /// buffered, then the end, instead of waiting for values that cannot come.
+    @Test func aRingEndsWhenItsBearerCloses() async throws {
+        let h = ATTTestHarness(build: Self.threeValues)
+        let ring = NotificationRing(capacity: 16)
+        h.bearer.setValueHandler(ring, forHandle: AttributeHandle(rawValue: 2))
+        var iterator = ring.notifications().makeAsyncIterator()
+        h.inject([0x1B, 0x02, 0x00, 0xAA])
+        h.bearer.close(.disconnected(hciReason: 0x08))
+        #expect(ring.isClosed)
+        #expect(await iterator.next()?.value == [0xAA])
+        #expect(await iterator.next() == nil)
+    }
+
     @Test func requestsRunOneAtATimeInFIFOOrder() async throws {
         let h = ATTTestHarness(build: Self.threeValues)
         h.server.hold()

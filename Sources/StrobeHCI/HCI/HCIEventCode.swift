@@ -11,7 +11,8 @@ public enum HCIEventCode {
     public static let encryptionKeyRefreshComplete: UInt8 = 0x30
     public static let leMeta: UInt8 = 0x3E
 
-    static func name(_ code: UInt8) -> String {
+    /// The event's name in the specification, or "Event 0xNN".
+    public static func name(_ code: UInt8) -> String {
         switch code {
         case disconnectionComplete: "Disconnection Complete"
         case encryptionChange: "Encryption Change"
@@ -42,7 +43,8 @@ public enum LEMetaSubevent {
     public static let extendedAdvertisingReport: UInt8 = 0x0D
     public static let enhancedConnectionCompleteV2: UInt8 = 0x29
 
-    static func name(_ subevent: UInt8) -> String {
+    /// The subevent's name in the specification, or "LE Meta subevent 0xNN".
+    public static func name(_ subevent: UInt8) -> String {
         switch subevent {
         case connectionComplete: "LE Connection Complete"
         case advertisingReport: "LE Advertising Report"

@@ -13,8 +13,8 @@ extension FuzzTarget {
             bearer.setValueHandler(handler, forHandle: AttributeHandle(rawValue: 0x0003))
             bearer.setDefaultValueHandler(handler)
             PacketSequence.forEach(input) { pdu in
-                if let first = pdu.first, let type = Self.attPDUTypes.first(where: { $0.opcode.rawValue == first }) {
-                    _ = try? type.init(pdu: pdu)
+                if let first = pdu.first, let codec = ATTPDUCodecs.codec(for: first) {
+                    _ = try? codec.init(pdu: pdu)
                 }
                 _ = try? ATTPDUView(pdu)
                 bearer.receive(pdu, at: HostTime(nanoseconds: 0))
@@ -24,17 +24,3 @@ extension FuzzTarget {
         seeds: { capture in CaptureRecords.attRuns(of: capture) })
 }
 
-extension FuzzTarget {
-    /// Every ATT PDU codec, found by opcode.
-    static let attPDUTypes: [any ATTPDU.Type] = [
-        ATTErrorResponse.self, ATTExchangeMTURequest.self, ATTExchangeMTUResponse.self,
-        ATTFindInformationRequest.self, ATTFindInformationResponse.self,
-        ATTFindByTypeValueRequest.self, ATTFindByTypeValueResponse.self,
-        ATTReadByTypeRequest.self, ATTReadByTypeResponse.self, ATTReadRequest.self, ATTReadResponse.self,
-        ATTReadBlobRequest.self, ATTReadBlobResponse.self, ATTReadMultipleRequest.self, ATTReadMultipleResponse.self,
-        ATTReadByGroupTypeRequest.self, ATTReadByGroupTypeResponse.self, ATTWriteRequest.self, ATTWriteResponse.self,
-        ATTWriteCommand.self, ATTPrepareWriteRequest.self, ATTPrepareWriteResponse.self,
-        ATTExecuteWriteRequest.self, ATTExecuteWriteResponse.self, ATTHandleValueNotification.self,
-        ATTHandleValueIndication.self, ATTHandleValueConfirmation.self,
-    ]
-}

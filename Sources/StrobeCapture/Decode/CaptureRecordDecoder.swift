@@ -1,0 +1,168 @@
+import StrobeHCI
+import StrobeHost
+
+/// Walks a capture record by record and decodes each one as far as its layers go
+/// (`DecodedRecord`): HCI commands (name, parameters), events (name and fields, LE Meta
+/// subevents included), ACL data (handle, boundary, length) and, on the record that completes an
+/// L2CAP PDU, its channel and content: ATT PDUs with their fields, LE signalling commands, SMP
+/// PDUs (keys shown as hex, as the capture holds them). Every record comes out once, in order.
+public final class CaptureRecordDecoder {
+    private let reader: BtsnoopReader
+    private var firstTime: Int64?
+    private var reassemblers: [Key: L2CAPReassembler] = [:]
+
+    private struct Key: Hashable {
+        var handle: ConnectionHandle
+        var direction: BtsnoopDirection?
+    }
+
+    public init(path: String) throws(BtsnoopError) {
+        reader = try BtsnoopReader(path: path)
+    }
+
+    public init(bytes: [UInt8]) throws(BtsnoopError) {
+        reader = try BtsnoopReader(bytes: bytes)
+    }
+
+    /// The next record, or `nil` at the end. A capture that is itself broken throws.
+    public func next() throws(BtsnoopError) -> DecodedRecord? {
+        guard let record = try reader.next() else { return nil }
+        let micros = record.timestamp.unixMicroseconds
+        let first = firstTime ?? micros
+        firstTime = first
+        var decoded = DecodedRecord(
+            index: record.index, time: Double(micros &- first) / 1e6, direction: record.direction.map { "\($0)" },
+            packet: record.packetType.map { "\($0)" } ?? "non-HCI", truncated: record.isTruncated, layers: [])
+        switch record.packetType {
+        case .command: command(record.payload, into: &decoded)
+        case .event: event(record.payload, into: &decoded)
+        case .acl: acl(record, into: &decoded)
+        default: decoded.undecoded = Self.hex(record.payload)
+        }
+        return decoded
+    }
+
+    // MARK: HCI
+
+    private func command(_ packet: UnsafeRawBufferPointer, into decoded: inout DecodedRecord) {
+        guard packet.count >= 3 else {
+            decoded.undecoded = Self.hex(packet)
+            return
+        }
+        let opcode = HCIOpcode(rawValue: UInt16(packet[0]) | UInt16(packet[1]) << 8)
+        decoded.hciOpcode = opcode.rawValue
+        let parameters = UnsafeRawBufferPointer(rebasing: packet[3...])
+        decoded.layers.append(DecodedRecord.Layer(
+            protocolName: "hci", title: "HCI Command: \(opcode) plen \(packet[2])",
+            fields: parameters.isEmpty ? [] : [DecodedRecord.Field(name: "parameters", value: Self.hex(parameters))]))
+    }
+
+    private func event(_ packet: UnsafeRawBufferPointer, into decoded: inout DecodedRecord) {
+        guard packet.count >= 2 else {
+            decoded.undecoded = Self.hex(packet)
+            return
+        }
+        let code = packet[0]
+        decoded.eventCode = code
+        var title = "HCI Event: \(HCIEventCode.name(code)) (0x\(Self.hex(code))) plen \(packet[1])"
+        if code == HCIEventCode.leMeta, packet.count >= 3 {
+            decoded.leSubevent = packet[2]
+            title += " - \(LEMetaSubevent.name(packet[2]))"
+        }
+        var fields: [DecodedRecord.Field] = []
+        do throws(HCIError) {
+            let event = try HCIEvent(packet: packet)
+            switch event {
+            case .unknown, .unknownLEMeta:
+                fields = [DecodedRecord.Field(name: "parameters", value: Self.hex(UnsafeRawBufferPointer(rebasing: packet[2...])))]
+            default:
+                fields = ReflectedFields.ofCasePayload(event)
+            }
+        } catch {
+            fields = [DecodedRecord.Field(name: "malformed", value: error.description)]
+            decoded.undecoded = Self.hex(packet)
+        }
+        decoded.layers.append(DecodedRecord.Layer(protocolName: "hci", title: title, fields: fields))
+    }
+
+    // MARK: ACL and above
+
+    private func acl(_ record: BtsnoopRecord, into decoded: inout DecodedRecord) {
+        let packet: ACLDataPacket
+        do throws(L2CAPError) {
+            packet = try ACLDataPacket(parsing: record.payload)
+        } catch {
+            decoded.layers.append(DecodedRecord.Layer(protocolName: "acl", title: "ACL Data (malformed)",
+                                                      fields: [DecodedRecord.Field(name: "error", value: "\(error)")]))
+            decoded.undecoded = Self.hex(record.payload)
+            return
+        }
+        let header = packet.header
+        decoded.layers.append(DecodedRecord.Layer(
+            protocolName: "acl",
+            title: "ACL Data: handle \(header.connectionHandle) flags 0x\(Self.hex(header.boundary.rawValue)) dlen \(header.dataTotalLength)",
+            fields: [DecodedRecord.Field(name: "boundary", value: "\(header.boundary)")]))
+        guard !record.isTruncated else { return }
+        let key = Key(handle: header.connectionHandle, direction: record.direction)
+        let reassembler = reassemblers[key] ?? {
+            let made = L2CAPReassembler(connectionHandle: key.handle, maximumPayloadLength: L2CAPReassembler.maximumPayloadLengthLimit)
+            reassemblers[key] = made
+            return made
+        }()
+        reassembler.receive(packet) { event in
+            switch event {
+            case .pdu(let pdu): l2cap(pdu, into: &decoded)
+            case .error(let error):
+                decoded.layers.append(DecodedRecord.Layer(protocolName: "l2cap", title: "L2CAP: dropped",
+                                                          fields: [DecodedRecord.Field(name: "error", value: "\(error)")]))
+            }
+        }
+    }
+
+    private func l2cap(_ pdu: L2CAPPDU, into decoded: inout DecodedRecord) {
+        decoded.layers.append(DecodedRecord.Layer(
+            protocolName: "l2cap", title: "L2CAP: cid \(pdu.channel) len \(pdu.payload.count)", fields: []))
+        guard let code = pdu.payload.first else { return }
+        switch pdu.channel {
+        case .att:
+            decoded.attOpcode = code
+            let opcode = ATTOpcode(rawValue: code)
+            var fields: [DecodedRecord.Field]
+            if let codec = ATTPDUCodecs.codec(for: code) {
+                do throws(ATTDecodingError) {
+                    fields = ReflectedFields.of(try codec.init(pdu: pdu.payload))
+                } catch {
+                    fields = [DecodedRecord.Field(name: "malformed", value: "\(error)"),
+                              DecodedRecord.Field(name: "bytes", value: Self.hex(pdu.payload))]
+                }
+            } else {
+                fields = [DecodedRecord.Field(name: "parameters", value: Self.hex(UnsafeRawBufferPointer(rebasing: pdu.payload[1...])))]
+            }
+            decoded.layers.append(DecodedRecord.Layer(protocolName: "att", title: "ATT: \(opcode) len \(pdu.payload.count)", fields: fields))
+        case .smp:
+            decoded.smpCode = code
+            decoded.layers.append(DecodedRecord.Layer(
+                protocolName: "smp", title: "SMP: \(SMPCode.name(code)) (0x\(Self.hex(code))) len \(pdu.payload.count)",
+                fields: pdu.payload.count > 1
+                    ? [DecodedRecord.Field(name: "parameters", value: Self.hex(UnsafeRawBufferPointer(rebasing: pdu.payload[1...])))] : []))
+        case .leSignaling:
+            let fields: [DecodedRecord.Field]
+            let title: String
+            do throws(L2CAPSignalingError) {
+                let command = try LESignalingPacket(parsing: pdu.payload)
+                let name = LESignalingCode(rawValue: command.code).map { "\($0)" } ?? "code 0x\(Self.hex(command.code))"
+                title = "LE Signaling: \(name) ident \(command.identifier)"
+                fields = command.data.isEmpty ? [] : [DecodedRecord.Field(name: "data", value: command.data.map(Self.hex).joined())]
+            } catch {
+                title = "LE Signaling (malformed)"
+                fields = [DecodedRecord.Field(name: "error", value: "\(error)")]
+            }
+            decoded.layers.append(DecodedRecord.Layer(protocolName: "signaling", title: title, fields: fields))
+        default:
+            decoded.undecoded = Self.hex(pdu.payload)
+        }
+    }
+
+    static func hex(_ byte: UInt8) -> String { (byte < 0x10 ? "0" : "") + String(byte, radix: 16, uppercase: true) }
+    static func hex(_ bytes: UnsafeRawBufferPointer) -> String { bytes.map { ReflectedFields.hex($0) }.joined() }
+}

@@ -1,0 +1,68 @@
+import StrobeHCI
+
+/// One capture record decoded layer by layer, as `strobe capture show` prints it: the HCI packet
+/// (command, event, ACL), and for ACL data that completes an L2CAP PDU the L2CAP header and what
+/// it carries (ATT, LE signalling, SMP). Undecodable bytes are kept as hex, never dropped.
+public struct DecodedRecord: Sendable, Codable, Hashable {
+    /// One named value of a layer, as text.
+    public struct Field: Sendable, Codable, Hashable {
+        public var name: String
+        public var value: String
+    }
+
+    /// One protocol layer of the record: its one-line title and its fields.
+    public struct Layer: Sendable, Codable, Hashable {
+        /// `hci`, `acl`, `l2cap`, `att`, `smp` or `signaling`.
+        public var protocolName: String
+        public var title: String
+        public var fields: [Field]
+
+        enum CodingKeys: String, CodingKey {
+            case protocolName = "protocol", title, fields
+        }
+    }
+
+    /// Position in the file, from 0 (tshark's frame number less one).
+    public var index: Int
+    /// Seconds since the capture's first record.
+    public var time: Double
+    /// `host->controller`, `controller->host`, or `nil` when the record does not say.
+    public var direction: String?
+    /// `command`, `acl`, `sco`, `event`, `iso` or `non-HCI`.
+    public var packet: String
+    /// The capture kept fewer bytes than the packet had.
+    public var truncated: Bool
+    public var layers: [Layer]
+    /// The numbers tools compare on.
+    public var hciOpcode: UInt16?
+    public var eventCode: UInt8?
+    public var leSubevent: UInt8?
+    public var attOpcode: UInt8?
+    public var smpCode: UInt8?
+    /// What no layer could decode, as hex.
+    public var undecoded: String?
+
+    /// Whether the record has a layer of `protocolName` (`hci` matches commands and events).
+    public func has(_ protocolName: String) -> Bool { layers.contains { $0.protocolName == protocolName } }
+
+    /// btmon's shape: a line per layer (`<` sent by the host, `>` received), fields indented.
+    public var text: String {
+        let arrow = direction == "host->controller" ? "<" : direction == "controller->host" ? ">" : "="
+        var lines: [String] = []
+        for (position, layer) in layers.enumerated() {
+            let indent = String(repeating: "  ", count: position)
+            let head = position == 0 ? "#\(index + 1) \(arrow) \(Self.seconds(time)) " : "      \(indent)"
+            lines.append(head + layer.title + (position == 0 && truncated ? " (truncated)" : ""))
+            for field in layer.fields { lines.append("        \(indent)\(field.name): \(field.value)") }
+        }
+        if layers.isEmpty { lines.append("#\(index + 1) \(arrow) \(Self.seconds(time)) \(packet)") }
+        if let undecoded { lines.append("        raw: \(undecoded)") }
+        return lines.joined(separator: "\n")
+    }
+
+    static func seconds(_ value: Double) -> String {
+        let micros = Int64((value * 1e6).rounded())
+        let fraction = String(micros % 1_000_000)
+        return "\(micros / 1_000_000).\(String(repeating: "0", count: 6 - fraction.count))\(fraction)"
+    }
+}

@@ -5,7 +5,8 @@ import StrobeHost
 /// (`DecodedRecord`): HCI commands (name, parameters), events (name and fields, LE Meta
 /// subevents included), ACL data (handle, boundary, length) and, on the record that completes an
 /// L2CAP PDU, its channel and content: ATT PDUs with their fields, LE signalling commands, SMP
-/// PDUs (keys shown as hex, as the capture holds them). Every record comes out once, in order.
+/// PDUs (codes and parameters; distributed keys and the LTKs of encryption commands are not
+/// shown, only their length). Every record comes out once, in order.
 public final class CaptureRecordDecoder {
     private let reader: BtsnoopReader
     private var firstTime: Int64?
@@ -52,9 +53,9 @@ public final class CaptureRecordDecoder {
         let opcode = HCIOpcode(rawValue: UInt16(packet[0]) | UInt16(packet[1]) << 8)
         decoded.hciOpcode = opcode.rawValue
         let parameters = UnsafeRawBufferPointer(rebasing: packet[3...])
-        decoded.layers.append(DecodedRecord.Layer(
-            protocolName: "hci", title: "HCI Command: \(opcode) plen \(packet[2])",
-            fields: parameters.isEmpty ? [] : [DecodedRecord.Field(name: "parameters", value: Self.hex(parameters))]))
+        let fields = HCICommandLayouts.fields(opcode: opcode.rawValue, parameters: parameters)
+            ?? (parameters.isEmpty ? [] : [DecodedRecord.Field(name: "parameters", value: Self.hex(parameters))])
+        decoded.layers.append(DecodedRecord.Layer(protocolName: "hci", title: "HCI Command: \(opcode) plen \(packet[2])", fields: fields))
     }
 
     private func event(_ packet: UnsafeRawBufferPointer, into decoded: inout DecodedRecord) {
@@ -141,10 +142,12 @@ public final class CaptureRecordDecoder {
             decoded.layers.append(DecodedRecord.Layer(protocolName: "att", title: "ATT: \(opcode) len \(pdu.payload.count)", fields: fields))
         case .smp:
             decoded.smpCode = code
+            let parameters = UnsafeRawBufferPointer(rebasing: pdu.payload[1...])
+            // Distributed keys (LTK, EDIV and Rand, IRK, CSRK) stay out of text output: their length only.
+            let value = SMPCode.distributesKey(code) ? "(\(parameters.count) bytes of key material, not shown)" : Self.hex(parameters)
             decoded.layers.append(DecodedRecord.Layer(
                 protocolName: "smp", title: "SMP: \(SMPCode.name(code)) (0x\(Self.hex(code))) len \(pdu.payload.count)",
-                fields: pdu.payload.count > 1
-                    ? [DecodedRecord.Field(name: "parameters", value: Self.hex(UnsafeRawBufferPointer(rebasing: pdu.payload[1...])))] : []))
+                fields: parameters.isEmpty ? [] : [DecodedRecord.Field(name: "parameters", value: value)]))
         case .leSignaling:
             let fields: [DecodedRecord.Field]
             let title: String

@@ -19,4 +19,8 @@ public enum SMPCode {
         default: "SMP code 0x\(code < 0x10 ? "0" : "")\(String(code, radix: 16, uppercase: true))"
         }
     }
+
+    /// Encryption Information (LTK), Central Identification (EDIV, Rand), Identity Information
+    /// (IRK), Signing Information (CSRK): the PDUs that carry keys.
+    public static func distributesKey(_ code: UInt8) -> Bool { [0x06, 0x07, 0x08, 0x0A].contains(code) }
 }

@@ -118,4 +118,21 @@ import Testing
         #expect(result.stdout.contains("characteristic 2A19 Battery Level value "))
         #expect(result.stdout.contains("service EFF0 ["))
     }
+
+    /// The simulated test device: its long value read whole, a write taken, 50 values in order.
+    @Test func readWriteAndSubscribeOnTheSimulatedWorld() async throws {
+        let base = ["gatt", "--name", "Strobe-Test"]
+        let read = try await StrobeCommand.run(base + ["read", "8D1E0002-3B5A-4C6E-9F00-5A7B0BE0C0DE"])
+        #expect(read.status == 0, "\(read.stderr)")
+        // Its 300-byte value counts up from 0, as the Bumble fixture's does.
+        #expect(read.stdout == Self.longValueHex + "\n")
+        let write = try await StrobeCommand.run(base + ["write", "8D1E0003-3B5A-4C6E-9F00-5A7B0BE0C0DE", "0102"])
+        #expect(write.status == 0, "\(write.stderr)")
+        #expect(write.stdout.isEmpty)
+        let subscribe = try await StrobeCommand.run(base + ["subscribe", "8D1E0004-3B5A-4C6E-9F00-5A7B0BE0C0DE", "--count", "50", "--json"])
+        #expect(subscribe.status == 0, "\(subscribe.stderr)")
+        let summary = try #require(try JSONLines.objects(subscribe.stdout).last?["summary"] as? [String: Any])
+        #expect(summary["count"] as? Int == 50)
+        #expect(summary["sequenceGaps"] as? Int == 0)
+    }
 }

@@ -71,9 +71,13 @@ struct ConnectCommand: AsyncParsableCommand {
                 if name == "disconnected" { return }
             }
         }
-        let ended = Task { _ = await connection.disconnected() }
-        try? await Task.sleep(for: .milliseconds(Int64(hold * 1000)))
-        ended.cancel()
+        // Until the hold ends or the link does, whichever is first.
+        await withTaskGroup(of: Void.self) { group in
+            group.addTask { try? await Task.sleep(for: .milliseconds(Int64(hold * 1000))) }
+            group.addTask { _ = await connection.disconnected() }
+            await group.next()
+            group.cancelAll()
+        }
         if let lost = LinkLost(connection, device: "device") {
             _ = await watching.value
             throw lost

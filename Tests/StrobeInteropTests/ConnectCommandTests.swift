@@ -39,4 +39,14 @@ import Testing
         #expect(result.stdout.hasPrefix("connected to C4:5E:00:00:00:02 (random), handle 0x"), "\(result.stdout)")
         #expect(result.stdout.contains("ATT MTU 247"))
     }
+
+    /// A link that ends during --hold fails the command with the reason, after printing the event.
+    @Test func aLinkLostDuringHoldFailsWithItsReason() async throws {
+        let server = try await SimServer(duration: 8)
+        defer { withExtendedLifetime(server) {} }
+        let result = try await StrobeCommand.run(["--transport", server.endpoint, "connect", "--name", "Nova2", "--hold", "60"])
+        #expect(result.status == 1, "\(result.stdout) \(result.stderr)")
+        #expect(result.stdout.contains("disconnected: Remote User Terminated Connection (0x13)"), "\(result.stdout)")
+        #expect(result.stderr.contains("the link to the device was lost: Remote User Terminated Connection (0x13)"), "\(result.stderr)")
+    }
 }

@@ -11,7 +11,7 @@ public enum HCIEventCode {
     public static let encryptionKeyRefreshComplete: UInt8 = 0x30
     public static let leMeta: UInt8 = 0x3E
 
-    /// The event's name in the specification, or "Event 0xNN".
+    /// The event's name in the specification, or "event 0xNN" for one the stack does not name.
     public static func name(_ code: UInt8) -> String {
         switch code {
         case disconnectionComplete: "Disconnection Complete"
@@ -43,7 +43,7 @@ public enum LEMetaSubevent {
     public static let extendedAdvertisingReport: UInt8 = 0x0D
     public static let enhancedConnectionCompleteV2: UInt8 = 0x29
 
-    /// The subevent's name in the specification, or "LE Meta subevent 0xNN".
+    /// The subevent's name in the specification, or "LE Meta subevent 0xNN" for one the stack does not name.
     public static func name(_ subevent: UInt8) -> String {
         switch subevent {
         case connectionComplete: "LE Connection Complete"

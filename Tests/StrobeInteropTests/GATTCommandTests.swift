@@ -3,7 +3,8 @@ import Testing
 
 /// `strobe gatt` against Bumble's GATT peripheral over H4/TCP, at MTU 23 and 247, and against the
 /// simulated world: what the tool prints is what the peer declares, holds and saw.
-@Suite(.timeLimit(.minutes(3))) struct GATTCommandTests {
+/// One case at a time: each starts a Bumble process, and a dozen at once crowd a small machine.
+@Suite(.serialized, .timeLimit(.minutes(5))) struct GATTCommandTests {
     static let service = "6E400001-B5A3-F393-E0A9-E50E24DC0001"
     static let longRead = "6E400002-B5A3-F393-E0A9-E50E24DC0001"
     static let write = "6E400003-B5A3-F393-E0A9-E50E24DC0001"

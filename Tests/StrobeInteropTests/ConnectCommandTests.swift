@@ -42,9 +42,10 @@ import Testing
 
     /// A link that ends during --hold fails the command with the reason, after printing the event.
     @Test func aLinkLostDuringHoldFailsWithItsReason() async throws {
-        let server = try await SimServer(duration: 8)
+        // Serving 30 s: on a machine busy with the whole suite the command may start many seconds late.
+        let server = try await SimServer(duration: 30)
         defer { withExtendedLifetime(server) {} }
-        let result = try await StrobeCommand.run(["--transport", server.endpoint, "connect", "--name", "Nova2", "--hold", "60"])
+        let result = try await StrobeCommand.run(["--transport", server.endpoint, "connect", "--name", "Nova2", "--hold", "120"])
         #expect(result.status == 1, "\(result.stdout) \(result.stderr)")
         #expect(result.stdout.contains("disconnected: Remote User Terminated Connection (0x13)"), "\(result.stdout)")
         #expect(result.stderr.contains("the link to the device was lost: Remote User Terminated Connection (0x13)"), "\(result.stderr)")

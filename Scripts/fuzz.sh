@@ -43,6 +43,8 @@ if [ ${#targets[@]} -eq 0 ]; then
 fi
 
 mkdir -p "$build/artifacts"
+# A Swift trap prints its message; the runtime's backtracer would trip the address sanitizer instead.
+export SWIFT_BACKTRACE=enable=no
 summary=()
 for target in "${targets[@]}"; do
   corpus="$build/corpus/$target"

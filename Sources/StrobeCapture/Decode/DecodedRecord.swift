@@ -60,9 +60,12 @@ public struct DecodedRecord: Sendable, Codable, Hashable {
         return lines.joined(separator: "\n")
     }
 
+    /// Seconds with six decimals. Capture times are the capture's word: a record may be stamped
+    /// before the first (negative) or absurdly late, and still prints.
     static func seconds(_ value: Double) -> String {
-        let micros = Int64((value * 1e6).rounded())
+        guard value.isFinite, abs(value) < 9e12 else { return "\(value)" }
+        let micros = Int64((abs(value) * 1e6).rounded())
         let fraction = String(micros % 1_000_000)
-        return "\(micros / 1_000_000).\(String(repeating: "0", count: 6 - fraction.count))\(fraction)"
+        return (value < 0 ? "-" : "") + "\(micros / 1_000_000)." + String(repeating: "0", count: 6 - fraction.count) + fraction
     }
 }

@@ -27,4 +27,27 @@ import Testing
         #expect(records.contains { $0.time < 0 })
         #expect(records.allSatisfy { !$0.text.isEmpty })
     }
+
+    /// A command the stack sends shows its parameters by field; addresses as the spec writes
+    /// them; one whose parameters do not fit its layout shows hex.
+    @Test func commandParametersShowByField() throws {
+        let path = try Fixtures.scratchPath("capture-show-\(UUID().uuidString).btsnoop")
+        defer { Fixtures.remove(path) }
+        let writer = try BtsnoopWriter(path: path)
+        let at = BtsnoopTimestamp(unixMicroseconds: 1_700_000_000_000_000)
+        // LE Set Advertising Set Random Address: handle 1, C4:5E:00:00:00:02 (little endian on the wire).
+        try writer.write(.command, direction: .hostToController, payload: [0x35, 0x20, 0x07, 0x01, 0x02, 0x00, 0x00, 0x00, 0x5E, 0xC4], at: at)
+        // LE Set Scan Enable with a byte too many.
+        try writer.write(.command, direction: .hostToController, payload: [0x0C, 0x20, 0x03, 0x01, 0x00, 0x07], at: at)
+        try writer.close()
+        let decoder = try CaptureRecordDecoder(path: path)
+        let address = try #require(try decoder.next())
+        #expect(address.hciOpcode == 0x2035)
+        #expect(address.layers.first?.fields == [
+            DecodedRecord.Field(name: "Advertising_Handle", value: "0x01"),
+            DecodedRecord.Field(name: "Random_Address", value: "C4:5E:00:00:00:02"),
+        ])
+        let misfit = try #require(try decoder.next())
+        #expect(misfit.layers.first?.fields == [DecodedRecord.Field(name: "parameters", value: "010007")])
+    }
 }

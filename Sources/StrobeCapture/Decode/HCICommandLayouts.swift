@@ -35,6 +35,17 @@ enum HCICommandLayouts {
                  ("Long_Term_Key", 16)],                                                     // LE Enable Encryption
         0x2022: [("Connection_Handle", 2), ("TX_Octets", 2), ("TX_Time", 2)],               // LE Set Data Length
         0x2032: [("Connection_Handle", 2), ("All_PHYs", 1), ("TX_PHYs", 1), ("RX_PHYs", 1), ("PHY_Options", 2)],  // LE Set PHY
+        0x2035: [("Advertising_Handle", 1), ("Random_Address", 6)],                        // LE Set Advertising Set Random Address
+        0x2036: [("Advertising_Handle", 1), ("Advertising_Event_Properties", 2), ("Primary_Advertising_Interval_Min", 3),
+                 ("Primary_Advertising_Interval_Max", 3), ("Primary_Advertising_Channel_Map", 1), ("Own_Address_Type", 1),
+                 ("Peer_Address_Type", 1), ("Peer_Address", 6), ("Advertising_Filter_Policy", 1), ("Advertising_TX_Power", 1),
+                 ("Primary_Advertising_PHY", 1), ("Secondary_Advertising_Max_Skip", 1), ("Secondary_Advertising_PHY", 1),
+                 ("Advertising_SID", 1), ("Scan_Request_Notification_Enable", 1)],          // LE Set Extended Advertising Parameters
+        0x2037: [("Advertising_Handle", 1), ("Operation", 1), ("Fragment_Preference", 1), ("Advertising_Data_Length", 1),
+                 ("Advertising_Data", 0)],                                                   // LE Set Extended Advertising Data
+        0x2038: [("Advertising_Handle", 1), ("Operation", 1), ("Fragment_Preference", 1), ("Scan_Response_Data_Length", 1),
+                 ("Scan_Response_Data", 0)],                                                 // LE Set Extended Scan Response Data
+        0x2039: [("Enable", 1), ("Number_of_Sets", 1), ("Per_Set_Parameters", 0)],          // LE Set Extended Advertising Enable
         0x2041: [("Own_Address_Type", 1), ("Scanning_Filter_Policy", 1), ("Scanning_PHYs", 1),
                  ("Per_PHY_Parameters", 0)],                                                 // LE Set Extended Scan Parameters
         0x2042: [("Enable", 1), ("Filter_Duplicates", 1), ("Duration", 2), ("Period", 2)],  // LE Set Extended Scan Enable

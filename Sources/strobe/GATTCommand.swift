@@ -142,11 +142,7 @@ struct GATTReadCommand: AsyncParsableCommand {
         let session = try await ControllerSession.open(global)
         defer { try? session.close() }
         let connection = try await target.connect(session)
-        let handle: AttributeHandle
-        switch attribute {
-        case .handle(let given): handle = given
-        case .uuid: handle = try await attribute.characteristic(in: connection).characteristic.valueHandle
-        }
+        let handle = try await attribute.valueHandle(in: connection)
         let value = try await GATTCommandError.naming("read", handle) { try await connection.gatt.readLong(handle: handle) }
         _ = try? await connection.disconnect()
         print(value.hexString)
@@ -174,11 +170,7 @@ struct GATTWriteCommand: AsyncParsableCommand {
         let session = try await ControllerSession.open(global)
         defer { try? session.close() }
         let connection = try await target.connect(session)
-        let handle: AttributeHandle
-        switch attribute {
-        case .handle(let given): handle = given
-        case .uuid: handle = try await attribute.characteristic(in: connection).characteristic.valueHandle
-        }
+        let handle = try await attribute.valueHandle(in: connection)
         try await GATTCommandError.naming("write", handle) {
             try await connection.gatt.write(bytes, handle: handle, withResponse: !withoutResponse)
         }

@@ -61,6 +61,15 @@ enum AttributeReference: ExpressibleByArgument, CustomStringConvertible {
         }
     }
 
+    /// The value handle to read or write: the one given, or the value handle of the one
+    /// characteristic with this UUID (found by discovery).
+    func valueHandle(in connection: LEConnection) async throws -> AttributeHandle {
+        switch self {
+        case .handle(let handle): handle
+        case .uuid: try await characteristic(in: connection).characteristic.valueHandle
+        }
+    }
+
     /// The characteristic this names: by value handle, or the one characteristic with this UUID.
     func characteristic(in connection: LEConnection) async throws -> GATTDatabase.Characteristic {
         let database = try await connection.gatt.discoverDatabase(subscribeToServiceChanged: false)

@@ -53,14 +53,9 @@ public struct CaptureDecodeCounters: Sendable, Hashable {
 public final class CaptureATTDecoder {
     public private(set) var counters = CaptureDecodeCounters()
     private let reader: BtsnoopReader
-    private var reassemblers: [Key: L2CAPReassembler] = [:]
+    private var reassemblers = CaptureReassemblers()
     private var ready: [CaptureATTPDU] = []
     private var readyIndex = 0
-
-    private struct Key: Hashable {
-        var handle: ConnectionHandle
-        var direction: BtsnoopDirection?
-    }
 
     public init(path: String) throws(BtsnoopError) {
         reader = try BtsnoopReader(path: path)
@@ -98,23 +93,16 @@ public final class CaptureATTDecoder {
             return
         }
         counters.aclPackets += 1
-        let key = Key(handle: packet.header.connectionHandle, direction: record.direction)
-        let reassembler: L2CAPReassembler
-        if let existing = reassemblers[key] {
-            reassembler = existing
-        } else {
-            // ATT PDUs are at most 517 bytes, but other channels in a capture may be larger.
-            reassembler = L2CAPReassembler(connectionHandle: key.handle, maximumPayloadLength: L2CAPReassembler.maximumPayloadLengthLimit)
-            reassemblers[key] = reassembler
-        }
+        let handle = packet.header.connectionHandle
+        let direction = record.direction
         let frame = record.index + 1
-        reassembler.receive(packet) { event in
+        reassemblers.reassembler(handle: handle, direction: direction).receive(packet) { event in
             switch event {
             case .pdu(let pdu):
                 counters.l2capPDUs += 1
                 guard pdu.channel == .att, let opcode = pdu.payload.first else { return }
                 counters.attPDUs += 1
-                var found = CaptureATTPDU(frame: frame, connectionHandle: key.handle, direction: key.direction, opcode: opcode)
+                var found = CaptureATTPDU(frame: frame, connectionHandle: handle, direction: direction, opcode: opcode)
                 if opcode == ATTOpcode.handleValueNotification.rawValue || opcode == ATTOpcode.handleValueIndication.rawValue,
                    pdu.payload.count >= 3 {
                     found.handle = AttributeHandle(UInt16(pdu.payload[1]) | UInt16(pdu.payload[2]) << 8)

@@ -10,12 +10,7 @@ import StrobeHost
 public final class CaptureRecordDecoder {
     private let reader: BtsnoopReader
     private var firstTime: Int64?
-    private var reassemblers: [Key: L2CAPReassembler] = [:]
-
-    private struct Key: Hashable {
-        var handle: ConnectionHandle
-        var direction: BtsnoopDirection?
-    }
+    private var reassemblers = CaptureReassemblers()
 
     public init(path: String) throws(BtsnoopError) {
         reader = try BtsnoopReader(path: path)
@@ -104,13 +99,7 @@ public final class CaptureRecordDecoder {
             title: "ACL Data: handle \(header.connectionHandle) flags 0x\(Self.hex(header.boundary.rawValue)) dlen \(header.dataTotalLength)",
             fields: [DecodedRecord.Field(name: "boundary", value: "\(header.boundary)")]))
         guard !record.isTruncated else { return }
-        let key = Key(handle: header.connectionHandle, direction: record.direction)
-        let reassembler = reassemblers[key] ?? {
-            let made = L2CAPReassembler(connectionHandle: key.handle, maximumPayloadLength: L2CAPReassembler.maximumPayloadLengthLimit)
-            reassemblers[key] = made
-            return made
-        }()
-        reassembler.receive(packet) { event in
+        reassemblers.reassembler(handle: header.connectionHandle, direction: record.direction).receive(packet) { event in
             switch event {
             case .pdu(let pdu): l2cap(pdu, into: &decoded)
             case .error(let error):

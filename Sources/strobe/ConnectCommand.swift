@@ -44,8 +44,8 @@ struct ConnectCommand: AsyncParsableCommand {
     func run() async throws {
         let session = try await ControllerSession.open(global)
         defer { try? session.close() }
-        // Subscribed before connecting: the link's first events come at once.
-        let events = session.controller.events()
+        // Subscribed before connecting, and only to hold: the link's first events come at once.
+        let events = hold == nil ? nil : session.controller.events()
         let connection = try await target.connect(session)
         let report = Self.report(connection)
         if json {
@@ -57,7 +57,7 @@ struct ConnectCommand: AsyncParsableCommand {
                 ATT MTU \(report.mtu), PHY \(report.phy.tx)/\(report.phy.rx), data length \(report.dataLength.tx)/\(report.dataLength.rx) bytes (tx/rx)
                 """)
         }
-        guard let hold else {
+        guard let hold, let events else {
             _ = try? await connection.disconnect()
             return
         }

@@ -46,15 +46,11 @@ struct GATTSubscribeCommand: AsyncParsableCommand {
             try await connection.gatt.subscribe(characteristic, to: indicate ? .indication : .notification, handler: ring)
         }
         let start = HostTime.now()
-        // The values end with the duration or the link, whichever comes first.
+        // The values end with the duration; the link's end closes the ring by itself.
         let ending = Task { [duration] in
-            await withTaskGroup(of: Void.self) { group in
-                if let duration { group.addTask { try? await Task.sleep(for: .milliseconds(Int64(duration * 1000))) } }
-                group.addTask { _ = await connection.disconnected() }
-                await group.next()
-                group.cancelAll()
-            }
-            ring.close()
+            guard let duration else { return }
+            try? await Task.sleep(for: .milliseconds(Int64(duration * 1000)))
+            if !Task.isCancelled { ring.close() }
         }
         var received = 0
         var gaps = SequenceGaps()

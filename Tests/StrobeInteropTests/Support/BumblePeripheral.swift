@@ -25,15 +25,9 @@ final class BumblePeripheral: Sendable {
         guard FileManager.default.isExecutableFile(atPath: python.path) else {
             throw LaunchError(description: "no Bumble venv at \(python.path): run Scripts/test.sh (it creates it)")
         }
-        let process = Process()
-        process.executableURL = python
-        process.arguments = [RepositoryPaths.bumbleFixtures.appendingPathComponent(script).path,
-                             "--hci-listen", "tcp:127.0.0.1:0", "--timeout", "120"] + arguments
-        let stdout = Pipe()
-        process.standardOutput = stdout
-        process.standardError = FileHandle.nullDevice
-        let output = LineCollector(stdout.fileHandleForReading)
-        try process.run()
+        let (process, output) = try LineCollector.launch(
+            python, [RepositoryPaths.bumbleFixtures.appendingPathComponent(script).path,
+                     "--hci-listen", "tcp:127.0.0.1:0", "--timeout", "120"] + arguments)
         self.process = process
         self.output = output
 
@@ -113,6 +107,19 @@ final class LineCollector: Sendable {
     }
 
     var lines: [String] { state.withLock { $0.lines } }
+
+    /// Starts `executable` with its stdout collected here and its stderr dropped.
+    static func launch(_ executable: URL, _ arguments: [String]) throws -> (Process, LineCollector) {
+        let process = Process()
+        process.executableURL = executable
+        process.arguments = arguments
+        let stdout = Pipe()
+        process.standardOutput = stdout
+        process.standardError = FileHandle.nullDevice
+        let output = LineCollector(stdout.fileHandleForReading)
+        try process.run()
+        return (process, output)
+    }
 
     /// The first line starting with `prefix`, `nil` if the stream ended without one.
     /// `timeout` bounds the wait on an external process; it is not a substitute for synchronisation.

@@ -15,15 +15,10 @@ final class FaultProxy: Sendable {
     private let output: LineCollector
 
     init(upstream: String, fault: String, at aclPacket: Int) async throws {
-        let process = Process()
-        process.executableURL = RepositoryPaths.bumblePython
-        process.arguments = [RepositoryPaths.faultProxy.path, "--upstream", String(upstream.dropFirst("tcp:".count)),
-                             "--fault", fault, "--at", "\(aclPacket)"]
-        let stdout = Pipe()
-        process.standardOutput = stdout
-        process.standardError = FileHandle.nullDevice
-        let output = LineCollector(stdout.fileHandleForReading)
-        try process.run()
+        let (process, output) = try LineCollector.launch(
+            RepositoryPaths.bumblePython,
+            [RepositoryPaths.faultProxy.path, "--upstream", String(upstream.dropFirst("tcp:".count)),
+             "--fault", fault, "--at", "\(aclPacket)"])
         self.process = process
         self.output = output
         guard let ready = try await output.firstLine(withPrefix: "READY hci=", timeout: .seconds(20)) else {

@@ -13,15 +13,9 @@ final class SimServer: Sendable {
 
     /// `scenario`: a scenario file; the standard world when `nil`.
     init(duration: Int, scenario: String? = nil) async throws {
-        let process = Process()
-        process.executableURL = RepositoryPaths.strobeExecutable
-        process.arguments = ["sim", "serve", "--listen", "tcp:127.0.0.1:0", "--duration", "\(duration)"]
-            + (scenario.map { ["--scenario", $0] } ?? [])
-        let output = Pipe()
-        process.standardOutput = output
-        process.standardError = FileHandle.nullDevice
-        let lines = LineCollector(output.fileHandleForReading)
-        try process.run()
+        let (process, lines) = try LineCollector.launch(
+            RepositoryPaths.strobeExecutable,
+            ["sim", "serve", "--listen", "tcp:127.0.0.1:0", "--duration", "\(duration)"] + (scenario.map { ["--scenario", $0] } ?? []))
         self.process = process
         guard let ready = try await lines.firstLine(withPrefix: "serving the simulated world on ", timeout: .seconds(20)),
               let endpoint = ready.split(separator: " ").first(where: { $0.hasPrefix("tcp:") }) else {

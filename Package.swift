@@ -22,6 +22,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
         .package(url: "https://github.com/HdrHistogram/hdrhistogram-swift", from: "0.2.0"),
         .package(url: "https://github.com/ordo-one/malloc-interposer", from: "1.6.1"),
+        .package(url: "https://github.com/swift-server/async-http-client", from: "1.37.0"),
     ],
     targets: [
         // The only C in the stack: the kernel's HCI socket, over the libbluetooth-dev headers.
@@ -39,13 +40,22 @@ let package = Package(
             // The data the generated assigned-numbers table comes from (Scripts/generate-assigned-numbers.py).
             exclude: ["UUID/assigned-uuid16.tsv"]),
         .target(name: "StrobeDevices", dependencies: ["StrobeHost"]),
-        .target(name: "StrobeSim", dependencies: ["Strobe"]),
-        .target(name: "StrobeSequencer", dependencies: ["StrobeHCI", "StrobeHost", "StrobeDevices"]),
+        .target(name: "StrobeSim", dependencies: ["Strobe", "StrobeLights"]),
+        // Lights in the model of LIFXHTTPKit, over the LIFX LAN protocol, the LIFX HTTP API and
+        // Bluetooth LE (LEDnet) lights.
+        .target(
+            name: "StrobeLights",
+            dependencies: [
+                "StrobeHCI", "StrobeHost",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "Logging", package: "swift-log"),
+            ]),
+        .target(name: "StrobeSequencer", dependencies: ["StrobeHCI", "StrobeHost", "StrobeDevices", "StrobeLights"]),
         .target(name: "Strobe", dependencies: ["StrobeHCI", "StrobeCapture", "StrobeHost", "StrobeDevices"]),
         .executableTarget(
             name: "strobe",
             dependencies: [
-                "Strobe", "StrobeSim", "StrobeSequencer",
+                "Strobe", "StrobeSim", "StrobeSequencer", "StrobeLights",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Histogram", package: "hdrhistogram-swift"),
                 .product(name: "Logging", package: "swift-log"),
@@ -65,16 +75,22 @@ let package = Package(
         // Links without libFuzzer (the driver is a weak symbol) so a normal build stays whole.
         .target(name: "CFuzzerDriver", path: "Tests/Fuzz/CFuzzerDriver"),
         .executableTarget(
-            name: "StrobeFuzz", dependencies: ["CFuzzerDriver", "StrobeHCI", "StrobeHost", "StrobeCapture", "StrobeDevices"],
+            name: "StrobeFuzz", dependencies: ["CFuzzerDriver", "StrobeHCI", "StrobeHost", "StrobeCapture", "StrobeDevices", "StrobeLights"],
             path: "Tests/Fuzz/StrobeFuzz"),
         .testTarget(name: "StrobeHCITests", dependencies: ["StrobeHCI", .product(name: "Logging", package: "swift-log")]),
         .testTarget(name: "StrobeCaptureTests", dependencies: ["StrobeCapture"]),
         .testTarget(name: "StrobeHostTests", dependencies: ["StrobeHost"]),
         .testTarget(name: "StrobeDevicesTests", dependencies: ["StrobeDevices"]),
+        .testTarget(name: "StrobeLightsTests", dependencies: ["StrobeLights", "StrobeSim"]),
         .testTarget(name: "StrobeSimTests", dependencies: ["StrobeSim", "StrobeCapture"]),
         .testTarget(name: "StrobeSequencerTests", dependencies: ["StrobeSequencer", "StrobeSim", "StrobeCapture"]),
         .testTarget(name: "StrobeTests", dependencies: ["Strobe", "StrobeSim"]),
-        .testTarget(name: "StrobeInteropTests", dependencies: ["Strobe", "StrobeSim", "StrobeSequencer", "strobe"]),
+        .testTarget(
+            name: "StrobeInteropTests",
+            dependencies: [
+                "Strobe", "StrobeSim", "StrobeSequencer", "StrobeLights", "strobe",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+            ]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -2,6 +2,7 @@
 # Installs what the test suite needs when it is missing:
 #   - Debian packages: libbluetooth-dev (headers for the CBlueZ shim), tshark (independent decoder)
 #   - a Python venv with the pinned Bumble (virtual controller + GATT peers for interop tests)
+#   - a Python venv with the pinned lifx-emulator (virtual LIFX LAN lights)
 # Idempotent: a second run only checks.
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
@@ -20,14 +21,18 @@ if [ ${#need[@]} -gt 0 ]; then
   $sudo_cmd apt-get install -y -qq "${need[@]}" >/dev/null
 fi
 
-venv="$root/.venv-bumble"
-lock="$root/Tests/Fixtures/Bumble/requirements.lock.txt"
-stamp="$venv/.installed-$(sha256sum "$lock" | cut -c1-16)"
-if [ ! -f "$stamp" ]; then
-  python3 -c 'import sys; sys.exit(0 if sys.version_info >= (3, 11) else "Bumble needs Python >= 3.11")'
-  echo "creating the Bumble venv (.venv-bumble)"
-  rm -rf "$venv"
-  python3 -m venv "$venv"
-  "$venv/bin/pip" install -q --disable-pip-version-check -r "$lock"
-  touch "$stamp"
-fi
+# A venv per lock file, made again when the lock changes.
+make_venv() {
+  local venv="$root/$1" lock="$root/$2"
+  local stamp="$venv/.installed-$(sha256sum "$lock" | cut -c1-16)"
+  if [ ! -f "$stamp" ]; then
+    python3 -c 'import sys; sys.exit(0 if sys.version_info >= (3, 11) else "the test venvs need Python >= 3.11")'
+    echo "creating the venv $1"
+    rm -rf "$venv"
+    python3 -m venv "$venv"
+    "$venv/bin/pip" install -q --disable-pip-version-check -r "$lock"
+    touch "$stamp"
+  fi
+}
+make_venv .venv-bumble Tests/Fixtures/Bumble/requirements.lock.txt
+make_venv .venv-lights Tests/Fixtures/LIFX/requirements.lock.txt

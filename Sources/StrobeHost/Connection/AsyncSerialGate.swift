@@ -2,7 +2,7 @@ import Synchronization
 
 /// Runs async operations one at a time, in the order they arrive. A caller cancelled while
 /// waiting for its turn leaves the line with `CancellationError`.
-final class AsyncSerialGate: Sendable {
+package final class AsyncSerialGate: Sendable {
     private struct State {
         var busy = false
         var waiters: [(id: UInt64, continuation: CheckedContinuation<Void, any Error>)] = []
@@ -11,7 +11,9 @@ final class AsyncSerialGate: Sendable {
 
     private let state = Mutex(State())
 
-    func run<T: Sendable>(_ operation: @Sendable () async throws -> T) async throws -> T {
+    package init() {}
+
+    package func run<T: Sendable>(_ operation: @Sendable () async throws -> T) async throws -> T {
         try await enter()
         defer { leave() }
         return try await operation()

@@ -1,0 +1,213 @@
+import AsyncHTTPClient
+import Foundation
+import NIOCore
+import NIOHTTP1
+
+/// The LIFX HTTP API v1 (bearer token): list lights, set state, set states, scenes and scene
+/// activation; 207 results per light; errors typed by status; a 429 waits for the rate-limit
+/// reset (when it is near enough) and tries once more. The token goes in the Authorization
+/// header and nowhere else: not in errors, not in descriptions.
+public final class LIFXHTTPBackend: LightsBackend, CustomStringConvertible {
+    public static let defaultBaseURL = URL(string: "https://api.lifx.com/v1/")!
+
+    public struct Configuration: Sendable {
+        /// Each request's deadline.
+        public var timeout: Duration
+        /// The longest wait for a rate-limit reset before giving up with `rateLimited`.
+        public var longestRateLimitWait: Duration
+        /// Fast mode: the API answers 202 at once with no per-light results.
+        public var fast: Bool
+
+        public init(timeout: Duration = .seconds(15), longestRateLimitWait: Duration = .seconds(10), fast: Bool = false) {
+            self.timeout = timeout
+            self.longestRateLimitWait = longestRateLimitWait
+            self.fast = fast
+        }
+    }
+
+    public let baseURL: URL
+    public let configuration: Configuration
+    private let token: String
+
+    public init(token: String, baseURL: URL = LIFXHTTPBackend.defaultBaseURL, configuration: Configuration = Configuration()) {
+        self.token = token
+        self.baseURL = baseURL.absoluteString.hasSuffix("/") ? baseURL : baseURL.appendingPathComponent("")
+        self.configuration = configuration
+    }
+
+    public var description: String { "LIFX HTTP API at \(baseURL.absoluteString)" }
+
+    public func close() async {}
+
+    // MARK: The API
+
+    public func fetchLights() async throws -> [Light] {
+        let lights: [LIFXHTTPShapes.Light] = try await call("GET", "lights/all", expecting: [200])
+        return lights.map { light in
+            Light(id: light.id, label: light.label, power: light.power == "on", brightness: light.brightness,
+                  color: LightColor(hue: light.color.hue, saturation: light.color.saturation, kelvin: light.color.kelvin),
+                  group: light.group.map { LightGroup(id: $0.id, name: $0.name) },
+                  location: light.location.map { LightLocation(id: $0.id, name: $0.name) }, connected: light.connected)
+        }
+    }
+
+    public func fetchScenes() async throws -> [Scene] {
+        let scenes: [LIFXHTTPShapes.Scene] = try await call("GET", "scenes", expecting: [200])
+        return try scenes.map { scene in
+            Scene(id: scene.uuid, name: scene.name, states: try scene.states.map { state in
+                guard let selector = try? LightSelector(state.selector) else {
+                    throw LIFXHTTPError.badResponse("scene \(scene.uuid) has the selector '\(state.selector)'")
+                }
+                return SceneState(selector: selector, power: state.power.map { $0 == "on" }, brightness: state.brightness,
+                                  color: state.color.map { LightColor(hue: $0.hue, saturation: $0.saturation, kelvin: $0.kelvin) })
+            })
+        }
+    }
+
+    public func apply(_ change: LightStateChange, selector: LightSelector, to lights: [Light]) async throws -> [LightResult] {
+        var body = Self.body(change)
+        body.fast = configuration.fast ? true : nil
+        if configuration.fast {
+            try await callWithoutResult("PUT", "lights/\(Self.path(selector))/state", body: body, expecting: [202, 207])
+            return []
+        }
+        let results: LIFXHTTPShapes.Results = try await call("PUT", "lights/\(Self.path(selector))/state", body: body, expecting: [207])
+        return try Self.results(results.results)
+    }
+
+    /// `PUT /lights/states`: several selectors' states in one request; one list of per-light
+    /// results per state, in order.
+    public func setStates(_ states: [SceneState], duration: Duration = LightStateChange.defaultDuration) async throws -> [[LightResult]] {
+        let bodies = states.map { state -> LIFXHTTPShapes.StateBody in
+            var body = Self.body(state.change(duration: duration))
+            body.selector = state.selector.description
+            return body
+        }
+        let results: LIFXHTTPShapes.StatesResults = try await call("PUT", "lights/states", body: LIFXHTTPShapes.StatesBody(states: bodies),
+                                                                   expecting: [207])
+        return try results.results.map { try Self.results($0.results) }
+    }
+
+    public func activate(_ scene: Scene, duration: Duration, lights: [Light]) async throws -> [LightResult] {
+        let results: LIFXHTTPShapes.Results = try await call(
+            "PUT", "scenes/scene_id:\(Self.escape(scene.id))/activate", body: LIFXHTTPShapes.ActivateBody(duration: Self.seconds(duration)),
+            expecting: [207])
+        return try Self.results(results.results)
+    }
+
+    // MARK: Shapes
+
+    static func body(_ change: LightStateChange) -> LIFXHTTPShapes.StateBody {
+        LIFXHTTPShapes.StateBody(
+            power: change.power.map { $0 ? "on" : "off" },
+            color: change.color.map { "hue:\(format($0.clamped.hue)) saturation:\(format($0.clamped.saturation)) kelvin:\($0.clamped.kelvin)" },
+            brightness: change.brightness, duration: seconds(change.duration))
+    }
+
+    private static func format(_ value: Double) -> String { String(format: "%.4g", value) }
+
+    static func seconds(_ duration: Duration) -> Double { Double(change: duration) }
+
+    static func results(_ results: [LIFXHTTPShapes.Result]) throws -> [LightResult] {
+        try results.map { result in
+            guard let status = LightResult.Status(rawValue: result.status) else {
+                throw LIFXHTTPError.badResponse("light \(result.id) has the status '\(result.status)'")
+            }
+            return LightResult(id: result.id, label: result.label, status: status)
+        }
+    }
+
+    private static func path(_ selector: LightSelector) -> String { escape(selector.description) }
+
+    private static func escape(_ text: String) -> String {
+        var allowed = CharacterSet.urlPathAllowed
+        allowed.remove(charactersIn: "/?#")
+        return text.addingPercentEncoding(withAllowedCharacters: allowed) ?? text
+    }
+
+    // MARK: Requests
+
+    private func call<Answer: Decodable>(_ method: String, _ path: String, body: (some Encodable)? = Optional<Int>.none,
+                                         expecting statuses: Set<Int>) async throws -> Answer {
+        let data = try await send(method, path, body: body, expecting: statuses)
+        do {
+            return try JSONDecoder().decode(Answer.self, from: data)
+        } catch {
+            throw LIFXHTTPError.badResponse("\(method) \(path): \(redacted(String(describing: error)))")
+        }
+    }
+
+    private func callWithoutResult(_ method: String, _ path: String, body: some Encodable, expecting statuses: Set<Int>) async throws {
+        _ = try await send(method, path, body: body, expecting: statuses)
+    }
+
+    /// One request, and once more after a 429 whose reset is near enough.
+    private func send(_ method: String, _ path: String, body: (some Encodable)?, expecting statuses: Set<Int>) async throws -> Data {
+        var request = HTTPClientRequest(url: baseURL.absoluteString + path)
+        request.method = HTTPMethod(rawValue: method)
+        request.headers.add(name: "Authorization", value: "Bearer \(token)")
+        request.headers.add(name: "Accept", value: "application/json")
+        if let body {
+            request.headers.add(name: "Content-Type", value: "application/json")
+            request.body = .bytes(ByteBuffer(bytes: try JSONEncoder().encode(body)))
+        }
+        var waitedForReset = false
+        while true {
+            let (status, headers, data) = try await execute(request)
+            if statuses.contains(status) { return data }
+            if status == 429, !waitedForReset, let wait = rateLimitWait(headers), wait <= configuration.longestRateLimitWait {
+                waitedForReset = true
+                try await Task.sleep(for: wait)
+                continue
+            }
+            throw error(status: status, headers: headers, data: data)
+        }
+    }
+
+    private func execute(_ request: HTTPClientRequest) async throws -> (Int, HTTPHeaders, Data) {
+        do {
+            let timeout = TimeAmount.nanoseconds(Int64(Double(change: configuration.timeout) * 1e9))
+            let response = try await HTTPClient.shared.execute(request, timeout: timeout)
+            let buffer = try await response.body.collect(upTo: 8 << 20)
+            return (Int(response.status.code), response.headers, Data(buffer.readableBytesView))
+        } catch let error as LIFXHTTPError {
+            throw error
+        } catch {
+            throw LIFXHTTPError.transport(redacted(String(describing: error)))
+        }
+    }
+
+    /// Until X-RateLimit-Reset (epoch seconds); nil when the header is missing or unreadable.
+    private func rateLimitWait(_ headers: HTTPHeaders) -> Duration? {
+        guard let reset = headers.first(name: "X-RateLimit-Reset").flatMap(Double.init) else { return nil }
+        return .milliseconds(Int64(max(0, reset - Date().timeIntervalSince1970) * 1000))
+    }
+
+    private func error(status: Int, headers: HTTPHeaders, data: Data) -> LIFXHTTPError {
+        let message = redacted((try? JSONDecoder().decode(LIFXHTTPShapes.ErrorBody.self, from: data))?.error
+            ?? String(decoding: data.prefix(200), as: UTF8.self))
+        switch status {
+        case 400: return .badRequest(message)
+        case 401: return .unauthorized(message)
+        case 403: return .forbidden(message)
+        case 404: return .notFound(message)
+        case 422: return .unprocessable(message)
+        case 429: return .rateLimited(resetAt: headers.first(name: "X-RateLimit-Reset").flatMap { Double($0) }.map { Int($0) },
+                                      limit: headers.first(name: "X-RateLimit-Limit").flatMap { Int($0) })
+        default: return .server(status: status, message: message)
+        }
+    }
+
+    /// The token never leaves in text, even when a server echoes it.
+    private func redacted(_ text: String) -> String {
+        token.isEmpty ? text : text.replacingOccurrences(of: token, with: "[token]")
+    }
+}
+
+extension Double {
+    /// A duration in seconds.
+    init(change duration: Duration) {
+        let (seconds, attoseconds) = duration.components
+        self = Double(seconds) + Double(attoseconds) / 1e18
+    }
+}

@@ -1,0 +1,243 @@
+import Foundation
+import StrobeHost
+import Synchronization
+
+/// Lights on the LIFX LAN protocol (UDP 56700): discovered by GetService sent to broadcast or
+/// unicast addresses, then asked for their state, group and location; driven with SetColor and
+/// SetPower, each with ack_required, retried with a doubling timeout. A light that never
+/// acknowledges is `timedOut`. Datagrams that are no LIFX message are counted and dropped.
+public final class LIFXLANBackend: LightsBackend {
+    public struct Configuration: Sendable {
+        /// Where GetService goes: broadcast addresses, or lights' own addresses.
+        public var discoveryHosts: [String]
+        public var port: UInt16
+        /// How long discovery listens for StateService.
+        public var discoveryWindow: Duration
+        /// Tries per request, the first waiting `firstTimeout`, each later one twice as long.
+        public var attempts: Int
+        public var firstTimeout: Duration
+        public var scenes: LocalScenes?
+
+        public init(discoveryHosts: [String] = ["255.255.255.255"], port: UInt16 = 56700, discoveryWindow: Duration = .milliseconds(500),
+                    attempts: Int = 3, firstTimeout: Duration = .milliseconds(200), scenes: LocalScenes? = nil) {
+            self.discoveryHosts = discoveryHosts
+            self.port = port
+            self.discoveryWindow = discoveryWindow
+            self.attempts = attempts
+            self.firstTimeout = firstTimeout
+            self.scenes = scenes
+        }
+    }
+
+    private struct Key: Hashable {
+        var target: UInt64
+        var sequence: UInt8
+    }
+
+    private struct Pending {
+        var expected: UInt16
+        var continuation: CheckedContinuation<LIFXMessage?, Never>
+    }
+
+    private struct State {
+        var sequence: UInt8 = 0
+        var pending: [Key: Pending] = [:]
+        /// Discovery in progress: its sequence number and what answered.
+        var discovery: (sequence: UInt8, found: [UInt64: UDPEndpoint])?
+        var devices: [UInt64: UDPEndpoint] = [:]
+    }
+
+    public let configuration: Configuration
+    /// This client's id in every header (non-zero, so that lights answer it alone).
+    public let source: UInt32
+    private let discoveryEndpoints: [UDPEndpoint]
+    private let state = Mutex(State())
+    private let malformed = Atomic<Int>(0)
+    private let socket = Mutex<UDPSocket?>(nil)
+
+    public init(configuration: Configuration = Configuration()) throws(LIFXLANError) {
+        self.configuration = configuration
+        source = UInt32.random(in: 2...UInt32.max)
+        var endpoints: [UDPEndpoint] = []
+        for host in configuration.discoveryHosts { endpoints.append(try UDPEndpoint(host: host, port: configuration.port)) }
+        discoveryEndpoints = endpoints
+        let opened = try UDPSocket { [weak self] bytes, from in self?.receive(bytes, from: from) }
+        socket.withLock { $0 = opened }
+    }
+
+    /// Datagrams that were not LIFX messages (or whose fields were out of range).
+    public var malformedCount: Int { malformed.load(ordering: .relaxed) }
+
+    public func close() async {
+        let open = socket.withLock { s -> UDPSocket? in
+            defer { s = nil }
+            return s
+        }
+        open?.close()
+        let waiting = state.withLock { s -> [Pending] in
+            defer { s.pending = [:] }
+            return Array(s.pending.values)
+        }
+        for pending in waiting { pending.continuation.resume(returning: nil) }
+    }
+
+    // MARK: Receiving
+
+    private func receive(_ bytes: [UInt8], from: UDPEndpoint) {
+        let packet: LIFXPacket
+        do {
+            packet = try LIFXPacket(decoding: bytes)
+        } catch {
+            malformed.add(1, ordering: .relaxed)
+            return
+        }
+        guard packet.header.source == source else { return }
+        let resumed = state.withLock { s -> Pending? in
+            if case .stateService(let service, let port) = packet.message, service == 1,
+               let discovery = s.discovery, discovery.sequence == packet.header.sequence, packet.header.target != 0,
+               let endpoint = try? UDPEndpoint(host: from.host, port: UInt16(port)) {
+                s.discovery?.found[packet.header.target] = endpoint
+                return nil
+            }
+            let key = Key(target: packet.header.target, sequence: packet.header.sequence)
+            guard let pending = s.pending[key], pending.expected == packet.message.type else { return nil }
+            s.pending[key] = nil
+            return pending
+        }
+        resumed?.continuation.resume(returning: packet.message)
+    }
+
+    // MARK: Requests
+
+    private func nextSequence() -> UInt8 {
+        state.withLock { s in
+            s.sequence &+= 1
+            return s.sequence
+        }
+    }
+
+    private func send(_ packet: LIFXPacket, to endpoint: UDPEndpoint) -> Bool {
+        guard let socket = socket.withLock({ $0 }) else { return false }
+        return (try? socket.send(packet.encoded(), to: endpoint)) != nil
+    }
+
+    /// Sends `message` to one light until it answers with `expected` or the tries run out (nil).
+    func request(_ message: LIFXMessage, target: UInt64, at endpoint: UDPEndpoint, expecting expected: UInt16) async -> LIFXMessage? {
+        var timeout = configuration.firstTimeout
+        for _ in 0..<max(configuration.attempts, 1) {
+            let sequence = nextSequence()
+            let key = Key(target: target, sequence: sequence)
+            let packet = LIFXPacket(message: message, source: source, target: target, sequence: sequence,
+                                    ackRequired: expected == LIFXMessage.acknowledgement.type,
+                                    resRequired: expected != LIFXMessage.acknowledgement.type)
+            let reply = await withCheckedContinuation { (continuation: CheckedContinuation<LIFXMessage?, Never>) in
+                state.withLock { $0.pending[key] = Pending(expected: expected, continuation: continuation) }
+                if !send(packet, to: endpoint) { timeOut(key) }
+                Task { [weak self, timeout] in
+                    try? await Task.sleep(for: timeout)
+                    self?.timeOut(key)
+                }
+            }
+            if let reply { return reply }
+            timeout *= 2
+        }
+        return nil
+    }
+
+    private func timeOut(_ key: Key) {
+        let pending = state.withLock { $0.pending.removeValue(forKey: key) }
+        pending?.continuation.resume(returning: nil)
+    }
+
+    // MARK: LightsBackend
+
+    /// Discovery, then each light's state, group and location.
+    public func fetchLights() async throws -> [Light] {
+        let sequence = nextSequence()
+        state.withLock { $0.discovery = (sequence, [:]) }
+        let probe = LIFXPacket(message: .getService, source: source, sequence: sequence, resRequired: true)
+        // Twice, half a window apart: one lost datagram does not hide a light.
+        for round in 0..<2 {
+            for endpoint in discoveryEndpoints where !send(probe, to: endpoint) {
+                throw LIFXLANError.socket(call: "sendto \(endpoint)", errno: errno)
+            }
+            try await Task.sleep(for: configuration.discoveryWindow / 2)
+            _ = round
+        }
+        let found = state.withLock { s -> [UInt64: UDPEndpoint] in
+            let found = s.discovery?.found ?? [:]
+            s.discovery = nil
+            s.devices.merge(found) { _, new in new }
+            return found
+        }
+        let lights = await withTaskGroup(of: Light.self) { group in
+            for (target, endpoint) in found {
+                group.addTask { await self.describe(target, at: endpoint) }
+            }
+            var lights: [Light] = []
+            for await light in group { lights.append(light) }
+            return lights
+        }
+        return lights.sorted { $0.id < $1.id }
+    }
+
+    private func describe(_ target: UInt64, at endpoint: UDPEndpoint) async -> Light {
+        async let lightState = request(.get, target: target, at: endpoint, expecting: 107)
+        async let group = request(.getGroup, target: target, at: endpoint, expecting: 53)
+        async let location = request(.getLocation, target: target, at: endpoint, expecting: 50)
+        let serial = LIFXHeader.serial(of: target)
+        var light = Light(id: serial, label: serial, power: false, brightness: 0, color: .white(kelvin: 3500), connected: false)
+        if case .lightState(let hsbk, let power, let label)? = await lightState {
+            light.label = label
+            light.power = power > 0
+            light.brightness = hsbk.level
+            light.color = hsbk.color
+            light.connected = true
+        }
+        if case .stateGroup(let id, let label, _)? = await group {
+            light.group = LightGroup(id: Self.hex(id), name: label)
+        }
+        if case .stateLocation(let id, let label, _)? = await location {
+            light.location = LightLocation(id: Self.hex(id), name: label)
+        }
+        return light
+    }
+
+    private static func hex(_ bytes: [UInt8]) -> String { bytes.map { String(format: "%02x", $0) }.joined() }
+
+    public func fetchScenes() async throws -> [Scene] { try configuration.scenes?.load() ?? [] }
+
+    /// SetColor (when colour or brightness change) and SetPower (when power does), each
+    /// acknowledged, for every light at once.
+    public func apply(_ change: LightStateChange, selector: LightSelector, to lights: [Light]) async throws -> [LightResult] {
+        let devices = state.withLock { $0.devices }
+        return await withTaskGroup(of: (Int, LightResult).self) { group in
+            for (index, light) in lights.enumerated() {
+                group.addTask {
+                    guard let target = LIFXHeader.target(serial: light.id), let endpoint = devices[target] else {
+                        return (index, LightResult(id: light.id, label: light.label, status: .offline))
+                    }
+                    var answered = true
+                    let duration = change.milliseconds
+                    if change.color != nil || change.brightness != nil {
+                        let hsbk = LIFXHSBK(color: light.color, brightness: light.brightness)
+                        answered = await self.request(.setColor(hsbk, durationMilliseconds: duration), target: target, at: endpoint,
+                                                      expecting: LIFXMessage.acknowledgement.type) != nil
+                    }
+                    if answered, let power = change.power {
+                        answered = await self.request(.setPower(level: power ? 65535 : 0, durationMilliseconds: duration), target: target,
+                                                      at: endpoint, expecting: LIFXMessage.acknowledgement.type) != nil
+                    }
+                    return (index, LightResult(id: light.id, label: light.label, status: answered ? .ok : .timedOut))
+                }
+            }
+            var results = [LightResult?](repeating: nil, count: lights.count)
+            for await (index, result) in group { results[index] = result }
+            return results.compactMap { $0 }
+        }
+    }
+
+    public func activate(_ scene: Scene, duration: Duration, lights: [Light]) async throws -> [LightResult] {
+        try await activateLocally(scene, duration: duration, lights: lights)
+    }
+}

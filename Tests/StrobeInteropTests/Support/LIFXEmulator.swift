@@ -1,0 +1,130 @@
+import AsyncHTTPClient
+import Foundation
+import NIOCore
+import NIOHTTP1
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// `lifx-emulator` (PyPI, from the venv `Scripts/install-test-deps.sh` makes) on loopback: the
+/// lights of a YAML config on a UDP port, and its HTTP management API for reading their state
+/// back and switching fault scenarios on.
+final class LIFXEmulator: Sendable {
+    struct Device: Sendable {
+        var serial: String
+        var label: String
+        var power: Bool = true
+        var hsbk: [Int] = [0, 0, 65535, 3500]
+        var group: (id: String, name: String)
+        var location: (id: String, name: String)
+    }
+
+    struct Failure: Error, CustomStringConvertible {
+        var description: String
+    }
+
+    let port: UInt16
+    let apiPort: UInt16
+    private let process: Process
+    private let directory: URL
+
+    static var executable: URL {
+        if let path = ProcessInfo.processInfo.environment["STROBE_LIFX_EMULATOR"], !path.isEmpty { return URL(fileURLWithPath: path) }
+        return RepositoryPaths.root.appendingPathComponent(".venv-lights/bin/lifx-emulator")
+    }
+
+    init(devices: [Device]) async throws {
+        port = try Self.freePort(SOCK_DGRAM)
+        apiPort = try Self.freePort(SOCK_STREAM)
+        directory = FileManager.default.temporaryDirectory.appendingPathComponent("strobe-lifx-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        var yaml = "bind: 127.0.0.1\nport: \(port)\napi: true\napi_port: \(apiPort)\napi_activity: false\ndevices:\n"
+        for device in devices {
+            yaml += """
+              - product_id: 27
+                serial: "\(device.serial)"
+                label: "\(device.label)"
+                power_level: \(device.power ? 65535 : 0)
+                color: [\(device.hsbk.map(String.init).joined(separator: ", "))]
+                group: "\(device.group.name)"
+                group_id: "\(device.group.id)"
+                location: "\(device.location.name)"
+                location_id: "\(device.location.id)"
+
+            """
+        }
+        let config = directory.appendingPathComponent("lifx-emulator.yaml")
+        try yaml.write(to: config, atomically: true, encoding: .utf8)
+        process = Process()
+        process.executableURL = Self.executable
+        process.arguments = ["--config", config.path]
+        process.currentDirectoryURL = directory
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        // Ready when its management API answers (it starts after the UDP server).
+        let deadline = ContinuousClock.now + .seconds(60)
+        while (try? await self.devices()) == nil {
+            guard process.isRunning else { throw Failure(description: "lifx-emulator exited with \(process.terminationStatus)") }
+            guard ContinuousClock.now < deadline else { throw Failure(description: "lifx-emulator did not start within 60 s") }
+            try await Task.sleep(for: .milliseconds(100))
+        }
+    }
+
+    /// Kills it (it keeps nothing worth a graceful stop) and waits for it off the test's pool.
+    func stop() async {
+        if process.isRunning { kill(process.processIdentifier, SIGKILL) }
+        let process = self.process
+        try? await offPool { process.waitUntilExit() }
+        try? FileManager.default.removeItem(at: directory)
+    }
+
+    deinit {
+        if process.isRunning { kill(process.processIdentifier, SIGKILL) }
+    }
+
+    /// Every device as the emulator holds it (its `GET /api/devices`).
+    func devices() async throws -> [[String: Any]] {
+        let (data, _) = try await request("GET", "/api/devices")
+        guard let object = try JSONSerialization.jsonObject(with: data) as? [String: Any],
+              let devices = object["devices"] as? [[String: Any]] else { throw Failure(description: "unexpected /api/devices") }
+        return devices
+    }
+
+    func device(_ serial: String) async throws -> [String: Any] {
+        guard let device = try await devices().first(where: { $0["serial"] as? String == serial }) else {
+            throw Failure(description: "no device \(serial)")
+        }
+        return device
+    }
+
+    /// Sets the emulator's global fault scenario (`drop_packets`, `response_delays`,
+    /// `malformed_packets`, `partial_responses`, ...); an empty one clears it.
+    func setScenario(json: String) async throws {
+        _ = try await request("PUT", "/api/scenarios/global", body: Data(json.utf8))
+    }
+
+    private func request(_ method: String, _ path: String, body: Data? = nil) async throws -> (Data, Int) {
+        let (data, status) = try await LocalHTTP.request(method, "http://127.0.0.1:\(apiPort)\(path)", body: body)
+        guard (200..<300).contains(status) else {
+            throw Failure(description: "\(method) \(path): \(status) \(String(decoding: data, as: UTF8.self))")
+        }
+        return (data, status)
+    }
+
+    /// A port the kernel just handed out on loopback (free, barring a race with another process).
+    static func freePort(_ type: __socket_type) throws -> UInt16 {
+        let fd = socket(AF_INET, Int32(type.rawValue), 0)
+        guard fd >= 0 else { throw Failure(description: "socket: errno \(errno)") }
+        defer { close(fd) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let bound = withUnsafeMutablePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, length) == 0 && getsockname(fd, $0, &length) == 0 }
+        }
+        guard bound else { throw Failure(description: "bind: errno \(errno)") }
+        return UInt16(bigEndian: address.sin_port)
+    }
+}

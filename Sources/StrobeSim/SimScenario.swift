@@ -6,6 +6,8 @@ import StrobeHCI
 public struct SimulatedDeviceDescription: Sendable, Hashable, Codable {
     public enum Kind: String, Sendable, Hashable, Codable, CaseIterable {
         case nova1, nova2, grip, stylus, test
+        /// A LEDnet ("Triones") Bluetooth light, for modelling lights.
+        case lednet
     }
 
     public var kind: Kind
@@ -78,6 +80,7 @@ public struct SimScenario: Sendable, Hashable, Codable {
             SimulatedDeviceDescription(kind: .nova1, name: "Nova", rssi: -57),
             nova2, grip, stylus,
             SimulatedDeviceDescription(kind: .test, name: "Strobe-Test", rssi: -70),
+            SimulatedDeviceDescription(kind: .lednet, name: "LEDBLE-Key", rssi: -62),
         ])
     }()
 
@@ -141,6 +144,8 @@ extension SimulatedDeviceDescription.Kind {
             return SimulatedStylus(clock: clock, batches: description.count ?? 125)
         case .test:
             return SimulatedTestDevice(clock: clock, notifications: description.count ?? 100)
+        case .lednet:
+            return SimulatedLEDnetLight()
         }
     }
 }

@@ -1,0 +1,154 @@
+import StrobeHCI
+import StrobeHost
+import Synchronization
+
+/// Bluetooth LE lights speaking the LEDnet ("Triones") protocol, through Strobe's own GATT
+/// client: found by their advertised names, connected and kept connected, driven with Write
+/// Commands; every operation ends with a state query, so a light that does not answer it in
+/// time is `timedOut` and one whose link is gone is `offline`.
+public final class LEDnetBackend: LightsBackend {
+    public struct Configuration: Sendable {
+        public var scanDuration: Duration
+        /// How long a light has to answer a state query.
+        public var answerTimeout: Duration
+        public var connectTimeout: Duration
+        public var scenes: LocalScenes?
+        /// Only lights with these names (nil: every LEDnet name).
+        public var names: Set<String>?
+
+        public init(scanDuration: Duration = .seconds(2), answerTimeout: Duration = .seconds(2), connectTimeout: Duration = .seconds(5),
+                    scenes: LocalScenes? = nil, names: Set<String>? = nil) {
+            self.scanDuration = scanDuration
+            self.answerTimeout = answerTimeout
+            self.connectTimeout = connectTimeout
+            self.scenes = scenes
+            self.names = names
+        }
+    }
+
+    private struct Link {
+        var name: String
+        var connection: LEConnection
+        var write: AttributeHandle
+        var receiver: LEDnetStateReceiver
+    }
+
+    public let central: Central
+    public let configuration: Configuration
+    private let links = Mutex<[String: Link]>([:])
+
+    public init(central: Central, configuration: Configuration = Configuration()) {
+        self.central = central
+        self.configuration = configuration
+    }
+
+    /// State notifications that were no state frame, over every light.
+    public var malformedCount: Int { links.withLock { $0.values.map(\.receiver.malformedCount).reduce(0, +) } }
+
+    public func close() async {
+        let open = links.withLock { l -> [Link] in
+            defer { l = [:] }
+            return Array(l.values)
+        }
+        for link in open { _ = try? await link.connection.disconnect() }
+    }
+
+    // MARK: LightsBackend
+
+    /// Scans, connects the lights not yet connected, and asks each for its state.
+    public func fetchLights() async throws -> [Light] {
+        let found = try await Scanner(controller: central.controller).scan(for: configuration.scanDuration)
+            .filter { LEDnetProfile.isLight(name: $0.name) && (configuration.names?.contains($0.name ?? "") ?? true) }
+        for device in found where links.withLock({ $0[device.address.description]?.connection.isConnected }) != true {
+            let connection = try await central.connect(to: device.address, addressType: device.addressType, timeout: configuration.connectTimeout)
+            do {
+                let link = try await Self.attach(connection, name: device.name ?? device.address.description)
+                links.withLock { $0[device.address.description] = link }
+            } catch {
+                _ = try? await connection.disconnect()
+                throw error
+            }
+        }
+        let current = links.withLock { $0 }
+        return await withTaskGroup(of: Light?.self) { group in
+            for (id, link) in current where link.connection.isConnected {
+                group.addTask {
+                    guard let state = await self.queryState(link) else {
+                        return Light(id: id, label: link.name, power: false, brightness: 0, color: .white(kelvin: 2700), connected: false)
+                    }
+                    let (brightness, color) = state.brightnessAndColor
+                    return Light(id: id, label: link.name, power: state.power, brightness: brightness, color: color)
+                }
+            }
+            var lights: [Light] = []
+            for await light in group { if let light { lights.append(light) } }
+            return lights.sorted { $0.id < $1.id }
+        }
+    }
+
+    /// Finds the write and notify characteristics and subscribes to the notifications.
+    private static func attach(_ connection: LEConnection, name: String) async throws -> Link {
+        let gatt = connection.gatt
+        let services = try await gatt.discoverPrimaryServices()
+        var write: GATTCharacteristic?
+        var notify: GATTCharacteristic?
+        for service in services {
+            for characteristic in try await gatt.discoverCharacteristics(of: service) {
+                if write == nil, LEDnetProfile.writeCharacteristics.contains(characteristic.uuid),
+                   !characteristic.properties.isDisjoint(with: [.write, .writeWithoutResponse]) {
+                    write = characteristic
+                }
+                if notify == nil, LEDnetProfile.notifyCharacteristics.contains(characteristic.uuid), characteristic.properties.contains(.notify) {
+                    notify = characteristic
+                }
+            }
+        }
+        guard let write, let notify else {
+            throw LEDnetError.notALight(address: connection.peerAddress.description, services: services.map(\.uuid.description))
+        }
+        let receiver = LEDnetStateReceiver()
+        try await gatt.subscribe(notify, handler: receiver)
+        return Link(name: name, connection: connection, write: write.valueHandle, receiver: receiver)
+    }
+
+    private func queryState(_ link: Link) async -> LEDnetState? {
+        await link.receiver.nextState(within: configuration.answerTimeout) {
+            try await link.connection.gatt.writeWithoutResponse(LEDnetCommand.queryState.bytes, handle: link.write)
+        }
+    }
+
+    public func fetchScenes() async throws -> [Scene] { try configuration.scenes?.load() ?? [] }
+
+    /// Power, then colour, as Write Commands; then a state query that must come back.
+    public func apply(_ change: LightStateChange, selector: LightSelector, to lights: [Light]) async throws -> [LightResult] {
+        let current = links.withLock { $0 }
+        return await withTaskGroup(of: (Int, LightResult).self) { group in
+            for (index, light) in lights.enumerated() {
+                group.addTask {
+                    guard let link = current[light.id], link.connection.isConnected else {
+                        return (index, LightResult(id: light.id, label: light.label, status: .offline))
+                    }
+                    var commands: [LEDnetCommand] = []
+                    if let power = change.power { commands.append(.power(power)) }
+                    if change.color != nil || change.brightness != nil { commands.append(LEDnetCommand.color(of: light)) }
+                    do {
+                        for command in commands {
+                            try await link.connection.gatt.writeWithoutResponse(command.bytes, handle: link.write)
+                        }
+                    } catch {
+                        return (index, LightResult(id: light.id, label: light.label, status: link.connection.isConnected ? .timedOut : .offline))
+                    }
+                    let answered = await self.queryState(link) != nil
+                    return (index, LightResult(id: light.id, label: light.label, status: answered ? .ok : .timedOut))
+                }
+            }
+            var results = [LightResult?](repeating: nil, count: lights.count)
+            for await (index, result) in group { results[index] = result }
+            return results.compactMap { $0 }
+        }
+    }
+
+    public func activate(_ scene: Scene, duration: Duration, lights: [Light]) async throws -> [LightResult] {
+        try await activateLocally(scene, duration: duration, lights: lights)
+    }
+}

@@ -1,0 +1,103 @@
+import ArgumentParser
+import Foundation
+import Strobe
+import StrobeLights
+
+/// What every `strobe light` command takes: which backend reaches the lights, which lights,
+/// and how to answer.
+struct LightOptions: ParsableArguments {
+    @OptionGroup var global: GlobalOptions
+
+    @Option(help: ArgumentHelp(
+        "lan[:HOST[:PORT]] (the LIFX LAN protocol; HOST is the broadcast or unicast address to discover on, default 255.255.255.255, PORT default 56700), http (the LIFX HTTP API) or ble (LEDnet Bluetooth lights, on --transport).",
+        valueName: "backend"))
+    var backend: String = "ble"
+
+    @Option(help: ArgumentHelp("all, id:ID, group_id:ID, location_id:ID, scene_id:UUID or label:LABEL.", valueName: "selector"))
+    var selector: String = "all"
+
+    @Option(help: ArgumentHelp("A file holding the LIFX HTTP API token (else LIFX_TOKEN).", valueName: "file"))
+    var tokenFile: String?
+
+    @Option(help: ArgumentHelp("The LIFX HTTP API's base URL.", valueName: "url"))
+    var apiURL: String = LIFXHTTPBackend.defaultBaseURL.absoluteString
+
+    @Option(help: ArgumentHelp("Scenes for the LAN and Bluetooth backends (JSON; default $XDG_STATE_HOME/strobe/scenes.json).",
+                               valueName: "file"))
+    var scenes: String?
+
+    @Option(help: "How long Bluetooth scans for lights and LAN discovery listens, in milliseconds.") var discoverMs: Int = 1000
+
+    @Flag(help: "JSON: one object per light (list) or per result (operations).") var json = false
+
+    func validate() throws {
+        _ = try parsedSelector()
+        guard (1...60_000).contains(discoverMs) else { throw ValidationError("--discover-ms must be 1...60000") }
+        guard ["lan", "http", "ble"].contains(backend.split(separator: ":").first.map(String.init) ?? "") else {
+            throw ValidationError("--backend must be lan[:HOST[:PORT]], http or ble")
+        }
+    }
+
+    func parsedSelector() throws -> LightSelector {
+        do { return try LightSelector(selector) } catch { throw ValidationError(error.description) }
+    }
+
+    var localScenes: LocalScenes { LocalScenes(file: scenes.map { URL(fileURLWithPath: $0) } ?? LocalScenes.defaultFile) }
+
+    /// The client over the chosen backend, and the controller session the Bluetooth one runs on.
+    func openClient() async throws -> (Client, ControllerSession?) {
+        let parts = backend.split(separator: ":", omittingEmptySubsequences: false).map(String.init)
+        switch parts[0] {
+        case "lan":
+            guard parts.count <= 3, let port = parts.count == 3 ? UInt16(parts[2]) : 56700 else {
+                throw ValidationError("--backend lan[:HOST[:PORT]]: '\(backend)' has no usable port")
+            }
+            let host = parts.count >= 2 && !parts[1].isEmpty ? parts[1] : "255.255.255.255"
+            let backend = try LIFXLANBackend(configuration: .init(discoveryHosts: [host], port: port,
+                                                                  discoveryWindow: .milliseconds(discoverMs), scenes: localScenes))
+            return (Client(backend: backend), nil)
+        case "http":
+            guard let url = URL(string: apiURL), url.scheme == "https" || url.scheme == "http" else {
+                throw ValidationError("--api-url '\(apiURL)' is no http(s) URL")
+            }
+            return (Client(backend: LIFXHTTPBackend(token: try token(), baseURL: url)), nil)
+        default:
+            let session = try await ControllerSession.open(global)
+            let backend = LEDnetBackend(central: Central(controller: session.controller),
+                                        configuration: .init(scanDuration: .milliseconds(discoverMs), scenes: localScenes))
+            return (Client(backend: backend), session)
+        }
+    }
+
+    /// From --token-file or LIFX_TOKEN; never printed.
+    private func token() throws -> String {
+        if let tokenFile {
+            guard let text = try? String(contentsOfFile: tokenFile, encoding: .utf8) else {
+                throw ValidationError("cannot read the token file \(tokenFile)")
+            }
+            let token = text.trimmingCharacters(in: .whitespacesAndNewlines)
+            guard !token.isEmpty else { throw ValidationError("the token file \(tokenFile) is empty") }
+            return token
+        }
+        guard let token = ProcessInfo.processInfo.environment["LIFX_TOKEN"], !token.isEmpty else {
+            throw ValidationError("the http backend needs a token: set LIFX_TOKEN or give --token-file")
+        }
+        return token
+    }
+
+    /// Opens the client, fetches, runs `body`, and closes whatever was opened.
+    func withClient<T>(_ body: (Client) async throws -> T) async throws -> T {
+        let (client, session) = try await openClient()
+        do {
+            try await client.fetch()
+            let result = try await body(client)
+            await client.close()
+            try session?.close()
+            return result
+        } catch {
+            await client.close()
+            try? session?.close()
+            throw error
+        }
+    }
+}

@@ -83,7 +83,7 @@ let package = Package(
         .testTarget(name: "StrobeDevicesTests", dependencies: ["StrobeDevices"]),
         .testTarget(name: "StrobeLightsTests", dependencies: ["StrobeLights", "StrobeSim"]),
         .testTarget(name: "StrobeSimTests", dependencies: ["StrobeSim", "StrobeCapture"]),
-        .testTarget(name: "StrobeSequencerTests", dependencies: ["StrobeSequencer", "StrobeSim", "StrobeCapture"]),
+        .testTarget(name: "StrobeSequencerTests", dependencies: ["StrobeSequencer", "StrobeSim", "StrobeCapture", "StrobeLights"]),
         .testTarget(name: "StrobeTests", dependencies: ["Strobe", "StrobeSim"]),
         .testTarget(
             name: "StrobeInteropTests",

@@ -41,6 +41,8 @@ public struct ShotRecord: Sendable, Hashable, Codable {
     public var flashes: [FlashTiming]
     public var captureStart: UInt64?
     public var captureEnd: UInt64?
+    /// When the sequencer has modelling lights: their dim and restore.
+    public var modellingLights: ModellingLightsTiming?
 
     /// Trigger to the last flash's acknowledgement, nanoseconds.
     public var triggerToLit: UInt64? {

@@ -1,6 +1,7 @@
 import StrobeDevices
 import StrobeHCI
 import StrobeHost
+import StrobeLights
 import Synchronization
 
 /// The camera side of a shot: capture one frame and return when it is done.
@@ -42,6 +43,8 @@ public final class ShutterSequencer: Sendable {
     public let flashes: NovaFlashManager
     public let camera: CameraCapture
     public let policy: ShotPolicy
+    /// Lights dimmed for each shot and restored after it.
+    public let modellingLights: ModellingLights?
     private let clock: any Clock<Duration>
     /// The time line of the transports' read stamps, so that every step of a record shares it.
     private let hostTime: @Sendable () -> HostTime
@@ -54,9 +57,10 @@ public final class ShutterSequencer: Sendable {
     /// `hostTime` stamps the steps of a shot; it is the monotonic clock that transports stamp
     /// read bytes with, or a simulated world's air time when that world runs in virtual time.
     public init<C: Clock>(flashes: NovaFlashManager, camera: @escaping CameraCapture, policy: ShotPolicy = ShotPolicy(), clock: C,
-                          hostTime: @escaping @Sendable () -> HostTime = { HostTime.now() })
+                          hostTime: @escaping @Sendable () -> HostTime = { HostTime.now() }, modellingLights: ModellingLights? = nil)
     where C.Duration == Duration {
         self.flashes = flashes
+        self.modellingLights = modellingLights
         self.camera = camera
         self.policy = policy
         self.clock = clock
@@ -156,6 +160,11 @@ public final class ShutterSequencer: Sendable {
         for (target, slot) in zip(targets, firedSlots) {
             if let slot { target.flash.armedFlashFired(slot.armed) }
         }
+        // Only now, with every FLASH out, the modelling lights: they never delay a flash.
+        let lights = modellingLights
+        let lightsBefore = lights?.target.lights ?? []
+        let dimIssued = hostTime().nanoseconds
+        let dim = lights.map { lights in Task { try await lights.shotChange() } }
         record.flashes = await withTaskGroup(of: (Int, FlashTiming).self) { group in
             for (index, target) in targets.enumerated() {
                 let (issued, ticket, armed) = commands[index]
@@ -180,6 +189,20 @@ public final class ShutterSequencer: Sendable {
         if !allLit {
             record.outcome = policy.onMissingAck == .abort ? .aborted : .capturedWithoutFlash
         }
+        if let lights, let dim {
+            var timing = ModellingLightsTiming(dimIssued: dimIssued, lightsDimmed: 0, lightsRestored: 0)
+            do {
+                let results = try await withTimeout(lights.deadline, clock: clock) { try await dim.value }
+                timing.lightsDimmed = results.filter { $0.status == .ok }.count
+                timing.dimmed = hostTime().nanoseconds
+                if timing.lightsDimmed < results.count { timing.failure = "\(results.count - timing.lightsDimmed) light(s) did not dim" }
+            } catch is OperationTimeout {
+                timing.failure = "the lights did not dim within \(lights.deadline)"
+            } catch {
+                timing.failure = "the lights did not dim: \(error)"
+            }
+            record.modellingLights = timing
+        }
         if record.outcome != .aborted {
             record.captureStart = hostTime().nanoseconds
             do {
@@ -203,6 +226,21 @@ public final class ShutterSequencer: Sendable {
             var timings = record.flashes
             for await (index, timing) in group { timings[index] = timing }
             return timings
+        }
+        if let lights, let dim {
+            // The dim may still be on its way (past its deadline): the restore goes after it.
+            _ = try? await dim.value
+            record.modellingLights?.restoreIssued = hostTime().nanoseconds
+            do {
+                let results = try await lights.restore(lightsBefore)
+                record.modellingLights?.lightsRestored = results.filter { $0.status == .ok }.count
+                record.modellingLights?.restored = hostTime().nanoseconds
+                if results.contains(where: { $0.status != .ok }), record.modellingLights?.failure == nil {
+                    record.modellingLights?.failure = "\(results.filter { $0.status != .ok }.count) light(s) were not restored"
+                }
+            } catch {
+                record.modellingLights?.failure = "the lights were not restored: \(error)"
+            }
         }
         await armLocked()
         return publish(record)

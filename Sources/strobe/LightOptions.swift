@@ -46,37 +46,48 @@ struct LightOptions: ParsableArguments {
 
     /// The client over the chosen backend, and the controller session the Bluetooth one runs on.
     func openClient() async throws -> (Client, ControllerSession?) {
-        let parts = backend.split(separator: ":", omittingEmptySubsequences: false).map(String.init)
+        var session: ControllerSession?
+        let backend = try await LightOptions.makeBackend(
+            backend, discoverMs: discoverMs, scenes: localScenes, apiURL: apiURL, tokenFile: tokenFile) {
+                let opened = try await ControllerSession.open(global)
+                session = opened
+                return Central(controller: opened.controller)
+            }
+        return (Client(backend: backend), session)
+    }
+
+    /// A backend from its `--backend` text; `central` is asked for only by the Bluetooth one.
+    static func makeBackend(_ text: String, discoverMs: Int, scenes: LocalScenes, apiURL: String, tokenFile: String?,
+                            central: () async throws -> Central) async throws -> any LightsBackend {
+        let parts = text.split(separator: ":", omittingEmptySubsequences: false).map(String.init)
         switch parts[0] {
         case "lan":
             guard parts.count <= 3, let port = parts.count == 3 ? UInt16(parts[2]) : 56700 else {
-                throw ValidationError("--backend lan[:HOST[:PORT]]: '\(backend)' has no usable port")
+                throw ValidationError("lan[:HOST[:PORT]]: '\(text)' has no usable port")
             }
             let host = parts.count >= 2 && !parts[1].isEmpty ? parts[1] : "255.255.255.255"
-            let backend = try LIFXLANBackend(configuration: .init(discoveryHosts: [host], port: port,
-                                                                  discoveryWindow: .milliseconds(discoverMs), scenes: localScenes))
-            return (Client(backend: backend), nil)
+            return try LIFXLANBackend(configuration: .init(discoveryHosts: [host], port: port, discoveryWindow: .milliseconds(discoverMs),
+                                                           scenes: scenes))
         case "http":
             guard let url = URL(string: apiURL), url.scheme == "https" || url.scheme == "http" else {
                 throw ValidationError("--api-url '\(apiURL)' is no http(s) URL")
             }
-            return (Client(backend: LIFXHTTPBackend(token: try token(), baseURL: url)), nil)
+            return LIFXHTTPBackend(token: try token(file: tokenFile), baseURL: url)
+        case "ble":
+            return LEDnetBackend(central: try await central(), configuration: .init(scanDuration: .milliseconds(discoverMs), scenes: scenes))
         default:
-            let session = try await ControllerSession.open(global)
-            let backend = LEDnetBackend(central: Central(controller: session.controller),
-                                        configuration: .init(scanDuration: .milliseconds(discoverMs), scenes: localScenes))
-            return (Client(backend: backend), session)
+            throw ValidationError("the lights' backend must be lan[:HOST[:PORT]], http or ble, not '\(text)'")
         }
     }
 
-    /// From --token-file or LIFX_TOKEN; never printed.
-    private func token() throws -> String {
-        if let tokenFile {
-            guard let text = try? String(contentsOfFile: tokenFile, encoding: .utf8) else {
-                throw ValidationError("cannot read the token file \(tokenFile)")
+    /// From `file` or LIFX_TOKEN; never printed.
+    private static func token(file: String?) throws -> String {
+        if let file {
+            guard let text = try? String(contentsOfFile: file, encoding: .utf8) else {
+                throw ValidationError("cannot read the token file \(file)")
             }
             let token = text.trimmingCharacters(in: .whitespacesAndNewlines)
-            guard !token.isEmpty else { throw ValidationError("the token file \(tokenFile) is empty") }
+            guard !token.isEmpty else { throw ValidationError("the token file \(file) is empty") }
             return token
         }
         guard let token = ProcessInfo.processInfo.environment["LIFX_TOKEN"], !token.isEmpty else {

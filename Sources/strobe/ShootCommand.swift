@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import Histogram
 import Strobe
+import StrobeLights
 import StrobeSequencer
 
 /// `strobe shoot`: shots through the flash/shutter sequencer, each timed end to end.
@@ -21,6 +22,14 @@ struct ShootCommand: AsyncParsableCommand {
     @Option(help: "off, gentle, warm or full.") var preset: FlashPreset = .full
     @Option(help: "How long to scan for flashes, in milliseconds.") var scanMs: Int = 1000
     @Flag(help: "One JSON object per shot, then {\"summary\": ...}.") var json = false
+    @Option(help: ArgumentHelp("Modelling lights to take down for each shot and restore after it (a selector: all, label:LABEL, ...).",
+                               valueName: "selector"))
+    var modellingLights: String?
+    @Option(help: ArgumentHelp("How the modelling lights are reached: ble (on --transport, the default), lan[:HOST[:PORT]] or http.",
+                               valueName: "backend"))
+    var lightsBackend: String = "ble"
+    @Option(help: "The modelling lights' brightness during the exposure, 0 to 1 (default: off).") var lightsBrightness: Double?
+    @Option(help: "How long the camera waits for the modelling lights, in milliseconds.") var lightsDeadlineMs: Int = 150
 
     enum MissingAckPolicy: String, ExpressibleByArgument, CaseIterable {
         case captureWithoutFlash = "capture-without-flash"
@@ -30,7 +39,9 @@ struct ShootCommand: AsyncParsableCommand {
 
     func validate() throws {
         guard (1...100_000).contains(count) else { throw ValidationError("--count must be between 1 and 100000") }
-        guard intervalMs >= 0, exposureMs >= 0, ackDeadlineMs > 0 else { throw ValidationError("times must not be negative") }
+        guard intervalMs >= 0, exposureMs >= 0, ackDeadlineMs > 0, lightsDeadlineMs > 0 else { throw ValidationError("times must not be negative") }
+        if let lightsBrightness, !(0...1).contains(lightsBrightness) { throw ValidationError("--lights-brightness must be 0...1") }
+        if let modellingLights { _ = try LightSelector(modellingLights) }
     }
 
     struct Summary: Encodable {
@@ -49,14 +60,27 @@ struct ShootCommand: AsyncParsableCommand {
     func run() async throws {
         let session = try await ControllerSession.open(global)
         defer { try? session.close() }
-        let manager = NovaFlashManager(central: Central(controller: session.controller), clock: ContinuousClock(),
-                                       configuration: .init(scanBurst: .milliseconds(scanMs)))
+        let central = Central(controller: session.controller)
+        let manager = NovaFlashManager(central: central, clock: ContinuousClock(), configuration: .init(scanBurst: .milliseconds(scanMs)))
         let connected = try await manager.connect(.all)
         guard !connected.isEmpty else { throw FlashCommandError.noFlash(scannedMs: scanMs) }
+        var lights: ModellingLights?
+        var lightsClient: Client?
+        if let modellingLights {
+            let backend = try await LightOptions.makeBackend(lightsBackend, discoverMs: scanMs, scenes: LocalScenes(file: LocalScenes.defaultFile),
+                                                             apiURL: LIFXHTTPBackend.defaultBaseURL.absoluteString, tokenFile: nil) { central }
+            let client = Client(backend: backend)
+            lightsClient = client
+            try await client.fetch()
+            let target = client.lightTargetWithSelector(try LightSelector(modellingLights))
+            guard target.count > 0 else { throw LightsError.noLights(target.selector) }
+            lights = ModellingLights(target: target, shotBrightness: lightsBrightness, deadline: .milliseconds(lightsDeadlineMs))
+            if !json { print("\(target.count) modelling light(s): \(target.lights.map { "\"\($0.label)\"" }.joined(separator: ", "))") }
+        }
         let sequencer = ShutterSequencer(
             flashes: manager, camera: ShutterSequencer.testCamera(exposure: .milliseconds(exposureMs), clock: ContinuousClock()),
             policy: ShotPolicy(settings: preset.settings, ackDeadline: .milliseconds(ackDeadlineMs), onMissingAck: policy.value),
-            clock: ContinuousClock())
+            clock: ContinuousClock(), modellingLights: lights)
         await sequencer.arm()
         if !json { print("\(connected.count) flash(es): \(connected.map { "\($0.address) \"\($0.name)\"" }.joined(separator: ", "))") }
 
@@ -76,7 +100,13 @@ struct ShootCommand: AsyncParsableCommand {
                 try JSONOutput.print(record)
             } else {
                 let litText = record.triggerToLit.map { String(format: "%.2f ms", Double($0) / 1e6) } ?? "-"
-                print("shot \(record.shot): \(record.outcome.rawValue), lit after \(litText), skew \(String(format: "%.3f", Double(record.skew) / 1e6)) ms")
+                var lightsText = ""
+                if let lights = record.modellingLights {
+                    lightsText = lights.failure.map { "; modelling lights: \($0)" }
+                        ?? lights.dimmed.map { String(format: "; modelling lights down after %.2f ms, back after the OFF", Double($0 - record.triggerReceived) / 1e6) } ?? ""
+                }
+                print("shot \(record.shot): \(record.outcome.rawValue), lit after \(litText), skew \(String(format: "%.3f", Double(record.skew) / 1e6)) ms"
+                    + lightsText)
             }
             // A flash whose link went down ends the run: the shots left would fire without it.
             linkLost = connected.lazy.compactMap { LinkLost($0.connection, device: "flash \($0.address)") }.first
@@ -97,6 +127,7 @@ struct ShootCommand: AsyncParsableCommand {
             }
         }
         await manager.disable()
+        await lightsClient?.close()
         if let linkLost { throw linkLost }
     }
 }

@@ -5,6 +5,8 @@ import StrobeSim
 import Synchronization
 import Testing
 
+import StrobeLights
+
 @testable import StrobeSequencer
 
 /// The sequencer on the simulated world in real time: real Nova V1 and V2 peers on their own
@@ -122,6 +124,38 @@ extension ShutterSequencerTests {
         // The simulated Nova V2's stored preflash: warm 64, cool 0, 60 ms.
         let device = try #require(rig.world.devices.first)
         #expect(device.log.contains("light warm 64 cool 0"))
+        await rig.close()
+    }
+}
+
+/// Modelling lights in the shot: down after the FLASH is out, before the capture; back after the OFF.
+@Suite(.timeLimit(.minutes(1))) struct ModellingLightsShotTests {
+    @Test func lightsGoDownAfterTheFlashAndComeBackAfterTheOff() async throws {
+        let rig = try await ShutterSequencerTests.rig(devices: [.nova2, .lednet])
+        try await rig.manager.connect(.all)
+        let client = Client(backend: LEDnetBackend(central: rig.central, configuration: .init(scanDuration: .milliseconds(300))))
+        try await client.fetch()
+        let all = client.allLightTarget()
+        try #require(all.count == 1)
+        #expect(all.power)
+        let sequencer = ShutterSequencer(flashes: rig.manager, camera: {}, policy: ShotPolicy(ackDeadline: .seconds(5)), clock: ContinuousClock(),
+                                         modellingLights: ModellingLights(target: all, deadline: .seconds(5)))
+        for _ in 0..<3 {
+            let record = await sequencer.shoot()
+            #expect(record.outcome == .captured)
+            let lights = try #require(record.modellingLights)
+            let flash = try #require(record.flashes.first)
+            #expect(lights.failure == nil)
+            #expect(lights.dimIssued >= flash.commandIssued, "the lights never go before the FLASH")
+            #expect(try #require(lights.dimmed) <= (record.captureStart ?? 0), "down before the exposure")
+            #expect(try #require(lights.restoreIssued) >= (flash.offAcknowledged ?? .max), "back only after the OFF")
+            #expect(lights.restored != nil && lights.lightsDimmed == 1 && lights.lightsRestored == 1)
+            #expect(all.power, "the light is on again between shots")
+        }
+        let light = try #require(rig.world.devices.first { $0.description.kind == .lednet })
+        let powers = light.log.filter { $0.hasPrefix("command power") }
+        #expect(powers == Array(repeating: ["command power(false)", "command power(true)"], count: 3).flatMap { $0 })
+        await client.close()
         await rig.close()
     }
 }

@@ -68,17 +68,21 @@ public struct LEDnetState: Sendable, Hashable {
     public var deviceType: UInt8
     public var power: Bool
     public var mode: UInt8
+    public var subMode: UInt8
+    public var speed: UInt8
     public var red: UInt8
     public var green: UInt8
     public var blue: UInt8
     public var warmWhite: UInt8
     public var version: UInt8
 
-    public init(deviceType: UInt8 = 0x15, power: Bool, mode: UInt8 = 0x41, red: UInt8, green: UInt8, blue: UInt8, warmWhite: UInt8,
-                version: UInt8 = 0x0A) {
+    public init(deviceType: UInt8 = 0x15, power: Bool, mode: UInt8 = 0x4A, subMode: UInt8 = 0x41, speed: UInt8 = 0x02,
+                red: UInt8, green: UInt8, blue: UInt8, warmWhite: UInt8, version: UInt8 = 0x0A) {
         self.deviceType = deviceType
         self.power = power
         self.mode = mode
+        self.subMode = subMode
+        self.speed = speed
         self.red = red
         self.green = green
         self.blue = blue
@@ -92,12 +96,12 @@ public struct LEDnetState: Sendable, Hashable {
             throw .malformedState(String(format: "framed %02X...%02X, not 66...99", bytes[0], bytes[11]))
         }
         guard bytes[2] == 0x23 || bytes[2] == 0x24 else { throw .malformedState(String(format: "power byte %02X", bytes[2])) }
-        self.init(deviceType: bytes[1], power: bytes[2] == 0x23, mode: bytes[3], red: bytes[6], green: bytes[7], blue: bytes[8],
-                  warmWhite: bytes[9], version: bytes[10])
+        self.init(deviceType: bytes[1], power: bytes[2] == 0x23, mode: bytes[3], subMode: bytes[4], speed: bytes[5],
+                  red: bytes[6], green: bytes[7], blue: bytes[8], warmWhite: bytes[9], version: bytes[10])
     }
 
     public var bytes: [UInt8] {
-        [0x66, deviceType, power ? 0x23 : 0x24, 0x4A, mode, 0x02, red, green, blue, warmWhite, version, 0x99]
+        [0x66, deviceType, power ? 0x23 : 0x24, mode, subMode, speed, red, green, blue, warmWhite, version, 0x99]
     }
 
     /// Brightness and colour in the lights' model: white when only the warm-white channel is lit.

@@ -75,9 +75,8 @@ public enum LIFXMessage: Sendable, Hashable {
     /// Decodes the payload of a message of `type`; a payload shorter than the type needs, or a
     /// field outside its range, is an error that says which.
     init(type: UInt16, payload: inout ByteReader) throws(LIFXLANError) {
-        func short(_ name: String, _ needed: Int) -> LIFXLANError {
-            .malformed("\(name) payload of \(payload.bytes.count - payload.offset + 0) bytes, needs \(needed)")
-        }
+        let size = payload.remaining
+        func short(_ name: String, _ needed: Int) -> LIFXLANError { .malformed("\(name) payload of \(size) bytes, needs \(needed)") }
         switch type {
         case 2: self = .getService
         case 3:

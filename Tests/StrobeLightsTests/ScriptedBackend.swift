@@ -1,0 +1,71 @@
+import StrobeLights
+import Synchronization
+
+/// A test double for a unit: lights it reports, results it gives (per light id), errors it
+/// throws, and the order operations reached it.
+final class ScriptedBackend: LightsBackend {
+    struct Failure: Error, Equatable {}
+
+    private struct State {
+        var lights: [Light]
+        var scenes: [Scene] = []
+        var statuses: [String: LightResult.Status] = [:]
+        var failNext = false
+        var applied: [(LightStateChange, LightSelector, [String])] = []
+        var gate: CheckedContinuation<Void, Never>?
+        var holdNext = false
+    }
+
+    private let state: Mutex<State>
+
+    init(lights: [Light], scenes: [Scene] = []) {
+        state = Mutex(State(lights: lights, scenes: scenes))
+    }
+
+    func setLights(_ lights: [Light]) { state.withLock { $0.lights = lights } }
+    func setStatus(_ status: LightResult.Status, for id: String) { state.withLock { $0.statuses[id] = status } }
+    func failNextOperation() { state.withLock { $0.failNext = true } }
+    var applied: [(change: LightStateChange, selector: LightSelector, ids: [String])] { state.withLock { $0.applied } }
+
+    /// The next apply waits, once it has been recorded, until `release()`.
+    func holdNextOperation() { state.withLock { $0.holdNext = true } }
+    func release() { state.withLock { s -> CheckedContinuation<Void, Never>? in defer { s.gate = nil }; return s.gate }?.resume() }
+    var isHolding: Bool { state.withLock { $0.gate != nil } }
+
+    func fetchLights() async throws -> [Light] { state.withLock { $0.lights } }
+    func fetchScenes() async throws -> [Scene] { state.withLock { $0.scenes } }
+
+    func apply(_ change: LightStateChange, selector: LightSelector, to lights: [Light]) async throws -> [LightResult] {
+        let (fail, hold) = state.withLock { s -> (Bool, Bool) in
+            s.applied.append((change, selector, lights.map(\.id)))
+            defer { s.failNext = false; s.holdNext = false }
+            return (s.failNext, s.holdNext)
+        }
+        if hold { await withCheckedContinuation { continuation in state.withLock { $0.gate = continuation } } }
+        if fail { throw Failure() }
+        return state.withLock { s in
+            lights.map { LightResult(id: $0.id, label: $0.label, status: s.statuses[$0.id] ?? .ok) }
+        }
+    }
+
+    func activate(_ scene: Scene, duration: Duration, lights: [Light]) async throws -> [LightResult] {
+        try await activateLocally(scene, duration: duration, lights: lights)
+    }
+
+    func close() async {}
+}
+
+extension Light {
+    static func sample(_ id: String, _ label: String, power: Bool = true, brightness: Double = 1, group: String = "g1",
+                       location: String = "l1") -> Light {
+        Light(id: id, label: label, power: power, brightness: brightness, color: .white(kelvin: 3500),
+              group: LightGroup(id: group, name: group.uppercased()), location: LightLocation(id: location, name: location.uppercased()))
+    }
+}
+
+/// What observers heard, in order.
+final class Heard: Sendable {
+    private let state = Mutex<[String]>([])
+    func append(_ value: String) { state.withLock { $0.append(value) } }
+    var values: [String] { state.withLock { $0 } }
+}

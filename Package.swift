@@ -9,6 +9,8 @@ let package = Package(
         .library(name: "Strobe", targets: ["Strobe"]),
         // The simulated world (virtual controllers, air, clock and the virtual-time driver).
         .library(name: "StrobeSim", targets: ["StrobeSim"]),
+        // Lights in LIFXHTTPKit's model: LIFX LAN, the LIFX HTTP API, LEDnet Bluetooth lights.
+        .library(name: "StrobeLights", targets: ["StrobeLights"]),
         // The flash/shutter timing engine.
         .library(name: "StrobeSequencer", targets: ["StrobeSequencer"]),
         .executable(name: "strobe", targets: ["strobe"]),

@@ -109,6 +109,8 @@ import Testing
             await #expect(throws: LIFXHTTPError.unprocessable("brightness must be between 0.0 and 1.0")) {
                 _ = try await backend.apply(LightStateChange(brightness: 2), selector: .all, to: [])
             }
+            try await server.control("fail?status=400&count=1")
+            await #expect(throws: LIFXHTTPError.badRequest("Server error")) { try await client.fetch() }
             try await server.control("fail?status=503&count=1")
             await #expect(throws: LIFXHTTPError.server(status: 503, message: "Server error")) { try await client.fetch() }
         }

@@ -67,6 +67,25 @@ import Testing
         }
     }
 
+    /// Discovery by broadcast: GetService to loopback's broadcast address, heard by an emulator
+    /// listening on every interface, its lights then driven at the address they answered from.
+    @Test func discoveryByBroadcast() async throws {
+        let emulator = try await LIFXEmulator(devices: Self.devices, bind: "0.0.0.0")
+        let backend = try LIFXLANBackend(configuration: .init(discoveryHosts: ["127.255.255.255"], port: emulator.port,
+                                                              discoveryWindow: .milliseconds(400)))
+        let client = Client(backend: backend)
+        do {
+            try await client.fetch()
+            #expect(client.lights.map(\.label) == ["Key", "Fill", "Hair"])
+            #expect(try await client.lightTargetWithSelector(.label("Fill")).setPower(true, duration: .zero).map(\.status) == [.ok])
+            #expect(try await emulator.device("d073d5000002")["power_level"] as? Int == 65535)
+        } catch {
+            Issue.record(error)
+        }
+        await client.close()
+        await emulator.stop()
+    }
+
     @Test func everyOperationReachesEverySelectedLight() async throws {
         let scene = Scene(id: "0b1e6c52-5a0d-4c3b-9b53-3f3d2c8a1f00", name: "Dark set", states: [
             SceneState(selector: .groupID(Self.studio.id), power: false),

@@ -106,7 +106,7 @@ public final class LIFXHTTPBackend: LightsBackend, CustomStringConvertible {
 
     private static func format(_ value: Double) -> String { String(format: "%.4g", value) }
 
-    static func seconds(_ duration: Duration) -> Double { Double(change: duration) }
+    static func seconds(_ duration: Duration) -> Double { Double(seconds: duration) }
 
     static func results(_ results: [LIFXHTTPShapes.Result]) throws -> [LightResult] {
         try results.map { result in
@@ -166,7 +166,7 @@ public final class LIFXHTTPBackend: LightsBackend, CustomStringConvertible {
 
     private func execute(_ request: HTTPClientRequest) async throws -> (Int, HTTPHeaders, Data) {
         do {
-            let timeout = TimeAmount.nanoseconds(Int64(Double(change: configuration.timeout) * 1e9))
+            let timeout = TimeAmount.nanoseconds(Int64(Double(seconds: configuration.timeout) * 1e9))
             let response = try await HTTPClient.shared.execute(request, timeout: timeout)
             let buffer = try await response.body.collect(upTo: 8 << 20)
             return (Int(response.status.code), response.headers, Data(buffer.readableBytesView))
@@ -206,7 +206,7 @@ public final class LIFXHTTPBackend: LightsBackend, CustomStringConvertible {
 
 extension Double {
     /// A duration in seconds.
-    init(change duration: Duration) {
+    init(seconds duration: Duration) {
         let (seconds, attoseconds) = duration.components
         self = Double(seconds) + Double(attoseconds) / 1e18
     }

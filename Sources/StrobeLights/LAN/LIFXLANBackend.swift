@@ -157,12 +157,16 @@ public final class LIFXLANBackend: LightsBackend {
         state.withLock { $0.discovery = (sequence, [:]) }
         let probe = LIFXPacket(message: .getService, source: source, sequence: sequence, resRequired: true)
         // Twice, half a window apart: one lost datagram does not hide a light.
-        for round in 0..<2 {
-            for endpoint in discoveryEndpoints where !send(probe, to: endpoint) {
-                throw LIFXLANError.socket(call: "sendto \(endpoint)", errno: errno)
+        do {
+            for _ in 0..<2 {
+                for endpoint in discoveryEndpoints where !send(probe, to: endpoint) {
+                    throw LIFXLANError.socket(call: "sendto \(endpoint)", errno: errno)
+                }
+                try await Task.sleep(for: configuration.discoveryWindow / 2)
             }
-            try await Task.sleep(for: configuration.discoveryWindow / 2)
-            _ = round
+        } catch {
+            state.withLock { $0.discovery = nil }
+            throw error
         }
         let found = state.withLock { s -> [UInt64: UDPEndpoint] in
             let found = s.discovery?.found ?? [:]

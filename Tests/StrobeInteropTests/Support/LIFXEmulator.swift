@@ -33,12 +33,13 @@ final class LIFXEmulator: Sendable {
         return RepositoryPaths.root.appendingPathComponent(".venv-lights/bin/lifx-emulator")
     }
 
-    init(devices: [Device]) async throws {
+    /// `bind` 0.0.0.0 lets it hear broadcasts (to 127.255.255.255 on loopback).
+    init(devices: [Device], bind: String = "127.0.0.1") async throws {
         port = try Self.freePort(SOCK_DGRAM)
         apiPort = try Self.freePort(SOCK_STREAM)
         directory = FileManager.default.temporaryDirectory.appendingPathComponent("strobe-lifx-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        var yaml = "bind: 127.0.0.1\nport: \(port)\napi: true\napi_port: \(apiPort)\napi_activity: false\ndevices:\n"
+        var yaml = "bind: \(bind)\nport: \(port)\napi: true\napi_port: \(apiPort)\napi_activity: false\ndevices:\n"
         for device in devices {
             yaml += """
               - product_id: 27

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # A first look with no Bluetooth hardware: the simulated world (virtual controllers in a virtual
-# air, simulated Nova flashes, a grip, a stylus) is strobe's default transport.
+# air, simulated Nova flashes, a grip, a stylus, a LEDnet light) is strobe's default transport.
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 cd "$root"
@@ -18,4 +18,5 @@ run scan --duration 1
 run flash --all fire --preset warm --hold-ms 100
 run grip events --count 3
 run stylus stream --duration 1.5
-run shoot --count 5
+run light list
+run shoot --count 5 --modelling-lights all

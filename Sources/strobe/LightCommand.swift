@@ -179,17 +179,7 @@ struct LightCommand: AsyncParsableCommand {
         let names: [String: Double] = ["red": 0, "orange": 30, "yellow": 60, "green": 120, "cyan": 180, "blue": 240, "purple": 280, "pink": 325]
         if text == "white" { return .white(kelvin: 3500) }
         if let hue = names[text] { return LightColor(hue: hue, saturation: 1) }
-        if text.hasPrefix("#"), text.count == 7, let rgb = UInt32(text.dropFirst(), radix: 16) {
-            let r = Double(rgb >> 16 & 0xFF) / 255, g = Double(rgb >> 8 & 0xFF) / 255, b = Double(rgb & 0xFF) / 255
-            let maximum = max(r, g, b), delta = maximum - min(r, g, b)
-            var hue = 0.0
-            if delta > 0 {
-                if maximum == r { hue = 60 * ((g - b) / delta).truncatingRemainder(dividingBy: 6) }
-                else if maximum == g { hue = 60 * ((b - r) / delta + 2) }
-                else { hue = 60 * ((r - g) / delta + 4) }
-            }
-            return LightColor(hue: hue < 0 ? hue + 360 : hue, saturation: maximum > 0 ? delta / maximum : 0)
-        }
+        if let rgb = RGBColor(hex: text) { return rgb.color().color }
         var hue: Double?
         var saturation = 1.0
         for part in text.split(separator: ",") {

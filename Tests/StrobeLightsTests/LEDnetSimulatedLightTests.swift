@@ -2,7 +2,6 @@ import StrobeHCI
 import StrobeHost
 import StrobeLights
 import StrobeSim
-import Synchronization
 import Testing
 
 /// The Bluetooth backend through Strobe's own GATT client against the simulated world's LEDnet light.
@@ -58,22 +57,16 @@ import Testing
         try await client.fetch()
         let fill = client.lightTargetWithSelector(.label("Triones-Fill"))
         #expect(fill.power)
-        let observed = Observed()
-        let observer = fill.addObserver { observed.append($0.lights.first?.power ?? false) }
+        let heard = Heard()
+        let observer = fill.addObserver { heard.append("\($0.lights.first?.power ?? false)") }
         try #require(world.devices.first { $0.description.name == "Triones-Fill" }).stop()
         let results = try await fill.setPower(false, duration: .zero)
         fill.removeObserver(observer)
         #expect(results.count == 1 && results[0].status != .ok)
-        #expect(observed.values == [false, true], "optimistic off, then reverted")
+        #expect(heard.values == ["false", "true"], "optimistic off, then reverted")
         #expect(fill.lights.first?.connected == false)
         #expect(fill.connected == false)
         // The other light is untouched and still answers.
         #expect(try await client.lightTargetWithSelector(.label("LEDBLE-Key")).setPower(true, duration: .zero).map(\.status) == [.ok])
     }
-}
-
-final class Observed: Sendable {
-    private let state = Mutex<[Bool]>([])
-    func append(_ value: Bool) { state.withLock { $0.append(value) } }
-    var values: [Bool] { state.withLock { $0 } }
 }

@@ -122,29 +122,22 @@ public final class LEDnetBackend: LightsBackend {
     /// Power, then colour, as Write Commands; then a state query that must come back.
     public func apply(_ change: LightStateChange, selector: LightSelector, to lights: [Light]) async throws -> [LightResult] {
         let current = links.withLock { $0 }
-        return await withTaskGroup(of: (Int, LightResult).self) { group in
-            for (index, light) in lights.enumerated() {
-                group.addTask {
-                    guard let link = current[light.id], link.connection.isConnected else {
-                        return (index, LightResult(id: light.id, label: light.label, status: .offline))
-                    }
-                    var commands: [LEDnetCommand] = []
-                    if let power = change.power { commands.append(.power(power)) }
-                    if change.color != nil || change.brightness != nil { commands.append(LEDnetCommand.color(of: light)) }
-                    do {
-                        for command in commands {
-                            try await link.connection.gatt.writeWithoutResponse(command.bytes, handle: link.write)
-                        }
-                    } catch {
-                        return (index, LightResult(id: light.id, label: light.label, status: link.connection.isConnected ? .timedOut : .offline))
-                    }
-                    let answered = await self.queryState(link) != nil
-                    return (index, LightResult(id: light.id, label: light.label, status: answered ? .ok : .timedOut))
-                }
+        return await eachLight(lights) { light in
+            guard let link = current[light.id], link.connection.isConnected else {
+                return LightResult(id: light.id, label: light.label, status: .offline)
             }
-            var results = [LightResult?](repeating: nil, count: lights.count)
-            for await (index, result) in group { results[index] = result }
-            return results.compactMap { $0 }
+            var commands: [LEDnetCommand] = []
+            if let power = change.power { commands.append(.power(power)) }
+            if change.color != nil || change.brightness != nil { commands.append(LEDnetCommand.color(of: light)) }
+            do {
+                for command in commands {
+                    try await link.connection.gatt.writeWithoutResponse(command.bytes, handle: link.write)
+                }
+            } catch {
+                return LightResult(id: light.id, label: light.label, status: link.connection.isConnected ? .timedOut : .offline)
+            }
+            let answered = await self.queryState(link) != nil
+            return LightResult(id: light.id, label: light.label, status: answered ? .ok : .timedOut)
         }
     }
 

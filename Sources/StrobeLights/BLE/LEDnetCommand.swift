@@ -38,27 +38,9 @@ public enum LEDnetCommand: Sendable, Hashable {
     /// What sets `light`'s colour and brightness: RGB scaled by brightness for a colour, the
     /// warm-white channel for white (these lights have no colour temperature).
     public static func color(of light: Light) -> LEDnetCommand {
-        let brightness = min(max(light.brightness, 0), 1)
-        guard light.color.saturation > 0 else { return .warmWhite(UInt8((brightness * 255).rounded())) }
-        let (r, g, b) = rgb(hue: light.color.hue, saturation: light.color.saturation, value: brightness)
-        return .color(red: r, green: g, blue: b)
-    }
-
-    static func rgb(hue: Double, saturation: Double, value: Double) -> (UInt8, UInt8, UInt8) {
-        let h = (hue.truncatingRemainder(dividingBy: 360) + 360).truncatingRemainder(dividingBy: 360) / 60
-        let c = value * saturation
-        let x = c * (1 - abs(h.truncatingRemainder(dividingBy: 2) - 1))
-        let (r, g, b): (Double, Double, Double) = switch Int(h) {
-        case 0: (c, x, 0)
-        case 1: (x, c, 0)
-        case 2: (0, c, x)
-        case 3: (0, x, c)
-        case 4: (x, 0, c)
-        default: (c, 0, x)
-        }
-        let m = value - c
-        func byte(_ v: Double) -> UInt8 { UInt8((min(max(v + m, 0), 1) * 255).rounded()) }
-        return (byte(r), byte(g), byte(b))
+        guard light.color.saturation > 0 else { return .warmWhite(UInt8((min(max(light.brightness, 0), 1) * 255).rounded())) }
+        let rgb = RGBColor(color: light.color, brightness: light.brightness)
+        return .color(red: rgb.red, green: rgb.green, blue: rgb.blue)
     }
 }
 
@@ -109,17 +91,7 @@ public struct LEDnetState: Sendable, Hashable {
         if red == 0, green == 0, blue == 0 {
             return ((Double(warmWhite) / 255 * 10000).rounded() / 10000, .white(kelvin: 2700))
         }
-        let r = Double(red) / 255, g = Double(green) / 255, b = Double(blue) / 255
-        let maximum = max(r, g, b), minimum = min(r, g, b), delta = maximum - minimum
-        var hue = 0.0
-        if delta > 0 {
-            if maximum == r { hue = 60 * ((g - b) / delta).truncatingRemainder(dividingBy: 6) }
-            else if maximum == g { hue = 60 * ((b - r) / delta + 2) }
-            else { hue = 60 * ((r - g) / delta + 4) }
-        }
-        if hue < 0 { hue += 360 }
-        let saturation = maximum > 0 ? delta / maximum : 0
-        return ((maximum * 10000).rounded() / 10000, LightColor(hue: (hue * 100).rounded() / 100,
-                                                                 saturation: (saturation * 10000).rounded() / 10000, kelvin: 2700))
+        let (color, brightness) = RGBColor(red: red, green: green, blue: blue).color(kelvin: 2700)
+        return (brightness, color)
     }
 }

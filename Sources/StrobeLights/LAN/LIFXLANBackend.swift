@@ -215,29 +215,22 @@ public final class LIFXLANBackend: LightsBackend {
     /// acknowledged, for every light at once.
     public func apply(_ change: LightStateChange, selector: LightSelector, to lights: [Light]) async throws -> [LightResult] {
         let devices = state.withLock { $0.devices }
-        return await withTaskGroup(of: (Int, LightResult).self) { group in
-            for (index, light) in lights.enumerated() {
-                group.addTask {
-                    guard let target = LIFXHeader.target(serial: light.id), let endpoint = devices[target] else {
-                        return (index, LightResult(id: light.id, label: light.label, status: .offline))
-                    }
-                    var answered = true
-                    let duration = change.milliseconds
-                    if change.color != nil || change.brightness != nil {
-                        let hsbk = LIFXHSBK(color: light.color, brightness: light.brightness)
-                        answered = await self.request(.setColor(hsbk, durationMilliseconds: duration), target: target, at: endpoint,
-                                                      expecting: LIFXMessage.acknowledgement.type) != nil
-                    }
-                    if answered, let power = change.power {
-                        answered = await self.request(.setPower(level: power ? 65535 : 0, durationMilliseconds: duration), target: target,
-                                                      at: endpoint, expecting: LIFXMessage.acknowledgement.type) != nil
-                    }
-                    return (index, LightResult(id: light.id, label: light.label, status: answered ? .ok : .timedOut))
-                }
+        return await eachLight(lights) { light in
+            guard let target = LIFXHeader.target(serial: light.id), let endpoint = devices[target] else {
+                return LightResult(id: light.id, label: light.label, status: .offline)
             }
-            var results = [LightResult?](repeating: nil, count: lights.count)
-            for await (index, result) in group { results[index] = result }
-            return results.compactMap { $0 }
+            var answered = true
+            let duration = change.milliseconds
+            if change.color != nil || change.brightness != nil {
+                let hsbk = LIFXHSBK(color: light.color, brightness: light.brightness)
+                answered = await self.request(.setColor(hsbk, durationMilliseconds: duration), target: target, at: endpoint,
+                                              expecting: LIFXMessage.acknowledgement.type) != nil
+            }
+            if answered, let power = change.power {
+                answered = await self.request(.setPower(level: power ? 65535 : 0, durationMilliseconds: duration), target: target,
+                                              at: endpoint, expecting: LIFXMessage.acknowledgement.type) != nil
+            }
+            return LightResult(id: light.id, label: light.label, status: answered ? .ok : .timedOut)
         }
     }
 

@@ -14,6 +14,18 @@ public protocol LightsBackend: Sendable {
 }
 
 extension LightsBackend {
+    /// Runs `operation` for every light at once; the results in the lights' order.
+    public func eachLight(_ lights: [Light], _ operation: @escaping @Sendable (Light) async -> LightResult) async -> [LightResult] {
+        await withTaskGroup(of: (Int, LightResult).self) { group in
+            for (index, light) in lights.enumerated() {
+                group.addTask { (index, await operation(light)) }
+            }
+            var results = [LightResult?](repeating: nil, count: lights.count)
+            for await (index, result) in group { results[index] = result }
+            return results.compactMap { $0 }
+        }
+    }
+
     /// Scenes kept by the host (LAN and Bluetooth lights have none of their own): each state
     /// applied in turn to the lights its selector names; a light named twice answers once, last.
     public func activateLocally(_ scene: Scene, duration: Duration, lights: [Light]) async throws -> [LightResult] {

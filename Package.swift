@@ -67,7 +67,7 @@ let package = Package(
         .executableTarget(
             name: "StrobeBench",
             dependencies: [
-                "Strobe", "StrobeSim", "StrobeSequencer",
+                "Strobe", "StrobeSim", "StrobeSequencer", "StrobeLights",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Histogram", package: "hdrhistogram-swift"),
                 .product(name: "MallocInterposerSwift", package: "malloc-interposer"),

@@ -1,6 +1,7 @@
 import Foundation
 import Histogram
 import Strobe
+import StrobeLights
 import StrobeSequencer
 import StrobeSim
 import Synchronization
@@ -9,7 +10,8 @@ import Synchronization
 /// the FLASH command's bytes handed to the transport, on the simulated world (a grip and a Nova
 /// V2, each on its own stack across the virtual air; the air's pacing lies outside the measured
 /// window and does not count). Allocations are counted over the same window, process-wide and
-/// on the trigger's thread alone.
+/// on the trigger's thread alone. With modelling lights, the standard world's LEDnet light goes
+/// down for each shot and back after it, on the same controller: the window is the same.
 enum SequencerScenario {
     /// Stamps the two ends of the window at the transport: a received grip notification carrying
     /// a full press (`shutterButtonDown`, code 0x02), and a sent ATT Write Request carrying a V2
@@ -56,9 +58,9 @@ enum SequencerScenario {
         }
     }
 
-    static func run(shots: Int) async throws -> BenchReport {
+    static func run(shots: Int, modellingLights: Bool = false) async throws -> BenchReport {
         var scenario = SimScenario.standard
-        scenario.devices = scenario.devices.filter { $0.kind == .nova2 || $0.kind == .grip }
+        scenario.devices = scenario.devices.filter { $0.kind == .nova2 || $0.kind == .grip || (modellingLights && $0.kind == .lednet) }
         // Ten presses to warm up, then one per shot, 80 ms apart (a shot takes two connection events).
         for index in scenario.devices.indices where scenario.devices[index].kind == .grip {
             scenario.devices[index].gripEvents = (0..<(shots + 10)).map { .init(after: $0 == 0 ? 0.3 : 0.08, code: 0x02) }
@@ -73,14 +75,24 @@ enum SequencerScenario {
         let central = Central(controller: controller)
         let manager = NovaFlashManager(central: central, clock: ContinuousClock(), configuration: .init(scanBurst: .seconds(1)))
         guard try await !manager.connect(.all).isEmpty else { throw BumbleProcess.Failure(description: "the simulated Nova did not connect") }
-        let sequencer = ShutterSequencer(flashes: manager, camera: {}, policy: ShotPolicy(ackDeadline: .seconds(1)), clock: ContinuousClock())
+        var lights: ModellingLights?
+        if modellingLights {
+            let client = Client(backend: LEDnetBackend(central: central, configuration: .init(scanDuration: .milliseconds(500))))
+            try await client.fetch()
+            guard client.lights.count == 1 else { throw BumbleProcess.Failure(description: "the simulated light did not connect") }
+            lights = ModellingLights(target: client.allLightTarget(), deadline: .seconds(1))
+        }
+        let sequencer = ShutterSequencer(flashes: manager, camera: {}, policy: ShotPolicy(ackDeadline: .seconds(1)), clock: ContinuousClock(),
+                                         modellingLights: lights)
         var records = sequencer.records().makeAsyncIterator()
         await sequencer.follow(try await Grip.attach(to: try await central.connect(name: "Grip-S1").gatt))
 
         var outcomes: [String: Int] = [:]
+        var lightsRestored = 0
         for _ in 0..<(shots + 10) {
             guard let record = await records.next() else { break }
             outcomes[record.outcome.rawValue, default: 0] += 1
+            if record.modellingLights?.restored != nil, record.modellingLights?.failure == nil { lightsRestored += 1 }
         }
         await manager.disable()
         var latency = Histogram<UInt64>(highestTrackableValue: 10_000_000_000, numberOfSignificantValueDigits: .three)
@@ -90,7 +102,7 @@ enum SequencerScenario {
         let process = allocations.map(\.process).sorted()
         let thread = allocations.map(\.thread).sorted()
         return BenchReport(
-            scenario: "sequencer",
+            scenario: modellingLights ? "sequencer-modelling-lights" : "sequencer",
             figures: [
                 "shots": Double(samples.count),
                 "triggerToCommandP50": Double(latency.valueAtPercentile(50)),
@@ -102,6 +114,7 @@ enum SequencerScenario {
                 "allocationsOnTriggerThreadMax": thread.last.map(Double.init),
                 "commandsFromTriggerThread": allocations.isEmpty ? nil : Double(allocations.filter(\.sameThread).count),
                 "captured": Double(outcomes["captured"] ?? 0),
+                "shotsWithLightsDownAndBack": modellingLights ? Double(lightsRestored) : nil,
             ],
             units: ["triggerToCommandP50": "ns", "triggerToCommandP99": "ns", "triggerToCommandMax": "ns"],
             notes: ["trigger = the grip's full-press notification handed up by the transport; command = the FLASH write's ACL packet handed to the transport",

@@ -40,6 +40,9 @@ struct StrobeBench: AsyncParsableCommand {
     @Option(help: "sequencer: shots to time.")
     var sequencerShots = 200
 
+    @Flag(help: "sequencer: with the simulated LEDnet light as a modelling light, down for each shot.")
+    var sequencerModellingLights = false
+
     @Option(help: "memory: seconds of streaming at 1,000 batches/s.")
     var memorySeconds = 5
 
@@ -69,7 +72,7 @@ struct StrobeBench: AsyncParsableCommand {
             case .decode: report = try await DecodeScenario.run(batches: batches, capture: capture)
             case .e2e: report = try await EndToEndScenario.run(notifications: e2eNotifications)
             case .memory: report = try await MemoryScenario.run(seconds: memorySeconds)
-            case .sequencer: report = try await SequencerScenario.run(shots: sequencerShots)
+            case .sequencer: report = try await SequencerScenario.run(shots: sequencerShots, modellingLights: sequencerModellingLights)
             case .soak: report = try await SoakScenario.run(notifications: soakNotifications)
             }
             emit(report)

@@ -10,7 +10,7 @@ let package = Package(
         // The simulated world (virtual controllers, air, clock and the virtual-time driver).
         .library(name: "StrobeSim", targets: ["StrobeSim"]),
         // Lights in LIFXHTTPKit's model: LIFX LAN, the LIFX HTTP API, LEDnet Bluetooth lights.
-        .library(name: "StrobeLights", targets: ["StrobeLights"]),
+        .library(name: "StrobeLights", targets: ["StrobeLights", "StrobeLightsHTTP"]),
         // The flash/shutter timing engine.
         .library(name: "StrobeSequencer", targets: ["StrobeSequencer"]),
         .executable(name: "strobe", targets: ["strobe"]),
@@ -45,19 +45,17 @@ let package = Package(
         .target(name: "StrobeSim", dependencies: ["Strobe", "StrobeLights"]),
         // Lights in the model of LIFXHTTPKit, over the LIFX LAN protocol, the LIFX HTTP API and
         // Bluetooth LE (LEDnet) lights.
+        .target(name: "StrobeLights", dependencies: ["StrobeHCI", "StrobeHost"]),
+        // The LIFX HTTP API backend, apart so that what needs no HTTP client does not build one.
         .target(
-            name: "StrobeLights",
-            dependencies: [
-                "StrobeHCI", "StrobeHost",
-                .product(name: "AsyncHTTPClient", package: "async-http-client"),
-                .product(name: "Logging", package: "swift-log"),
-            ]),
+            name: "StrobeLightsHTTP",
+            dependencies: ["StrobeLights", .product(name: "AsyncHTTPClient", package: "async-http-client")]),
         .target(name: "StrobeSequencer", dependencies: ["StrobeHCI", "StrobeHost", "StrobeDevices", "StrobeLights"]),
         .target(name: "Strobe", dependencies: ["StrobeHCI", "StrobeCapture", "StrobeHost", "StrobeDevices"]),
         .executableTarget(
             name: "strobe",
             dependencies: [
-                "Strobe", "StrobeSim", "StrobeSequencer", "StrobeLights",
+                "Strobe", "StrobeSim", "StrobeSequencer", "StrobeLights", "StrobeLightsHTTP",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Histogram", package: "hdrhistogram-swift"),
                 .product(name: "Logging", package: "swift-log"),
@@ -90,7 +88,7 @@ let package = Package(
         .testTarget(
             name: "StrobeInteropTests",
             dependencies: [
-                "Strobe", "StrobeSim", "StrobeSequencer", "StrobeLights", "strobe",
+                "Strobe", "StrobeSim", "StrobeSequencer", "StrobeLights", "StrobeLightsHTTP", "strobe",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
             ]),
     ],

@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import Strobe
 import StrobeLights
+import StrobeLightsHTTP
 
 /// What every `strobe light` command takes: which backend reaches the lights, which lights,
 /// and how to answer.

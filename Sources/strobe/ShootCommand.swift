@@ -3,6 +3,7 @@ import Foundation
 import Histogram
 import Strobe
 import StrobeLights
+import StrobeLightsHTTP
 import StrobeSequencer
 
 /// `strobe shoot`: shots through the flash/shutter sequencer, each timed end to end.

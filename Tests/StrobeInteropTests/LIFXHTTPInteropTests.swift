@@ -1,5 +1,6 @@
 import Foundation
 import StrobeLights
+import StrobeLightsHTTP
 import Testing
 
 /// The HTTP backend against a local server that serves the LIFX HTTP API's documented shapes
@@ -39,6 +40,10 @@ import Testing
             #expect(client.allLightTarget().power)
             let requests = try await server.requests()
             #expect(requests.map { $0["path"] as? String } == ["/v1/lights/all", "/v1/scenes"])
+            // LIFXHTTPKit's own way in.
+            let sdk = Client(accessToken: Self.token, baseURL: server.baseURL)
+            try await sdk.fetch()
+            #expect(sdk.lights.map(\.id) == client.lights.map(\.id))
             #expect(requests.allSatisfy { $0["authorized"] as? Bool == true })
         }
     }

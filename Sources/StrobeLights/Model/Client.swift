@@ -30,11 +30,6 @@ public final class Client: Sendable {
         self.backend = backend
     }
 
-    /// A client of the LIFX HTTP API, as LIFXHTTPKit's `Client(accessToken:)`.
-    public convenience init(accessToken: String, baseURL: URL = LIFXHTTPBackend.defaultBaseURL) {
-        self.init(backend: LIFXHTTPBackend(token: accessToken, baseURL: baseURL))
-    }
-
     /// The lights as last known, in the order the backend reported them.
     public var lights: [Light] { state.withLock { $0.lights } }
     public var scenes: [Scene] { state.withLock { $0.scenes } }

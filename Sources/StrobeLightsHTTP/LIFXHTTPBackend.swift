@@ -2,6 +2,7 @@ import AsyncHTTPClient
 import Foundation
 import NIOCore
 import NIOHTTP1
+import StrobeLights
 
 /// The LIFX HTTP API v1 (bearer token): list lights, set state, set states, scenes and scene
 /// activation; 207 results per light; errors typed by status; a 429 waits for the rate-limit
@@ -209,5 +210,12 @@ extension Double {
     init(seconds duration: Duration) {
         let (seconds, attoseconds) = duration.components
         self = Double(seconds) + Double(attoseconds) / 1e18
+    }
+}
+
+extension Client {
+    /// A client of the LIFX HTTP API, as LIFXHTTPKit's `Client(accessToken:)`.
+    public convenience init(accessToken: String, baseURL: URL = LIFXHTTPBackend.defaultBaseURL) {
+        self.init(backend: LIFXHTTPBackend(token: accessToken, baseURL: baseURL))
     }
 }

@@ -163,7 +163,7 @@ public final class ShutterSequencer: Sendable {
         // Only now, with every FLASH out, the modelling lights: they never delay a flash.
         let lights = modellingLights
         let lightsBefore = lights?.target.lights ?? []
-        let dimIssued = hostTime().nanoseconds
+        let dimIssued = lights == nil ? 0 : hostTime().nanoseconds
         let dim = lights.map { lights in Task { try await lights.shotChange() } }
         record.flashes = await withTaskGroup(of: (Int, FlashTiming).self) { group in
             for (index, target) in targets.enumerated() {

@@ -42,7 +42,9 @@ struct ShootCommand: AsyncParsableCommand {
         guard (1...100_000).contains(count) else { throw ValidationError("--count must be between 1 and 100000") }
         guard intervalMs >= 0, exposureMs >= 0, ackDeadlineMs > 0, lightsDeadlineMs > 0 else { throw ValidationError("times must not be negative") }
         if let lightsBrightness, !(0...1).contains(lightsBrightness) { throw ValidationError("--lights-brightness must be 0...1") }
-        if let modellingLights { _ = try LightSelector(modellingLights) }
+        if let modellingLights {
+            do { _ = try LightSelector(modellingLights) } catch { throw ValidationError("--modelling-lights: \(error)") }
+        }
     }
 
     struct Summary: Encodable {

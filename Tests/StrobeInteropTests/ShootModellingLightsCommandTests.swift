@@ -6,7 +6,9 @@ import Testing
 /// FLASH time is what it is without lights.
 @Suite struct ShootModellingLightsCommandTests {
     static func records(_ arguments: [String]) async throws -> [[String: Any]] {
-        let result = try await StrobeCommand.run(["shoot", "--count", "10", "--interval-ms", "20", "--json"] + arguments)
+        // Real time on a machine that may be loaded: deadlines no healthy link misses.
+        let result = try await StrobeCommand.run(["shoot", "--count", "10", "--interval-ms", "20", "--ack-deadline-ms", "5000",
+                                                  "--lights-deadline-ms", "5000", "--json"] + arguments)
         #expect(result.status == 0, "\(result.stderr)")
         return try JSONLines.objects(result.stdout).filter { $0["summary"] == nil }
     }

@@ -25,6 +25,7 @@ let package = Package(
         .package(url: "https://github.com/HdrHistogram/hdrhistogram-swift", from: "0.2.0"),
         .package(url: "https://github.com/ordo-one/malloc-interposer", from: "1.6.1"),
         .package(url: "https://github.com/swift-server/async-http-client", from: "1.37.0"),
+        .package(url: "https://github.com/apple/swift-crypto", from: "4.5.2"),
     ],
     targets: [
         // The only C in the stack: the kernel's HCI socket, over the libbluetooth-dev headers.
@@ -46,6 +47,10 @@ let package = Package(
         // Lights in the model of LIFXHTTPKit, over the LIFX LAN protocol, the LIFX HTTP API and
         // Bluetooth LE (LEDnet) lights.
         .target(name: "StrobeLights", dependencies: ["StrobeHCI", "StrobeHost"]),
+        // The Security Manager's cryptography on swift-crypto (the protocol comes next).
+        .target(
+            name: "StrobeSecurity",
+            dependencies: [.product(name: "Crypto", package: "swift-crypto"), .product(name: "CryptoExtras", package: "swift-crypto")]),
         // The LIFX HTTP API backend, apart so that what needs no HTTP client does not build one.
         .target(
             name: "StrobeLightsHTTP",
@@ -81,6 +86,7 @@ let package = Package(
         .testTarget(name: "StrobeCaptureTests", dependencies: ["StrobeCapture"]),
         .testTarget(name: "StrobeHostTests", dependencies: ["StrobeHost"]),
         .testTarget(name: "StrobeDevicesTests", dependencies: ["StrobeDevices"]),
+        .testTarget(name: "StrobeSecurityTests", dependencies: ["StrobeSecurity"]),
         .testTarget(name: "StrobeLightsTests", dependencies: ["StrobeLights", "StrobeSim"]),
         .testTarget(name: "StrobeSimTests", dependencies: ["StrobeSim", "StrobeCapture"]),
         .testTarget(name: "StrobeSequencerTests", dependencies: ["StrobeSequencer", "StrobeSim", "StrobeCapture", "StrobeLights"]),

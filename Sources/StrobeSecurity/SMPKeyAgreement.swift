@@ -1,0 +1,53 @@
+import Crypto
+
+/// Our P-256 key pair for LE Secure Connections and the DHKey with a peer's public key, on
+/// swift-crypto. Coordinates are in the order the Pairing Public Key PDU carries them: least
+/// significant octet first.
+public struct SMPKeyAgreement: Sendable {
+    public enum Failure: Error, Sendable, Hashable, CustomStringConvertible {
+        /// The peer's key is not a point on P-256 (the check whose absence was CVE-2018-5383).
+        case notOnCurve
+        /// The peer sent our own public key back (CVE-2020-26558).
+        case ourOwnKey
+        case badLength(Int)
+
+        public var description: String {
+            switch self {
+            case .notOnCurve: "the peer's public key is not on the P-256 curve"
+            case .ourOwnKey: "the peer's public key is our own"
+            case .badLength(let count): "a P-256 public key is 64 octets, not \(count)"
+            }
+        }
+    }
+
+    private let privateKey: P256.KeyAgreement.PrivateKey
+
+    public init() { privateKey = P256.KeyAgreement.PrivateKey() }
+
+    /// A known private key (32 octets, most significant first, as the spec's sample data gives it).
+    public init(privateKey raw: [UInt8]) throws {
+        privateKey = try P256.KeyAgreement.PrivateKey(rawRepresentation: raw)
+    }
+
+    /// X then Y, each least significant octet first.
+    public var publicKey: (x: [UInt8], y: [UInt8]) {
+        let raw = Array(privateKey.publicKey.rawRepresentation)
+        return (raw[0..<32].reversed(), raw[32..<64].reversed())
+    }
+
+    /// The DHKey (the shared point's X coordinate, least significant octet first) with the peer's
+    /// key, after checking that it is a point on the curve and not our own.
+    public func dhKey(peerX: [UInt8], peerY: [UInt8]) throws(Failure) -> [UInt8] {
+        guard peerX.count == 32, peerY.count == 32 else { throw .badLength(peerX.count + peerY.count) }
+        let own = publicKey
+        if peerX == own.x, peerY == own.y { throw .ourOwnKey }
+        let peer: P256.KeyAgreement.PublicKey
+        do {
+            peer = try P256.KeyAgreement.PublicKey(rawRepresentation: peerX.reversed() + peerY.reversed())
+        } catch {
+            throw .notOnCurve
+        }
+        guard let shared = try? privateKey.sharedSecretFromKeyAgreement(with: peer) else { throw .notOnCurve }
+        return shared.withUnsafeBytes { Array($0) }.reversed()
+    }
+}

@@ -1,4 +1,5 @@
 import Foundation
+import StrobeHCI
 import StrobeHost
 import Synchronization
 
@@ -36,7 +37,7 @@ public final class LIFXLANBackend: LightsBackend {
 
     private struct Pending {
         var expected: UInt16
-        var continuation: CheckedContinuation<LIFXMessage?, Never>
+        var waiter: Waiter<LIFXMessage>
     }
 
     private struct State {
@@ -78,7 +79,7 @@ public final class LIFXLANBackend: LightsBackend {
             defer { s.pending = [:] }
             return Array(s.pending.values)
         }
-        for pending in waiting { pending.continuation.resume(returning: nil) }
+        for pending in waiting { _ = pending.waiter.fail(CancellationError()) }
     }
 
     // MARK: Receiving
@@ -104,7 +105,7 @@ public final class LIFXLANBackend: LightsBackend {
             s.pending[key] = nil
             return pending
         }
-        resumed?.continuation.resume(returning: packet.message)
+        _ = resumed?.waiter.succeed(packet.message)
     }
 
     // MARK: Requests
@@ -130,23 +131,14 @@ public final class LIFXLANBackend: LightsBackend {
             let packet = LIFXPacket(message: message, source: source, target: target, sequence: sequence,
                                     ackRequired: expected == LIFXMessage.acknowledgement.type,
                                     resRequired: expected != LIFXMessage.acknowledgement.type)
-            let reply = await withCheckedContinuation { (continuation: CheckedContinuation<LIFXMessage?, Never>) in
-                state.withLock { $0.pending[key] = Pending(expected: expected, continuation: continuation) }
-                if !send(packet, to: endpoint) { timeOut(key) }
-                Task { [weak self, timeout] in
-                    try? await Task.sleep(for: timeout)
-                    self?.timeOut(key)
-                }
-            }
+            let waiter = Waiter<LIFXMessage>()
+            state.withLock { $0.pending[key] = Pending(expected: expected, waiter: waiter) }
+            let reply = send(packet, to: endpoint) ? try? await withTimeout(timeout, clock: ContinuousClock()) { try await waiter.wait() } : nil
+            state.withLock { _ = $0.pending.removeValue(forKey: key) }
             if let reply { return reply }
             timeout *= 2
         }
         return nil
-    }
-
-    private func timeOut(_ key: Key) {
-        let pending = state.withLock { $0.pending.removeValue(forKey: key) }
-        pending?.continuation.resume(returning: nil)
     }
 
     // MARK: LightsBackend

@@ -129,14 +129,15 @@ import Testing
         let first = Task { try await all.setBrightness(0.1) }
         while !backend.isHolding { await Task.yield() }
         let second = Task { try await all.setBrightness(0.2) }
-        // The second waits behind the first, which the backend holds.
-        for _ in 0..<100 { await Task.yield() }
-        #expect(backend.applied.count == 1)
+        // The second changes the cache at once, then waits behind the first, which the backend holds.
+        while abs(all.brightness - 0.2) >= 1e-9 { await Task.yield() }
         #expect(abs(all.brightness - 0.2) < 1e-9, "both changed the cache at once")
+        #expect(backend.applied.count == 1)
         backend.release()
         _ = try await first.value
         _ = try await second.value
         #expect(backend.applied.map { $0.change.brightness } == [0.1, 0.2])
+        #expect(backend.maxInFlight == 1, "never two operations in the backend at once")
     }
 
     @Test func restoreIsForSceneTargetsOnly() async throws {

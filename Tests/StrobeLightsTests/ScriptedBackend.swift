@@ -14,6 +14,8 @@ final class ScriptedBackend: LightsBackend {
         var applied: [(LightStateChange, LightSelector, [String])] = []
         var gate: CheckedContinuation<Void, Never>?
         var holdNext = false
+        var inFlight = 0
+        var maxInFlight = 0
     }
 
     private let state: Mutex<State>
@@ -31,6 +33,8 @@ final class ScriptedBackend: LightsBackend {
     func holdNextOperation() { state.withLock { $0.holdNext = true } }
     func release() { state.withLock { s -> CheckedContinuation<Void, Never>? in defer { s.gate = nil }; return s.gate }?.resume() }
     var isHolding: Bool { state.withLock { $0.gate != nil } }
+    /// The most operations the backend was in at once.
+    var maxInFlight: Int { state.withLock { $0.maxInFlight } }
 
     func fetchLights() async throws -> [Light] { state.withLock { $0.lights } }
     func fetchScenes() async throws -> [Scene] { state.withLock { $0.scenes } }
@@ -38,10 +42,13 @@ final class ScriptedBackend: LightsBackend {
     func apply(_ change: LightStateChange, selector: LightSelector, to lights: [Light]) async throws -> [LightResult] {
         let (fail, hold) = state.withLock { s -> (Bool, Bool) in
             s.applied.append((change, selector, lights.map(\.id)))
+            s.inFlight += 1
+            s.maxInFlight = max(s.maxInFlight, s.inFlight)
             defer { s.failNext = false; s.holdNext = false }
             return (s.failNext, s.holdNext)
         }
         if hold { await withCheckedContinuation { continuation in state.withLock { $0.gate = continuation } } }
+        state.withLock { $0.inFlight -= 1 }
         if fail { throw Failure() }
         return state.withLock { s in
             lights.map { LightResult(id: $0.id, label: $0.label, status: s.statuses[$0.id] ?? .ok) }

@@ -99,7 +99,7 @@ import Testing
         #expect(byName["Triones-A1"]?["power"] as? Bool == true)
         #expect(byName["LEDBLE-B2"]?["power"] as? Bool == false)
         // Written as the capture's phone wrote them: colour then a state query.
-        #expect((byName["Triones-A1"]?["commands"] as? [String])?.contains("560000800" + "0f0aa") == true)
+        #expect((byName["Triones-A1"]?["commands"] as? [String])?.contains("5600008000f0aa") == true)
         #expect((byName["LEDBLE-B2"]?["commands"] as? [String])?.contains("cc2433") == true)
     }
 

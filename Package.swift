@@ -47,10 +47,13 @@ let package = Package(
         // Lights in the model of LIFXHTTPKit, over the LIFX LAN protocol, the LIFX HTTP API and
         // Bluetooth LE (LEDnet) lights.
         .target(name: "StrobeLights", dependencies: ["StrobeHCI", "StrobeHost"]),
-        // The Security Manager's cryptography on swift-crypto (the protocol comes next).
+        // The Security Manager: its cryptography on swift-crypto, the pairing state machine, keys.
         .target(
             name: "StrobeSecurity",
-            dependencies: [.product(name: "Crypto", package: "swift-crypto"), .product(name: "CryptoExtras", package: "swift-crypto")]),
+            dependencies: [
+                "StrobeHCI", .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "CryptoExtras", package: "swift-crypto"),
+            ]),
         // The LIFX HTTP API backend, apart so that what needs no HTTP client does not build one.
         .target(
             name: "StrobeLightsHTTP",

@@ -1,0 +1,31 @@
+/// The Security Manager Protocol's commands (Core Specification Vol 3, Part H, 3.3) and the
+/// fixed length of each one's parameters.
+public enum SMPCommandCode: UInt8, Sendable, Hashable, CaseIterable {
+    case pairingRequest = 0x01
+    case pairingResponse = 0x02
+    case pairingConfirm = 0x03
+    case pairingRandom = 0x04
+    case pairingFailed = 0x05
+    case encryptionInformation = 0x06
+    case centralIdentification = 0x07
+    case identityInformation = 0x08
+    case identityAddressInformation = 0x09
+    case signingInformation = 0x0A
+    case securityRequest = 0x0B
+    case pairingPublicKey = 0x0C
+    case pairingDHKeyCheck = 0x0D
+    case pairingKeypressNotification = 0x0E
+
+    /// Octets after the code; every SMP command has exactly this many.
+    public var parameterLength: Int {
+        switch self {
+        case .pairingRequest, .pairingResponse: 6
+        case .pairingConfirm, .pairingRandom, .encryptionInformation, .identityInformation,
+             .signingInformation, .pairingDHKeyCheck: 16
+        case .pairingFailed, .securityRequest, .pairingKeypressNotification: 1
+        case .centralIdentification: 10
+        case .identityAddressInformation: 7
+        case .pairingPublicKey: 64
+        }
+    }
+}

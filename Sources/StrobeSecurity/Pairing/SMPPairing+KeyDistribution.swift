@@ -1,0 +1,131 @@
+import StrobeHCI
+
+/// Pairing phase 3 (Core Specification Vol 3, Part H, 2.4.3 and 3.6): on the encrypted link the
+/// responder sends its keys, then the initiator, each side's in the spec's order.
+extension SMPPairing {
+    mutating func startKeyDistribution() -> [SMPPairingAction] {
+        guard let response else { return [] }
+        var theirs = role == .initiator ? response.responderKeys : response.initiatorKeys
+        // LE Secure Connections derives the LTK on both sides: none is sent.
+        if secureConnections { theirs.remove(.encryptionKey) }
+        expectedKeys = []
+        if theirs.contains(.encryptionKey) { expectedKeys += [.encryptionInformation, .centralIdentification] }
+        if theirs.contains(.identityKey) { expectedKeys += [.identityInformation, .identityAddressInformation] }
+        if theirs.contains(.signingKey) { expectedKeys.append(.signingInformation) }
+        phase = .keyDistribution
+        if role == .responder {
+            let sent = sendOwnKeys()
+            return expectedKeys.isEmpty ? sent + complete() : sent
+        }
+        return expectedKeys.isEmpty ? sendOwnKeys() + complete() : []
+    }
+
+    mutating func receiveKey(_ code: SMPCommandCode, _ p: [UInt8]) -> [SMPPairingAction] {
+        expectedKeys.removeFirst()
+        switch code {
+        case .encryptionInformation:
+            received.ltk = p
+        case .centralIdentification:
+            received.ediv = UInt16(p[0]) | UInt16(p[1]) << 8
+            received.rand = p[2..<10].reversed().reduce(UInt64(0)) { $0 << 8 | UInt64($1) }
+        case .identityInformation:
+            received.irk = IdentityResolvingKey(value: p)
+        case .identityAddressInformation:
+            guard p[0] <= 1, let address = BluetoothAddress(wireBytes: p[1..<7]) else {
+                return fail(.invalidParameters, "Identity Address Information has address type 0x\(String(p[0], radix: 16))")
+            }
+            received.identity = IdentityAddress(address: address, isRandom: p[0] == 1)
+        case .signingInformation:
+            received.csrk = SignatureResolvingKey(value: p)
+        default:
+            return unexpected(code)
+        }
+        guard expectedKeys.isEmpty else { return [] }
+        return role == .initiator ? sendOwnKeys() + complete() : complete()
+    }
+
+    private mutating func sendOwnKeys() -> [SMPPairingAction] {
+        guard let response else { return [] }
+        var ours = role == .initiator ? response.initiatorKeys : response.responderKeys
+        if secureConnections { ours.remove(.encryptionKey) }
+        var out: [SMPPairingAction] = []
+        if ours.contains(.encryptionKey) {
+            let r = random(26)
+            let ltk = LongTermKey(value: truncated(Array(r[0..<16])), ediv: UInt16(r[16]) | UInt16(r[17]) << 8,
+                                  rand: r[18..<26].reduce(UInt64(0)) { $0 << 8 | UInt64($1) }, keySize: keySize)
+            sentKeys.ltk = ltk
+            out.append(.send([SMPCommandCode.encryptionInformation.rawValue] + ltk.value))
+            let ediv = [UInt8(ltk.ediv & 0xFF), UInt8(ltk.ediv >> 8)]
+            let rand = (0..<8).map { UInt8(ltk.rand >> (8 * UInt64($0)) & 0xFF) }
+            out.append(.send([SMPCommandCode.centralIdentification.rawValue] + ediv + rand))
+        }
+        if ours.contains(.identityKey), let identity = configuration.identity {
+            sentKeys.irk = true
+            out.append(.send([SMPCommandCode.identityInformation.rawValue] + identity.irk.value))
+            out.append(.send([SMPCommandCode.identityAddressInformation.rawValue, identity.address.isRandom ? 1 : 0]
+                + identity.address.address.wireBytes))
+        }
+        if ours.contains(.signingKey) {
+            let csrk = SignatureResolvingKey(value: random(16))
+            sentKeys.csrk = csrk
+            out.append(.send([SMPCommandCode.signingInformation.rawValue] + csrk.value))
+        }
+        return out
+    }
+
+    private mutating func complete() -> [SMPPairingAction] {
+        phase = .finished
+        guard let request, let response, let pairingKey else { return [] }
+        // The key for later encryption in this role: the derived LTK (Secure Connections), else
+        // the LTK the peripheral distributed.
+        var ltk: LongTermKey?
+        if secureConnections {
+            ltk = pairingKey
+        } else if role == .initiator, let value = received.ltk {
+            ltk = LongTermKey(value: value, ediv: received.ediv, rand: received.rand, keySize: keySize)
+        } else if role == .responder {
+            ltk = sentKeys.ltk
+        }
+        var names: [String] = []
+        if secureConnections { names.append("LTK") }
+        if received.ltk != nil { names.append("peer LTK") }
+        if received.irk != nil { names.append("peer IRK") }
+        if received.identity != nil { names.append("peer identity address") }
+        if received.csrk != nil { names.append("peer CSRK") }
+        if sentKeys.ltk != nil { names.append("local LTK") }
+        if sentKeys.irk { names += ["local IRK", "local identity address"] }
+        if sentKeys.csrk != nil { names.append("local CSRK") }
+        let bonded = request.authentication.contains(.bonding) && response.authentication.contains(.bonding)
+        let result = SMPPairingResult(
+            method: method, secureConnections: secureConnections, keySize: keySize,
+            securityLevel: .of(authenticated: method.isAuthenticated, secureConnections: secureConnections, keySize: keySize),
+            bonded: bonded, longTermKey: ltk, peerIRK: received.irk, peerIdentity: received.identity,
+            peerCSRK: received.csrk, localCSRK: sentKeys.csrk, keysExchanged: names)
+        return [.completed(result)]
+    }
+}
+
+/// What a pairing that succeeded produced. Its description names the keys, never their values.
+public struct SMPPairingResult: Sendable, Hashable, CustomStringConvertible {
+    public var method: SMPPairingMethod
+    public var secureConnections: Bool
+    public var keySize: Int
+    /// The level of the link encrypted by this pairing.
+    public var securityLevel: SMPSecurityLevel
+    /// Both sides asked to bond: the keys are to be stored.
+    public var bonded: Bool
+    /// The key to encrypt later links with, in this host's role; `nil` when legacy pairing
+    /// distributed none.
+    public var longTermKey: LongTermKey?
+    public var peerIRK: IdentityResolvingKey?
+    public var peerIdentity: IdentityAddress?
+    public var peerCSRK: SignatureResolvingKey?
+    public var localCSRK: SignatureResolvingKey?
+    /// The keys that crossed (or were derived), by name.
+    public var keysExchanged: [String]
+
+    public var description: String {
+        "\(secureConnections ? "LE Secure Connections" : "LE legacy") \(method), \(securityLevel), "
+            + "\(keySize)-octet key, keys [\(keysExchanged.joined(separator: ", "))]\(bonded ? ", bonded" : "")"
+    }
+}

@@ -39,7 +39,7 @@ let package = Package(
         ),
         .target(name: "StrobeCapture", dependencies: ["StrobeHCI", "StrobeHost"]),
         .target(
-            name: "StrobeHost", dependencies: ["StrobeHCI", .product(name: "Logging", package: "swift-log")],
+            name: "StrobeHost", dependencies: ["StrobeHCI", "StrobeSecurity", .product(name: "Logging", package: "swift-log")],
             // The data the generated assigned-numbers table comes from (Scripts/generate-assigned-numbers.py).
             exclude: ["UUID/assigned-uuid16.tsv"]),
         .target(name: "StrobeDevices", dependencies: ["StrobeHost"]),

@@ -16,6 +16,9 @@ public enum HCIEvent: Sendable, Hashable {
     case leReadRemoteFeaturesComplete(LEReadRemoteFeaturesCompleteEvent)
     case leDataLengthChange(LEDataLengthChangeEvent)
     case lePHYUpdateComplete(LEPHYUpdateCompleteEvent)
+    /// Encryption Change [v1]/[v2], and Encryption Key Refresh Complete (as `enabled`).
+    case encryptionChange(EncryptionChangeEvent)
+    case leLongTermKeyRequest(LELongTermKeyRequestEvent)
     /// An event code the stack does not decode, with its parameters.
     case unknown(code: UInt8, parameters: [UInt8])
     /// An LE Meta subevent the stack does not decode, with the parameters after the subevent code.
@@ -83,6 +86,17 @@ extension HCIEvent {
                 subversion: try r.u16("Subversion")))
         case HCIEventCode.hardwareError:
             self = .hardwareError(code: try r.u8("Hardware_Code"))
+        case HCIEventCode.encryptionChange, HCIEventCode.encryptionChangeV2:
+            let status = HCIStatus(rawValue: try r.u8("Status"))
+            let handle = try r.connectionHandle()
+            let enabled = try r.u8("Encryption_Enabled")
+            let keySize = code == HCIEventCode.encryptionChangeV2 ? try r.u8("Encryption_Key_Size") : nil
+            self = .encryptionChange(EncryptionChangeEvent(
+                status: status, connectionHandle: handle, enabled: enabled != 0, keySize: keySize, isKeyRefresh: false))
+        case HCIEventCode.encryptionKeyRefreshComplete:
+            self = .encryptionChange(EncryptionChangeEvent(
+                status: HCIStatus(rawValue: try r.u8("Status")), connectionHandle: try r.connectionHandle(),
+                enabled: true, keySize: nil, isKeyRefresh: true))
         case HCIEventCode.leMeta:
             let subevent = try r.u8("Subevent_Code")
             try self.init(leSubevent: subevent, parameters: r.rest())
@@ -138,6 +152,11 @@ extension HCIEvent {
                 status: HCIStatus(rawValue: try r.u8("Status")),
                 connectionHandle: try r.connectionHandle(),
                 features: LEFeatures(rawValue: try r.u64("LE_Features"))))
+        case LEMetaSubevent.longTermKeyRequest:
+            self = .leLongTermKeyRequest(LELongTermKeyRequestEvent(
+                connectionHandle: try r.connectionHandle(),
+                random: try r.u64("Random_Number"),
+                encryptedDiversifier: try r.u16("Encrypted_Diversifier")))
         case LEMetaSubevent.dataLengthChange:
             self = .leDataLengthChange(LEDataLengthChangeEvent(
                 connectionHandle: try r.connectionHandle(),
@@ -189,6 +208,8 @@ extension HCIEvent {
         case .leReadRemoteFeaturesComplete: "LE Read Remote Features Complete"
         case .leDataLengthChange: "LE Data Length Change"
         case .lePHYUpdateComplete: "LE PHY Update Complete"
+        case .encryptionChange(let event): event.isKeyRefresh ? "Encryption Key Refresh Complete" : "Encryption Change"
+        case .leLongTermKeyRequest: "LE Long Term Key Request"
         case .unknown(let code, _): HCIEventCode.name(code)
         case .unknownLEMeta(let subevent, _): LEMetaSubevent.name(subevent)
         }

@@ -9,6 +9,7 @@ public enum HCIEventCode {
     public static let numberOfCompletedPackets: UInt8 = 0x13
     public static let dataBufferOverflow: UInt8 = 0x1A
     public static let encryptionKeyRefreshComplete: UInt8 = 0x30
+    public static let encryptionChangeV2: UInt8 = 0x59
     public static let leMeta: UInt8 = 0x3E
 
     /// The event's name in the specification, or "event 0xNN" for one the stack does not name.
@@ -23,6 +24,7 @@ public enum HCIEventCode {
         case numberOfCompletedPackets: "Number Of Completed Packets"
         case dataBufferOverflow: "Data Buffer Overflow"
         case encryptionKeyRefreshComplete: "Encryption Key Refresh Complete"
+        case encryptionChangeV2: "Encryption Change [v2]"
         case leMeta: "LE Meta"
         default: "event \(hex(code))"
         }

@@ -94,3 +94,36 @@ public struct LEPHYUpdateCompleteEvent: Sendable, Hashable {
     public var txPHY: LEPHY
     public var rxPHY: LEPHY
 }
+
+/// Encryption Change [v1]/[v2] (Core Vol 4, Part E, 7.7.8 and 7.7.8.1), or Encryption Key
+/// Refresh Complete (7.7.39), which reports a link encrypted again with a new key.
+public struct EncryptionChangeEvent: Sendable, Hashable {
+    public var status: HCIStatus
+    public var connectionHandle: ConnectionHandle
+    public var enabled: Bool
+    /// [v2] only.
+    public var keySize: UInt8?
+    public var isKeyRefresh: Bool
+
+    public init(status: HCIStatus, connectionHandle: ConnectionHandle, enabled: Bool, keySize: UInt8? = nil, isKeyRefresh: Bool = false) {
+        self.status = status
+        self.connectionHandle = connectionHandle
+        self.enabled = enabled
+        self.keySize = keySize
+        self.isKeyRefresh = isKeyRefresh
+    }
+}
+
+/// LE Long Term Key Request (Vol 4, Part E, 7.7.65.5): the central asked to encrypt; the
+/// peripheral's host answers with the key EDIV and Rand name, or a negative reply.
+public struct LELongTermKeyRequestEvent: Sendable, Hashable {
+    public var connectionHandle: ConnectionHandle
+    public var random: UInt64
+    public var encryptedDiversifier: UInt16
+
+    public init(connectionHandle: ConnectionHandle, random: UInt64, encryptedDiversifier: UInt16) {
+        self.connectionHandle = connectionHandle
+        self.random = random
+        self.encryptedDiversifier = encryptedDiversifier
+    }
+}

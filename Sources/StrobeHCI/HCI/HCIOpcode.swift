@@ -55,6 +55,9 @@ extension HCIOpcode {
     public static let leCreateConnectionCancel = HCIOpcode(ogf: 0x08, ocf: 0x000E)
     public static let leConnectionUpdate = HCIOpcode(ogf: 0x08, ocf: 0x0013)
     public static let leReadRemoteFeatures = HCIOpcode(ogf: 0x08, ocf: 0x0016)
+    public static let leEnableEncryption = HCIOpcode(ogf: 0x08, ocf: 0x0019)
+    public static let leLongTermKeyRequestReply = HCIOpcode(ogf: 0x08, ocf: 0x001A)
+    public static let leLongTermKeyRequestNegativeReply = HCIOpcode(ogf: 0x08, ocf: 0x001B)
     public static let leSetDataLength = HCIOpcode(ogf: 0x08, ocf: 0x0022)
     public static let leSetPHY = HCIOpcode(ogf: 0x08, ocf: 0x0032)
     public static let leSetExtendedScanParameters = HCIOpcode(ogf: 0x08, ocf: 0x0041)
@@ -90,6 +93,9 @@ extension HCIOpcode {
         leCreateConnectionCancel.rawValue: "LE Create Connection Cancel",
         leConnectionUpdate.rawValue: "LE Connection Update",
         leReadRemoteFeatures.rawValue: "LE Read Remote Features",
+        leEnableEncryption.rawValue: "LE Enable Encryption",
+        leLongTermKeyRequestReply.rawValue: "LE Long Term Key Request Reply",
+        leLongTermKeyRequestNegativeReply.rawValue: "LE Long Term Key Request Negative Reply",
         leSetDataLength.rawValue: "LE Set Data Length",
         leSetPHY.rawValue: "LE Set PHY",
         leSetExtendedScanParameters.rawValue: "LE Set Extended Scan Parameters",

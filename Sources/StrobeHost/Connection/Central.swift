@@ -34,6 +34,8 @@ public final class Central: Sendable {
 
     public let controller: HCIController
     public let configuration: Configuration
+    /// Pairing, bonds and encryption for every link of this central (and its peripheral role).
+    public let security: SecurityManager
     private let clock: any Clock<Duration>
     private let state: Mutex<State>
     /// One LE Create Connection at a time: the controller allows no more.
@@ -52,10 +54,12 @@ public final class Central: Sendable {
     }
 
     /// Takes over the controller's ACL data and watches its events. The controller must be open.
-    public init<C: Clock>(controller: HCIController, clock: C, configuration: Configuration = Configuration())
+    public init<C: Clock>(controller: HCIController, clock: C, configuration: Configuration = Configuration(),
+                          security: SecurityManager = SecurityManager())
     where C.Duration == Duration {
         self.controller = controller
         self.configuration = configuration
+        self.security = security
         self.clock = clock
         state = Mutex(State())
         // The controller keeps the central as long as it is open: its connections need it to
@@ -65,8 +69,9 @@ public final class Central: Sendable {
         }
     }
 
-    public convenience init(controller: HCIController, configuration: Configuration = Configuration()) {
-        self.init(controller: controller, clock: ContinuousClock(), configuration: configuration)
+    public convenience init(controller: HCIController, configuration: Configuration = Configuration(),
+                            security: SecurityManager = SecurityManager()) {
+        self.init(controller: controller, clock: ContinuousClock(), configuration: configuration, security: security)
     }
 
     /// Connections that are up.
@@ -233,6 +238,18 @@ public final class Central: Sendable {
         case .leDataLengthChange(let change):
             let connection = state.withLock { $0.connections[change.connectionHandle] }
             connection?.dataLengthChanged(change)
+        case .encryptionChange(let change):
+            let connection = state.withLock { $0.connections[change.connectionHandle] }
+            connection?.encryptionChanged(change)
+        case .leLongTermKeyRequest(let request):
+            let connection = state.withLock { $0.connections[request.connectionHandle] }
+            if let connection {
+                connection.longTermKeyRequested(request)
+            } else {
+                Task { [controller] in
+                    _ = try? await controller.send(HCILELongTermKeyRequestNegativeReply(connectionHandle: request.connectionHandle))
+                }
+            }
         default:
             break
         }
@@ -253,7 +270,7 @@ public final class Central: Sendable {
                 event: event, controller: controller, fragmentLength: controller.maximumACLDataLength,
                 bearerConfiguration: ATTBearer.Configuration(
                     preferredMTU: configuration.preferredMTU, transactionTimeout: configuration.transactionTimeout),
-                clock: clock)
+                clock: clock, security: security, ownAddress: (controller.info?.address ?? BluetoothAddress(wire: (0, 0, 0, 0, 0, 0)), .public))
             if let connection { controller.setACLHandler(connection.link, for: event.connectionHandle) }
         }
         controller.logger.info("LE connection complete", metadata: [

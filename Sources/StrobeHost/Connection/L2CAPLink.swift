@@ -5,7 +5,7 @@ import Synchronization
 /// The receiving side of L2CAP on one LE-U link, as the controller hands it the link's ACL data
 /// on the transport's reader thread: fragments reassembled in place and routed by channel, ATT
 /// (CID 4) to the link's bearer, LE signalling (CID 5) answered here, SMP (CID 6) to the
-/// Security Manager (until pairing exists: answered with Pairing Not Supported).
+/// link's Security Manager.
 ///
 /// The reassembler belongs to the reader thread: the receive path takes no lock and allocates
 /// nothing. What goes out uses the link's `L2CAPSender`.
@@ -14,6 +14,7 @@ final class L2CAPLink: HCIACLHandler, @unchecked Sendable {
     let role: LERole
     let bearer: ATTBearer
     let sender: L2CAPSender
+    let security: LinkSecurity
     private let controller: HCIController
     /// Used only on the reader thread (the one that calls `controllerDidReceiveACL`), through
     /// a pointer: no exclusivity check and no reference count per packet.
@@ -30,7 +31,7 @@ final class L2CAPLink: HCIACLHandler, @unchecked Sendable {
         let errors = Atomic<Int>(0)
         let malformedSignaling = Atomic<Int>(0)
         let signalingRejected = Atomic<Int>(0)
-        let pairingRefused = Atomic<Int>(0)
+        let smp = Atomic<Int>(0)
         let unknownChannel = Atomic<Int>(0)
     }
 
@@ -39,8 +40,10 @@ final class L2CAPLink: HCIACLHandler, @unchecked Sendable {
         var parameterUpdatesAccepted = 0
     }
 
-    init(controller: HCIController, handle: ConnectionHandle, role: LERole, sender: L2CAPSender, bearer: ATTBearer) {
+    init(controller: HCIController, handle: ConnectionHandle, role: LERole, sender: L2CAPSender, bearer: ATTBearer,
+         security: LinkSecurity) {
         self.controller = controller
+        self.security = security
         self.handle = handle
         self.role = role
         self.sender = sender
@@ -63,7 +66,7 @@ final class L2CAPLink: HCIACLHandler, @unchecked Sendable {
         counters.errors = counts.errors.load(ordering: .relaxed)
         counters.malformedSignaling = counts.malformedSignaling.load(ordering: .relaxed)
         counters.signalingRejected = counts.signalingRejected.load(ordering: .relaxed)
-        counters.pairingRefused = counts.pairingRefused.load(ordering: .relaxed)
+        counters.smp = counts.smp.load(ordering: .relaxed)
         counters.unknownChannel = counts.unknownChannel.load(ordering: .relaxed)
         return counters
     }
@@ -107,10 +110,9 @@ final class L2CAPLink: HCIACLHandler, @unchecked Sendable {
         case .leSignaling:
             receiveSignaling(pdu.payload)
         case .smp:
-            if let answer = SMPPairingNotSupported.answer(to: pdu.payload) {
-                counts.pairingRefused.incrementBySoleWriter()
-                sender.post(answer, on: .smp)
-            }
+            // Rare and small: copied out of the read buffer for the Security Manager.
+            counts.smp.incrementBySoleWriter()
+            security.receive(Array(pdu.payload))
         default:
             counts.unknownChannel.incrementBySoleWriter()
             controller.logger.debug("L2CAP PDU on an unknown channel dropped", metadata: ["handle": "\(handle)", "channel": "\(pdu.channel)"])
@@ -174,7 +176,8 @@ public struct L2CAPLinkCounters: Sendable, Hashable {
     public var malformedSignaling = 0
     /// Signalling commands answered with Command Reject.
     public var signalingRejected = 0
-    public var pairingRefused = 0
+    /// SMP PDUs handed to the Security Manager.
+    public var smp = 0
     public var unknownChannel = 0
     public init() {}
 }

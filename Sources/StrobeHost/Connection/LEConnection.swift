@@ -1,5 +1,6 @@
 import Logging
 import StrobeHCI
+import StrobeSecurity
 import Synchronization
 
 /// One LE connection: its parameters, its L2CAP link, and the ATT bearer with the GATT client
@@ -31,7 +32,8 @@ public final class LEConnection: Sendable, CustomStringConvertible {
 
     /// `nil` when the controller gave a connection handle the host cannot use (0x0F00 and up).
     init?(event: LEConnectionCompleteEvent, controller: HCIController, fragmentLength: Int,
-          bearerConfiguration: ATTBearer.Configuration, clock: any Clock<Duration>) {
+          bearerConfiguration: ATTBearer.Configuration, clock: any Clock<Duration>, security: SecurityManager,
+          ownAddress: (address: BluetoothAddress, type: LEAddressType)) {
         guard let fragmenter = try? L2CAPFragmenter(connectionHandle: event.connectionHandle,
                                                     maximumFragmentLength: max(fragmentLength, 1))
         else { return nil }
@@ -49,7 +51,19 @@ public final class LEConnection: Sendable, CustomStringConvertible {
         sender = L2CAPSender(controller: controller, fragmenter: fragmenter) { error in failed.report(error) }
         bearer = ATTBearer(channel: sender, configuration: bearerConfiguration, clock: clock)
         gatt = GATTClient(bearer: bearer)
-        link = L2CAPLink(controller: controller, handle: event.connectionHandle, role: event.role, sender: sender, bearer: bearer)
+        // SMP hashes the addresses the link was made with: a resolvable private address when the
+        // controller resolved one, else the identity.
+        let zero = BluetoothAddress(wire: (0, 0, 0, 0, 0, 0))
+        let peerRPA = event.peerResolvablePrivateAddress.flatMap { $0 == zero ? nil : $0 }
+        let localRPA = event.localResolvablePrivateAddress.flatMap { $0 == zero ? nil : $0 }
+        let linkSecurity = LinkSecurity(
+            handle: event.connectionHandle, role: event.role,
+            peer: peerRPA ?? event.peerAddress, peerType: peerRPA == nil ? event.peerAddressType : .random,
+            local: localRPA ?? ownAddress.address, localType: localRPA == nil ? ownAddress.type : .random,
+            identity: IdentityAddress(address: controller.info?.address ?? ownAddress.address, isRandom: false),
+            manager: security, controller: controller, sender: sender, clock: clock)
+        link = L2CAPLink(controller: controller, handle: event.connectionHandle, role: event.role, sender: sender, bearer: bearer,
+                         security: linkSecurity)
         failed.connect { [weak self] error in self?.linkFailed(error) }
     }
 
@@ -64,6 +78,41 @@ public final class LEConnection: Sendable, CustomStringConvertible {
     }
 
     public var description: String { "connection \(handle) to \(peerAddress) (\(peerAddressType))" }
+
+    // MARK: Security
+
+    /// What protects the link now: none until encrypted, then the level of the key in use.
+    public var securityLevel: SMPSecurityLevel { link.security.level }
+
+    /// The last pairing on this link that succeeded.
+    public var pairingResult: SMPPairingResult? { link.security.lastResult }
+
+    /// The bond with this peer, if the host has one.
+    public var bond: Bond? { link.security.bond }
+
+    /// Pairs with the peer (central: Pairing Request; peripheral: Security Request, then the
+    /// central's pairing). Stores the bond when both sides bond and the host has a store.
+    /// Throws `SecurityError`.
+    public func pair() async throws -> SMPPairingResult { try await link.security.pair() }
+
+    /// Waits for a pairing the peer starts (or returns the last one that succeeded on this
+    /// link). Throws `SecurityError` when it fails or none ends within `timeout`.
+    public func pairingCompleted(timeout: Duration = .seconds(30)) async throws -> SMPPairingResult {
+        try await link.security.pairingCompleted(timeout: timeout)
+    }
+
+    /// Central: encrypts the link with the bond's key, without pairing. Throws `SecurityError`
+    /// (`noBond`; `encryptionFailed` with PIN or Key Missing when the peer lost the bond).
+    @discardableResult
+    public func encrypt() async throws -> SMPSecurityLevel { try await link.security.encrypt() }
+
+    /// Brings the link to at least `level`: encrypts with a bond that gives it, else pairs.
+    @discardableResult
+    public func secure(to level: SMPSecurityLevel) async throws -> SMPSecurityLevel { try await link.security.secure(to: level) }
+
+    func encryptionChanged(_ event: EncryptionChangeEvent) { link.security.encryptionChanged(event) }
+
+    func longTermKeyRequested(_ event: LELongTermKeyRequestEvent) { link.security.longTermKeyRequested(event) }
 
     /// The parameters in use: from LE Connection Complete, then each LE Connection Update Complete.
     public var parameters: LEConnectionParametersInUse { state.withLock { $0.parameters } }
@@ -158,6 +207,7 @@ public final class LEConnection: Sendable, CustomStringConvertible {
         }
         bearer.close(closeReason)
         sender.close()
+        link.security.closed()
         for waiter in waiters { waiter.succeed(reason) }
     }
 

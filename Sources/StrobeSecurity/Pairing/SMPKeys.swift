@@ -18,6 +18,27 @@ public struct LongTermKey: Sendable, Hashable, Codable, CustomStringConvertible 
     }
 
     public var description: String { "LTK (\(keySize) octets)" }
+
+    public init(from decoder: any Decoder) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        value = try HexKey.decode(c, .value)
+        ediv = try c.decode(UInt16.self, forKey: .ediv)
+        rand = try c.decode(UInt64.self, forKey: .rand)
+        keySize = try c.decode(Int.self, forKey: .keySize)
+        guard (7...16).contains(keySize) else {
+            throw DecodingError.dataCorruptedError(forKey: .keySize, in: c, debugDescription: "key size \(keySize) is outside 7...16")
+        }
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var c = encoder.container(keyedBy: CodingKeys.self)
+        try c.encode(HexKey.encode(value), forKey: .value)
+        try c.encode(ediv, forKey: .ediv)
+        try c.encode(rand, forKey: .rand)
+        try c.encode(keySize, forKey: .keySize)
+    }
+
+    private enum CodingKeys: String, CodingKey { case value, ediv, rand, keySize }
 }
 
 /// An Identity Resolving Key, 16 octets least significant first. Its description never shows it.
@@ -29,6 +50,12 @@ public struct IdentityResolvingKey: Sendable, Hashable, Codable, CustomStringCon
     public static func random() -> IdentityResolvingKey { IdentityResolvingKey(value: SMPRandom.bytes(16)) }
 
     public var description: String { "IRK" }
+
+    public init(from decoder: any Decoder) throws { value = try HexKey.decode(try decoder.singleValueContainer()) }
+    public func encode(to encoder: any Encoder) throws {
+        var c = encoder.singleValueContainer()
+        try c.encode(HexKey.encode(value))
+    }
 }
 
 /// A Connection Signature Resolving Key. Its description never shows it.
@@ -36,6 +63,12 @@ public struct SignatureResolvingKey: Sendable, Hashable, Codable, CustomStringCo
     public var value: [UInt8]
     public init(value: [UInt8]) { self.value = value }
     public var description: String { "CSRK" }
+
+    public init(from decoder: any Decoder) throws { value = try HexKey.decode(try decoder.singleValueContainer()) }
+    public func encode(to encoder: any Encoder) throws {
+        var c = encoder.singleValueContainer()
+        try c.encode(HexKey.encode(value))
+    }
 }
 
 /// An identity address: a public or a static random address, with its type.
@@ -89,5 +122,37 @@ public enum SMPRandom {
     public static func bytes(_ count: Int) -> [UInt8] {
         var generator = SystemRandomNumberGenerator()
         return (0..<count).map { _ in UInt8.random(in: .min ... .max, using: &generator) }
+    }
+}
+
+/// Keys in JSON: 32 hex digits, least significant octet first (as the PDUs carry them).
+enum HexKey {
+    static func encode(_ value: [UInt8]) -> String {
+        value.map { ($0 < 0x10 ? "0" : "") + String($0, radix: 16) }.joined()
+    }
+
+    static func parse(_ text: String) -> [UInt8]? {
+        let digits = Array(text.utf8)
+        guard digits.count == 32 else { return nil }
+        var out: [UInt8] = []
+        for i in stride(from: 0, to: 32, by: 2) {
+            guard let byte = UInt8(String(decoding: digits[i..<i + 2], as: UTF8.self), radix: 16) else { return nil }
+            out.append(byte)
+        }
+        return out
+    }
+
+    static func decode(_ container: any SingleValueDecodingContainer) throws -> [UInt8] {
+        guard let value = parse(try container.decode(String.self)) else {
+            throw DecodingError.dataCorruptedError(in: container, debugDescription: "a key is 32 hex digits")
+        }
+        return value
+    }
+
+    static func decode<K: CodingKey>(_ container: KeyedDecodingContainer<K>, _ key: K) throws -> [UInt8] {
+        guard let value = parse(try container.decode(String.self, forKey: key)) else {
+            throw DecodingError.dataCorruptedError(forKey: key, in: container, debugDescription: "a key is 32 hex digits")
+        }
+        return value
     }
 }

@@ -368,7 +368,7 @@ public struct SMPPairing: Sendable {
     }
 
     mutating func unexpected(_ code: SMPCommandCode) -> [SMPPairingAction] {
-        fail(.unspecifiedReason, "\(code) was not expected now")
+        fail(.unspecifiedReason, "\(code) was not expected (pairing phase: \(phase))")
     }
 
     // MARK: Helpers

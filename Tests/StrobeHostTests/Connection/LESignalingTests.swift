@@ -42,13 +42,4 @@ import Testing
     @Test func unknownCommandsGetCommandNotUnderstood() {
         #expect(LESignalingPacket.commandNotUnderstood(identifier: 9).encoded == [0x01, 0x09, 0x02, 0x00, 0x00, 0x00])
     }
-
-    @Test func pairingAndSecurityRequestsAreAnsweredPairingNotSupported() {
-        for request: [UInt8] in [[0x01, 0x03, 0x00, 0x01, 0x10, 0x07, 0x07], [0x0B, 0x01]] {
-            #expect(request.withUnsafeBytes { SMPPairingNotSupported.answer(to: $0) } == [0x05, 0x05])
-        }
-        for other: [UInt8] in [[0x05, 0x05], [], [0x0C]] {
-            #expect(other.withUnsafeBytes { SMPPairingNotSupported.answer(to: $0) } == nil)
-        }
-    }
 }

@@ -84,7 +84,7 @@ final class LineCollector: Sendable {
     private struct State {
         var lines: [String] = []
         var ended = false
-        var waiters: [UUID: (prefix: String, continuation: CheckedContinuation<String?, Never>)] = [:]
+        var waiters: [UUID: (matches: @Sendable (String) -> Bool, continuation: CheckedContinuation<String?, Never>)] = [:]
     }
     private let state = Mutex(State())
 
@@ -124,14 +124,20 @@ final class LineCollector: Sendable {
     /// The first line starting with `prefix`, `nil` if the stream ended without one.
     /// `timeout` bounds the wait on an external process; it is not a substitute for synchronisation.
     func firstLine(withPrefix prefix: String, timeout: Duration) async throws -> String? {
+        try await firstLine(withPrefix: prefix, containing: "", timeout: timeout)
+    }
+
+    /// The first line starting with `prefix` and containing `text`.
+    func firstLine(withPrefix prefix: String, containing text: String, timeout: Duration) async throws -> String? {
+        let matches: @Sendable (String) -> Bool = { $0.hasPrefix(prefix) && (text.isEmpty || $0.contains(text)) }
         let id = UUID()
         return try await withThrowingTaskGroup(of: String?.self) { group in
             group.addTask {
                 await withCheckedContinuation { continuation in
                     let immediate: String?? = self.state.withLock { state in
-                        if let line = state.lines.first(where: { $0.hasPrefix(prefix) }) { return .some(line) }
+                        if let line = state.lines.first(where: matches) { return .some(line) }
                         if state.ended { return .some(nil) }
-                        state.waiters[id] = (prefix, continuation)
+                        state.waiters[id] = (matches, continuation)
                         return nil
                     }
                     if let immediate { continuation.resume(returning: immediate) }
@@ -140,7 +146,7 @@ final class LineCollector: Sendable {
             group.addTask {
                 try await Task.sleep(for: timeout)
                 // On a machine busy enough to delay this task, the line may have come meanwhile.
-                if let line = self.lines.first(where: { $0.hasPrefix(prefix) }) { return line }
+                if let line = self.lines.first(where: matches) { return line }
                 throw BumblePeripheral.LaunchError(description: "no line starting with \(prefix) within \(timeout); got: \(self.lines)")
             }
             defer {
@@ -155,7 +161,7 @@ final class LineCollector: Sendable {
     private func append(_ line: String) {
         let ready = state.withLock { state -> [CheckedContinuation<String?, Never>] in
             state.lines.append(line)
-            let matching = state.waiters.filter { line.hasPrefix($0.value.prefix) }
+            let matching = state.waiters.filter { $0.value.matches(line) }
             for key in matching.keys { state.waiters.removeValue(forKey: key) }
             return matching.values.map(\.continuation)
         }

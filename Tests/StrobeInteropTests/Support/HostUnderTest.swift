@@ -7,11 +7,12 @@ struct HostUnderTest {
     let central: Central
 
     init(transport: String, configuration: Central.Configuration = Central.Configuration(),
+         security: SecurityManager = SecurityManager(),
          wrap: (any HCITransport) -> any HCITransport = { $0 }) async throws {
         let link = wrap(try TransportSpec(parsing: transport).open())
         controller = HCIController(transport: link)
         try await controller.open()
-        central = Central(controller: controller, configuration: configuration)
+        central = Central(controller: controller, configuration: configuration, security: security)
     }
 
     func close() {

@@ -1,0 +1,52 @@
+import StrobeHCI
+import StrobeSecurity
+
+/// What pairing left to keep for a peer: its identity, the key to encrypt the next links with,
+/// and the peer's IRK and CSRK. Its description names keys, never their values.
+public struct Bond: Sendable, Hashable, Codable, CustomStringConvertible {
+    public enum Role: String, Sendable, Hashable, Codable {
+        /// This host was the central: it encrypts with `longTermKey`.
+        case central
+        /// This host was the peripheral: it answers LE Long Term Key Request with it.
+        case peripheral
+    }
+
+    /// The peer's identity address (from Identity Address Information, else the address it
+    /// paired with).
+    public var peer: IdentityAddress
+    public var role: Role
+    public var securityLevel: SMPSecurityLevel
+    public var secureConnections: Bool
+    public var longTermKey: LongTermKey?
+    public var peerIRK: IdentityResolvingKey?
+    public var peerCSRK: SignatureResolvingKey?
+    public var localCSRK: SignatureResolvingKey?
+    /// The keys pairing exchanged, by name.
+    public var keys: [String]
+
+    public init(peer: IdentityAddress, role: Role, securityLevel: SMPSecurityLevel, secureConnections: Bool,
+                longTermKey: LongTermKey?, peerIRK: IdentityResolvingKey? = nil, peerCSRK: SignatureResolvingKey? = nil,
+                localCSRK: SignatureResolvingKey? = nil, keys: [String] = []) {
+        self.peer = peer
+        self.role = role
+        self.securityLevel = securityLevel
+        self.secureConnections = secureConnections
+        self.longTermKey = longTermKey
+        self.peerIRK = peerIRK
+        self.peerCSRK = peerCSRK
+        self.localCSRK = localCSRK
+        self.keys = keys
+    }
+
+    public var description: String {
+        "bond with \(peer) as \(role), \(securityLevel), keys [\(keys.joined(separator: ", "))]"
+    }
+
+    /// Whether `address` is this peer: its identity address, or a resolvable private address
+    /// its IRK resolves.
+    public func matches(_ address: BluetoothAddress, type: LEAddressType) -> Bool {
+        if address == peer.address { return true }
+        guard let irk = peerIRK, ResolvablePrivateAddress.isResolvable(address, type: type) else { return false }
+        return ResolvablePrivateAddress.resolves(address, with: irk)
+    }
+}

@@ -1,0 +1,391 @@
+import Logging
+import StrobeHCI
+import StrobeSecurity
+import Synchronization
+
+/// The Security Manager on one link: runs the link's `SMPPairing` (SMP PDUs from CID 6, the
+/// user's answers through the delegate, Encryption Change from the controller), keeps the 30 s
+/// SMP timer, encrypts with a bond's key (central) or answers LE Long Term Key Request
+/// (peripheral), stores bonds, and knows the link's security level.
+final class LinkSecurity: Sendable {
+    let handle: ConnectionHandle
+    let role: LERole
+    let peer: BluetoothAddress
+    let peerType: LEAddressType
+    let addresses: SMPPairing.Addresses
+    let identity: IdentityAddress
+    let manager: SecurityManager
+    private let controller: HCIController
+    private let sender: L2CAPSender
+    private let clock: any Clock<Duration>
+    private let state = Mutex(State())
+
+    /// The SMP timer (Core Vol 3, Part H, 3.4).
+    static let smpTimeout = Duration.seconds(30)
+
+    private struct State {
+        var pairing: SMPPairing?
+        var level = SMPSecurityLevel.none
+        /// Waiting for this pairing to finish.
+        var pairingWaiters: [Waiter<SMPPairingResult>] = []
+        /// Waiting for Encryption Change after LE Enable Encryption with a bond's key.
+        var encryptionWaiter: Waiter<SMPSecurityLevel>?
+        /// The level the key being used (a bond's) gives once the link is encrypted.
+        var pendingLevel: SMPSecurityLevel?
+        var timerGeneration = 0
+        var timer: Task<Void, Never>?
+        /// After an SMP timeout no more SMP is sent or taken on the link.
+        var smpTimedOut = false
+        var closed = false
+        var lastResult: SMPPairingResult?
+    }
+
+    init(handle: ConnectionHandle, role: LERole, peer: BluetoothAddress, peerType: LEAddressType,
+         local: BluetoothAddress, localType: LEAddressType, identity: IdentityAddress,
+         manager: SecurityManager, controller: HCIController, sender: L2CAPSender, clock: any Clock<Duration>) {
+        self.handle = handle
+        self.role = role
+        self.peer = peer
+        self.peerType = peerType
+        self.identity = identity
+        self.manager = manager
+        self.controller = controller
+        self.sender = sender
+        self.clock = clock
+        addresses = role == .central
+            ? SMPPairing.Addresses(initiator: local, initiatorType: localType, responder: peer, responderType: peerType)
+            : SMPPairing.Addresses(initiator: peer, initiatorType: peerType, responder: local, responderType: localType)
+    }
+
+    var level: SMPSecurityLevel { state.withLock { $0.level } }
+    var lastResult: SMPPairingResult? { state.withLock { $0.lastResult } }
+    var bond: Bond? { manager.bond(for: peer, type: peerType) }
+
+    private func newPairing() -> SMPPairing {
+        SMPPairing(role: role == .central ? .initiator : .responder,
+                   configuration: manager.pairingConfiguration(identity: identity), addresses: addresses)
+    }
+
+    // MARK: Inputs (reader thread)
+
+    /// An SMP PDU from CID 6.
+    func receive(_ pdu: [UInt8]) {
+        var securityRequest = false
+        let actions = state.withLock { s -> [SMPPairingAction] in
+            guard !s.smpTimedOut, !s.closed else { return [] }
+            if s.pairing?.isActive != true {
+                // A Security Request to a central not pairing: decided below, outside the machine.
+                if role == .central, pdu.first == SMPCommandCode.securityRequest.rawValue, pdu.count == 2 {
+                    securityRequest = true
+                    return []
+                }
+                guard manager.configuration.allowsPairing || pdu.first != SMPCommandCode.pairingRequest.rawValue else {
+                    return [.send([SMPCommandCode.pairingFailed.rawValue, SMPPairingFailedReason.pairingNotSupported.rawValue])]
+                }
+                s.pairing = newPairing()
+            }
+            return s.pairing!.receive(pdu)
+        }
+        if securityRequest { securityRequested() }
+        perform(actions, restartTimer: true)
+    }
+
+    /// Encryption Change or Encryption Key Refresh Complete for this link.
+    func encryptionChanged(_ event: EncryptionChangeEvent) {
+        let (actions, waiter, outcome) = state.withLock { s -> ([SMPPairingAction], Waiter<SMPSecurityLevel>?, Result<SMPSecurityLevel, any Error>?) in
+            if var pairing = s.pairing, pairing.isActive {
+                let actions = pairing.encryptionChanged(status: event.status.rawValue)
+                s.pairing = pairing
+                return (actions, nil, nil)
+            }
+            let waiter = s.encryptionWaiter
+            s.encryptionWaiter = nil
+            guard event.status.isSuccess, event.enabled else {
+                if !event.status.isSuccess || !event.enabled { s.pendingLevel = nil }
+                if event.status.isSuccess { s.level = .none }
+                return ([], waiter, .failure(SecurityError.encryptionFailed(address: peer, status: event.status)))
+            }
+            if let pending = s.pendingLevel { s.level = pending }
+            s.pendingLevel = nil
+            return ([], waiter, .success(s.level))
+        }
+        if let waiter, let outcome { waiter.resolve(outcome) }
+        if !event.status.isSuccess {
+            controller.logger.warning("encryption failed", metadata: ["handle": "\(handle)", "status": "\(event.status)"])
+        }
+        perform(actions, restartTimer: false)
+    }
+
+    /// LE Long Term Key Request (this host is the peripheral): the pairing's key while pairing
+    /// encrypts the link, else the bond's when EDIV and Rand name it, else a negative reply.
+    func longTermKeyRequested(_ event: LELongTermKeyRequestEvent) {
+        let key = state.withLock { s -> LongTermKey? in
+            if let key = s.pairing?.keyForEncryption, event.encryptedDiversifier == 0, event.random == 0 { return key }
+            guard let bond = manager.bond(for: peer, type: peerType), bond.role == .peripheral, let ltk = bond.longTermKey,
+                  ltk.ediv == event.encryptedDiversifier, ltk.rand == event.random else { return nil }
+            s.pendingLevel = bond.securityLevel
+            return ltk
+        }
+        Task { [controller, handle] in
+            if let key {
+                _ = try? await controller.send(HCILELongTermKeyRequestReply(connectionHandle: handle, longTermKey: key.value))
+            } else {
+                controller.logger.info("no key for LE Long Term Key Request", metadata: ["handle": "\(handle)"])
+                _ = try? await controller.send(HCILELongTermKeyRequestNegativeReply(connectionHandle: handle))
+            }
+        }
+    }
+
+    /// The link is down: pairing and waits end, and nothing from the pairing is kept.
+    func closed() {
+        let (waiters, encryption) = state.withLock { s -> ([Waiter<SMPPairingResult>], Waiter<SMPSecurityLevel>?) in
+            s.closed = true
+            s.timer?.cancel()
+            s.pairing = nil
+            defer {
+                s.pairingWaiters = []
+                s.encryptionWaiter = nil
+            }
+            return (s.pairingWaiters, s.encryptionWaiter)
+        }
+        for waiter in waiters { waiter.fail(SecurityError.pairing(.disconnected)) }
+        encryption?.fail(SecurityError.pairing(.disconnected))
+    }
+
+    // MARK: Operations
+
+    /// Pairs: the central sends Pairing Request; the peripheral sends Security Request and
+    /// waits for the central to pair. Joins a pairing already under way.
+    func pair() async throws -> SMPPairingResult {
+        guard manager.configuration.allowsPairing else { throw SecurityError.pairingNotAllowed }
+        let waiter = Waiter<SMPPairingResult>()
+        let actions = try state.withLock { s throws -> [SMPPairingAction] in
+            guard !s.closed else { throw SecurityError.pairing(.disconnected) }
+            guard !s.smpTimedOut else { throw SecurityError.pairing(.notAllowed("SMP timed out on this link")) }
+            s.pairingWaiters.append(waiter)
+            if s.pairing?.isActive == true { return [] }
+            var pairing = newPairing()
+            if role == .central {
+                let actions = pairing.start()
+                s.pairing = pairing
+                return actions
+            }
+            let auth = pairing.configuration
+            var requirements: SMPAuthenticationRequirements = auth.bonding ? [.bonding] : []
+            if auth.ioCapability != .noInputNoOutput { requirements.insert(.mitm) }
+            if auth.secureConnections { requirements.insert(.secureConnections) }
+            return [.send([SMPCommandCode.securityRequest.rawValue, requirements.rawValue])]
+        }
+        perform(actions, restartTimer: true)
+        // The SMP timer ends a stalled pairing; this deadline covers a peripheral whose Security
+        // Request the central never answers.
+        let deadline = Task { [clock] in
+            try? await clock.sleep(for: Self.smpTimeout + .seconds(1))
+            waiter.fail(SecurityError.pairing(.timeout))
+        }
+        defer { deadline.cancel() }
+        return try await waiter.wait()
+    }
+
+    /// Waits for the pairing the peer runs (or returns the one already done), up to `timeout`.
+    func pairingCompleted(timeout: Duration) async throws -> SMPPairingResult {
+        let waiter = Waiter<SMPPairingResult>()
+        let done = try state.withLock { s throws -> SMPPairingResult? in
+            if let result = s.lastResult { return result }
+            guard !s.closed else { throw SecurityError.pairing(.disconnected) }
+            s.pairingWaiters.append(waiter)
+            return nil
+        }
+        if let done { return done }
+        let deadline = Task { [clock] in
+            try? await clock.sleep(for: timeout)
+            waiter.fail(SecurityError.pairing(.timeout))
+        }
+        defer { deadline.cancel() }
+        return try await waiter.wait()
+    }
+
+    /// Central: encrypts the link with the bond's LTK. Throws `noBond`, `encryptionFailed`
+    /// (PIN or Key Missing when the peer lost the bond) or `encryptionTimeout`.
+    func encrypt() async throws -> SMPSecurityLevel {
+        guard let bond, let ltk = bond.longTermKey, bond.role == .central else { throw SecurityError.noBond(address: peer) }
+        let waiter = Waiter<SMPSecurityLevel>()
+        try state.withLock { s throws in
+            guard !s.closed else { throw SecurityError.pairing(.disconnected) }
+            s.encryptionWaiter?.fail(CancellationError())
+            s.encryptionWaiter = waiter
+            s.pendingLevel = bond.securityLevel
+        }
+        do {
+            try await controller.send(HCILEEnableEncryption(
+                connectionHandle: handle, random: ltk.rand, encryptedDiversifier: ltk.ediv, longTermKey: ltk.value))
+        } catch {
+            state.withLock { if $0.encryptionWaiter === waiter { $0.encryptionWaiter = nil } }
+            throw error
+        }
+        let timeout = manager.configuration.encryptionTimeout
+        let deadline = Task { [clock, peer] in
+            try? await clock.sleep(for: timeout)
+            waiter.fail(SecurityError.encryptionTimeout(address: peer, after: timeout))
+        }
+        defer { deadline.cancel() }
+        return try await waiter.wait()
+    }
+
+    /// Brings the link to `minimum`: nothing when it is there, else encrypt with the bond, else
+    /// pair (when allowed).
+    func secure(to minimum: SMPSecurityLevel) async throws -> SMPSecurityLevel {
+        if level >= minimum { return level }
+        if role == .central, let bond, bond.role == .central, bond.longTermKey != nil, bond.securityLevel >= minimum {
+            return try await encrypt()
+        }
+        let result = try await pair()
+        guard result.securityLevel >= minimum else {
+            throw SecurityError.insufficientLevel(reached: result.securityLevel, required: minimum)
+        }
+        return result.securityLevel
+    }
+
+    /// Central: the peripheral asked for security. Encrypt with its bond, else pair.
+    private func securityRequested() {
+        Task { [weak self] in
+            guard let self else { return }
+            if self.bond?.role == .central, (try? await self.encrypt()) != nil { return }
+            guard self.manager.configuration.allowsPairing else {
+                self.sender.post([SMPCommandCode.pairingFailed.rawValue, SMPPairingFailedReason.pairingNotSupported.rawValue], on: .smp)
+                return
+            }
+            _ = try? await self.pair()
+        }
+    }
+
+    // MARK: Actions
+
+    private func perform(_ actions: [SMPPairingAction], restartTimer: Bool) {
+        guard !actions.isEmpty else { return }
+        if restartTimer { self.restartTimer() }
+        // The last PDU of a pairing (our keys) is with the controller before the pairing is
+        // reported done: a caller that disconnects at once must not cut it off.
+        var lastSent: Waiter<Void>?
+        for action in actions {
+            switch action {
+            case .send(let pdu):
+                let sent = Waiter<Void>()
+                sender.post(pdu, on: .smp) { sent.resolve($0) }
+                lastSent = sent
+            case .acceptPairing:
+                ask { delegate, peer in await delegate.acceptPairing(with: peer) } answer: { pairing, yes in pairing.accept(yes ?? false) }
+            case .displayPasskey(let passkey):
+                if let delegate = manager.delegate {
+                    Task { [peer] in await delegate.displayPasskey(passkey, to: peer) }
+                }
+            case .enterPasskey:
+                ask { delegate, peer in await delegate.enterPasskey(for: peer) } answer: { pairing, value in pairing.passkeyEntered(value ?? nil) }
+            case .confirmNumber(let number):
+                ask { delegate, peer in await delegate.confirmNumber(number, with: peer) } answer: { pairing, yes in pairing.numberConfirmed(yes ?? false) }
+            case .startEncryption(let key):
+                Task { [controller, handle] in
+                    do {
+                        try await controller.send(HCILEEnableEncryption(
+                            connectionHandle: handle, random: key.rand, encryptedDiversifier: key.ediv, longTermKey: key.value))
+                    } catch {
+                        let status = (error as? HCIError).flatMap { if case .commandFailed(_, let status) = $0 { status } else { nil } }
+                        self.encryptionChanged(EncryptionChangeEvent(
+                            status: status ?? .unspecifiedError, connectionHandle: handle, enabled: false))
+                    }
+                }
+            case .completed(let result):
+                if let lastSent {
+                    Task {
+                        _ = try? await lastSent.wait()
+                        self.completed(result)
+                    }
+                } else {
+                    completed(result)
+                }
+            case .failed(let error):
+                failed(error)
+            }
+        }
+    }
+
+    /// Asks the delegate (none: the answer is no) and feeds the answer to the machine.
+    private func ask<Answer: Sendable>(
+        _ question: @escaping @Sendable (any PairingDelegate, BluetoothAddress) async -> Answer?,
+        answer: @escaping @Sendable (inout SMPPairing, Answer?) -> [SMPPairingAction]
+    ) {
+        let delegate = manager.delegate
+        Task { [peer] in
+            let value: Answer? = if let delegate { await question(delegate, peer) } else { nil }
+            let actions = self.state.withLock { s -> [SMPPairingAction] in
+                guard var pairing = s.pairing else { return [] }
+                let actions = answer(&pairing, value)
+                s.pairing = pairing
+                return actions
+            }
+            self.perform(actions, restartTimer: true)
+        }
+    }
+
+    private func completed(_ result: SMPPairingResult) {
+        var outcome = Result<SMPPairingResult, any Error>.success(result)
+        if result.bonded, let store = manager.store {
+            let bond = Bond(
+                peer: result.peerIdentity ?? IdentityAddress(address: peer, isRandom: peerType.rawValue & 1 == 1),
+                role: role == .central ? .central : .peripheral, securityLevel: result.securityLevel,
+                secureConnections: result.secureConnections, longTermKey: result.longTermKey, peerIRK: result.peerIRK,
+                peerCSRK: result.peerCSRK, localCSRK: result.localCSRK, keys: result.keysExchanged)
+            do throws(BondStoreError) {
+                // A bond under the connection address is replaced by the identity's.
+                if bond.peer.address != peer { try store.removeBond(for: peer) }
+                try store.save(bond)
+            } catch {
+                outcome = .failure(SecurityError.bondNotStored(error))
+            }
+        }
+        let waiters = state.withLock { s -> [Waiter<SMPPairingResult>] in
+            s.level = result.securityLevel
+            s.lastResult = result
+            s.timer?.cancel()
+            defer { s.pairingWaiters = [] }
+            return s.pairingWaiters
+        }
+        controller.logger.info("paired", metadata: ["handle": "\(handle)", "result": "\(result)"])
+        for waiter in waiters { waiter.resolve(outcome) }
+    }
+
+    private func failed(_ error: SMPPairingError) {
+        let waiters = state.withLock { s -> [Waiter<SMPPairingResult>] in
+            s.timer?.cancel()
+            if error == .timeout { s.smpTimedOut = true }
+            defer { s.pairingWaiters = [] }
+            return s.pairingWaiters
+        }
+        controller.logger.warning("pairing failed", metadata: ["handle": "\(handle)", "error": "\(error)"])
+        for waiter in waiters { waiter.fail(SecurityError.pairing(error)) }
+    }
+
+    /// Every SMP command sent or received restarts the timer while pairing is under way.
+    private func restartTimer() {
+        let generation = state.withLock { s -> Int? in
+            s.timer?.cancel()
+            guard s.pairing?.isActive == true || !s.pairingWaiters.isEmpty else { return nil }
+            s.timerGeneration += 1
+            return s.timerGeneration
+        }
+        guard let generation else { return }
+        let timer = Task { [clock] in
+            guard (try? await clock.sleep(for: Self.smpTimeout)) != nil else { return }
+            let actions = self.state.withLock { s -> [SMPPairingAction] in
+                guard s.timerGeneration == generation, var pairing = s.pairing else { return [] }
+                let actions = pairing.timedOut()
+                s.pairing = pairing
+                return actions
+            }
+            self.perform(actions, restartTimer: false)
+        }
+        state.withLock { s in
+            if s.timerGeneration == generation { s.timer = timer } else { timer.cancel() }
+        }
+    }
+}

@@ -1,0 +1,21 @@
+import StrobeHCI
+import StrobeSecurity
+
+/// The user's part in pairing. Without a delegate a host pairs Just Works only (IO capability
+/// NoInputNoOutput). Every answer is awaited under the 30 s SMP timer.
+public protocol PairingDelegate: Sendable {
+    /// What this device can show and take from its user.
+    var ioCapability: SMPIOCapability { get }
+    /// A peer asks to pair (this host is the peripheral). Default: yes.
+    func acceptPairing(with peer: BluetoothAddress) async -> Bool
+    /// Both devices show `number`: does the user say they match?
+    func confirmNumber(_ number: UInt32, with peer: BluetoothAddress) async -> Bool
+    /// Show `passkey` (six digits) for the user to type on the peer.
+    func displayPasskey(_ passkey: UInt32, to peer: BluetoothAddress) async
+    /// The passkey the peer shows, as the user typed it; `nil` to give up.
+    func enterPasskey(for peer: BluetoothAddress) async -> UInt32?
+}
+
+extension PairingDelegate {
+    public func acceptPairing(with peer: BluetoothAddress) async -> Bool { true }
+}

@@ -1,0 +1,93 @@
+import StrobeHCI
+import StrobeSecurity
+import Synchronization
+
+/// The host's Security Manager settings, shared by every link: how to pair, where bonds are
+/// kept and who answers the user's part. Each link runs its own pairing (`LinkSecurity`).
+public final class SecurityManager: Sendable {
+    public struct Configuration: Sendable, Hashable {
+        /// Answer Pairing Requests and pair on Security Requests (false: Pairing Not Supported).
+        public var allowsPairing: Bool
+        /// Ask peers to bond; keys are stored when both ask and a store is set.
+        public var bonding: Bool
+        /// Offer LE Secure Connections; false pairs with LE legacy pairing only.
+        public var secureConnections: Bool
+        /// The smallest encryption key accepted, 7 ... 16 octets.
+        public var minimumKeySize: UInt8
+        /// How long LE Enable Encryption may take before `encrypt()` gives up.
+        public var encryptionTimeout: Duration
+
+        public init(allowsPairing: Bool = true, bonding: Bool = true, secureConnections: Bool = true,
+                    minimumKeySize: UInt8 = 16, encryptionTimeout: Duration = .seconds(10)) {
+            self.allowsPairing = allowsPairing
+            self.bonding = bonding
+            self.secureConnections = secureConnections
+            self.minimumKeySize = minimumKeySize
+            self.encryptionTimeout = encryptionTimeout
+        }
+    }
+
+    public let store: (any BondStore)?
+    private let settings: Mutex<(configuration: Configuration, delegate: (any PairingDelegate)?)>
+
+    public init(configuration: Configuration = Configuration(), store: (any BondStore)? = nil, delegate: (any PairingDelegate)? = nil) {
+        self.store = store
+        settings = Mutex((configuration, delegate))
+    }
+
+    public var configuration: Configuration {
+        get { settings.withLock { $0.configuration } }
+        set { settings.withLock { $0.configuration = newValue } }
+    }
+
+    public var delegate: (any PairingDelegate)? {
+        get { settings.withLock { $0.delegate } }
+        set { settings.withLock { $0.delegate = newValue } }
+    }
+
+    /// The pairing machine's settings for a link; `identity` is this host's identity address.
+    func pairingConfiguration(identity: IdentityAddress) -> SMPPairing.Configuration {
+        let (configuration, delegate) = settings.withLock { ($0.configuration, $0.delegate) }
+        let irk = try? store?.localIRK()
+        return SMPPairing.Configuration(
+            ioCapability: delegate?.ioCapability ?? .noInputNoOutput, bonding: configuration.bonding,
+            secureConnections: configuration.secureConnections, minimumKeySize: configuration.minimumKeySize,
+            identity: irk.map { LocalIdentity(address: identity, irk: $0) }, asksToAccept: delegate != nil)
+    }
+
+    /// The bond for a peer seen at `address` (by identity, or resolved with its IRK).
+    public func bond(for address: BluetoothAddress, type: LEAddressType) -> Bond? {
+        try? store?.bond(for: address, type: type)
+    }
+}
+
+/// Why a link could not be secured.
+public enum SecurityError: Error, Sendable, Hashable, CustomStringConvertible {
+    case pairing(SMPPairingError)
+    /// LE Enable Encryption ended with this status; PIN or Key Missing (0x06) means the peer no
+    /// longer has the bond.
+    case encryptionFailed(address: BluetoothAddress, status: HCIStatus)
+    case encryptionTimeout(address: BluetoothAddress, after: Duration)
+    /// `encrypt()` with no bond for the peer.
+    case noBond(address: BluetoothAddress)
+    /// The level asked for was not reached (for example Just Works where MITM was needed).
+    case insufficientLevel(reached: SMPSecurityLevel, required: SMPSecurityLevel)
+    case pairingNotAllowed
+    /// Pairing succeeded, but its bond could not be stored.
+    case bondNotStored(BondStoreError)
+
+    public var description: String {
+        switch self {
+        case .pairing(let error): "\(error)"
+        case .encryptionFailed(let address, let status):
+            status == .pinOrKeyMissing
+                ? "encrypting the link to \(address) failed: the peer has no key for this bond (\(status)); pair again"
+                : "encrypting the link to \(address) failed: \(status)"
+        case .encryptionTimeout(let address, let after): "the link to \(address) was not encrypted within \(after)"
+        case .noBond(let address): "there is no bond with \(address)"
+        case .insufficientLevel(let reached, let required): "the link reached \(reached) security, \(required) is required"
+        case .pairingNotAllowed: "pairing is turned off"
+        case .bondNotStored(let error): "paired, but the bond was not stored: \(error)"
+        }
+    }
+}

@@ -1,0 +1,85 @@
+import ArgumentParser
+import Foundation
+import Strobe
+
+/// How the tool pairs: IO capability, legacy or LE Secure Connections, bonding, the bond store.
+struct SecurityOptions: ParsableArguments {
+    @Option(help: "What this side can show and take: no-input-no-output, display-only, display-yes-no, keyboard-only, keyboard-display.")
+    var ioCapability: IOCapabilityArgument = .noInputNoOutput
+    @Flag(help: "LE legacy pairing only (no LE Secure Connections).")
+    var legacy = false
+    @Flag(help: "Pair without bonding: no keys are stored.")
+    var noBond = false
+    @Option(help: "The passkey, when this side is to type one (else it is asked on the terminal).")
+    var passkey: UInt32?
+    @Option(help: ArgumentHelp("The bond store (JSON; default $XDG_STATE_HOME/strobe/bonds.json).", valueName: "file"))
+    var bonds: String?
+
+    func validate() throws {
+        if let passkey, passkey > 999_999 { throw ValidationError("--passkey is six digits at most (0...999999)") }
+    }
+
+    var store: FileBondStore { FileBondStore(path: bonds ?? FileBondStore.defaultPath) }
+
+    func manager() -> SecurityManager {
+        SecurityManager(
+            configuration: .init(bonding: !noBond, secureConnections: !legacy), store: store,
+            delegate: ioCapability.value == .noInputNoOutput ? nil : TerminalPairingDelegate(ioCapability: ioCapability.value, passkey: passkey))
+    }
+}
+
+enum IOCapabilityArgument: String, ExpressibleByArgument, CaseIterable {
+    case noInputNoOutput = "no-input-no-output"
+    case displayOnly = "display-only"
+    case displayYesNo = "display-yes-no"
+    case keyboardOnly = "keyboard-only"
+    case keyboardDisplay = "keyboard-display"
+
+    var value: SMPIOCapability {
+        switch self {
+        case .noInputNoOutput: .noInputNoOutput
+        case .displayOnly: .displayOnly
+        case .displayYesNo: .displayYesNo
+        case .keyboardOnly: .keyboardOnly
+        case .keyboardDisplay: .keyboardDisplay
+        }
+    }
+}
+
+/// The user's part of pairing on the terminal: passkeys shown on stderr, typed on stdin (or
+/// given with --passkey), numbers confirmed with y/n.
+struct TerminalPairingDelegate: PairingDelegate {
+    let ioCapability: SMPIOCapability
+    let passkey: UInt32?
+
+    func confirmNumber(_ number: UInt32, with peer: BluetoothAddress) async -> Bool {
+        prompt("Does \(peer) show \(Self.sixDigits(number))? [y/N] ")
+        return await readLine().map { $0.lowercased().hasPrefix("y") } ?? false
+    }
+
+    func displayPasskey(_ passkey: UInt32, to peer: BluetoothAddress) async {
+        prompt("Passkey for \(peer): \(Self.sixDigits(passkey))\n")
+    }
+
+    func enterPasskey(for peer: BluetoothAddress) async -> UInt32? {
+        if let passkey { return passkey }
+        prompt("Passkey shown by \(peer): ")
+        return await readLine().flatMap { UInt32($0.trimmingCharacters(in: .whitespaces)) }
+    }
+
+    static func sixDigits(_ value: UInt32) -> String {
+        let text = String(value)
+        return String(repeating: "0", count: max(0, 6 - text.count)) + text
+    }
+
+    private func prompt(_ text: String) {
+        FileHandle.standardError.write(Data(text.utf8))
+    }
+
+    /// A line of stdin, read off the cooperative pool.
+    private func readLine() async -> String? {
+        await withCheckedContinuation { continuation in
+            Thread.detachNewThread { continuation.resume(returning: Swift.readLine()) }
+        }
+    }
+}

@@ -1,0 +1,159 @@
+#!/usr/bin/env python3
+"""
+smp_peer.py - a Bumble device that pairs with Bumble's own Security Manager, on an external
+controller (RootCanal: one controller per TCP connection to its HCI port, all on one air).
+
+    smp_peer.py --transport tcp-client:127.0.0.1:PORT --role peripheral|central [options]
+
+As a peripheral it advertises (random own address) and answers whoever connects; as a central
+it connects to --peer (public address) with the random own address and then pairs (--pair) or
+encrypts with the stored keys (--encrypt).
+
+The user's part goes through stdout and stdin, one line each:
+    out: PASSKEY n          Bumble shows a passkey
+    out: ASK_PASSKEY        Bumble wants the passkey typed; answer with a line: the number
+    out: NUMBER n           numeric comparison (answered by --reject-number, else yes)
+Outcomes, one JSON object each:
+    READY {"address": ...}
+    CONNECTED {"peer": ...}
+    PAIRED {"ltk": hex|null, "ltk_central": ..., "ltk_peripheral": ..., "irk": ..., "authenticated": bool, "identity": ...}
+    PAIRING_FAILED {"reason": int}
+    ENCRYPTED {"encrypted": bool}
+    ENCRYPTION_FAILED {"error": str}
+    DISCONNECTED {"reason": int}
+Keys go to stdout here only because this is a test peer: the test compares them with Strobe's.
+"""
+import argparse
+import asyncio
+import json
+import os
+import signal
+import sys
+
+from bumble import hci
+from bumble.core import AdvertisingData
+from bumble.device import Device
+from bumble.keys import JsonKeyStore, MemoryKeyStore
+from bumble.pairing import PairingConfig, PairingDelegate
+from bumble.transport import open_transport
+
+IO = {
+    'no-input-no-output': PairingDelegate.IoCapability.NO_OUTPUT_NO_INPUT,
+    'display-only': PairingDelegate.IoCapability.DISPLAY_OUTPUT_ONLY,
+    'display-yes-no': PairingDelegate.IoCapability.DISPLAY_OUTPUT_AND_YES_NO_INPUT,
+    'keyboard-only': PairingDelegate.IoCapability.KEYBOARD_INPUT_ONLY,
+    'keyboard-display': PairingDelegate.IoCapability.DISPLAY_OUTPUT_AND_KEYBOARD_INPUT,
+}
+
+ALL_KEYS = (PairingDelegate.KeyDistribution.DISTRIBUTE_ENCRYPTION_KEY
+            | PairingDelegate.KeyDistribution.DISTRIBUTE_IDENTITY_KEY
+            | PairingDelegate.KeyDistribution.DISTRIBUTE_SIGNING_KEY)
+
+
+def emit(kind, payload=None):
+    print(kind if payload is None else f'{kind} {json.dumps(payload)}', flush=True)
+
+
+async def read_line():
+    return await asyncio.get_running_loop().run_in_executor(None, sys.stdin.readline)
+
+
+class Delegate(PairingDelegate):
+    def __init__(self, io, reject_number):
+        super().__init__(io_capability=io, local_initiator_key_distribution=ALL_KEYS,
+                         local_responder_key_distribution=ALL_KEYS)
+        self.reject_number = reject_number
+
+    async def compare_numbers(self, number, digits):
+        emit(f'NUMBER {number}')
+        return not self.reject_number
+
+    async def get_number(self):
+        emit('ASK_PASSKEY')
+        line = (await read_line()).strip()
+        return int(line) if line.isdigit() else None
+
+    async def display_number(self, number, digits):
+        emit(f'PASSKEY {number}')
+
+
+def key_hex(key):
+    return key.value.hex() if key is not None else None
+
+
+def watch(connection):
+    def on_pairing(keys):
+        emit('PAIRED', {
+            'ltk': key_hex(keys.ltk), 'ltk_central': key_hex(keys.ltk_central),
+            'ltk_peripheral': key_hex(keys.ltk_peripheral), 'irk': key_hex(keys.irk),
+            'csrk': key_hex(keys.csrk),
+            'authenticated': bool((keys.ltk or keys.ltk_central or keys.ltk_peripheral).authenticated)
+            if (keys.ltk or keys.ltk_central or keys.ltk_peripheral) else False,
+            'identity': str(connection.peer_resolvable_address or connection.peer_address),
+        })
+
+    connection.on('pairing', on_pairing)
+    connection.on('pairing_failure', lambda reason: emit('PAIRING_FAILED', {'reason': int(reason)}))
+    connection.on('connection_encryption_change',
+                  lambda: emit('ENCRYPTED', {'encrypted': bool(connection.is_encrypted)}))
+    connection.on('connection_encryption_failure', lambda error: emit('ENCRYPTION_FAILED', {'error': str(error)}))
+    connection.on('disconnection', lambda reason: emit('DISCONNECTED', {'reason': int(reason)}))
+
+
+async def main(args):
+    async with await open_transport(args.transport) as (source, sink):
+        device = Device.with_hci(args.name, hci.Address(args.address), source, sink)
+        device.keystore = JsonKeyStore(None, args.keystore) if args.keystore else MemoryKeyStore()
+        delegate = Delegate(IO[args.io_capability], args.reject_number)
+        device.pairing_config_factory = lambda connection: PairingConfig(
+            sc=not args.legacy, mitm=args.mitm, bonding=not args.no_bonding, delegate=delegate,
+            identity_address_type=PairingConfig.AddressType.RANDOM)
+        await device.power_on()
+        emit('READY', {'address': str(device.random_address)})
+
+        if args.role == 'peripheral':
+            device.on('connection', watch)
+            device.advertising_data = bytes(AdvertisingData([
+                (AdvertisingData.FLAGS, bytes([0x06])),
+                (AdvertisingData.COMPLETE_LOCAL_NAME, args.name.encode()),
+            ]))
+            await device.start_advertising(own_address_type=hci.OwnAddressType.RANDOM, auto_restart=True)
+        else:
+            connection = await device.connect(
+                hci.Address(args.peer, hci.Address.PUBLIC_DEVICE_ADDRESS),
+                own_address_type=hci.OwnAddressType.RANDOM, timeout=20)
+            watch(connection)
+            emit('CONNECTED', {'peer': str(connection.peer_address)})
+            try:
+                if args.pair:
+                    await connection.pair()
+                elif args.encrypt:
+                    await connection.encrypt()
+            except Exception as error:  # reported above through the connection's events
+                emit('ERROR', {'error': type(error).__name__})
+        await asyncio.sleep(args.timeout)
+
+
+if __name__ == '__main__':
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument('--transport', required=True)
+    parser.add_argument('--role', choices=['peripheral', 'central'], required=True)
+    parser.add_argument('--name', default='Bumble-SMP')
+    parser.add_argument('--address', default='F1:F2:F3:F4:F5:C6', help='random static address')
+    parser.add_argument('--peer', help='central: the public address to connect to')
+    parser.add_argument('--pair', action='store_true', help='central: pair once connected')
+    parser.add_argument('--encrypt', action='store_true', help='central: encrypt with the stored keys')
+    parser.add_argument('--io-capability', choices=sorted(IO), default='no-input-no-output')
+    parser.add_argument('--legacy', action='store_true', help='LE legacy pairing only')
+    parser.add_argument('--mitm', action='store_true')
+    parser.add_argument('--no-bonding', action='store_true')
+    parser.add_argument('--reject-number', action='store_true')
+    parser.add_argument('--keystore', help='JSON key store (kept between runs); default in memory')
+    parser.add_argument('--timeout', type=float, default=120)
+    args = parser.parse_args()
+    # Test runners start children with SIGTERM blocked; take it back.
+    signal.pthread_sigmask(signal.SIG_UNBLOCK, [signal.SIGTERM, signal.SIGINT])
+    try:
+        asyncio.run(main(args))
+    except KeyboardInterrupt:
+        pass

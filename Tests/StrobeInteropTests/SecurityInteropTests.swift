@@ -1,0 +1,177 @@
+import Foundation
+import Strobe
+import Synchronization
+import Testing
+
+/// Strobe's Security Manager against Google Bumble's (its host, from the project's Bumble venv),
+/// on RootCanal, whose link layer encrypts only when both hosts hold the same key. Each test has
+/// its own RootCanal (its own air).
+struct SecurityInteropTests {
+    /// The user at Strobe's end: types what Bumble shows (or a fixed passkey), confirms numbers,
+    /// reports the passkeys it shows.
+    final class User: PairingDelegate {
+        let ioCapability: SMPIOCapability
+        let confirms: Bool
+        let typed: UInt32?
+        let peer = Mutex<BumbleSMPPeer?>(nil)
+        let shown: AsyncStream<UInt32>
+        private let show: AsyncStream<UInt32>.Continuation
+        let compared = Mutex<UInt32?>(nil)
+
+        init(_ io: SMPIOCapability, confirms: Bool = true, typed: UInt32? = nil) {
+            ioCapability = io
+            self.confirms = confirms
+            self.typed = typed
+            (shown, show) = AsyncStream<UInt32>.makeStream()
+        }
+
+        func confirmNumber(_ number: UInt32, with peer: BluetoothAddress) async -> Bool {
+            compared.withLock { $0 = number }
+            return confirms
+        }
+
+        func displayPasskey(_ passkey: UInt32, to peer: BluetoothAddress) async { show.yield(passkey) }
+
+        func enterPasskey(for address: BluetoothAddress) async -> UInt32? {
+            if let typed { return typed }
+            return try? await peer.withLock { $0 }?.number("PASSKEY")
+        }
+    }
+
+    struct Case: CustomTestStringConvertible, Sendable {
+        var strobe: SMPIOCapability
+        var bumble: String
+        var legacy = false
+        var method: SMPPairingMethod
+        var level: SMPSecurityLevel
+        /// Both users type this (KeyboardOnly on both sides).
+        var bothType: UInt32?
+        var testDescription: String { "\(legacy ? "legacy" : "SC") Strobe \(strobe) / Bumble \(bumble) -> \(method)" }
+
+        var bumbleArguments: [String] {
+            ["--io-capability", bumble] + (strobe == .noInputNoOutput && bumble == "no-input-no-output" ? [] : ["--mitm"])
+                + (legacy ? ["--legacy"] : [])
+        }
+    }
+
+    static let central: [Case] = [
+        Case(strobe: .noInputNoOutput, bumble: "no-input-no-output", method: .justWorks, level: .unauthenticated),
+        Case(strobe: .displayYesNo, bumble: "display-yes-no", method: .numericComparison, level: .secureConnections),
+        Case(strobe: .keyboardOnly, bumble: "display-only", method: .passkeyEntry(initiatorDisplays: false, responderDisplays: true),
+             level: .secureConnections),
+        Case(strobe: .displayOnly, bumble: "keyboard-only", method: .passkeyEntry(initiatorDisplays: true, responderDisplays: false),
+             level: .secureConnections),
+        Case(strobe: .keyboardOnly, bumble: "keyboard-only", method: .passkeyEntry(initiatorDisplays: false, responderDisplays: false),
+             level: .secureConnections, bothType: 314_159),
+        Case(strobe: .noInputNoOutput, bumble: "no-input-no-output", legacy: true, method: .justWorks, level: .unauthenticated),
+        Case(strobe: .keyboardOnly, bumble: "display-only", legacy: true,
+             method: .passkeyEntry(initiatorDisplays: false, responderDisplays: true), level: .authenticated),
+        Case(strobe: .keyboardDisplay, bumble: "keyboard-display", legacy: true,
+             method: .passkeyEntry(initiatorDisplays: true, responderDisplays: false), level: .authenticated),
+    ]
+
+    static let peripheral: [Case] = [
+        Case(strobe: .noInputNoOutput, bumble: "no-input-no-output", method: .justWorks, level: .unauthenticated),
+        Case(strobe: .displayYesNo, bumble: "keyboard-display", method: .numericComparison, level: .secureConnections),
+        Case(strobe: .displayOnly, bumble: "keyboard-only", method: .passkeyEntry(initiatorDisplays: false, responderDisplays: true),
+             level: .secureConnections),
+        Case(strobe: .keyboardOnly, bumble: "display-yes-no", method: .passkeyEntry(initiatorDisplays: true, responderDisplays: false),
+             level: .secureConnections),
+        Case(strobe: .noInputNoOutput, bumble: "no-input-no-output", legacy: true, method: .justWorks, level: .unauthenticated),
+        Case(strobe: .displayOnly, bumble: "keyboard-only", legacy: true,
+             method: .passkeyEntry(initiatorDisplays: false, responderDisplays: true), level: .authenticated),
+    ]
+
+    static func manager(_ c: Case, user: User, store: any BondStore) -> SecurityManager {
+        SecurityManager(configuration: .init(secureConnections: !c.legacy), store: store,
+                        delegate: c.strobe == .noInputNoOutput ? nil : user)
+    }
+
+    /// Plays the user's part at Bumble's end for this case.
+    static func playBumblesUser(_ c: Case, bumble: BumbleSMPPeer, user: User) -> Task<Void, any Error> {
+        Task {
+            guard case .passkeyEntry(let initiatorDisplays, let responderDisplays) = c.method else { return }
+            if let both = c.bothType {
+                try await bumble.typePasskey(both)
+            } else if initiatorDisplays || responderDisplays, c.strobe == .displayOnly || c.strobe == .keyboardDisplay
+                        && c.bumble != "display-only" {
+                // Strobe shows, Bumble types.
+                for await passkey in user.shown {
+                    try await bumble.typePasskey(passkey)
+                    return
+                }
+            }
+        }
+    }
+
+    /// The key Strobe stored is one Bumble holds: the LTK for LE Secure Connections, the LTK the
+    /// peripheral distributed for legacy pairing.
+    static func expectMatchingKeys(_ bond: Bond?, _ paired: [String: Any]) {
+        let ours = bond?.longTermKey.map { $0.value.map { String(format: "%02x", $0) }.joined() }
+        let theirs = ["ltk", "ltk_central", "ltk_peripheral"].compactMap { paired[$0] as? String }
+        #expect(ours != nil)
+        #expect(theirs.contains(ours ?? "-"), "Strobe's key is none of Bumble's \(theirs)")
+    }
+
+    @Test(arguments: central)
+    func strobeCentralPairs(_ c: Case) async throws {
+        let rootCanal = try await RootCanal()
+        defer { Task { await rootCanal.stop() } }
+        let bumble = try await BumbleSMPPeer(on: rootCanal, arguments: ["--role", "peripheral"] + c.bumbleArguments)
+        defer { Task { await bumble.stop() } }
+        let user = User(c.strobe, typed: c.bothType)
+        user.peer.withLock { $0 = bumble }
+        let store = InMemoryBondStore()
+        let host = try await HostUnderTest(transport: rootCanal.transport, security: Self.manager(c, user: user, store: store))
+        defer { host.close() }
+        let connection = try await host.central.connect(to: BluetoothAddress(bumble.address)!, addressType: .random, timeout: .seconds(20))
+        let playing = Self.playBumblesUser(c, bumble: bumble, user: user)
+        defer { playing.cancel() }
+        let result = try await connection.pair()
+        let paired = try await bumble.event("PAIRED")
+        #expect(result.method == c.method)
+        #expect(result.secureConnections == !c.legacy)
+        #expect(result.securityLevel == c.level)
+        #expect(connection.securityLevel == c.level)
+        #expect(result.bonded)
+        #expect(bumble.has("ENCRYPTED {\"encrypted\": true}"))
+        #expect((paired["authenticated"] as? Bool) == c.method.isAuthenticated)
+        let bond = store.bonds().first
+        #expect(bond?.peer.address == BluetoothAddress(bumble.address))
+        Self.expectMatchingKeys(bond, paired)
+        if c.method == .numericComparison {
+            #expect(user.compared.withLock { $0 } == (try await bumble.number("NUMBER")))
+        }
+        _ = try await connection.disconnect()
+    }
+
+    @Test(arguments: peripheral)
+    func strobePeripheralPairs(_ c: Case) async throws {
+        let rootCanal = try await RootCanal()
+        defer { Task { await rootCanal.stop() } }
+        let user = User(c.strobe)
+        let store = InMemoryBondStore()
+        let host = try await HostUnderTest(transport: rootCanal.transport, security: Self.manager(c, user: user, store: store))
+        defer { host.close() }
+        let peripheral = Peripheral(central: host.central, database: GATTAttributeDatabase())
+        let incoming = peripheral.incomingConnections()
+        try await peripheral.startAdvertising(name: "Strobe-SMP")
+        let bumble = try await BumbleSMPPeer(
+            on: rootCanal, arguments: ["--role", "central", "--pair", "--peer", "\(host.controller.info!.address)"] + c.bumbleArguments)
+        defer { Task { await bumble.stop() } }
+        user.peer.withLock { $0 = bumble }
+        var iterator = incoming.makeAsyncIterator()
+        let connection = try #require(await iterator.next())
+        let playing = Self.playBumblesUser(c, bumble: bumble, user: user)
+        defer { playing.cancel() }
+        let paired = try await bumble.event("PAIRED")
+        let result = try await connection.pairingCompleted()
+        #expect(result.method == c.method)
+        #expect(result.securityLevel == c.level)
+        #expect(connection.securityLevel == c.level)
+        #expect(result.bonded)
+        let bond = try #require(store.bonds().first)
+        #expect(bond.role == .peripheral)
+        Self.expectMatchingKeys(bond, paired)
+    }
+}

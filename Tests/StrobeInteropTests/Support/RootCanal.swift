@@ -1,0 +1,137 @@
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// RootCanal (PyPI `rootcanal` 1.10.0, from the venv `Scripts/install-test-deps.sh` makes) on
+/// loopback ports of its own: every TCP connection to `hciPort` is a controller, all on one air,
+/// and the link layer's encryption really compares keys.
+final class RootCanal: Sendable {
+    struct Failure: Error, CustomStringConvertible {
+        var description: String
+    }
+
+    let hciPort: UInt16
+    private let process: Process
+    private let output: LineCollector
+
+    /// `tcp:127.0.0.1:PORT` for Strobe's `TransportSpec`.
+    var transport: String { "tcp:127.0.0.1:\(hciPort)" }
+    /// The same controller port as Bumble's transport spec.
+    var bumbleTransport: String { "tcp-client:127.0.0.1:\(hciPort)" }
+
+    /// The binary inside the venv's `rootcanal` package (run directly: `python -m rootcanal`
+    /// would leave it behind as a grandchild when killed).
+    static var executable: URL {
+        if let path = ProcessInfo.processInfo.environment["STROBE_ROOTCANAL"], !path.isEmpty { return URL(fileURLWithPath: path) }
+        let lib = RepositoryPaths.root.appendingPathComponent(".venv-rootcanal/lib")
+        let python = (try? FileManager.default.contentsOfDirectory(atPath: lib.path))?.first { $0.hasPrefix("python3") } ?? "python3"
+        return lib.appendingPathComponent("\(python)/site-packages/rootcanal/bin/linux-x86_64/rootcanal")
+    }
+
+    init() async throws {
+        guard FileManager.default.isExecutableFile(atPath: Self.executable.path) else {
+            throw Failure(description: "no RootCanal at \(Self.executable.path): run Scripts/install-test-deps.sh")
+        }
+        let ports = try (0..<4).map { _ in try LIFXEmulator.freePort(SOCK_STREAM) }
+        hciPort = ports[0]
+        let process = Process()
+        process.executableURL = Self.executable
+        process.arguments = ["-hci_port", "\(ports[0])", "-link_port", "\(ports[1])", "-link_ble_port", "\(ports[2])",
+                             "-test_port", "\(ports[3])"]
+        let pipe = Pipe()
+        process.standardOutput = pipe
+        process.standardError = pipe
+        output = LineCollector(pipe.fileHandleForReading)
+        try process.run()
+        self.process = process
+        guard try await output.firstLine(withPrefix: "", containing: "Listening on: \(ports[0]) ", timeout: .seconds(60)) != nil else {
+            throw Failure(description: "RootCanal did not listen on \(ports[0]): \(output.lines.suffix(10).joined(separator: "\n"))")
+        }
+    }
+
+    /// Kills it and waits for it off the test's pool.
+    func stop() async {
+        if process.isRunning { kill(process.processIdentifier, SIGKILL) }
+        let process = self.process
+        try? await offPool { process.waitUntilExit() }
+    }
+
+    deinit {
+        if process.isRunning { kill(process.processIdentifier, SIGKILL) }
+    }
+}
+
+/// `Tests/Fixtures/Bumble/smp_peer.py`: a Bumble device pairing with Bumble's own Security
+/// Manager on RootCanal. Its user answers come from stdin; what it shows and how pairing ended
+/// come as lines on stdout.
+final class BumbleSMPPeer: Sendable {
+    let address: String
+    private let process: Process
+    private let input: FileHandle
+    let output: LineCollector
+
+    init(on rootCanal: RootCanal, arguments: [String]) async throws {
+        let python = RepositoryPaths.bumblePython
+        guard FileManager.default.isExecutableFile(atPath: python.path) else {
+            throw RootCanal.Failure(description: "no Bumble venv at \(python.path): run Scripts/install-test-deps.sh")
+        }
+        let process = Process()
+        process.executableURL = python
+        process.arguments = [RepositoryPaths.bumbleFixtures.appendingPathComponent("smp_peer.py").path,
+                             "--transport", rootCanal.bumbleTransport, "--timeout", "120"] + arguments
+        let stdin = Pipe(), stdout = Pipe()
+        process.standardInput = stdin
+        process.standardOutput = stdout
+        process.standardError = FileHandle.nullDevice
+        output = LineCollector(stdout.fileHandleForReading)
+        try process.run()
+        self.process = process
+        input = stdin.fileHandleForWriting
+        guard let ready = try await output.firstLine(withPrefix: "READY ", timeout: .seconds(90)) else {
+            throw RootCanal.Failure(description: "smp_peer.py ended before READY: \(output.lines)")
+        }
+        address = (Self.json(ready)["address"] as? String) ?? ""
+    }
+
+    /// The JSON of the first line starting with `kind`; throws if none comes in time.
+    func event(_ kind: String, timeout: Duration = .seconds(30)) async throws -> [String: Any] {
+        guard let line = try await output.firstLine(withPrefix: kind + " ", timeout: timeout) else {
+            throw RootCanal.Failure(description: "smp_peer.py ended without \(kind): \(output.lines)")
+        }
+        return Self.json(line)
+    }
+
+    /// The number on the first `PASSKEY n` or `NUMBER n` line.
+    func number(_ kind: String) async throws -> UInt32 {
+        guard let line = try await output.firstLine(withPrefix: kind + " ", timeout: .seconds(30)),
+              let value = UInt32(line.dropFirst(kind.count + 1)) else {
+            throw RootCanal.Failure(description: "no \(kind) line: \(output.lines)")
+        }
+        return value
+    }
+
+    /// Answers the peer's `ASK_PASSKEY` with `passkey`.
+    func typePasskey(_ passkey: UInt32) async throws {
+        _ = try await output.firstLine(withPrefix: "ASK_PASSKEY", timeout: .seconds(30))
+        input.write(Data("\(passkey)\n".utf8))
+    }
+
+    func has(_ kind: String) -> Bool { output.lines.contains { $0.hasPrefix(kind) } }
+
+    func stop() async {
+        if process.isRunning { kill(process.processIdentifier, SIGKILL) }
+        let process = self.process
+        try? await offPool { process.waitUntilExit() }
+    }
+
+    deinit {
+        if process.isRunning { kill(process.processIdentifier, SIGKILL) }
+    }
+
+    private static func json(_ line: String) -> [String: Any] {
+        guard let start = line.firstIndex(of: "{"),
+              let object = try? JSONSerialization.jsonObject(with: Data(line[start...].utf8)) as? [String: Any] else { return [:] }
+        return object
+    }
+}

@@ -134,7 +134,7 @@ struct SecurityInteropTests {
         #expect(result.securityLevel == c.level)
         #expect(connection.securityLevel == c.level)
         #expect(result.bonded)
-        #expect(bumble.has("ENCRYPTED {\"encrypted\": true}"))
+        #expect((try await bumble.event("ENCRYPTED", connection: 1))["encrypted"] as? Bool == true)
         #expect((paired["authenticated"] as? Bool) == c.method.isAuthenticated)
         let bond = store.bonds().first
         #expect(bond?.peer.address == BluetoothAddress(bumble.address))
@@ -173,5 +173,174 @@ struct SecurityInteropTests {
         let bond = try #require(store.bonds().first)
         #expect(bond.role == .peripheral)
         Self.expectMatchingKeys(bond, paired)
+    }
+}
+
+/// Pairing that must fail, and bonds used (or lost) on a later connection, against Bumble on
+/// RootCanal.
+struct SecurityBondInteropTests {
+    typealias User = SecurityInteropTests.User
+
+    struct Setup {
+        let rootCanal: RootCanal
+        let host: HostUnderTest
+        let store: InMemoryBondStore
+
+        init(_ user: User?, legacy: Bool = false) async throws {
+            rootCanal = try await RootCanal()
+            store = InMemoryBondStore()
+            host = try await HostUnderTest(
+                transport: rootCanal.transport,
+                security: SecurityManager(configuration: .init(secureConnections: !legacy), store: store, delegate: user))
+        }
+
+        func peripheral(_ arguments: [String]) async throws -> BumbleSMPPeer {
+            try await BumbleSMPPeer(on: rootCanal, arguments: ["--role", "peripheral"] + arguments)
+        }
+
+        func connect(_ bumble: BumbleSMPPeer) async throws -> LEConnection {
+            try await host.central.connect(to: BluetoothAddress(bumble.address)!, addressType: .random, timeout: .seconds(20))
+        }
+
+        func stop() async {
+            host.close()
+            await rootCanal.stop()
+        }
+    }
+
+    @Test(arguments: [false, true])
+    func wrongPasskeyFailsOnBothSidesAndBondsNothing(legacy: Bool) async throws {
+        let setup = try await Setup(User(.keyboardOnly, typed: 1), legacy: legacy)
+        let bumble = try await setup.peripheral(["--io-capability", "display-only", "--mitm"] + (legacy ? ["--legacy"] : []))
+        let connection = try await setup.connect(bumble)
+        let error = await #expect(throws: SecurityError.self) { try await connection.pair() }
+        let failed = try await bumble.event("PAIRING_FAILED")
+        #expect(error == .pairing(.failedLocally(.confirmValueFailed, detail: "the peer's random value does not match its confirm value"))
+                || error == .pairing(.failedByPeer(.confirmValueFailed))
+                || error == .pairing(.failedLocally(.confirmValueFailed, detail: "the peer's nonce does not match its confirm value")))
+        #expect((failed["reason"] as? Int) == Int(SMPPairingFailedReason.confirmValueFailed.rawValue))
+        #expect(setup.store.bonds().isEmpty)
+        #expect(connection.securityLevel == .none)
+        #expect(!bumble.has("PAIRED"))
+        await bumble.stop()
+        await setup.stop()
+    }
+
+    @Test func numberRejectedOnStrobesSideFailsOnBoth() async throws {
+        let setup = try await Setup(User(.displayYesNo, confirms: false))
+        let bumble = try await setup.peripheral(["--io-capability", "display-yes-no", "--mitm"])
+        let connection = try await setup.connect(bumble)
+        let error = await #expect(throws: SecurityError.self) { try await connection.pair() }
+        #expect(error == .pairing(.failedLocally(.numericComparisonFailed, detail: "the user did not confirm the number")))
+        let failed = try await bumble.event("PAIRING_FAILED")
+        #expect((failed["reason"] as? Int) == Int(SMPPairingFailedReason.numericComparisonFailed.rawValue))
+        #expect(setup.store.bonds().isEmpty)
+        await bumble.stop()
+        await setup.stop()
+    }
+
+    @Test func numberRejectedOnBumblesSideFailsOnBoth() async throws {
+        let setup = try await Setup(User(.displayYesNo))
+        let bumble = try await setup.peripheral(["--io-capability", "display-yes-no", "--mitm", "--reject-number"])
+        let connection = try await setup.connect(bumble)
+        let error = await #expect(throws: SecurityError.self) { try await connection.pair() }
+        guard case .pairing(.failedByPeer)? = error else {
+            Issue.record("expected the peer's Pairing Failed, got \(String(describing: error))")
+            return
+        }
+        _ = try await bumble.event("PAIRING_FAILED")
+        #expect(setup.store.bonds().isEmpty)
+        await bumble.stop()
+        await setup.stop()
+    }
+
+    /// Pair, disconnect, connect again: LE Enable Encryption with the stored key, no pairing.
+    @Test(arguments: [false, true])
+    func reconnectEncryptsWithTheStoredKey(legacy: Bool) async throws {
+        let setup = try await Setup(nil, legacy: legacy)
+        let bumble = try await setup.peripheral(legacy ? ["--legacy"] : [])
+        let first = try await setup.connect(bumble)
+        let paired = try await first.pair()
+        _ = try await bumble.event("PAIRED")
+        _ = try await first.disconnect()
+        _ = try await bumble.event("DISCONNECTED")
+
+        let second = try await setup.connect(bumble)
+        #expect(second.securityLevel == .none)
+        #expect(second.bond != nil)
+        let level = try await second.encrypt()
+        #expect(level == paired.securityLevel)
+        #expect(second.securityLevel == paired.securityLevel)
+        #expect(second.pairingResult == nil)
+        #expect((try await bumble.event("ENCRYPTED", connection: 2))["encrypted"] as? Bool == true)
+        #expect(bumble.output.lines.filter { $0.hasPrefix("PAIRED") }.count == 1)
+        _ = try await second.disconnect()
+        await bumble.stop()
+        await setup.stop()
+    }
+
+    /// The peripheral lost the bond: its host refuses the LTK request and encrypting with the old
+    /// key fails. The spec's link layer answers that with PIN or Key Missing (0x06); RootCanal
+    /// 1.10 reports Authentication Failure (0x05). Strobe reports the status the controller gives.
+    @Test func bondDeletedOnThePeerFailsEncryption() async throws {
+        let setup = try await Setup(nil)
+        let bumble = try await setup.peripheral([])
+        let first = try await setup.connect(bumble)
+        _ = try await first.pair()
+        _ = try await bumble.event("PAIRED")
+        _ = try await first.disconnect()
+        await bumble.stop()
+
+        // The same device, started again with an empty key store.
+        let forgetful = try await setup.peripheral([])
+        let second = try await setup.connect(forgetful)
+        let error = await #expect(throws: SecurityError.self) { try await second.encrypt() }
+        #expect(error == .encryptionFailed(address: second.peerAddress, status: .pinOrKeyMissing)
+                || error == .encryptionFailed(address: second.peerAddress, status: .authenticationFailure))
+        #expect(error?.description.contains("pair again") == true)
+        #expect(second.securityLevel == .none)
+        await forgetful.stop()
+        await setup.stop()
+    }
+
+    /// Strobe as the peripheral: Bumble's central pairs, comes back and encrypts with its key;
+    /// Strobe answers LE Long Term Key Request from the bond. Forgotten, the same request gets a
+    /// negative reply and Bumble's encryption fails.
+    @Test func peripheralAnswersTheLTKRequestFromItsBondAndRefusesOnceForgotten() async throws {
+        let setup = try await Setup(nil)
+        let peripheral = Peripheral(central: setup.host.central, database: GATTAttributeDatabase())
+        let incoming = peripheral.incomingConnections()
+        var connections = incoming.makeAsyncIterator()
+        try await peripheral.startAdvertising(name: "Strobe-SMP")
+        let keystore = FileManager.default.temporaryDirectory.appendingPathComponent("strobe-bumble-keys-\(UUID().uuidString).json")
+        defer { try? FileManager.default.removeItem(at: keystore) }
+        let central = ["--role", "central", "--peer", "\(setup.host.controller.info!.address)", "--keystore", keystore.path]
+
+        let pairing = try await BumbleSMPPeer(on: setup.rootCanal, arguments: central + ["--pair"])
+        let first = try #require(await connections.next())
+        let result = try await first.pairingCompleted()
+        _ = try await pairing.event("PAIRED")
+        await pairing.stop()
+        _ = await first.disconnected()
+
+        let returning = try await BumbleSMPPeer(on: setup.rootCanal, arguments: central + ["--encrypt"])
+        let second = try #require(await connections.next())
+        var levels = second.securityLevelChanges().makeAsyncIterator()
+        #expect(await levels.next() == SMPSecurityLevel.none)
+        #expect(await levels.next() == result.securityLevel)
+        _ = try await returning.event("ENCRYPTED")
+        #expect(!returning.has("PAIRED"))
+        await returning.stop()
+        _ = await second.disconnected()
+
+        #expect(setup.store.removeBond(for: result.peerIdentity?.address ?? first.peerAddress))
+        let refused = try await BumbleSMPPeer(on: setup.rootCanal, arguments: central + ["--encrypt"])
+        let third = try #require(await connections.next())
+        let failure = try await refused.event("ENCRYPTION_FAILED")
+        // Authentication Failure (0x05) from RootCanal, PIN or Key Missing (0x06) per the spec.
+        #expect(["5", "6"].contains(failure["error"] as? String), "\(failure)")
+        #expect(third.securityLevel == .none)
+        await refused.stop()
+        await setup.stop()
     }
 }

@@ -84,6 +84,9 @@ public final class LEConnection: Sendable, CustomStringConvertible {
     /// What protects the link now: none until encrypted, then the level of the key in use.
     public var securityLevel: SMPSecurityLevel { link.security.level }
 
+    /// The security level now, then each time it changes.
+    public func securityLevelChanges() -> AsyncStream<SMPSecurityLevel> { link.security.levelChanges() }
+
     /// The last pairing on this link that succeeded.
     public var pairingResult: SMPPairingResult? { link.security.lastResult }
 

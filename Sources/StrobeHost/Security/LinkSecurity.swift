@@ -19,6 +19,7 @@ final class LinkSecurity: Sendable {
     private let sender: L2CAPSender
     private let clock: any Clock<Duration>
     private let state = Mutex(State())
+    private let levels = AsyncBroadcast<SMPSecurityLevel>()
 
     /// The SMP timer (Core Vol 3, Part H, 3.4).
     static let smpTimeout = Duration.seconds(30)
@@ -58,6 +59,9 @@ final class LinkSecurity: Sendable {
     }
 
     var level: SMPSecurityLevel { state.withLock { $0.level } }
+
+    /// The level now, then each change (encryption with a bond's key, pairing, encryption off).
+    func levelChanges() -> AsyncStream<SMPSecurityLevel> { levels.stream(startingWith: level) }
     var lastResult: SMPPairingResult? { state.withLock { $0.lastResult } }
     var bond: Bond? { manager.bond(for: peer, type: peerType) }
 
@@ -101,7 +105,8 @@ final class LinkSecurity: Sendable {
             let waiter = s.encryptionWaiter
             s.encryptionWaiter = nil
             guard event.status.isSuccess, event.enabled else {
-                if !event.status.isSuccess || !event.enabled { s.pendingLevel = nil }
+                s.pendingLevel = nil
+                // Encryption turned off: the link is plain again.
                 if event.status.isSuccess { s.level = .none }
                 return ([], waiter, .failure(SecurityError.encryptionFailed(address: peer, status: event.status)))
             }
@@ -110,6 +115,7 @@ final class LinkSecurity: Sendable {
             return ([], waiter, .success(s.level))
         }
         if let waiter, let outcome { waiter.resolve(outcome) }
+        if case .success(let level)? = outcome { levels.yield(level) }
         if !event.status.isSuccess {
             controller.logger.warning("encryption failed", metadata: ["handle": "\(handle)", "status": "\(event.status)"])
         }
@@ -350,6 +356,7 @@ final class LinkSecurity: Sendable {
             defer { s.pairingWaiters = [] }
             return s.pairingWaiters
         }
+        levels.yield(result.securityLevel)
         controller.logger.info("paired", metadata: ["handle": "\(handle)", "result": "\(result)"])
         for waiter in waiters { waiter.resolve(outcome) }
     }

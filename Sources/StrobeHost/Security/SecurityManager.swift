@@ -65,7 +65,7 @@ public final class SecurityManager: Sendable {
 public enum SecurityError: Error, Sendable, Hashable, CustomStringConvertible {
     case pairing(SMPPairingError)
     /// LE Enable Encryption ended with this status; PIN or Key Missing (0x06) means the peer no
-    /// longer has the bond.
+    /// longer has the bond (some controllers say Authentication Failure, 0x05).
     case encryptionFailed(address: BluetoothAddress, status: HCIStatus)
     case encryptionTimeout(address: BluetoothAddress, after: Duration)
     /// `encrypt()` with no bond for the peer.
@@ -80,9 +80,14 @@ public enum SecurityError: Error, Sendable, Hashable, CustomStringConvertible {
         switch self {
         case .pairing(let error): "\(error)"
         case .encryptionFailed(let address, let status):
-            status == .pinOrKeyMissing
-                ? "encrypting the link to \(address) failed: the peer has no key for this bond (\(status)); pair again"
-                : "encrypting the link to \(address) failed: \(status)"
+            switch status {
+            case .pinOrKeyMissing:
+                "encrypting the link to \(address) failed: the peer has no key for this bond (\(status)); pair again"
+            case .authenticationFailure:
+                "encrypting the link to \(address) failed: the peer refused the key (\(status)); if it lost the bond, pair again"
+            default:
+                "encrypting the link to \(address) failed: \(status)"
+            }
         case .encryptionTimeout(let address, let after): "the link to \(address) was not encrypted within \(after)"
         case .noBond(let address): "there is no bond with \(address)"
         case .insufficientLevel(let reached, let required): "the link reached \(reached) security, \(required) is required"

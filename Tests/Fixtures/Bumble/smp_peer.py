@@ -13,10 +13,10 @@ The user's part goes through stdout and stdin, one line each:
     out: PASSKEY n          Bumble shows a passkey
     out: ASK_PASSKEY        Bumble wants the passkey typed; answer with a line: the number
     out: NUMBER n           numeric comparison (answered by --reject-number, else yes)
-Outcomes, one JSON object each:
+Outcomes, one JSON object each, with the number of the connection (1, 2, ...) they belong to:
     READY {"address": ...}
     CONNECTED {"peer": ...}
-    PAIRED {"ltk": hex|null, "ltk_central": ..., "ltk_peripheral": ..., "irk": ..., "authenticated": bool, "identity": ...}
+    PAIRED {"connection": n, "ltk": hex|null, "ltk_central": ..., "ltk_peripheral": ..., "irk": ..., "authenticated": bool, "identity": ...}
     PAIRING_FAILED {"reason": int}
     ENCRYPTED {"encrypted": bool}
     ENCRYPTION_FAILED {"error": str}
@@ -81,9 +81,18 @@ def key_hex(key):
     return key.value.hex() if key is not None else None
 
 
+connections = 0
+
+
 def watch(connection):
+    # Events carry the number of the connection they belong to (1, 2, ...).
+    global connections
+    connections += 1
+    number = connections
+
     def on_pairing(keys):
         emit('PAIRED', {
+            'connection': number,
             'ltk': key_hex(keys.ltk), 'ltk_central': key_hex(keys.ltk_central),
             'ltk_peripheral': key_hex(keys.ltk_peripheral), 'irk': key_hex(keys.irk),
             'csrk': key_hex(keys.csrk),
@@ -93,11 +102,12 @@ def watch(connection):
         })
 
     connection.on('pairing', on_pairing)
-    connection.on('pairing_failure', lambda reason: emit('PAIRING_FAILED', {'reason': int(reason)}))
+    connection.on('pairing_failure', lambda reason: emit('PAIRING_FAILED', {'connection': number, 'reason': int(reason)}))
     connection.on('connection_encryption_change',
-                  lambda: emit('ENCRYPTED', {'encrypted': bool(connection.is_encrypted)}))
-    connection.on('connection_encryption_failure', lambda error: emit('ENCRYPTION_FAILED', {'error': str(error)}))
-    connection.on('disconnection', lambda reason: emit('DISCONNECTED', {'reason': int(reason)}))
+                  lambda: emit('ENCRYPTED', {'connection': number, 'encrypted': bool(connection.is_encrypted)}))
+    connection.on('connection_encryption_failure',
+                  lambda error: emit('ENCRYPTION_FAILED', {'connection': number, 'error': str(error)}))
+    connection.on('disconnection', lambda reason: emit('DISCONNECTED', {'connection': number, 'reason': int(reason)}))
 
 
 async def main(args):

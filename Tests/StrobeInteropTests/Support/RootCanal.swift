@@ -94,9 +94,11 @@ final class BumbleSMPPeer: Sendable {
         address = (Self.json(ready)["address"] as? String) ?? ""
     }
 
-    /// The JSON of the first line starting with `kind`; throws if none comes in time.
-    func event(_ kind: String, timeout: Duration = .seconds(30)) async throws -> [String: Any] {
-        guard let line = try await output.firstLine(withPrefix: kind + " ", timeout: timeout) else {
+    /// The JSON of the first line starting with `kind` (on the peer's `connection`th connection,
+    /// when given); throws if none comes in time.
+    func event(_ kind: String, connection: Int? = nil, timeout: Duration = .seconds(30)) async throws -> [String: Any] {
+        let tag = connection.map { "{\"connection\": \($0)," } ?? ""
+        guard let line = try await output.firstLine(withPrefix: kind + " " + tag, timeout: timeout) else {
             throw RootCanal.Failure(description: "smp_peer.py ended without \(kind): \(output.lines)")
         }
         return Self.json(line)

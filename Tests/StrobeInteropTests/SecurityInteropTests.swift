@@ -344,3 +344,37 @@ struct SecurityBondInteropTests {
         await setup.stop()
     }
 }
+
+/// A GATT read refused for want of security makes Strobe's central secure the link (pair, or
+/// encrypt with the bond) and read again; Bumble's server decides what is enough.
+struct GATTSecurityInteropTests {
+    static let characteristic = BluetoothUUID("5EC00002-5EC0-4E00-8000-00805F9B34FB")
+
+    @Test(arguments: [("encryption", SMPIOCapability.noInputNoOutput, SMPSecurityLevel.unauthenticated),
+                      ("authentication", .keyboardDisplay, .secureConnections)])
+    func aRefusedReadPairsAndIsRetried(requires: String, io: SMPIOCapability, level: SMPSecurityLevel) async throws {
+        let user = SecurityInteropTests.User(io)
+        let setup = try await SecurityBondInteropTests.Setup(io == .noInputNoOutput ? nil : user)
+        let bumble = try await setup.peripheral(
+            ["--protected", "c0ffee", "--protected-requires", requires, "--io-capability", "display-only", "--mitm"])
+        user.peer.withLock { $0 = bumble }
+        let connection = try await setup.connect(bumble)
+        let database = try await connection.gatt.discoverDatabase(subscribeToServiceChanged: false)
+        let handle = try #require(database.services.flatMap(\.characteristics).first { $0.characteristic.uuid == Self.characteristic })
+            .characteristic.valueHandle
+        #expect(connection.securityLevel == .none)
+        #expect(try await connection.gatt.read(handle: handle) == [0xC0, 0xFF, 0xEE])
+        #expect(connection.securityLevel == level)
+        #expect(setup.store.bonds().count == 1)
+        _ = try await connection.disconnect()
+
+        // Next time the bond is there: the read encrypts with it instead of pairing.
+        let again = try await setup.connect(bumble)
+        #expect(try await again.gatt.read(handle: handle) == [0xC0, 0xFF, 0xEE])
+        #expect(again.securityLevel == level)
+        #expect(again.pairingResult == nil)
+        _ = try await again.disconnect()
+        await bumble.stop()
+        await setup.stop()
+    }
+}

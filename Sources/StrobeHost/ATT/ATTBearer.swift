@@ -35,6 +35,7 @@ public final class ATTBearer: Sendable {
     /// The handlers of pushed values, as the receive path uses them.
     private let valueRoutes = ReaderHandoff<ValueRoutes>(ValueRoutes(handlers: [:], defaultHandler: nil))
     private let valueCounts = ValueCounts()
+    private let securityEscalation = Mutex<SecurityEscalation?>(nil)
 
     public init(
         channel: any ATTChannel,
@@ -207,7 +208,28 @@ public final class ATTBearer: Sendable {
     /// timeout, the bearer closed, a PDU over the MTU, a malformed response), `CancellationError`
     /// (a request already on the wire still runs to its response or timeout), or the channel's
     /// error.
+    ///
+    /// An Error Response of Insufficient Authentication or Insufficient Encryption goes to the
+    /// link's security escalation (encrypt with the bond, or pair) and the request is sent again,
+    /// once; when the link cannot be secured, that error is thrown.
     public func request<Request: ATTRequestPDU>(_ request: Request) async throws -> Request.Response {
+        do {
+            return try await requestOnce(request)
+        } catch let error as ATTError where error.code == .insufficientAuthentication || error.code == .insufficientEncryption {
+            guard let escalate = securityEscalation.withLock({ $0 }) else { throw error }
+            try await escalate(error.code)
+            return try await requestOnce(request)
+        }
+    }
+
+    /// What the link does when a request fails for want of security (set by the connection).
+    public typealias SecurityEscalation = @Sendable (ATTErrorCode) async throws -> Void
+
+    public func setSecurityEscalation(_ escalation: SecurityEscalation?) {
+        securityEscalation.withLock { $0 = escalation }
+    }
+
+    private func requestOnce<Request: ATTRequestPDU>(_ request: Request) async throws -> Request.Response {
         let response = try await transact(request.encoded(), opcode: Request.opcode)
         do throws(ATTDecodingError) {
             return try Request.Response(pdu: response)

@@ -64,6 +64,7 @@ public final class LEConnection: Sendable, CustomStringConvertible {
             manager: security, controller: controller, sender: sender, clock: clock)
         link = L2CAPLink(controller: controller, handle: event.connectionHandle, role: event.role, sender: sender, bearer: bearer,
                          security: linkSecurity)
+        bearer.setSecurityEscalation { code in try await linkSecurity.escalate(code) }
         failed.connect { [weak self] error in self?.linkFailed(error) }
     }
 
@@ -74,7 +75,10 @@ public final class LEConnection: Sendable, CustomStringConvertible {
     /// link's bearer. Returns the per-client server connection.
     @discardableResult
     public func serve(_ database: GATTAttributeDatabase) -> GATTServerConnection {
-        GATTServerConnection(database: database, bearer: bearer, clock: clock)
+        let security = link.security
+        return GATTServerConnection(database: database, bearer: bearer, clock: clock) {
+            GATTLinkSecurity(level: security.level, bonded: security.bond != nil)
+        }
     }
 
     public var description: String { "connection \(handle) to \(peerAddress) (\(peerAddressType))" }

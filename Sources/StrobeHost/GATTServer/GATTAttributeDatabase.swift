@@ -1,3 +1,4 @@
+import StrobeSecurity
 import Synchronization
 
 /// What a client may do with an attribute.
@@ -41,6 +42,8 @@ public final class GATTAttributeDatabase: Sendable {
         var properties: GATTCharacteristicProperties?
         /// A CCCD: its value lives per connection, not here.
         var isClientConfiguration = false
+        /// The least security the link needs to read or write it.
+        var security = SMPSecurityLevel.none
     }
 
     private let attributes = Mutex<[Attribute]>([])
@@ -64,12 +67,14 @@ public final class GATTAttributeDatabase: Sendable {
 
     /// Adds a characteristic declaration, its value and, when it notifies or indicates, its
     /// Client Characteristic Configuration descriptor. Permissions follow the properties unless
-    /// given. `onRead` computes the value when read; `onWrite` accepts or refuses writes (the
-    /// stored value is updated when it accepts).
+    /// given. `security` is the least the link needs to read or write the value and its CCCD
+    /// (below it the client gets Insufficient Authentication or Encryption). `onRead` computes
+    /// the value when read; `onWrite` accepts or refuses writes (the stored value is updated
+    /// when it accepts).
     @discardableResult
     public func addCharacteristic(
         _ uuid: BluetoothUUID, properties: GATTCharacteristicProperties, value: [UInt8] = [],
-        permissions: GATTAttributePermissions? = nil,
+        permissions: GATTAttributePermissions? = nil, security: SMPSecurityLevel = .none,
         onRead: GATTReadHandler? = nil, onWrite: GATTWriteHandler? = nil
     ) -> GATTServerCharacteristic {
         let declaration = attributes.withLock { ($0.last?.handle ?? .reserved).advanced(by: 1) }
@@ -81,11 +86,11 @@ public final class GATTAttributeDatabase: Sendable {
         if properties.contains(.read) { derived.insert(.read) }
         if !properties.isDisjoint(with: [.write, .writeWithoutResponse]) { derived.insert(.write) }
         _ = append(Attribute(handle: 0, type: uuid, value: value, permissions: permissions ?? derived,
-                             onRead: onRead, onWrite: onWrite, properties: properties))
+                             onRead: onRead, onWrite: onWrite, properties: properties, security: security))
         var cccd: AttributeHandle?
         if !properties.isDisjoint(with: [.notify, .indicate]) {
             cccd = append(Attribute(handle: 0, type: .clientCharacteristicConfiguration, value: [0, 0],
-                                    permissions: [.read, .write], isClientConfiguration: true))
+                                    permissions: [.read, .write], isClientConfiguration: true, security: security))
         }
         return GATTServerCharacteristic(declarationHandle: declaration, valueHandle: valueHandle, clientConfigurationHandle: cccd)
     }

@@ -1,4 +1,5 @@
 import StrobeHCI
+import StrobeSecurity
 import Synchronization
 
 /// The GATT server as one client sees it: answers that client's ATT requests from the attribute
@@ -14,6 +15,7 @@ public final class GATTServerConnection: Sendable {
     /// The link's bearer: it owns the MTU and carries every PDU.
     public let bearer: ATTBearer
     private let indicationTimeout: Duration
+    private let linkSecurity: @Sendable () -> GATTLinkSecurity
     private let timer: DeadlineTimer
     private let state: Mutex<State>
 
@@ -30,9 +32,13 @@ public final class GATTServerConnection: Sendable {
     private static let nextID = Atomic<UInt64>(1)
 
     /// The server role on `bearer`'s link, attached to it: the peer's requests come here.
+    /// `linkSecurity` says how the link is protected now (checked against each attribute's
+    /// requirement); without it the link counts as unencrypted.
     public init(database: GATTAttributeDatabase, bearer: ATTBearer,
-                clock: any Clock<Duration> = ContinuousClock(), indicationTimeout: Duration = .seconds(30)) {
+                clock: any Clock<Duration> = ContinuousClock(), indicationTimeout: Duration = .seconds(30),
+                linkSecurity: @escaping @Sendable () -> GATTLinkSecurity = { GATTLinkSecurity(level: .none, bonded: false) }) {
         id = GATTServerConnectionID(rawValue: Self.nextID.add(1, ordering: .relaxed).newValue)
+        self.linkSecurity = linkSecurity
         self.database = database
         self.bearer = bearer
         self.indicationTimeout = indicationTimeout
@@ -215,10 +221,11 @@ public final class GATTServerConnection: Sendable {
                 }
                 guard let first = found.first else { return (error(opcode, request.startingHandle, .attributeNotFound), nil) }
                 guard first.permissions.contains(.read) else { return (error(opcode, first.handle, .readNotPermitted), nil) }
+                if let code = insufficientSecurity(first) { return (error(opcode, first.handle, code), nil) }
                 let length = min(read(first).count, mtu - 4, 253)
                 var entries: [ATTHandleValue] = []
                 for attribute in found {
-                    guard attribute.permissions.contains(.read) else { break }
+                    guard attribute.permissions.contains(.read), insufficientSecurity(attribute) == nil else { break }
                     let value = read(attribute)
                     guard min(value.count, mtu - 4, 253) == length, entries.count < (mtu - 2) / (length + 2) else { break }
                     entries.append(ATTHandleValue(handle: attribute.handle, value: Array(value.prefix(length))))
@@ -238,6 +245,7 @@ public final class GATTServerConnection: Sendable {
                     return (error(opcode, handle, .invalidHandle), nil)
                 }
                 guard attribute.permissions.contains(.read) else { return (error(opcode, handle, .readNotPermitted), nil) }
+                if let code = insufficientSecurity(attribute) { return (error(opcode, handle, code), nil) }
                 let value = read(attribute)
                 guard offset <= value.count else { return (error(opcode, handle, .invalidOffset), nil) }
                 let part = Array(value[offset...].prefix(mtu - 1))
@@ -252,6 +260,7 @@ public final class GATTServerConnection: Sendable {
                         return (error(opcode, handle, .invalidHandle), nil)
                     }
                     guard attribute.permissions.contains(.read) else { return (error(opcode, handle, .readNotPermitted), nil) }
+                    if let code = insufficientSecurity(attribute) { return (error(opcode, handle, code), nil) }
                     values += read(attribute)
                 }
                 return (ATTReadMultipleResponse(values: Array(values.prefix(mtu - 1))).encoded(), nil)
@@ -298,6 +307,7 @@ public final class GATTServerConnection: Sendable {
                     return (error(opcode, request.handle, .invalidHandle), nil)
                 }
                 guard attribute.permissions.contains(.write) else { return (error(opcode, request.handle, .writeNotPermitted), nil) }
+                if let code = insufficientSecurity(attribute) { return (error(opcode, request.handle, code), nil) }
                 let full = state.withLock { s -> Bool in
                     guard s.prepared.count < 64 else { return true }
                     s.prepared.append((request.handle, Int(request.offset), request.value))
@@ -339,6 +349,18 @@ public final class GATTServerConnection: Sendable {
         }
     }
 
+    /// The error for an attribute the link is not secure enough for (Core Vol 3, Part C,
+    /// 10.3.1): an unencrypted link gets Insufficient Encryption when the client has a bond to
+    /// encrypt with, else Insufficient Authentication; an encrypted one whose key is too weak,
+    /// Insufficient Authentication.
+    private func insufficientSecurity(_ attribute: Attribute) -> ATTErrorCode? {
+        guard attribute.security > .none else { return nil }
+        let link = linkSecurity()
+        guard link.level < attribute.security else { return nil }
+        if link.level == .none { return link.bonded ? .insufficientEncryption : .insufficientAuthentication }
+        return .insufficientAuthentication
+    }
+
     private enum WriteOutcome {
         case written(subscription: (valueHandle: AttributeHandle, configuration: GATTClientConfiguration)?)
         case refused(ATTErrorCode)
@@ -347,6 +369,7 @@ public final class GATTServerConnection: Sendable {
     private func write(_ value: [UInt8], at handle: AttributeHandle, in attributes: [Attribute], withResponse: Bool) -> WriteOutcome {
         guard let attribute = attributes.first(where: { $0.handle == handle }) else { return .refused(.invalidHandle) }
         guard attribute.permissions.contains(.write) else { return .refused(.writeNotPermitted) }
+        if let code = insufficientSecurity(attribute) { return .refused(code) }
         if let properties = attribute.properties {
             let allowed = withResponse ? properties.contains(.write) : properties.contains(.writeWithoutResponse)
             guard allowed else { return .refused(.writeNotPermitted) }
@@ -390,5 +413,17 @@ public enum GATTServerError: Error, Sendable, Hashable, CustomStringConvertible 
         case .indicationInProgress: "an indication is already waiting for its confirmation"
         case .closed: "the connection is closed"
         }
+    }
+}
+
+/// How a link is protected, as the GATT server checks attribute requirements against it.
+public struct GATTLinkSecurity: Sendable, Hashable {
+    public var level: SMPSecurityLevel
+    /// The server's host has a bond with the client (so the client can encrypt without pairing).
+    public var bonded: Bool
+
+    public init(level: SMPSecurityLevel, bonded: Bool) {
+        self.level = level
+        self.bonded = bonded
     }
 }

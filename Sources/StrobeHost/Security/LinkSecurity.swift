@@ -252,6 +252,27 @@ final class LinkSecurity: Sendable {
         return result.securityLevel
     }
 
+    /// A GATT request came back Insufficient Authentication or Insufficient Encryption: secure
+    /// the link as the policy says, so that the bearer can send it again. An encrypted link
+    /// refused for authentication needs a pairing with MITM protection.
+    func escalate(_ code: ATTErrorCode) async throws {
+        guard role == .central else { throw ATTError(requestOpcode: .errorResponse, handle: .reserved, code: code) }
+        let policy = manager.configuration.onInsufficientSecurity
+        let current = level
+        let needed: SMPSecurityLevel = current == .none ? .unauthenticated : .authenticated
+        guard current < needed else { throw SecurityError.insufficientLevel(reached: current, required: needed) }
+        switch policy {
+        case .fail:
+            throw SecurityError.insufficientLevel(reached: current, required: needed)
+        case .encryptOnly:
+            guard bond?.role == .central, bond?.longTermKey != nil else { throw SecurityError.noBond(address: peer) }
+            let reached = try await encrypt()
+            guard reached >= needed else { throw SecurityError.insufficientLevel(reached: reached, required: needed) }
+        case .encryptOrPair:
+            _ = try await secure(to: needed)
+        }
+    }
+
     /// Central: the peripheral asked for security. Encrypt with its bond, else pair.
     private func securityRequested() {
         Task { [weak self] in

@@ -16,9 +16,14 @@ public final class SecurityManager: Sendable {
         public var minimumKeySize: UInt8
         /// How long LE Enable Encryption may take before `encrypt()` gives up.
         public var encryptionTimeout: Duration
+        /// What a GATT request refused for Insufficient Authentication or Encryption makes the
+        /// central do before it sends the request again (once).
+        public var onInsufficientSecurity: InsufficientSecurityPolicy
 
         public init(allowsPairing: Bool = true, bonding: Bool = true, secureConnections: Bool = true,
-                    minimumKeySize: UInt8 = 16, encryptionTimeout: Duration = .seconds(10)) {
+                    minimumKeySize: UInt8 = 16, encryptionTimeout: Duration = .seconds(10),
+                    onInsufficientSecurity: InsufficientSecurityPolicy = .encryptOrPair) {
+            self.onInsufficientSecurity = onInsufficientSecurity
             self.allowsPairing = allowsPairing
             self.bonding = bonding
             self.secureConnections = secureConnections
@@ -59,6 +64,16 @@ public final class SecurityManager: Sendable {
     public func bond(for address: BluetoothAddress, type: LEAddressType) -> Bond? {
         try? store?.bond(for: address, type: type)
     }
+}
+
+/// What a central does when the server refuses a request for want of security.
+public enum InsufficientSecurityPolicy: Sendable, Hashable {
+    /// Encrypt with the bond when there is one, else pair (when pairing is allowed); then retry.
+    case encryptOrPair
+    /// Encrypt with the bond only; without one the error stands.
+    case encryptOnly
+    /// Leave it to the caller: the error stands.
+    case fail
 }
 
 /// Why a link could not be secured.

@@ -5,7 +5,8 @@ controller (RootCanal: one controller per TCP connection to its HCI port, all on
 
     smp_peer.py --transport tcp-client:127.0.0.1:PORT --role peripheral|central [options]
 
-As a peripheral it advertises (random own address) and answers whoever connects; as a central
+As a peripheral it advertises (random own address) and answers whoever connects, serving with
+--protected a characteristic (5EC00002-...) readable only on an encrypted (or authenticated) link; as a central
 it connects to --peer (public address) with the random own address and then pairs (--pair) or
 encrypts with the stored keys (--encrypt).
 
@@ -30,9 +31,10 @@ import os
 import signal
 import sys
 
-from bumble import hci
+from bumble import att, hci
 from bumble.core import AdvertisingData
 from bumble.device import Device
+from bumble.gatt import Characteristic, Service
 from bumble.keys import JsonKeyStore, MemoryKeyStore
 from bumble.pairing import PairingConfig, PairingDelegate
 from bumble.transport import open_transport
@@ -44,6 +46,9 @@ IO = {
     'keyboard-only': PairingDelegate.IoCapability.KEYBOARD_INPUT_ONLY,
     'keyboard-display': PairingDelegate.IoCapability.DISPLAY_OUTPUT_AND_KEYBOARD_INPUT,
 }
+
+PROTECTED_SERVICE = '5EC00001-5EC0-4E00-8000-00805F9B34FB'
+PROTECTED_CHARACTERISTIC = '5EC00002-5EC0-4E00-8000-00805F9B34FB'
 
 ALL_KEYS = (PairingDelegate.KeyDistribution.DISTRIBUTE_ENCRYPTION_KEY
             | PairingDelegate.KeyDistribution.DISTRIBUTE_IDENTITY_KEY
@@ -118,6 +123,13 @@ async def main(args):
         device.pairing_config_factory = lambda connection: PairingConfig(
             sc=not args.legacy, mitm=args.mitm, bonding=not args.no_bonding, delegate=delegate,
             identity_address_type=PairingConfig.AddressType.RANDOM)
+        if args.protected:
+            # A readable characteristic the link must be encrypted (or authenticated) for.
+            requires = (att.Attribute.READ_REQUIRES_AUTHENTICATION if args.protected_requires == 'authentication'
+                        else att.Attribute.READ_REQUIRES_ENCRYPTION)
+            device.add_service(Service(PROTECTED_SERVICE, [Characteristic(
+                PROTECTED_CHARACTERISTIC, Characteristic.Properties.READ,
+                att.Attribute.READABLE | requires, bytes.fromhex(args.protected))]))
         await device.power_on()
         emit('READY', {'address': str(device.random_address)})
 
@@ -158,6 +170,8 @@ if __name__ == '__main__':
     parser.add_argument('--mitm', action='store_true')
     parser.add_argument('--no-bonding', action='store_true')
     parser.add_argument('--reject-number', action='store_true')
+    parser.add_argument('--protected', help='serve this value (hex) in a characteristic that needs security')
+    parser.add_argument('--protected-requires', choices=['encryption', 'authentication'], default='encryption')
     parser.add_argument('--keystore', help='JSON key store (kept between runs); default in memory')
     parser.add_argument('--timeout', type=float, default=120)
     args = parser.parse_args()

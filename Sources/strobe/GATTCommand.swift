@@ -11,6 +11,7 @@ struct GATTCommand: AsyncParsableCommand {
         subcommands: [GATTTreeCommand.self, GATTReadCommand.self, GATTWriteCommand.self, GATTSubscribeCommand.self])
     @OptionGroup var global: GlobalOptions
     @OptionGroup var target: GATTTargetOptions
+    @OptionGroup var linkSecurity: LinkSecurityOptions
 }
 
 /// `strobe gatt tree`: services, included services, characteristics and descriptors.
@@ -18,6 +19,7 @@ struct GATTTreeCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(commandName: "tree", abstract: "Print the device's GATT database.")
     @OptionGroup var global: GlobalOptions
     @OptionGroup var target: GATTTargetOptions
+    @OptionGroup var linkSecurity: LinkSecurityOptions
     @Flag(help: "One JSON object: {\"services\":[...]}.") var json = false
     @Flag(help: "Read and show every readable characteristic's value.") var read = false
 
@@ -61,7 +63,7 @@ struct GATTTreeCommand: AsyncParsableCommand {
     func run() async throws {
         let session = try await ControllerSession.open(global)
         defer { try? session.close() }
-        let connection = try await target.connect(session)
+        let connection = try await linkSecurity.connect(target, session)
         let database = try await connection.gatt.discoverDatabase(subscribeToServiceChanged: false)
         var tree = Tree(services: [])
         for service in database.services {
@@ -136,12 +138,13 @@ struct GATTReadCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(commandName: "read", abstract: "Print a characteristic's value as hex (long values read whole).")
     @OptionGroup var global: GlobalOptions
     @OptionGroup var target: GATTTargetOptions
+    @OptionGroup var linkSecurity: LinkSecurityOptions
     @Argument(help: "UUID|HANDLE") var attribute: AttributeReference
 
     func run() async throws {
         let session = try await ControllerSession.open(global)
         defer { try? session.close() }
-        let connection = try await target.connect(session)
+        let connection = try await linkSecurity.connect(target, session)
         let handle = try await attribute.valueHandle(in: connection)
         let value = try await GATTCommandError.naming("read", handle) { try await connection.gatt.readLong(handle: handle) }
         _ = try? await connection.disconnect()
@@ -157,6 +160,7 @@ struct GATTWriteCommand: AsyncParsableCommand {
         discussion: "With a response, values longer than ATT_MTU - 3 go as a long write (Prepare Write / Execute Write).")
     @OptionGroup var global: GlobalOptions
     @OptionGroup var target: GATTTargetOptions
+    @OptionGroup var linkSecurity: LinkSecurityOptions
     @Argument(help: "UUID|HANDLE") var attribute: AttributeReference
     @Argument(help: "The value, as hex bytes.") var value: String
     @Flag(help: "Write Command (no response; at most ATT_MTU - 3 bytes).") var withoutResponse = false
@@ -169,7 +173,7 @@ struct GATTWriteCommand: AsyncParsableCommand {
         let bytes = [UInt8](hexString: value) ?? []
         let session = try await ControllerSession.open(global)
         defer { try? session.close() }
-        let connection = try await target.connect(session)
+        let connection = try await linkSecurity.connect(target, session)
         let handle = try await attribute.valueHandle(in: connection)
         try await GATTCommandError.naming("write", handle) {
             try await connection.gatt.write(bytes, handle: handle, withResponse: !withoutResponse)

@@ -14,6 +14,7 @@ struct GATTSubscribeCommand: AsyncParsableCommand {
             """)
     @OptionGroup var global: GlobalOptions
     @OptionGroup var target: GATTTargetOptions
+    @OptionGroup var linkSecurity: LinkSecurityOptions
     @Argument(help: "UUID|HANDLE") var attribute: AttributeReference
     @Option(help: "Stop after this many values.") var count: Int?
     @Option(help: "Stop after this many seconds.") var duration: Double?
@@ -39,7 +40,7 @@ struct GATTSubscribeCommand: AsyncParsableCommand {
     func run() async throws {
         let session = try await ControllerSession.open(global)
         defer { try? session.close() }
-        let connection = try await target.connect(session)
+        let connection = try await linkSecurity.connect(target, session)
         let characteristic = try await attribute.characteristic(in: connection).characteristic
         let ring = NotificationRing(capacity: 16_384, maxValueSize: 512)
         try await GATTCommandError.naming("subscribe", characteristic.valueHandle) {

@@ -83,3 +83,29 @@ struct TerminalPairingDelegate: PairingDelegate {
         }
     }
 }
+
+/// `--security` for commands that talk GATT: the level to bring the link to first (with the
+/// bond when there is one, else by pairing), and how to pair.
+struct LinkSecurityOptions: ParsableArguments {
+    enum Level: String, ExpressibleByArgument, CaseIterable {
+        case encrypted, authenticated
+        var value: SMPSecurityLevel { self == .encrypted ? .unauthenticated : .authenticated }
+    }
+
+    @Option(help: "Secure the link first: encrypted (the bond's key, else pairing) or authenticated (pairing with MITM protection: give an --io-capability that allows it).")
+    var security: Level?
+    @OptionGroup var pairing: SecurityOptions
+
+    func connect(_ target: GATTTargetOptions, _ session: ControllerSession) async throws -> LEConnection {
+        let connection = try await target.connect(session, security: pairing.manager())
+        if let security {
+            do {
+                try await connection.secure(to: security.value)
+            } catch {
+                _ = try? await connection.disconnect()
+                throw error
+            }
+        }
+        return connection
+    }
+}

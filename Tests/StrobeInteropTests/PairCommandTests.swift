@@ -67,4 +67,26 @@ import Testing
         #expect(result.stderr.contains(file.path) && result.stderr.contains("corrupt"), "\(result.stderr)")
         #expect(try Data(contentsOf: file) == Data("{\"version\": 1, \"bonds\": [{\"peer\": 7}]".utf8))
     }
+
+    @Test func gattSecurityEncryptsBeforeReading() async throws {
+        let rootCanal = try await RootCanal()
+        let bumble = try await BumbleSMPPeer(on: rootCanal, arguments: ["--role", "peripheral", "--protected", "5ec0"])
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent("strobe-bonds-\(UUID().uuidString).json")
+        defer { try? FileManager.default.removeItem(at: file) }
+        let read = try await StrobeCommand.run(
+            ["--transport", rootCanal.transport, "gatt", "read", "--name", "Bumble-SMP", "--security", "encrypted",
+             "--bonds", file.path, "5EC00002-5EC0-4E00-8000-00805F9B34FB"])
+        #expect(read.status == 0, "\(read.stderr)")
+        #expect(read.stdout.lowercased().contains("5e c0") || read.stdout.lowercased().contains("5ec0"), "\(read.stdout)")
+        _ = try await bumble.event("ENCRYPTED")
+        #expect(try FileBondStore(path: file.path).bonds().count == 1)
+        // Authenticated needs MITM: Just Works (no-input-no-output) cannot give it.
+        let refused = try await StrobeCommand.run(
+            ["--transport", rootCanal.transport, "gatt", "read", "--name", "Bumble-SMP", "--security", "authenticated",
+             "--bonds", file.path, "5EC00002-5EC0-4E00-8000-00805F9B34FB"])
+        #expect(refused.status == 1)
+        #expect(refused.stderr.contains("authenticated is required"), "\(refused.stderr)")
+        await bumble.stop()
+        await rootCanal.stop()
+    }
 }

@@ -24,6 +24,18 @@ public struct SMPKeyAgreement: Sendable {
 
     public init() { privateKey = P256.KeyAgreement.PrivateKey() }
 
+    /// A key pair from `random` (a seeded source makes a simulated world repeat); the system's
+    /// generator when its octets are not a valid private key.
+    public init(random: @Sendable (Int) -> [UInt8]) {
+        for _ in 0..<4 {
+            if let key = try? P256.KeyAgreement.PrivateKey(rawRepresentation: random(32)) {
+                privateKey = key
+                return
+            }
+        }
+        privateKey = P256.KeyAgreement.PrivateKey()
+    }
+
     /// A known private key (32 octets, most significant first, as the spec's sample data gives it).
     public init(privateKey raw: [UInt8]) throws {
         privateKey = try P256.KeyAgreement.PrivateKey(rawRepresentation: raw)

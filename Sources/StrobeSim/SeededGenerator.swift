@@ -1,3 +1,4 @@
+import Synchronization
 /// SplitMix64: a small, fast generator whose whole state is one seed, so that a simulated
 /// world's latency, jitter and loss repeat exactly from run to run.
 public struct SeededGenerator: RandomNumberGenerator, Sendable {
@@ -16,5 +17,17 @@ public struct SeededGenerator: RandomNumberGenerator, Sendable {
     /// True with probability `p` (0...1).
     public mutating func chance(_ p: Double) -> Bool {
         p > 0 && Double(next() >> 11) / Double(1 << 53) < p
+    }
+}
+
+/// Random octets from a seeded generator, for the parts of a simulated world that draw random
+/// values (pairing's nonces and keys), so that a seed replays a run byte for byte.
+public final class SeededRandomSource: Sendable {
+    private let generator: Mutex<SeededGenerator>
+
+    public init(seed: UInt64) { generator = Mutex(SeededGenerator(seed: seed)) }
+
+    public func bytes(_ count: Int) -> [UInt8] {
+        generator.withLock { g in (0..<count).map { _ in UInt8(truncatingIfNeeded: g.next()) } }
     }
 }

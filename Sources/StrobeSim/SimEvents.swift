@@ -35,14 +35,26 @@ enum SimEvents {
         event(0x13, [1] + u16(handle) + u16(UInt16(count)))
     }
 
-    /// LE Advertising Report with one report; random addresses for every simulated device.
-    static func advertisingReport(eventType: UInt8, address: BluetoothAddress, data: [UInt8], rssi: Int8) -> [UInt8] {
-        le(0x02, [1, eventType, 0x01] + Self.address(address) + [UInt8(data.count)] + data + [UInt8(bitPattern: rssi)])
+    /// LE Advertising Report with one report.
+    static func advertisingReport(eventType: UInt8, address: BluetoothAddress, addressType: UInt8, data: [UInt8], rssi: Int8) -> [UInt8] {
+        le(0x02, [1, eventType, addressType] + Self.address(address) + [UInt8(data.count)] + data + [UInt8(bitPattern: rssi)])
     }
 
-    static func leConnectionComplete(status: HCIStatus, handle: UInt16, role: UInt8, peer: BluetoothAddress,
+    static func leConnectionComplete(status: HCIStatus, handle: UInt16, role: UInt8, peer: BluetoothAddress, peerType: UInt8,
                                      interval: UInt16, latency: UInt16, timeout: UInt16) -> [UInt8] {
-        le(0x01, [status.rawValue] + u16(handle) + [role, 0x01] + address(peer) + u16(interval) + u16(latency) + u16(timeout) + [0])
+        le(0x01, [status.rawValue] + u16(handle) + [role, peerType] + address(peer) + u16(interval) + u16(latency) + u16(timeout) + [0])
+    }
+
+    static func encryptionChange(status: HCIStatus, handle: UInt16, enabled: Bool) -> [UInt8] {
+        event(0x08, [status.rawValue] + u16(handle) + [enabled ? 1 : 0])
+    }
+
+    static func encryptionKeyRefreshComplete(status: HCIStatus, handle: UInt16) -> [UInt8] {
+        event(0x30, [status.rawValue] + u16(handle))
+    }
+
+    static func longTermKeyRequest(handle: UInt16, random: [UInt8], ediv: UInt16) -> [UInt8] {
+        le(0x05, u16(handle) + random + u16(ediv))
     }
 
     static func leConnectionUpdateComplete(handle: UInt16, interval: UInt16, latency: UInt16, timeout: UInt16) -> [UInt8] {

@@ -26,6 +26,11 @@ public struct SimulatedDeviceDescription: Sendable, Hashable, Codable {
     public var count: Int?
     /// Nova: answer wrongly, for the host's failure rules: `noAck`, `wrongID` or `garbage`.
     public var misbehaviour: NovaMisbehaviour?
+    /// Advertise and connect from resolvable private addresses (made from the device's IRK,
+    /// which it gives to the hosts it bonds with), a new one every `privacyRotationMilliseconds`
+    /// (default 15 minutes).
+    public var privacy: Bool?
+    public var privacyRotationMilliseconds: Double?
 
     public enum NovaMisbehaviour: String, Sendable, Hashable, Codable {
         case noAck, wrongID, garbage

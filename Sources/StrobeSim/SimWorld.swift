@@ -19,7 +19,8 @@ public final class SimWorld: Sendable {
                 ?? BluetoothAddress("C4:5E:00:00:00:\(String(format: "%02X", index + 1))")!
             let controller = air.addController(.init(address: address, aclLength: 251, rssi: Int8(clamping: description.rssi),
                                                      name: description.name))
-            devices.append(SimulatedDevice(description, controller: controller, clock: clock))
+            devices.append(SimulatedDevice(description, controller: controller, clock: clock,
+                                           seed: scenario.seed &* 0x100 &+ UInt64(index) &+ 1))
         }
         self.devices = devices
     }
@@ -36,13 +37,14 @@ public final class SimWorld: Sendable {
         for device in devices { device.stop() }
     }
 
-    /// A controller for a host to drive, like any transport.
-    public func makeHostController() -> VirtualController {
+    /// A controller for a host to drive, like any transport; `address` to stand for the same
+    /// controller opened again (a new run of an app).
+    public func makeHostController(address: BluetoothAddress? = nil) -> VirtualController {
         let index = hostControllers.withLock { n -> Int in
             n += 1
             return n
         }
-        let address = BluetoothAddress("00:5E:00:00:F0:\(String(format: "%02X", index))")!
+        let address = address ?? BluetoothAddress("00:5E:00:00:F0:\(String(format: "%02X", index))")!
         let controller = air.addController(.init(address: address, aclLength: scenario.aclLength ?? 27, name: "host\(index)"))
         let conditions = LinkConditions(
             latency: .microseconds(Int64((scenario.latencyMilliseconds ?? 0) * 1000)),

@@ -1,6 +1,7 @@
 import StrobeDevices
 import StrobeHCI
 import StrobeHost
+import StrobeSecurity
 import Synchronization
 
 /// A device in the simulated world: its own virtual controller, Strobe's host stack in the
@@ -13,8 +14,13 @@ public final class SimulatedDevice: Sendable {
     private let hci: HCIController
     private let behaviour: any SimulatedBehaviour
     private let peripheral = Mutex<Peripheral?>(nil)
+    /// The bonds the device keeps, and the seeded source of its pairing's random values.
+    public let bonds: InMemoryBondStore
+    private let random: SeededRandomSource
 
-    init(_ description: SimulatedDeviceDescription, controller: VirtualController, clock: any Clock<Duration>) {
+    init(_ description: SimulatedDeviceDescription, controller: VirtualController, clock: any Clock<Duration>, seed: UInt64) {
+        random = SeededRandomSource(seed: seed)
+        bonds = InMemoryBondStore(localIRK: IdentityResolvingKey(value: random.bytes(16)))
         self.description = description
         self.controller = controller
         self.clock = clock
@@ -25,7 +31,13 @@ public final class SimulatedDevice: Sendable {
     /// Runs the init sequence and starts advertising the device's name.
     func start() async throws {
         try await hci.open()
-        let central = Central(controller: hci, clock: clock)
+        // A device of its own: a static random address, and the bonds it made (kept while the
+        // world runs, as a device keeps them in its flash).
+        let central = Central(controller: hci, clock: clock,
+                              configuration: .init(ownAddress: description.privacy == true
+                                  ? .resolvablePrivate(rotation: .milliseconds(Int64(description.privacyRotationMilliseconds ?? 900_000)))
+                                  : .staticRandom(controller.configuration.address)),
+                              security: SecurityManager(store: bonds, random: random.bytes))
         let database = GATTAttributeDatabase()
         behaviour.build(database)
         let peripheral = Peripheral(central: central, database: database)

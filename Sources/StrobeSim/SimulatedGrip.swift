@@ -26,7 +26,8 @@ final class SimulatedGrip: SimulatedBehaviour {
 
     func build(_ database: GATTAttributeDatabase) {
         database.addPrimaryService(GripProfile.service)
-        let characteristic = database.addCharacteristic(GripProfile.events, properties: [.notify])
+        // As a real grip: events only on an encrypted link (its CCCD needs one too).
+        let characteristic = database.addCharacteristic(GripProfile.events, properties: [.notify], security: .unauthenticated)
         eventsHandle.withLock { $0 = characteristic.valueHandle }
         database.addPrimaryService(GripProfile.deviceInformationService)
         database.addCharacteristic(GripProfile.firmwareRevision, properties: [.read], value: Array(firmware.utf8))

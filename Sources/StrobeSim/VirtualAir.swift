@@ -18,6 +18,8 @@ public final class VirtualAir: Sendable {
         var connectable = true
         var enabled = false
         var task: Task<Void, Never>?
+        /// Own_Address_Type of LE Set Advertising Parameters: 0 public, 1 random.
+        var ownAddressType: UInt8 = 0x01
     }
 
     struct Scanning {
@@ -29,10 +31,18 @@ public final class VirtualAir: Sendable {
         var controller: VirtualController
         var advertising = Advertising()
         var scanning = Scanning()
-        /// LE Create Connection in progress: the advertiser asked for.
-        var initiating: (address: BluetoothAddress, parameters: LEConnectionParameters)?
+        /// LE Create Connection in progress: the advertiser asked for, and our own address type.
+        var initiating: (address: BluetoothAddress, parameters: LEConnectionParameters, ownAddressType: UInt8)?
         var nextHandle: UInt16 = 0x0040
         var conditions = LinkConditions.perfect
+        /// From LE Set Random Address.
+        var randomAddress: BluetoothAddress?
+
+        /// The address this node shows on the air with an own address type: its public one
+        /// (the controller's) or the random one its host set.
+        func airAddress(_ ownAddressType: UInt8) -> (address: BluetoothAddress, type: UInt8) {
+            ownAddressType & 1 == 0 ? (controller.configuration.address, 0x00) : (randomAddress ?? controller.configuration.address, 0x01)
+        }
     }
 
     final class Connection: @unchecked Sendable {
@@ -49,6 +59,10 @@ public final class VirtualAir: Sendable {
         var task: Task<Void, Never>?
         var delivery: [Int: AsyncStream<(Duration, [UInt8], Int)>.Continuation] = [:]
         var lastDelivery: [Int: Duration] = [:]
+        /// LE Enable Encryption waiting for the peripheral host's key, and whether the link is
+        /// encrypted.
+        var encryptionKey: [UInt8]?
+        var encrypted = false
 
         init(central: Int, peripheral: Int, centralHandle: UInt16, peripheralHandle: UInt16, parameters: LEConnectionParameters) {
             self.central = central
@@ -154,7 +168,9 @@ public final class VirtualAir: Sendable {
             complete(controller, opcode)
         case 0x0C01, 0x2001, 0x0C63:  // Set Event Mask, LE Set Event Mask, Set Event Mask Page 2
             complete(controller, opcode)
-        case 0x2005:  // LE Set Random Address: the simulated air knows each controller by its address already
+        case 0x2005:  // LE Set Random Address
+            let address = r.readAddress()
+            state.withLock { $0.nodes[id]?.randomAddress = address }
             complete(controller, opcode)
         case 0x1001:  // Read Local Version Information: HCI 5.3, company 0xFFFF (none)
             complete(controller, opcode, [0x0C, 0x00, 0x00, 0x0C, 0xFF, 0xFF, 0x00, 0x00])
@@ -177,9 +193,11 @@ public final class VirtualAir: Sendable {
             let units = r.readUInt16OrZero()
             _ = r.readUInt16OrZero()
             let type = r.readUInt8OrZero()
+            let ownAddressType = r.readUInt8OrZero()
             state.withLock { s in
                 s.nodes[id]?.advertising.interval = .microseconds(Int64(max(units, 0x20)) * 625)
                 s.nodes[id]?.advertising.connectable = type == 0x00
+                s.nodes[id]?.advertising.ownAddressType = ownAddressType
             }
             complete(controller, opcode)
         case 0x2008, 0x2009:  // LE Set Advertising Data, LE Set Scan Response Data
@@ -204,11 +222,11 @@ public final class VirtualAir: Sendable {
             _ = r.readUInt16OrZero(); _ = r.readUInt16OrZero(); _ = r.readUInt8OrZero()
             _ = r.readUInt8OrZero()
             let address = r.readAddress() ?? BluetoothAddress(wire: (0, 0, 0, 0, 0, 0))
-            _ = r.readUInt8OrZero()
+            let ownAddressType = r.readUInt8OrZero()
             let parameters = LEConnectionParameters(intervalMin: r.readUInt16OrZero(), intervalMax: r.readUInt16OrZero(), maxLatency: r.readUInt16OrZero(), supervisionTimeout: r.readUInt16OrZero())
             let busy = state.withLock { s -> Bool in
                 if s.nodes[id]?.initiating != nil { return true }
-                s.nodes[id]?.initiating = (address, parameters)
+                s.nodes[id]?.initiating = (address, parameters, ownAddressType)
                 return false
             }
             status(controller, opcode, busy ? .commandDisallowed : .success)
@@ -220,7 +238,7 @@ public final class VirtualAir: Sendable {
             if was {
                 complete(controller, opcode)
                 controller.deliver(SimEvents.leConnectionComplete(status: .unknownConnectionIdentifier, handle: 0, role: 0,
-                                                                  peer: controller.configuration.address, interval: 0, latency: 0, timeout: 0))
+                                                                  peer: controller.configuration.address, peerType: 0, interval: 0, latency: 0, timeout: 0))
             } else {
                 complete(controller, opcode, status: .commandDisallowed)
             }
@@ -242,6 +260,26 @@ public final class VirtualAir: Sendable {
             }
             status(controller, opcode, updated == nil ? .unknownConnectionIdentifier : .success)
             if let (connection, parameters) = updated { connectionUpdated(connection, parameters) }
+        case 0x2019:  // LE Enable Encryption (central)
+            let handle = r.readUInt16OrZero() & 0x0FFF
+            let random = r.readBytesOrZeros(count: 8)
+            let ediv = r.readUInt16OrZero()
+            let key = r.readBytesOrZeros(count: 16)
+            let found = state.withLock { s -> (Connection, VirtualController)? in
+                guard let c = s.connections.first(where: { $0.central == id && $0.centralHandle == handle }),
+                      let peripheral = s.nodes[c.peripheral]?.controller else { return nil }
+                c.encryptionKey = key
+                return (c, peripheral)
+            }
+            status(controller, opcode, found == nil ? .unknownConnectionIdentifier : .success)
+            if let (connection, peripheral) = found {
+                peripheral.deliver(SimEvents.longTermKeyRequest(handle: connection.peripheralHandle, random: random, ediv: ediv))
+            }
+        case 0x201A, 0x201B:  // LE Long Term Key Request Reply / Negative Reply (peripheral)
+            let handle = r.readUInt16OrZero() & 0x0FFF
+            let key = opcode == 0x201A ? r.readBytesOrZeros(count: 16) : nil
+            complete(controller, opcode, [UInt8(handle & 0xFF), UInt8(handle >> 8)])
+            answerEncryption(handle: handle, of: id, key: key)
         default:
             // Unknown HCI Command, never silence.
             state.withLock { $0.counters.unknownCommands += 1 }
@@ -292,7 +330,7 @@ public final class VirtualAir: Sendable {
         var connect: (central: Int, parameters: LEConnectionParameters)?
         state.withLock { s in
             guard let advertiser = s.nodes[id], advertiser.advertising.enabled else { return }
-            let address = advertiser.controller.configuration.address
+            let (address, addressType) = advertiser.airAddress(advertiser.advertising.ownAddressType)
             s.counters.advertisingEvents += 1
             for (otherID, other) in s.nodes.sorted(by: { $0.key < $1.key }) where otherID != id {
                 let conditions = s.conditions[[id, otherID]] ?? .perfect
@@ -305,10 +343,10 @@ public final class VirtualAir: Sendable {
                 let rssi = advertiser.controller.configuration.rssi
                 let type: UInt8 = advertiser.advertising.connectable ? 0x00 : 0x03
                 deliveries.append((other.controller, SimEvents.advertisingReport(
-                    eventType: type, address: address, data: advertiser.advertising.data, rssi: rssi)))
+                    eventType: type, address: address, addressType: addressType, data: advertiser.advertising.data, rssi: rssi)))
                 if other.scanning.active, !advertiser.advertising.scanResponse.isEmpty {
                     deliveries.append((other.controller, SimEvents.advertisingReport(
-                        eventType: 0x04, address: address, data: advertiser.advertising.scanResponse, rssi: rssi)))
+                        eventType: 0x04, address: address, addressType: addressType, data: advertiser.advertising.scanResponse, rssi: rssi)))
                 }
             }
         }
@@ -319,8 +357,12 @@ public final class VirtualAir: Sendable {
     // MARK: Connections
 
     private func establish(central: Int, peripheral: Int, parameters: LEConnectionParameters) {
-        let formed = state.withLock { s -> (Connection, VirtualController, VirtualController, Connection.Parameters)? in
-            guard let c = s.nodes[central], let p = s.nodes[peripheral], c.initiating != nil else { return nil }
+        typealias Formed = (Connection, VirtualController, VirtualController, Connection.Parameters,
+                            (address: BluetoothAddress, type: UInt8), (address: BluetoothAddress, type: UInt8))
+        let formed = state.withLock { s -> Formed? in
+            guard let c = s.nodes[central], let p = s.nodes[peripheral], let initiating = c.initiating else { return nil }
+            let centralAddress = c.airAddress(initiating.ownAddressType)
+            let peripheralAddress = p.airAddress(p.advertising.ownAddressType)
             let connection = Connection(central: central, peripheral: peripheral, centralHandle: c.nextHandle,
                                         peripheralHandle: p.nextHandle, parameters: parameters)
             s.nodes[central]?.nextHandle += 1
@@ -338,16 +380,16 @@ public final class VirtualAir: Sendable {
                 startDelivery(stream)
             }
             connection.task = connectionTask(connection)
-            return (connection, c.controller, p.controller, connection.parameters)
+            return (connection, c.controller, p.controller, connection.parameters, centralAddress, peripheralAddress)
         }
         // The parameters as they were when the link formed, read under the lock.
-        guard let (connection, c, p, parameters) = formed else { return }
+        guard let (connection, c, p, parameters, centralAddress, peripheralAddress) = formed else { return }
         c.deliver(SimEvents.leConnectionComplete(status: .success, handle: connection.centralHandle, role: 0,
-                                                 peer: p.configuration.address, interval: parameters.interval,
-                                                 latency: parameters.latency, timeout: parameters.timeout))
+                                                 peer: peripheralAddress.address, peerType: peripheralAddress.type,
+                                                 interval: parameters.interval, latency: parameters.latency, timeout: parameters.timeout))
         p.deliver(SimEvents.leConnectionComplete(status: .success, handle: connection.peripheralHandle, role: 1,
-                                                 peer: c.configuration.address, interval: parameters.interval,
-                                                 latency: parameters.latency, timeout: parameters.timeout))
+                                                 peer: centralAddress.address, peerType: centralAddress.type,
+                                                 interval: parameters.interval, latency: parameters.latency, timeout: parameters.timeout))
     }
 
     /// Delivers a direction's packets in order, each at its due time on the air's clock.
@@ -445,6 +487,39 @@ public final class VirtualAir: Sendable {
         if timedOut { disconnect(connection, reason: .connectionTimeout, localReason: .connectionTimeout) }
     }
 
+    /// The peripheral's host answered LE Long Term Key Request: the link encrypts when its key
+    /// is the central's (Encryption Change, or Key Refresh Complete on a link already
+    /// encrypted); a negative reply is PIN or Key Missing at the central; a different key fails
+    /// the link's MIC check, which ends it.
+    private func answerEncryption(handle: UInt16, of id: Int, key: [UInt8]?) {
+        let outcome = state.withLock { s -> (Connection, VirtualController, VirtualController, Bool, HCIStatus?)? in
+            guard let c = s.connections.first(where: { $0.peripheral == id && $0.peripheralHandle == handle }),
+                  let expected = c.encryptionKey,
+                  let central = s.nodes[c.central]?.controller, let peripheral = s.nodes[c.peripheral]?.controller else { return nil }
+            c.encryptionKey = nil
+            let refresh = c.encrypted
+            guard let key else { return (c, central, peripheral, refresh, .pinOrKeyMissing) }
+            guard key == expected else {
+                s.counters.encryptionFailures += 1
+                return (c, central, peripheral, refresh, .connectionTerminatedMICFailure)
+            }
+            c.encrypted = true
+            return (c, central, peripheral, refresh, nil)
+        }
+        guard let (connection, central, peripheral, refresh, failure) = outcome else { return }
+        switch failure {
+        case nil:
+            for (controller, handle) in [(central, connection.centralHandle), (peripheral, connection.peripheralHandle)] {
+                controller.deliver(refresh ? SimEvents.encryptionKeyRefreshComplete(status: .success, handle: handle)
+                                           : SimEvents.encryptionChange(status: .success, handle: handle, enabled: true))
+            }
+        case .pinOrKeyMissing?:
+            central.deliver(SimEvents.encryptionChange(status: .pinOrKeyMissing, handle: connection.centralHandle, enabled: connection.encrypted))
+        case let status?:
+            disconnect(connection, reason: status, localReason: status)
+        }
+    }
+
     private func connectionUpdated(_ connection: Connection, _ parameters: Connection.Parameters) {
         let nodes = state.withLock { s in
             [connection.central, connection.peripheral].compactMap { id in s.nodes[id].map { (id, $0.controller) } }
@@ -508,5 +583,7 @@ public struct VirtualAirCounters: Sendable, Hashable {
     public var retransmissions = 0
     public var unknownCommands = 0
     public var aclForUnknownHandles = 0
+    /// LE Long Term Key Request Replies whose key was not the central's.
+    public var encryptionFailures = 0
     public init() {}
 }

@@ -76,7 +76,9 @@ import Testing
         let recorder = try BtsnoopRecorder(wrapping: world.makeHostController(), path: path) { BtsnoopTimestamp(virtual: clock.now) }
         let controller = HCIController(transport: recorder, clock: clock)
         try await controller.open()
-        let central = Central(controller: controller, clock: clock)
+        // Pairing with the grip draws its random values from the seed too.
+        let central = Central(controller: controller, clock: clock,
+                              security: SecurityManager(random: SeededRandomSource(seed: seed).bytes))
         let manager = NovaFlashManager(central: central, clock: clock, configuration: .init(scanBurst: .seconds(1)))
         let flashes = try await manager.connect(.all)
         guard flashes.count == setup.flashes.count else { throw ScriptFailure.flashesMissing(flashes.count) }
@@ -143,9 +145,10 @@ import Testing
         #expect(record.outcome == .captured)
 
         // The grip's press: written at the grip's first connection event after the press, which is
-        // 0.7 s after the grip got the host's subscription (its first event after the CCCD write).
+        // 0.7 s after the grip got the host's subscription (its first event after the CCCD write
+        // it accepted: the first came before the link was encrypted and was refused).
         let grip = try #require(wire.links["C4:5E:00:00:00:0\(models.count + 1)"])
-        let subscribed = grip.nextEvent(after: try #require(wire.sent(on: grip.handle, opcode: 0x12).first).time)
+        let subscribed = grip.nextEvent(after: try #require(wire.sent(on: grip.handle, opcode: 0x12).last).time)
         let pressArrives = grip.nextEvent(atOrAfter: subscribed + 700_000)
         let press = try #require(wire.received(on: grip.handle, opcode: 0x1B).last)
         #expect(press.time == pressArrives)

@@ -13,13 +13,27 @@ import Testing
         return GripManager.Configuration(reconnectTimeout: timeout, rememberedGripFile: file)
     }
 
-    @Test func discoverConnectRememberReconnectAndForget() async throws {
+    /// One run of an app: a host controller with the same address each time (the same
+    /// adapter), a central, the bond store file and the remembered grip file.
+    static func run(in world: SimWorld, configuration: GripManager.Configuration, bonds: String) async throws -> GripManager {
+        let controller = HCIController(transport: world.makeHostController(address: BluetoothAddress("00:5E:00:00:F0:AA")!))
+        try await controller.open()
+        let central = Central(controller: controller, security: SecurityManager(store: FileBondStore(path: bonds)))
+        return GripManager(central: central, clock: ContinuousClock(), configuration: configuration)
+    }
+
+    @Test func connectBondsAndANewRunReconnectsEncryptedUntilForgotten() async throws {
         let configuration = Self.configuration()
-        defer { try? FileManager.default.removeItem(at: configuration.rememberedGripFile.deletingLastPathComponent()) }
-        let manager = try await GripManager.simulated(configuration: configuration)
+        let directory = configuration.rememberedGripFile.deletingLastPathComponent()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let bonds = directory.appendingPathComponent("bonds.json").path
+        let world = SimWorld(scenario: .standard, clock: ContinuousClock())
+        try await world.start()
+        defer { world.stop() }
+
+        let manager = try await Self.run(in: world, configuration: configuration, bonds: bonds)
         await manager.start()
         #expect(manager.currentState == .ready, "nothing remembered yet")
-
         var discoveries = manager.discoveries().makeAsyncIterator()
         try await manager.startScanning()
         #expect(manager.currentState == .scanningForGrips)
@@ -28,9 +42,13 @@ import Testing
         #expect(found.name == "Grip-S1" && found.rssi == -60)
 
         let events = manager.events()
-        try await manager.connect(to: found)
+        try await manager.connect(toGrip: found)
         #expect(manager.currentState == .connected(found))
         #expect(manager.rememberedGrip?.address == found.address)
+        let first = try #require(manager.central.connections.first)
+        #expect(first.securityLevel == .unauthenticated)
+        #expect(first.pairingResult?.bonded == true)
+        #expect(try FileBondStore(path: bonds).bonds().map(\.peer.address.description) == [found.address])
         var received: [GripEvent] = []
         for await occurrence in events {
             received.append(occurrence.event)
@@ -38,16 +56,43 @@ import Testing
         }
         #expect(received == [.shutterButtonHalfDown, .shutterButtonDown, .shutterButtonReleased])
         #expect(try await manager.batteryLevel().percent == 87)
+        // The app quits.
+        _ = try await first.disconnect()
+        manager.central.controller.close()
 
-        // A new manager (a new run of the app) reconnects the remembered grip by itself.
-        let again = GripManager(central: manager.central, clock: ContinuousClock(), configuration: configuration)
-        await manager.forgetConnectionOnly()
+        // The next run reconnects the bonded grip by itself and encrypts with the stored key.
+        let again = try await Self.run(in: world, configuration: configuration, bonds: bonds)
+        let moreEvents = again.events()
         await again.start()
-        #expect(again.currentState == .connected(found))
+        #expect(again.currentState == .connected(found), "\(String(describing: again.lastError))")
+        let second = try #require(again.central.connections.first)
+        #expect(second.securityLevel == .unauthenticated)
+        #expect(second.pairingResult == nil, "encrypted with the bond, not paired again")
+        var iterator = moreEvents.makeAsyncIterator()
+        #expect(await iterator.next()?.event == .shutterButtonHalfDown)
 
-        await again.forget()
+        await again.disconnectAndForgetBondedGrip()
         #expect(again.rememberedGrip == nil)
         #expect(again.currentState == .ready)
+        #expect(try FileBondStore(path: bonds).bonds().isEmpty)
+        again.central.controller.close()
+    }
+
+    /// The grip sends events only on an encrypted link: a host that will not secure it gets
+    /// Insufficient Authentication when it subscribes.
+    @Test func theGripsEventsNeedAnEncryptedLink() async throws {
+        let world = SimWorld(scenario: .standard, clock: ContinuousClock())
+        try await world.start()
+        defer { world.stop() }
+        let controller = HCIController(transport: world.makeHostController())
+        try await controller.open()
+        defer { controller.close() }
+        let central = Central(controller: controller, security: SecurityManager(configuration: .init(onInsufficientSecurity: .fail)))
+        let connection = try await central.connect(name: "Grip-S1")
+        await #expect(throws: SecurityError.insufficientLevel(reached: .none, required: .unauthenticated)) {
+            _ = try await Grip.attach(to: connection.gatt, handler: { _ in })
+        }
+        #expect(connection.securityLevel == .none)
     }
 
     @Test func aRememberedGripThatDoesNotShowUpIsGivenUpAfterTheTimeout() async throws {
@@ -81,12 +126,5 @@ extension GripManagerTests {
         let manager = GripManager(central: Central(controller: controller), clock: ContinuousClock(), configuration: Self.configuration())
         await manager.start()
         #expect(manager.currentState == .bluetoothUnavailable)
-    }
-}
-
-extension GripManager {
-    /// Drops the link but keeps the remembered grip, as quitting the app would.
-    func forgetConnectionOnly() async {
-        if let connection = central.connections.first { _ = try? await connection.disconnect() }
     }
 }

@@ -3,11 +3,13 @@ import StrobeHCI
 import StrobeHost
 import Synchronization
 
-/// Finds, connects and remembers a camera grip, as grip SDKs do: `start()` reconnects the
-/// remembered grip (giving up after a timeout), scanning reports each grip once with its latest
-/// RSSI, `connect(to:)` connects and remembers, `forget()` forgets. The grip's events come as an
-/// `AsyncSequence` and through a closure. The remembered grip is a small file in the user's
-/// state directory.
+/// Finds, connects, bonds and remembers a camera grip, as grip SDKs do: `connect(toGrip:)`
+/// connects and bonds (the grip sends its events only on an encrypted link), `start()`
+/// reconnects the bonded grip and encrypts with the bond's key (giving up after a timeout),
+/// scanning reports each grip once with its latest RSSI, `disconnectAndForgetBondedGrip()`
+/// drops the link and the bond. The grip's events come as an `AsyncSequence` and through a
+/// closure. The remembered grip is a small file in the user's state directory; the bond is in
+/// the central's bond store.
 public final class GripManager: Sendable {
     public struct DiscoveredGrip: Sendable, Hashable, Codable {
         public var address: String
@@ -71,6 +73,7 @@ public final class GripManager: Sendable {
         var discovered: [String: DiscoveredGrip] = [:]
         var scanning: Task<Void, Never>?
         var onEvent: Grip.EventHandler?
+        var lastError: (any Error)?
     }
 
     public init<C: Clock>(central: Central, clock: C, configuration: Configuration = Configuration()) where C.Duration == Duration {
@@ -81,6 +84,9 @@ public final class GripManager: Sendable {
     }
 
     public var currentState: State { state.withLock { $0.state } }
+    /// Why the last `start()` did not reconnect the bonded grip (for example: it no longer has
+    /// the bond, so encryption failed).
+    public var lastError: (any Error)? { state.withLock { $0.lastError } }
     public var grip: Grip? { state.withLock { $0.grip } }
     public var discoveredGrips: [DiscoveredGrip] { state.withLock { Array($0.discovered.values) }.sorted { $0.address < $1.address } }
 
@@ -114,18 +120,21 @@ public final class GripManager: Sendable {
 
     // MARK: Starting, scanning, connecting
 
-    /// Reconnects the remembered grip, or becomes ready when there is none or it did not show up
-    /// within the reconnect timeout.
+    /// Reconnects the bonded grip and encrypts the link with the bond's key, or becomes ready
+    /// when there is none, it did not show up within the reconnect timeout, or the link could
+    /// not be encrypted (`lastError` says why). A grip using private addresses is found through
+    /// its IRK.
     public func start() async {
         guard central.controller.info != nil else {
             set(.bluetoothUnavailable)
             return
         }
-        guard let remembered = rememberedGrip else {
+        guard let remembered = rememberedGrip, let address = BluetoothAddress(remembered.address) else {
             set(.ready)
             return
         }
         set(.scanningForBondedGrip)
+        let bond = central.security.bond(for: address, type: LEAddressType.named(remembered.addressType) ?? .random)
         let scanner = StrobeHost.Scanner(controller: central.controller)
         let updates = scanner.updates()
         do { try await scanner.start() } catch {
@@ -133,7 +142,10 @@ public final class GripManager: Sendable {
             return
         }
         let found = try? await withTimeout(configuration.reconnectTimeout, clock: clock) { () async -> DiscoveredDevice? in
-            for await device in updates where device.address.description == remembered.address { return device }
+            for await device in updates
+            where device.address == address || bond?.matches(device.address, type: device.addressType) == true {
+                return device
+            }
             return nil
         }
         try? await scanner.stop()
@@ -141,9 +153,12 @@ public final class GripManager: Sendable {
             set(.ready)
             return
         }
-        _ = try? await connect(to: Self.describe(found))
+        do {
+            _ = try await connect(toGrip: Self.describe(found))
+        } catch {
+            state.withLock { $0.lastError = error }
+        }
     }
-
     /// Scans for grips (advertised names starting with `Grip`); each grip appears once in
     /// `discoveredGrips`, its RSSI kept current. Stops with `stopScanning()`.
     public func startScanning() async throws {
@@ -176,10 +191,11 @@ public final class GripManager: Sendable {
         if case .scanningForGrips = currentState { set(.ready) }
     }
 
-    /// Connects, checks the firmware (an old grip is refused, naming both versions) and
-    /// remembers the grip for the next `start()`.
+    /// Connects, bonds (or, bonded already, encrypts with the bond's key), checks the firmware
+    /// (an old grip is refused, naming both versions) and remembers the grip for the next
+    /// `start()`.
     @discardableResult
-    public func connect(to grip: DiscoveredGrip) async throws -> Grip {
+    public func connect(toGrip grip: DiscoveredGrip) async throws -> Grip {
         stopScanning()
         guard let address = BluetoothAddress(grip.address), let type = LEAddressType.named(grip.addressType) else {
             throw GripSetupError.notAGrip(services: [])
@@ -187,6 +203,12 @@ public final class GripManager: Sendable {
         set(.connecting(grip))
         do {
             let connection = try await central.connect(to: address, addressType: type)
+            do {
+                if connection.bond != nil { try await connection.encrypt() } else { _ = try await connection.pair() }
+            } catch {
+                _ = try? await connection.disconnect()
+                throw error
+            }
             let attached = try await Grip.attach(to: connection.gatt, requirement: configuration.firmware) { [weak self] occurrence in
                 self?.deliver(occurrence)
             }
@@ -212,8 +234,13 @@ public final class GripManager: Sendable {
         }
     }
 
-    /// Forgets the remembered grip and disconnects it.
-    public func forget() async {
+    /// Disconnects the grip, and forgets it and its bond.
+    public func disconnectAndForgetBondedGrip() async {
+        if let remembered = rememberedGrip, let address = BluetoothAddress(remembered.address) {
+            let type = LEAddressType.named(remembered.addressType) ?? .random
+            let identity = central.security.bond(for: address, type: type)?.peer.address ?? address
+            _ = try? central.security.store?.removeBond(for: identity)
+        }
         try? FileManager.default.removeItem(at: configuration.rememberedGripFile)
         let connection = state.withLock { s -> LEConnection? in
             defer {

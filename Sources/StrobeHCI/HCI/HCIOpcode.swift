@@ -45,6 +45,7 @@ extension HCIOpcode {
     public static let leSetEventMask = HCIOpcode(ogf: 0x08, ocf: 0x0001)
     public static let leReadBufferSizeV1 = HCIOpcode(ogf: 0x08, ocf: 0x0002)
     public static let leReadLocalSupportedFeatures = HCIOpcode(ogf: 0x08, ocf: 0x0003)
+    public static let leSetRandomAddress = HCIOpcode(ogf: 0x08, ocf: 0x0005)
     public static let leSetAdvertisingParameters = HCIOpcode(ogf: 0x08, ocf: 0x0006)
     public static let leSetAdvertisingData = HCIOpcode(ogf: 0x08, ocf: 0x0008)
     public static let leSetScanResponseData = HCIOpcode(ogf: 0x08, ocf: 0x0009)
@@ -64,6 +65,7 @@ extension HCIOpcode {
     public static let leSetExtendedScanEnable = HCIOpcode(ogf: 0x08, ocf: 0x0042)
     public static let leExtendedCreateConnection = HCIOpcode(ogf: 0x08, ocf: 0x0043)
     public static let leReadBufferSizeV2 = HCIOpcode(ogf: 0x08, ocf: 0x0060)
+    public static let leSetAdvertisingSetRandomAddress = HCIOpcode(ogf: 0x08, ocf: 0x0035)
     public static let leSetExtendedAdvertisingParameters = HCIOpcode(ogf: 0x08, ocf: 0x0036)
     public static let leSetExtendedAdvertisingData = HCIOpcode(ogf: 0x08, ocf: 0x0037)
     public static let leSetExtendedScanResponseData = HCIOpcode(ogf: 0x08, ocf: 0x0038)
@@ -83,6 +85,7 @@ extension HCIOpcode {
         leSetEventMask.rawValue: "LE Set Event Mask",
         leReadBufferSizeV1.rawValue: "LE Read Buffer Size",
         leReadLocalSupportedFeatures.rawValue: "LE Read Local Supported Features",
+        leSetRandomAddress.rawValue: "LE Set Random Address",
         leSetAdvertisingParameters.rawValue: "LE Set Advertising Parameters",
         leSetAdvertisingData.rawValue: "LE Set Advertising Data",
         leSetScanResponseData.rawValue: "LE Set Scan Response Data",
@@ -102,6 +105,7 @@ extension HCIOpcode {
         leSetExtendedScanEnable.rawValue: "LE Set Extended Scan Enable",
         leExtendedCreateConnection.rawValue: "LE Extended Create Connection",
         leReadBufferSizeV2.rawValue: "LE Read Buffer Size [v2]",
+        leSetAdvertisingSetRandomAddress.rawValue: "LE Set Advertising Set Random Address",
         leSetExtendedAdvertisingParameters.rawValue: "LE Set Extended Advertising Parameters",
         leSetExtendedAdvertisingData.rawValue: "LE Set Extended Advertising Data",
         leSetExtendedScanResponseData.rawValue: "LE Set Extended Scan Response Data",

@@ -112,3 +112,16 @@ public struct HCILESetAdvertisingEnable: HCICommand {
     public init(enable: Bool) { self.enable = enable }
     public func encodeParameters(into writer: inout ByteWriter) { writer.write(UInt8(enable ? 1 : 0)) }
 }
+
+/// HCI_LE_Set_Random_Address: the random address used when a command says own address type
+/// random (legacy advertising, scanning, initiating).
+public struct HCILESetRandomAddress: HCICommand {
+    public typealias ReturnParameters = Void
+    public static let opcode = HCIOpcode.leSetRandomAddress
+
+    public var address: BluetoothAddress
+
+    public init(address: BluetoothAddress) { self.address = address }
+
+    public func encodeParameters(into writer: inout ByteWriter) { writer.write(address) }
+}

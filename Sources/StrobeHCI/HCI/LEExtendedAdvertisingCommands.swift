@@ -160,3 +160,22 @@ public struct HCILESetExtendedAdvertisingEnable: HCICommand {
         writer.write(UInt8(0))  // Max_Extended_Advertising_Events: no limit
     }
 }
+
+/// HCI_LE_Set_Advertising_Set_Random_Address: the random address of one advertising set.
+public struct HCILESetAdvertisingSetRandomAddress: HCICommand {
+    public typealias ReturnParameters = Void
+    public static let opcode = HCIOpcode.leSetAdvertisingSetRandomAddress
+
+    public var advertisingHandle: UInt8
+    public var address: BluetoothAddress
+
+    public init(advertisingHandle: UInt8 = 0, address: BluetoothAddress) {
+        self.advertisingHandle = advertisingHandle
+        self.address = address
+    }
+
+    public func encodeParameters(into writer: inout ByteWriter) {
+        writer.write(advertisingHandle)
+        writer.write(address)
+    }
+}

@@ -1,5 +1,6 @@
 import Logging
 import StrobeHCI
+import StrobeSecurity
 import Synchronization
 
 /// The central role on one controller: connects to peripherals (by address, or by name after a
@@ -18,11 +19,14 @@ public final class Central: Sendable {
         public var connectTimeout: Duration
         /// Ask for 251-byte LL packets and the 2M PHY when the controller's features allow.
         public var requestDataLengthAndPHY: Bool
+        /// The address this host connects and advertises from.
+        public var ownAddress: OwnAddress
 
         public init(preferredMTU: Int = 247, transactionTimeout: Duration = .seconds(30),
                     connectionInterval: ClosedRange<Duration> = .milliseconds(7.5) ... .milliseconds(15),
                     supervisionTimeout: Duration = .seconds(4), connectTimeout: Duration = .seconds(5),
-                    requestDataLengthAndPHY: Bool = true) {
+                    requestDataLengthAndPHY: Bool = true, ownAddress: OwnAddress = .public) {
+            self.ownAddress = ownAddress
             self.preferredMTU = preferredMTU
             self.transactionTimeout = transactionTimeout
             self.connectionInterval = connectionInterval
@@ -46,6 +50,15 @@ public final class Central: Sendable {
         var incoming: (@Sendable (LEConnection) -> Void)?
         var pending: Pending?
         var closed = false
+        /// The random address last given to the controller, and whether a private one is due
+        /// for rotation.
+        var randomAddress: BluetoothAddress?
+        var rotationDue = true
+        var rotation: Task<Void, Never>?
+        /// Without a bond store, the IRK private addresses are made from (for this run only).
+        var ephemeralIRK: IdentityResolvingKey?
+        /// What the last connect or advertising used, for the links that come of it.
+        var ownAddressInUse: OwnAddressInUse?
     }
 
     private struct Pending {
@@ -140,6 +153,7 @@ public final class Central: Sendable {
                                   timeout: Duration) async throws -> LEConnectionCompleteEvent {
         let parameters = LEConnectionParameters(interval: configuration.connectionInterval,
                                                 supervisionTimeout: configuration.supervisionTimeout)
+        let own = try await prepareOwnAddress()
         // Registered before the command goes out: LE Connection Complete may come back at once.
         let outcome = Waiter<LEConnectionCompleteEvent>()
         let refused = state.withLock { s -> Bool in
@@ -152,12 +166,12 @@ public final class Central: Sendable {
             // Scan 60 ms of every 60 ms while initiating.
             if info.supportsExtendedCreateConnection {
                 try await controller.send(HCILEExtendedCreateConnection(
-                    peerAddressType: addressType, peerAddress: address,
+                    ownAddressType: own.type == .public ? .public : .random, peerAddressType: addressType, peerAddress: address,
                     le1M: .init(scanInterval: 0x60, scanWindow: 0x60, connection: parameters)))
             } else {
                 try await controller.send(HCILECreateConnection(
                     scanInterval: 0x60, scanWindow: 0x60, peerAddressType: addressType, peerAddress: address,
-                    connection: parameters))
+                    ownAddressType: own.type == .public ? .public : .random, connection: parameters))
             }
         } catch {
             failPending(with: error)
@@ -219,6 +233,57 @@ public final class Central: Sendable {
         }
     }
 
+    // MARK: Own address
+
+    private var publicAddressInUse: OwnAddressInUse {
+        let address = controller.info?.address ?? BluetoothAddress(wire: (0, 0, 0, 0, 0, 0))
+        return OwnAddressInUse(address: address, type: .public, identity: IdentityAddress(address: address, isRandom: false))
+    }
+
+    /// The address to connect or advertise from, given to the controller (LE Set Random
+    /// Address) when it is a random one not set yet, or a private one due for rotation.
+    func prepareOwnAddress() async throws -> OwnAddressInUse {
+        let own: OwnAddressInUse
+        switch configuration.ownAddress {
+        case .public:
+            own = publicAddressInUse
+        case .staticRandom(let address):
+            own = OwnAddressInUse(address: address, type: .random, identity: IdentityAddress(address: address, isRandom: true))
+        case .resolvablePrivate(let rotation):
+            let irk = (try? security.store?.localIRK()) ?? state.withLock { s in
+                if s.ephemeralIRK == nil { s.ephemeralIRK = .random() }
+                return s.ephemeralIRK!
+            }
+            let (current, due) = state.withLock { ($0.randomAddress, $0.rotationDue) }
+            let address = due || current == nil ? ResolvablePrivateAddress.make(with: irk) : current!
+            own = OwnAddressInUse(address: address, type: .random, identity: publicAddressInUse.identity)
+            if due { startRotation(every: rotation) }
+        }
+        if own.type == .random, state.withLock({ $0.randomAddress }) != own.address {
+            try await controller.send(HCILESetRandomAddress(address: own.address))
+            state.withLock {
+                $0.randomAddress = own.address
+                $0.rotationDue = false
+            }
+        }
+        state.withLock { $0.ownAddressInUse = own }
+        return own
+    }
+
+    /// Marks the private address due for a new one every `interval`, from the central's clock.
+    private func startRotation(every interval: Duration) {
+        let task = Task { [clock, weak self] in
+            while (try? await clock.sleep(for: interval)) != nil {
+                self?.state.withLock { $0.rotationDue = true }
+            }
+        }
+        let previous = state.withLock { s -> Task<Void, Never>? in
+            defer { s.rotation = task }
+            return s.rotation
+        }
+        previous?.cancel()
+    }
+
     // MARK: Events (reader thread)
 
     private func handle(_ event: HCIEvent) {
@@ -270,7 +335,7 @@ public final class Central: Sendable {
                 event: event, controller: controller, fragmentLength: controller.maximumACLDataLength,
                 bearerConfiguration: ATTBearer.Configuration(
                     preferredMTU: configuration.preferredMTU, transactionTimeout: configuration.transactionTimeout),
-                clock: clock, security: security, ownAddress: (controller.info?.address ?? BluetoothAddress(wire: (0, 0, 0, 0, 0, 0)), .public))
+                clock: clock, security: security, ownAddress: state.withLock { $0.ownAddressInUse } ?? publicAddressInUse)
             if let connection { controller.setACLHandler(connection.link, for: event.connectionHandle) }
         }
         controller.logger.info("LE connection complete", metadata: [
@@ -293,6 +358,7 @@ public final class Central: Sendable {
     private func controllerClosed(_ error: HCIError) {
         let (connections, pending) = state.withLock { s -> ([LEConnection], Pending?) in
             s.closed = true
+            s.rotation?.cancel()
             defer {
                 s.connections.removeAll()
                 s.pending = nil

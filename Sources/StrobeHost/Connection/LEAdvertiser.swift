@@ -10,8 +10,10 @@ public struct LEAdvertiser: Sendable {
     private var usesExtendedCommands: Bool { controller.info?.supportedCommands.supportsExtendedAdvertising ?? false }
 
     /// Starts advertising `data` (and `scanResponse`), each at most 31 bytes, every `interval`
-    /// (20 ms ... 10.24 s).
-    public func start(data: AdvertisingData, scanResponse: AdvertisingData? = nil, interval: Duration = .milliseconds(100)) async throws {
+    /// (20 ms ... 10.24 s), from the public address or, with `randomAddress`, from that one.
+    public func start(data: AdvertisingData, scanResponse: AdvertisingData? = nil, interval: Duration = .milliseconds(100),
+                      randomAddress: BluetoothAddress? = nil) async throws {
+        let ownAddressType: LEOwnAddressType = randomAddress == nil ? .public : .random
         let encoded = data.encoded
         let response = scanResponse?.encoded ?? []
         guard encoded.count <= legacyAdvertisingDataMaximumLength, response.count <= legacyAdvertisingDataMaximumLength else {
@@ -19,12 +21,15 @@ public struct LEAdvertiser: Sendable {
         }
         let units = LETime.units625us(interval, range: 0x0020...0x4000)
         if usesExtendedCommands {
-            try await controller.send(HCILESetExtendedAdvertisingParameters(intervalMin: UInt32(units), intervalMax: UInt32(units)))
+            try await controller.send(HCILESetExtendedAdvertisingParameters(
+                intervalMin: UInt32(units), intervalMax: UInt32(units), ownAddressType: ownAddressType))
+            if let randomAddress { try await controller.send(HCILESetAdvertisingSetRandomAddress(address: randomAddress)) }
             if let command = HCILESetExtendedAdvertisingData(data: encoded) { try await controller.send(command) }
             if let command = HCILESetExtendedScanResponseData(data: response) { try await controller.send(command) }
             try await controller.send(HCILESetExtendedAdvertisingEnable(enable: true))
         } else {
-            try await controller.send(HCILESetAdvertisingParameters(intervalMin: units, intervalMax: units))
+            // The random address was set by the central (LE Set Random Address) before this.
+            try await controller.send(HCILESetAdvertisingParameters(intervalMin: units, intervalMax: units, ownAddressType: ownAddressType))
             if let command = HCILESetAdvertisingData(data: encoded) { try await controller.send(command) }
             if let command = HCILESetScanResponseData(data: response) { try await controller.send(command) }
             try await controller.send(HCILESetAdvertisingEnable(enable: true))

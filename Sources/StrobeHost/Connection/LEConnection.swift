@@ -33,7 +33,7 @@ public final class LEConnection: Sendable, CustomStringConvertible {
     /// `nil` when the controller gave a connection handle the host cannot use (0x0F00 and up).
     init?(event: LEConnectionCompleteEvent, controller: HCIController, fragmentLength: Int,
           bearerConfiguration: ATTBearer.Configuration, clock: any Clock<Duration>, security: SecurityManager,
-          ownAddress: (address: BluetoothAddress, type: LEAddressType)) {
+          ownAddress: OwnAddressInUse) {
         guard let fragmenter = try? L2CAPFragmenter(connectionHandle: event.connectionHandle,
                                                     maximumFragmentLength: max(fragmentLength, 1))
         else { return nil }
@@ -60,7 +60,7 @@ public final class LEConnection: Sendable, CustomStringConvertible {
             handle: event.connectionHandle, role: event.role,
             peer: peerRPA ?? event.peerAddress, peerType: peerRPA == nil ? event.peerAddressType : .random,
             local: localRPA ?? ownAddress.address, localType: localRPA == nil ? ownAddress.type : .random,
-            identity: IdentityAddress(address: controller.info?.address ?? ownAddress.address, isRandom: false),
+            identity: ownAddress.identity,
             manager: security, controller: controller, sender: sender, clock: clock)
         link = L2CAPLink(controller: controller, handle: event.connectionHandle, role: event.role, sender: sender, bearer: bearer,
                          security: linkSecurity)

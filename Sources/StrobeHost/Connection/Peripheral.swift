@@ -41,7 +41,7 @@ public final class Peripheral: Sendable {
 
     public func startAdvertising(data: AdvertisingData, scanResponse: AdvertisingData?, interval: Duration) async throws {
         state.withLock { $0.advertising = (data, scanResponse, interval) }
-        try await advertiser.start(data: data, scanResponse: scanResponse, interval: interval)
+        try await advertise(data: data, scanResponse: scanResponse, interval: interval)
     }
 
     public func stopAdvertising() async throws {
@@ -70,7 +70,14 @@ public final class Peripheral: Sendable {
         Task { [weak self] in
             _ = await connection.disconnected()
             guard let self, let advertising = self.state.withLock({ $0.advertising }) else { return }
-            try? await self.advertiser.start(data: advertising.data, scanResponse: advertising.scanResponse, interval: advertising.interval)
+            try? await self.advertise(data: advertising.data, scanResponse: advertising.scanResponse, interval: advertising.interval)
         }
+    }
+
+    /// From the central's own address (a private one rotated when due).
+    private func advertise(data: AdvertisingData, scanResponse: AdvertisingData?, interval: Duration) async throws {
+        let own = try await central.prepareOwnAddress()
+        try await advertiser.start(data: data, scanResponse: scanResponse, interval: interval,
+                                   randomAddress: own.type == .public ? nil : own.address)
     }
 }

@@ -67,7 +67,8 @@ final class LinkSecurity: Sendable {
 
     private func newPairing() -> SMPPairing {
         SMPPairing(role: role == .central ? .initiator : .responder,
-                   configuration: manager.pairingConfiguration(identity: identity), addresses: addresses)
+                   configuration: manager.pairingConfiguration(identity: identity), addresses: addresses,
+                   keyPair: SMPKeyAgreement(random: manager.random), random: manager.random)
     }
 
     // MARK: Inputs (reader thread)

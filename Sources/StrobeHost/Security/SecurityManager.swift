@@ -33,10 +33,15 @@ public final class SecurityManager: Sendable {
     }
 
     public let store: (any BondStore)?
+    /// Random octets for pairing (nonces, keys, the P-256 key pair): the system's generator
+    /// unless a simulated world gives a seeded one to repeat itself.
+    let random: @Sendable (Int) -> [UInt8]
     private let settings: Mutex<(configuration: Configuration, delegate: (any PairingDelegate)?)>
 
-    public init(configuration: Configuration = Configuration(), store: (any BondStore)? = nil, delegate: (any PairingDelegate)? = nil) {
+    public init(configuration: Configuration = Configuration(), store: (any BondStore)? = nil, delegate: (any PairingDelegate)? = nil,
+                random: @escaping @Sendable (Int) -> [UInt8] = SMPRandom.bytes) {
         self.store = store
+        self.random = random
         settings = Mutex((configuration, delegate))
     }
 

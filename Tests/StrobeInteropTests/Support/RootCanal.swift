@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -14,6 +15,24 @@ final class RootCanal: Sendable {
     let hciPort: UInt16
     private let process: Process
     private let output: LineCollector
+    /// The peers started on it, stopped with it.
+    private let peers = Mutex<[BumbleSMPPeer]>([])
+
+    /// Runs `body` with a RootCanal of its own, and stops it and every peer started on it
+    /// however `body` ends.
+    static func with<T: Sendable>(_ body: (RootCanal) async throws -> T) async throws -> T {
+        let rootCanal = try await RootCanal()
+        do {
+            let result = try await body(rootCanal)
+            await rootCanal.stop()
+            return result
+        } catch {
+            await rootCanal.stop()
+            throw error
+        }
+    }
+
+    func adopt(_ peer: BumbleSMPPeer) { peers.withLock { $0.append(peer) } }
 
     /// `tcp:127.0.0.1:PORT` for Strobe's `TransportSpec`.
     var transport: String { "tcp:127.0.0.1:\(hciPort)" }
@@ -50,8 +69,9 @@ final class RootCanal: Sendable {
         }
     }
 
-    /// Kills it and waits for it off the test's pool.
+    /// Kills its peers and it, and waits for them off the test's pool.
     func stop() async {
+        for peer in peers.withLock({ $0 }) { await peer.stop() }
         if process.isRunning { kill(process.processIdentifier, SIGKILL) }
         let process = self.process
         try? await offPool { process.waitUntilExit() }
@@ -88,10 +108,19 @@ final class BumbleSMPPeer: Sendable {
         try process.run()
         self.process = process
         input = stdin.fileHandleForWriting
-        guard let ready = try await output.firstLine(withPrefix: "READY ", timeout: .seconds(90)) else {
+        let ready: String?
+        do {
+            ready = try await output.firstLine(withPrefix: "READY ", timeout: .seconds(90))
+        } catch {
+            kill(process.processIdentifier, SIGKILL)
+            throw error
+        }
+        guard let ready else {
+            kill(process.processIdentifier, SIGKILL)
             throw RootCanal.Failure(description: "smp_peer.py ended before READY: \(output.lines)")
         }
         address = (Self.json(ready)["address"] as? String) ?? ""
+        rootCanal.adopt(self)
     }
 
     /// The JSON of the first line starting with `kind` (on the peer's `connection`th connection,

@@ -63,6 +63,9 @@ public final class VirtualAir: Sendable {
         /// encrypted.
         var encryptionKey: [UInt8]?
         var encrypted = false
+        /// A host asked to disconnect: the link ends once what that side queued has crossed
+        /// (the link layer sends pending data before it terminates).
+        var terminating: (initiator: Int, reason: HCIStatus)?
 
         init(central: Int, peripheral: Int, centralHandle: UInt16, peripheralHandle: UInt16, parameters: LEConnectionParameters) {
             self.central = central
@@ -245,9 +248,16 @@ public final class VirtualAir: Sendable {
         case 0x0406:  // Disconnect
             let handle = r.readUInt16OrZero() & 0x0FFF
             let reason = HCIStatus(rawValue: r.readUInt8OrZero())
-            let found = state.withLock { s in s.connections.contains { $0.handle(for: id) == handle && ($0.central == id || $0.peripheral == id) } }
-            status(controller, opcode, found ? .success : .unknownConnectionIdentifier)
-            if found { disconnect(handle: handle, of: id, reason: reason) }
+            let found = state.withLock { s -> (connection: Connection, drained: Bool)? in
+                guard let c = s.connections.first(where: { $0.handle(for: id) == handle && ($0.central == id || $0.peripheral == id) }) else {
+                    return nil
+                }
+                let drained = c.queues[id]?.isEmpty ?? true
+                if !drained { c.terminating = (id, reason) }
+                return (c, drained)
+            }
+            status(controller, opcode, found == nil ? .unknownConnectionIdentifier : .success)
+            if let found, found.drained { disconnect(handle: handle, of: id, reason: reason) }
         case 0x2013:  // LE Connection Update
             let handle = r.readUInt16OrZero() & 0x0FFF
             let parameters = LEConnectionParameters(intervalMin: r.readUInt16OrZero(), intervalMax: r.readUInt16OrZero(), maxLatency: r.readUInt16OrZero(), supervisionTimeout: r.readUInt16OrZero())
@@ -484,7 +494,12 @@ public final class VirtualAir: Sendable {
         for (controller, handle, count) in completions {
             controller.deliver(SimEvents.numberOfCompletedPackets(handle: handle, count: count))
         }
-        if timedOut { disconnect(connection, reason: .connectionTimeout, localReason: .connectionTimeout) }
+        if timedOut {
+            disconnect(connection, reason: .connectionTimeout, localReason: .connectionTimeout)
+        } else if let terminating = state.withLock({ _ in connection.terminating }),
+                  state.withLock({ _ in connection.queues[terminating.initiator]?.isEmpty ?? true }) {
+            disconnect(connection, reason: terminating.reason, localReason: .connectionTerminatedByLocalHost, initiator: terminating.initiator)
+        }
     }
 
     /// The peripheral's host answered LE Long Term Key Request: the link encrypts when its key
@@ -539,17 +554,20 @@ public final class VirtualAir: Sendable {
         disconnect(connection, reason: reason, localReason: .connectionTerminatedByLocalHost, initiator: id)
     }
 
+    /// Ends the link. Each side hears Disconnection Complete after the data already crossing to
+    /// it, in the order of its delivery.
     private func disconnect(_ connection: Connection, reason: HCIStatus, localReason: HCIStatus, initiator: Int? = nil) {
-        let nodes = state.withLock { s -> [(Int, VirtualController)] in
-            guard let index = s.connections.firstIndex(where: { $0 === connection }) else { return [] }
+        state.withLock { s in
+            guard let index = s.connections.firstIndex(where: { $0 === connection }) else { return }
             s.connections.remove(at: index)
             connection.task?.cancel()
-            for continuation in connection.delivery.values { continuation.finish() }
-            return [connection.central, connection.peripheral].compactMap { id in s.nodes[id].map { (id, $0.controller) } }
-        }
-        for (id, controller) in nodes {
-            let code = initiator == nil ? reason : (id == initiator ? localReason : reason)
-            controller.deliver(SimEvents.disconnectionComplete(handle: connection.handle(for: id), reason: code))
+            let now = elapsed()
+            for id in [connection.central, connection.peripheral] {
+                let code = initiator == nil ? reason : (id == initiator ? localReason : reason)
+                let due = max(now, connection.lastDelivery[id] ?? .zero)
+                connection.delivery[id]?.yield((due, SimEvents.disconnectionComplete(handle: connection.handle(for: id), reason: code), id))
+                connection.delivery[id]?.finish()
+            }
         }
     }
 

@@ -395,3 +395,40 @@ extension RootCanalTests {
         }
     }
 }
+
+extension RootCanalTests {
+    /// Privacy: a bonded Bumble device that comes back under a new resolvable private address
+    /// is found through its IRK and reconnected with the bond's key.
+    struct PrivacyInteropTests {
+        @Test func aBondedPeerUnderANewPrivateAddressIsFoundAndReconnected() async throws {
+            try await RootCanal.with { rootCanal in
+                let setup = try await SecurityBondInteropTests.Setup(rootCanal, nil)
+                let keystore = FileManager.default.temporaryDirectory.appendingPathComponent("strobe-bumble-keys-\(UUID().uuidString).json")
+                defer { try? FileManager.default.removeItem(at: keystore) }
+                let arguments = ["--role", "peripheral", "--privacy", "--keystore", keystore.path]
+                let before = try await BumbleSMPPeer(on: rootCanal, arguments: arguments)
+                let first = try await setup.host.central.connect(name: "Bumble-SMP", timeout: .seconds(20))
+                #expect(ResolvablePrivateAddress.isResolvable(first.peerAddress, type: first.peerAddressType))
+                let paired = try await first.pair()
+                _ = try await before.event("PAIRED")
+                let identity = try #require(paired.peerIdentity)
+                #expect(identity.address == BluetoothAddress("F1:F2:F3:F4:F5:C6"))
+                #expect(paired.peerIRK != nil)
+                _ = try await first.disconnect()
+                await before.stop()
+
+                // Started again: the same identity, a new private address.
+                let after = try await BumbleSMPPeer(on: rootCanal, arguments: arguments)
+                let again = try await setup.host.central.connect(bonded: identity.address, scanTimeout: .seconds(20))
+                #expect(again.peerAddress != first.peerAddress)
+                #expect(ResolvablePrivateAddress.isResolvable(again.peerAddress, type: again.peerAddressType))
+                #expect(again.securityLevel == paired.securityLevel)
+                #expect(again.pairingResult == nil)
+                #expect((try await after.event("ENCRYPTED", connection: 1))["encrypted"] as? Bool == true)
+                #expect(!after.has("PAIRED"))
+                _ = try await again.disconnect()
+                await setup.stop()
+            }
+        }
+    }
+}

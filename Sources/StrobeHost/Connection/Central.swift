@@ -59,6 +59,8 @@ public final class Central: Sendable {
         var ephemeralIRK: IdentityResolvingKey?
         /// What the last connect or advertising used, for the links that come of it.
         var ownAddressInUse: OwnAddressInUse?
+        /// Called when a private address is due for rotation (the peripheral re-advertises).
+        var onRotation: (@Sendable () async -> Void)?
     }
 
     private struct Pending {
@@ -147,6 +149,64 @@ public final class Central: Sendable {
         try await scanner.stop()
         guard let found else { throw ConnectionError.notFound(name: name, scanned: scanTimeout) }
         return try await connect(to: found.address, addressType: found.addressType, timeout: timeout)
+    }
+
+    /// Finds a bonded peer by scanning (under its identity address or any resolvable private
+    /// address its IRK resolves), connects and encrypts the link with the bond's key. A peer that
+    /// changed its private address between the advertisement and the connection attempt is
+    /// looked for again until `scanTimeout` has passed. Throws `SecurityError.noBond`,
+    /// `ConnectionError.notFound` when it did not show up, or the encryption's `SecurityError`.
+    public func connect(bonded identity: BluetoothAddress, scanTimeout: Duration = .seconds(5),
+                        timeout: Duration? = nil) async throws -> LEConnection {
+        guard let bond = try? security.store?.bonds().first(where: { $0.peer.address == identity }) else {
+            throw SecurityError.noBond(address: identity)
+        }
+        let elapsed = stopwatch(clock)
+        while true {
+            let remaining = scanTimeout - elapsed()
+            guard remaining > .zero, let found = try await scan(for: bond, within: remaining) else {
+                throw ConnectionError.notFound(name: "\(identity) (bonded)", scanned: scanTimeout)
+            }
+            let connection: LEConnection
+            do {
+                connection = try await connect(to: found.address, addressType: found.addressType, timeout: timeout)
+            } catch ConnectionError.timeout where elapsed() < scanTimeout {
+                continue  // gone from that address: look again
+            }
+            if connection.role == .central, bond.role == .central {
+                do {
+                    try await connection.encrypt()
+                } catch {
+                    _ = try? await connection.disconnect()
+                    throw error
+                }
+            }
+            return connection
+        }
+    }
+
+    /// Time since the call, on `clock`.
+    private func stopwatch<C: Clock>(_ clock: C) -> @Sendable () -> Duration where C.Duration == Duration {
+        let start = clock.now
+        return { start.duration(to: clock.now) }
+    }
+
+    /// The first advertisement the bond recognises, within `limit`.
+    private func scan(for bond: Bond, within limit: Duration) async throws -> DiscoveredDevice? {
+        let scanner = Scanner(controller: controller)
+        let updates = scanner.updates()
+        try await scanner.start()
+        let found: DiscoveredDevice?
+        do {
+            found = try await withTimeout(limit, clock: clock) { () async -> DiscoveredDevice? in
+                for await device in updates where bond.matches(device.address, type: device.addressType) { return device }
+                return nil
+            }
+        } catch is OperationTimeout {
+            found = nil
+        }
+        try await scanner.stop()
+        return found
     }
 
     private func createConnection(to address: BluetoothAddress, addressType: LEAddressType, info: ControllerInfo,
@@ -270,18 +330,29 @@ public final class Central: Sendable {
         return own
     }
 
-    /// Marks the private address due for a new one every `interval`, from the central's clock.
+    /// Marks the private address due for a new one every `interval`, from the central's clock
+    /// (started once, with the first private address).
     private func startRotation(every interval: Duration) {
-        let task = Task { [clock, weak self] in
-            while (try? await clock.sleep(for: interval)) != nil {
-                self?.state.withLock { $0.rotationDue = true }
+        let started = state.withLock { s -> Bool in
+            guard s.rotation == nil else { return false }
+            s.rotation = Task { [clock, weak self] in
+                while (try? await clock.sleep(for: interval)) != nil {
+                    guard let self else { return }
+                    let handler = self.state.withLock { s -> (@Sendable () async -> Void)? in
+                        s.rotationDue = true
+                        return s.onRotation
+                    }
+                    await handler?()
+                }
             }
+            return true
         }
-        let previous = state.withLock { s -> Task<Void, Never>? in
-            defer { s.rotation = task }
-            return s.rotation
-        }
-        previous?.cancel()
+        _ = started
+    }
+
+    /// Called each time a private own address is due for rotation.
+    func setAddressRotationHandler(_ handler: (@Sendable () async -> Void)?) {
+        state.withLock { $0.onRotation = handler }
     }
 
     // MARK: Events (reader thread)

@@ -22,6 +22,7 @@ public final class Peripheral: Sendable {
         self.database = database
         advertiser = LEAdvertiser(controller: central.controller)
         central.setIncomingConnectionHandler { [weak self] connection in self?.accepted(connection) }
+        central.setAddressRotationHandler { [weak self] in await self?.rotateAddress() }
     }
 
     /// Centrals connected to this peripheral now.
@@ -72,6 +73,14 @@ public final class Peripheral: Sendable {
             guard let self, let advertising = self.state.withLock({ $0.advertising }) else { return }
             try? await self.advertise(data: advertising.data, scanResponse: advertising.scanResponse, interval: advertising.interval)
         }
+    }
+
+    /// A private address is due for rotation: advertising (when on, and no central is
+    /// connected) restarts from a new one.
+    private func rotateAddress() async {
+        guard let advertising = state.withLock({ $0.advertising }), connections.isEmpty else { return }
+        try? await advertiser.stop()
+        try? await advertise(data: advertising.data, scanResponse: advertising.scanResponse, interval: advertising.interval)
     }
 
     /// From the central's own address (a private one rotated when due).

@@ -33,7 +33,7 @@ import sys
 
 from bumble import att, hci
 from bumble.core import AdvertisingData
-from bumble.device import Device
+from bumble.device import Device, DeviceConfiguration
 from bumble.gatt import Characteristic, Service
 from bumble.keys import JsonKeyStore, MemoryKeyStore
 from bumble.pairing import PairingConfig, PairingDelegate
@@ -117,7 +117,13 @@ def watch(connection):
 
 async def main(args):
     async with await open_transport(args.transport) as (source, sink):
-        device = Device.with_hci(args.name, hci.Address(args.address), source, sink)
+        # The IRK comes from the address (as Bumble derives one when none is configured), so a
+        # device started again with the same address keeps its identity; with --privacy it shows
+        # a new resolvable private address each start.
+        address = hci.Address(args.address)
+        config = DeviceConfiguration(name=args.name, address=address, irk=(bytes(address) * 3)[:16],
+                                     le_privacy_enabled=args.privacy, le_rpa_timeout=0)
+        device = Device.from_config_with_hci(config, source, sink)
         device.keystore = JsonKeyStore(None, args.keystore) if args.keystore else MemoryKeyStore()
         delegate = Delegate(IO[args.io_capability], args.reject_number)
         device.pairing_config_factory = lambda connection: PairingConfig(
@@ -172,6 +178,8 @@ if __name__ == '__main__':
     parser.add_argument('--reject-number', action='store_true')
     parser.add_argument('--protected', help='serve this value (hex) in a characteristic that needs security')
     parser.add_argument('--protected-requires', choices=['encryption', 'authentication'], default='encryption')
+    parser.add_argument('--privacy', action='store_true',
+                        help='advertise and connect from a resolvable private address (new at each start)')
     parser.add_argument('--keystore', help='JSON key store (kept between runs); default in memory')
     parser.add_argument('--timeout', type=float, default=120)
     args = parser.parse_args()

@@ -83,7 +83,8 @@ let package = Package(
         // Links without libFuzzer (the driver is a weak symbol) so a normal build stays whole.
         .target(name: "CFuzzerDriver", path: "Tests/Fuzz/CFuzzerDriver"),
         .executableTarget(
-            name: "StrobeFuzz", dependencies: ["CFuzzerDriver", "StrobeHCI", "StrobeHost", "StrobeCapture", "StrobeDevices", "StrobeLights"],
+            name: "StrobeFuzz",
+            dependencies: ["CFuzzerDriver", "StrobeHCI", "StrobeHost", "StrobeCapture", "StrobeDevices", "StrobeLights", "StrobeSecurity"],
             path: "Tests/Fuzz/StrobeFuzz"),
         .testTarget(name: "StrobeHCITests", dependencies: ["StrobeHCI", .product(name: "Logging", package: "swift-log")]),
         .testTarget(name: "StrobeCaptureTests", dependencies: ["StrobeCapture"]),

@@ -1,0 +1,65 @@
+import Foundation
+import StrobeHCI
+import StrobeHost
+import StrobeSecurity
+import Testing
+
+@testable import StrobeSim
+
+/// The simulated world's encryption: LE Enable Encryption becomes LE Long Term Key Request at the
+/// device, and the link encrypts only when both hold the same key.
+@Suite(.timeLimit(.minutes(1))) struct SimEncryptionTests {
+    static func world() async throws -> (SimWorld, HCIController, Central, InMemoryBondStore) {
+        let world = SimWorld(scenario: SimScenario(devices: [SimulatedDeviceDescription(kind: .test, name: "Strobe-Test")]),
+                             clock: ContinuousClock())
+        try await world.start()
+        let controller = HCIController(transport: world.makeHostController())
+        try await controller.open()
+        let store = InMemoryBondStore()
+        return (world, controller, Central(controller: controller, security: SecurityManager(store: store)), store)
+    }
+
+    @Test func theBondsKeyEncryptsAndAWrongOneEndsTheLink() async throws {
+        let (world, controller, central, store) = try await Self.world()
+        defer {
+            controller.close()
+            world.stop()
+        }
+        let first = try await central.connect(name: "Strobe-Test")
+        let paired = try await first.pair()
+        #expect(first.securityLevel == .unauthenticated)
+        _ = try await first.disconnect()
+
+        let second = try await central.connect(name: "Strobe-Test")
+        #expect(try await second.encrypt() == paired.securityLevel)
+        _ = try await second.disconnect()
+
+        // The host's copy of the key no longer matches the device's: the link fails its MIC
+        // check and ends.
+        var bond = try #require(store.bonds().first)
+        bond.longTermKey?.value[0] ^= 0xFF
+        store.save(bond)
+        let third = try await central.connect(name: "Strobe-Test")
+        await #expect(throws: SecurityError.self) { try await third.encrypt() }
+        #expect(await third.disconnected() == .connectionTerminatedMICFailure)
+        #expect(world.air.counters.encryptionFailures == 1)
+    }
+
+    @Test func aDeviceThatForgotTheBondRefusesWithPinOrKeyMissing() async throws {
+        let (world, controller, central, _) = try await Self.world()
+        defer {
+            controller.close()
+            world.stop()
+        }
+        let first = try await central.connect(name: "Strobe-Test")
+        _ = try await first.pair()
+        _ = try await first.disconnect()
+        world.devices[0].bonds.removeAll()
+        let second = try await central.connect(name: "Strobe-Test")
+        await #expect(throws: SecurityError.encryptionFailed(address: second.peerAddress, status: .pinOrKeyMissing)) {
+            try await second.encrypt()
+        }
+        #expect(second.isConnected)
+        #expect(second.securityLevel == .none)
+    }
+}

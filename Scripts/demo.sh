@@ -17,6 +17,10 @@ run sim list
 run scan --duration 1
 run flash --all fire --preset warm --hold-ms 100
 run grip events --count 3
+# Pairing and bonds, in a scratch bond store (each run's simulated grip is new and keeps no bond).
+bonds="$(mktemp -d)/bonds.json"
+run pair --name Grip-S1 --bonds "$bonds"
+run bonds --bonds "$bonds"
 run stylus stream --duration 1.5
 run light list
 run shoot --count 5 --modelling-lights all

@@ -7,8 +7,10 @@ import Synchronization
 /// side-button map; `stop()` disconnects them.
 public final class StylusManager: Sendable {
     public enum PairingState: String, Sendable, Hashable {
-        /// This host does not pair yet (SMP answers "pairing not supported"): links are unencrypted.
+        /// The link is not encrypted.
         case notPaired
+        /// The link is encrypted (paired now, or with a bond's key).
+        case paired
     }
 
     public struct ConnectedStylus: Sendable {
@@ -17,9 +19,11 @@ public final class StylusManager: Sendable {
         /// The pen's own identifier (Serial Number), when it has one.
         public var penIdentifier: String?
         public var name: String
-        public var pairing: PairingState
         public var stylus: Stylus
         public var connection: LEConnection
+
+        /// As the link is now.
+        public var pairing: PairingState { connection.securityLevel == .none ? .notPaired : .paired }
     }
 
     public let central: Central
@@ -43,7 +47,7 @@ public final class StylusManager: Sendable {
             let stylus = try await Stylus.attach(to: connection.gatt)
             state.withLock {
                 $0.append(ConnectedStylus(identifier: device.address, penIdentifier: stylus.penIdentifier, name: device.name ?? "",
-                                          pairing: .notPaired, stylus: stylus, connection: connection))
+                                          stylus: stylus, connection: connection))
             }
         }
         return styluses

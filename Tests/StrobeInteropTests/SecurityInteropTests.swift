@@ -315,6 +315,35 @@ extension RootCanalTests {
             }
         }
 
+        /// Security Request both ways: Strobe's peripheral asks and Bumble's central pairs; Bumble's
+        /// peripheral asks and Strobe's central pairs on its own.
+        @Test func aSecurityRequestMakesTheCentralPair() async throws {
+            try await RootCanal.with { rootCanal in
+                let setup = try await Setup(rootCanal, nil)
+                let peripheral = Peripheral(central: setup.host.central, database: GATTAttributeDatabase())
+                var connections = peripheral.incomingConnections().makeAsyncIterator()
+                try await peripheral.startAdvertising(name: "Strobe-SMP")
+                let central = try await BumbleSMPPeer(
+                    on: rootCanal, arguments: ["--role", "central", "--peer", "\(setup.host.controller.info!.address)"])
+                let incoming = try #require(await connections.next())
+                let asked = try await incoming.pair()
+                _ = try await central.event("SECURITY_REQUEST")
+                _ = try await central.event("PAIRED")
+                #expect(asked.bonded && incoming.securityLevel == .unauthenticated)
+                await central.stop()
+                try await peripheral.stopAdvertising()
+                _ = await incoming.disconnected()
+
+                let asking = try await setup.peripheral(["--request-security", "--name", "Bumble-Asks"])
+                let outgoing = try await setup.connect(asking)
+                let result = try await outgoing.pairingCompleted()
+                _ = try await asking.event("PAIRED")
+                #expect(result.bonded && outgoing.securityLevel == .unauthenticated)
+                #expect(setup.store.bonds().contains { $0.peer.address == BluetoothAddress(asking.address) && $0.role == .central })
+                await setup.stop()
+            }
+        }
+
         /// Strobe as the peripheral: Bumble's central pairs, comes back and encrypts with its key;
         /// Strobe answers LE Long Term Key Request from the bond. Forgotten, the same request gets a
         /// negative reply and Bumble's encryption fails.

@@ -5,10 +5,11 @@ controller (RootCanal: one controller per TCP connection to its HCI port, all on
 
     smp_peer.py --transport tcp-client:127.0.0.1:PORT --role peripheral|central [options]
 
-As a peripheral it advertises (random own address) and answers whoever connects, serving with
+As a peripheral it advertises (random own address) and answers whoever connects (with
+--request-security it asks for security at once), serving with
 --protected a characteristic (5EC00002-...) readable only on an encrypted (or authenticated) link; as a central
 it connects to --peer (public address) with the random own address and then pairs (--pair) or
-encrypts with the stored keys (--encrypt).
+encrypts with the stored keys (--encrypt); a Security Request from the peripheral makes it pair.
 
 The user's part goes through stdout and stdin, one line each:
     out: PASSKEY n          Bumble shows a passkey
@@ -114,6 +115,13 @@ def watch(connection):
                   lambda error: emit('ENCRYPTION_FAILED', {'connection': number, 'error': str(error)}))
     connection.on('disconnection', lambda reason: emit('DISCONNECTED', {'connection': number, 'reason': int(reason)}))
 
+    def on_security_request(auth_req):
+        # The peripheral asks for security: pair, as an application would.
+        emit('SECURITY_REQUEST', {'connection': number, 'authReq': int(auth_req)})
+        asyncio.get_running_loop().create_task(connection.pair())
+
+    connection.on('security_request', on_security_request)
+
 
 async def main(args):
     async with await open_transport(args.transport) as (source, sink):
@@ -140,7 +148,12 @@ async def main(args):
         emit('READY', {'address': str(device.random_address)})
 
         if args.role == 'peripheral':
-            device.on('connection', watch)
+            def on_connection(connection):
+                watch(connection)
+                if args.request_security:
+                    connection.request_pairing()
+
+            device.on('connection', on_connection)
             device.advertising_data = bytes(AdvertisingData([
                 (AdvertisingData.FLAGS, bytes([0x06])),
                 (AdvertisingData.COMPLETE_LOCAL_NAME, args.name.encode()),
@@ -176,6 +189,7 @@ if __name__ == '__main__':
     parser.add_argument('--mitm', action='store_true')
     parser.add_argument('--no-bonding', action='store_true')
     parser.add_argument('--reject-number', action='store_true')
+    parser.add_argument('--request-security', action='store_true', help='peripheral: send Security Request on connection')
     parser.add_argument('--protected', help='serve this value (hex) in a characteristic that needs security')
     parser.add_argument('--protected-requires', choices=['encryption', 'authentication'], default='encryption')
     parser.add_argument('--privacy', action='store_true',

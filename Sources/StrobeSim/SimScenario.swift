@@ -8,6 +8,8 @@ public struct SimulatedDeviceDescription: Sendable, Hashable, Codable {
         case nova1, nova2, grip, stylus, test
         /// A LEDnet ("Triones") Bluetooth light, for modelling lights.
         case lednet
+        /// A HID-over-GATT camera shutter remote ("AB Shutter3" kind).
+        case remote
     }
 
     public var kind: Kind
@@ -17,6 +19,8 @@ public struct SimulatedDeviceDescription: Sendable, Hashable, Codable {
     public var rssi: Int
     public var advertisingIntervalMilliseconds: Double
     /// Nova V2: seconds after the subscription at which the flash's own trigger button is pressed.
+    /// Remote: seconds after the subscription at which Volume Up is pressed (default: `count`
+    /// presses, one every 0.3 s).
     public var triggerPresses: [Double]?
     /// Grip: the events sent after the subscription, each with the delay before it in seconds.
     public var gripEvents: [ScriptedGripEvent]?
@@ -86,6 +90,7 @@ public struct SimScenario: Sendable, Hashable, Codable {
             nova2, grip, stylus,
             SimulatedDeviceDescription(kind: .test, name: "Strobe-Test", rssi: -70),
             SimulatedDeviceDescription(kind: .lednet, name: "LEDBLE-Key", rssi: -62),
+            SimulatedDeviceDescription(kind: .remote, name: "AB Shutter3", rssi: -58),
         ])
     }()
 
@@ -151,6 +156,9 @@ extension SimulatedDeviceDescription.Kind {
             return SimulatedTestDevice(clock: clock, notifications: description.count ?? 100)
         case .lednet:
             return SimulatedLEDnetLight()
+        case .remote:
+            let presses = description.triggerPresses ?? (1...(description.count ?? 5)).map { Double($0) * 0.3 }
+            return SimulatedShutterRemote(clock: clock, presses: presses.map { .milliseconds(Int64($0 * 1000)) }, battery: battery)
         }
     }
 }

@@ -43,7 +43,8 @@ public final class SimulatedDevice: Sendable {
         let peripheral = Peripheral(central: central, database: database)
         self.peripheral.withLock { $0 = peripheral }
         behaviour.attach(to: peripheral)
-        try await peripheral.startAdvertising(name: description.name, interval: description.advertisingInterval)
+        try await peripheral.startAdvertising(name: description.name, serviceUUIDs: behaviour.advertisedServices,
+                                              interval: description.advertisingInterval)
     }
 
     /// Switches the device off: its links drop and it stops advertising.
@@ -60,6 +61,12 @@ protocol SimulatedBehaviour: Sendable {
     func build(_ database: GATTAttributeDatabase)
     func attach(to peripheral: Peripheral)
     var log: [String] { get }
+    /// Service UUIDs the device advertises (in its scan response).
+    var advertisedServices: [BluetoothUUID] { get }
+}
+
+extension SimulatedBehaviour {
+    var advertisedServices: [BluetoothUUID] { [] }
 }
 
 /// A thread-safe list of what happened, with a bound.

@@ -14,10 +14,15 @@ struct DeviceSelectionOptions: ParsableArguments {
     }
 
     func connect(_ central: Central, prefix: String) async throws -> LEConnection {
+        try await connect(central, describing: prefix + "…") { $0.name?.hasPrefix(prefix) == true }
+    }
+
+    /// By name, or the strongest device `matches` accepts.
+    func connect(_ central: Central, describing what: String, matches: (DiscoveredDevice) -> Bool) async throws -> LEConnection {
         if let name { return try await central.connect(name: name, scanTimeout: .milliseconds(scanMs)) }
         let found = try await StrobeHost.Scanner(controller: central.controller).scan(for: .milliseconds(scanMs))
-        guard let device = found.filter({ $0.name?.hasPrefix(prefix) == true }).max(by: { ($0.rssi ?? -128) < ($1.rssi ?? -128) }) else {
-            throw ConnectionError.notFound(name: prefix + "…", scanned: .milliseconds(scanMs))
+        guard let device = found.filter(matches).max(by: { ($0.rssi ?? -128) < ($1.rssi ?? -128) }) else {
+            throw ConnectionError.notFound(name: what, scanned: .milliseconds(scanMs))
         }
         return try await central.connect(to: device.address, addressType: device.addressType)
     }

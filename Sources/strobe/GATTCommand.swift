@@ -63,7 +63,7 @@ struct GATTTreeCommand: AsyncParsableCommand {
     func run() async throws {
         let session = try await ControllerSession.open(global)
         defer { try? session.close() }
-        let connection = try await linkSecurity.connect(target, session)
+        let connection = try await linkSecurity.connect(target, session, global)
         let database = try await connection.gatt.discoverDatabase(subscribeToServiceChanged: false)
         var tree = Tree(services: [])
         for service in database.services {
@@ -144,7 +144,7 @@ struct GATTReadCommand: AsyncParsableCommand {
     func run() async throws {
         let session = try await ControllerSession.open(global)
         defer { try? session.close() }
-        let connection = try await linkSecurity.connect(target, session)
+        let connection = try await linkSecurity.connect(target, session, global)
         let handle = try await attribute.valueHandle(in: connection)
         let value = try await GATTCommandError.naming("read", handle) { try await connection.gatt.readLong(handle: handle) }
         _ = try? await connection.disconnect()
@@ -173,7 +173,7 @@ struct GATTWriteCommand: AsyncParsableCommand {
         let bytes = [UInt8](hexString: value) ?? []
         let session = try await ControllerSession.open(global)
         defer { try? session.close() }
-        let connection = try await linkSecurity.connect(target, session)
+        let connection = try await linkSecurity.connect(target, session, global)
         let handle = try await attribute.valueHandle(in: connection)
         try await GATTCommandError.naming("write", handle) {
             try await connection.gatt.write(bytes, handle: handle, withResponse: !withoutResponse)

@@ -40,7 +40,7 @@ struct GATTSubscribeCommand: AsyncParsableCommand {
     func run() async throws {
         let session = try await ControllerSession.open(global)
         defer { try? session.close() }
-        let connection = try await linkSecurity.connect(target, session)
+        let connection = try await linkSecurity.connect(target, session, global)
         let characteristic = try await attribute.characteristic(in: connection).characteristic
         let ring = NotificationRing(capacity: 16_384, maxValueSize: 512)
         try await GATTCommandError.naming("subscribe", characteristic.valueHandle) {

@@ -25,7 +25,7 @@ struct PairCommand: AsyncParsableCommand {
     func run() async throws {
         let session = try await ControllerSession.open(global)
         defer { try? session.close() }
-        let connection = try await target.connect(session, security: security.manager())
+        let connection = try await target.connect(session, security: try security.manager(global))
         let result: SMPPairingResult
         do {
             result = try await connection.pair()
@@ -42,7 +42,7 @@ struct PairCommand: AsyncParsableCommand {
                 paired with \(report.address): \(result.secureConnections ? "LE Secure Connections" : "LE legacy pairing"), \(report.method)
                 security level \(report.securityLevel), \(result.keySize)-octet key
                 keys: \(report.keys.isEmpty ? "none" : report.keys.joined(separator: ", "))
-                \(report.bonded ? "bonded (stored in \(security.store.path))" : "not bonded")
+                \(report.bonded ? "bonded (stored in \(try security.bondStoreName(global)))" : "not bonded")
                 """)
         }
         _ = try? await connection.disconnect()

@@ -21,9 +21,22 @@ struct SecurityOptions: ParsableArguments {
 
     var store: FileBondStore { FileBondStore(path: bonds ?? FileBondStore.defaultPath) }
 
-    func manager() -> SecurityManager {
+    /// Where bonds go: the file, except on the simulated world without --bonds, which is new
+    /// each run (its devices keep no bond from one run to the next), so its bonds live in
+    /// memory.
+    func bondStore(_ global: GlobalOptions) throws -> any BondStore {
+        if bonds == nil, case .sim = try global.transportSpec() { return InMemoryBondStore() }
+        return store
+    }
+
+    /// Where `bondStore` keeps them, for messages.
+    func bondStoreName(_ global: GlobalOptions) throws -> String {
+        try bondStore(global) is InMemoryBondStore ? "memory, for this run of the simulated world" : store.path
+    }
+
+    func manager(_ global: GlobalOptions) throws -> SecurityManager {
         SecurityManager(
-            configuration: .init(bonding: !noBond, secureConnections: !legacy), store: store,
+            configuration: .init(bonding: !noBond, secureConnections: !legacy), store: try bondStore(global),
             delegate: ioCapability.value == .noInputNoOutput ? nil : TerminalPairingDelegate(ioCapability: ioCapability.value, passkey: passkey))
     }
 }
@@ -96,8 +109,8 @@ struct LinkSecurityOptions: ParsableArguments {
     var security: Level?
     @OptionGroup var pairing: SecurityOptions
 
-    func connect(_ target: GATTTargetOptions, _ session: ControllerSession) async throws -> LEConnection {
-        let connection = try await target.connect(session, security: pairing.manager())
+    func connect(_ target: GATTTargetOptions, _ session: ControllerSession, _ global: GlobalOptions) async throws -> LEConnection {
+        let connection = try await target.connect(session, security: try pairing.manager(global))
         if let security {
             do {
                 try await connection.secure(to: security.value)

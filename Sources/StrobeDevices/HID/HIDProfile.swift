@@ -1,0 +1,39 @@
+import StrobeHost
+
+/// HID over GATT (HOGP 1.0, HIDS 1.0): the service, its characteristics and descriptor.
+public enum HIDProfile {
+    public static let service = BluetoothUUID(0x1812)
+    public static let information = BluetoothUUID(0x2A4A)
+    public static let reportMap = BluetoothUUID(0x2A4B)
+    public static let controlPoint = BluetoothUUID(0x2A4C)
+    public static let report = BluetoothUUID(0x2A4D)
+    public static let protocolMode = BluetoothUUID(0x2A4E)
+    public static let bootKeyboardInput = BluetoothUUID(0x2A22)
+    /// Report Reference: the report ID and type (1 input, 2 output, 3 feature) of a Report.
+    public static let reportReference = BluetoothUUID(0x2908)
+    public static let batteryService = BluetoothUUID(0x180F)
+    public static let batteryLevel = BluetoothUUID(0x2A19)
+
+    /// Protocol Mode values.
+    public static let bootProtocol: UInt8 = 0x00
+    public static let reportProtocol: UInt8 = 0x01
+}
+
+/// Why a peer could not be used as a HID device.
+public enum HIDSetupError: Error, Sendable, Hashable, CustomStringConvertible {
+    case notAHIDDevice(services: [String])
+    case noInputReports
+    case malformedReportReference(AttributeHandle, length: Int)
+    case reportMap(HIDDescriptorError)
+    case noBatteryLevel
+
+    public var description: String {
+        switch self {
+        case .notAHIDDevice(let services): "the peer has no HID service (0x1812); it has \(services.joined(separator: ", "))"
+        case .noInputReports: "the HID device offers no input report to subscribe to"
+        case .malformedReportReference(let handle, let length): "the Report Reference at \(handle) is \(length) bytes, not 2"
+        case .reportMap(let error): "the HID device's Report Map: \(error)"
+        case .noBatteryLevel: "the HID device has no Battery Level"
+        }
+    }
+}

@@ -1,0 +1,69 @@
+import StrobeDevices
+import StrobeHCI
+import StrobeHost
+import Synchronization
+
+/// A Bluetooth camera shutter remote of the common "AB Shutter3" kind: HID over GATT with a
+/// keyboard report (ID 1) and a consumer-control report (ID 2), its reports and their CCCDs
+/// readable and writable only on an encrypted link; once a host subscribes to the consumer
+/// report it presses Volume Up (and releases it 80 ms later) at each scripted time.
+final class SimulatedShutterRemote: SimulatedBehaviour {
+    let clock: any Clock<Duration>
+    let presses: [Duration]
+    let battery: UInt8
+    private let events = SimLog()
+    private let consumerHandle = Mutex<AttributeHandle>(.reserved)
+
+    /// Keyboard (ID 1: modifiers, reserved, six keys) and consumer control (ID 2: Volume Up,
+    /// Volume Down, six bits of padding).
+    static let reportMap: [UInt8] = [
+        0x05, 0x01, 0x09, 0x06, 0xA1, 0x01, 0x85, 0x01, 0x05, 0x07, 0x19, 0xE0, 0x29, 0xE7, 0x15, 0x00,
+        0x25, 0x01, 0x75, 0x01, 0x95, 0x08, 0x81, 0x02, 0x95, 0x01, 0x75, 0x08, 0x81, 0x01, 0x95, 0x06,
+        0x75, 0x08, 0x15, 0x00, 0x25, 0x65, 0x05, 0x07, 0x19, 0x00, 0x29, 0x65, 0x81, 0x00, 0xC0,
+        0x05, 0x0C, 0x09, 0x01, 0xA1, 0x01, 0x85, 0x02, 0x15, 0x00, 0x25, 0x01, 0x75, 0x01, 0x95, 0x02,
+        0x09, 0xE9, 0x09, 0xEA, 0x81, 0x02, 0x95, 0x06, 0x81, 0x01, 0xC0,
+    ]
+
+    init(clock: any Clock<Duration>, presses: [Duration], battery: UInt8) {
+        self.clock = clock
+        self.presses = presses
+        self.battery = battery
+    }
+
+    var log: [String] { events.all }
+    var advertisedServices: [BluetoothUUID] { [HIDProfile.service] }
+
+    func build(_ database: GATTAttributeDatabase) {
+        database.addPrimaryService(HIDProfile.service)
+        // HID Information: bcdHID 1.11, no country, normally connectable.
+        database.addCharacteristic(HIDProfile.information, properties: [.read], value: [0x11, 0x01, 0x00, 0x02])
+        database.addCharacteristic(HIDProfile.reportMap, properties: [.read], value: Self.reportMap, security: .unauthenticated)
+        database.addCharacteristic(HIDProfile.report, properties: [.read, .notify], value: [UInt8](repeating: 0, count: 8),
+                                   security: .unauthenticated)
+        database.addDescriptor(HIDProfile.reportReference, value: [0x01, 0x01])
+        let consumer = database.addCharacteristic(HIDProfile.report, properties: [.read, .notify], value: [0x00], security: .unauthenticated)
+        database.addDescriptor(HIDProfile.reportReference, value: [0x02, 0x01])
+        consumerHandle.withLock { $0 = consumer.valueHandle }
+        database.addCharacteristic(HIDProfile.protocolMode, properties: [.read, .writeWithoutResponse], value: [HIDProfile.reportProtocol],
+                                   security: .unauthenticated)
+        database.addCharacteristic(HIDProfile.controlPoint, properties: [.writeWithoutResponse], security: .unauthenticated)
+        database.addPrimaryService(HIDProfile.batteryService)
+        database.addCharacteristic(HIDProfile.batteryLevel, properties: [.read], value: [battery])
+    }
+
+    func attach(to peripheral: Peripheral) {
+        let handle = consumerHandle.withLock { $0 }
+        let presses = self.presses
+        whenSubscribed(peripheral, to: handle) { [clock, events] server in
+            var elapsed = Duration.zero
+            for at in presses {
+                try? await clock.sleep(for: max(at - elapsed, .zero))
+                events.append("press volume up")
+                _ = try? await server.notify(valueHandle: handle, value: [0x01])
+                try? await clock.sleep(for: .milliseconds(80))
+                _ = try? await server.notify(valueHandle: handle, value: [0x00])
+                elapsed = at + .milliseconds(80)
+            }
+        }
+    }
+}

@@ -60,7 +60,7 @@ import Testing
         let result = try await StrobeCommand.run(["scan", "--duration", "1", "--json"])
         #expect(result.status == 0, "stderr: \(result.stderr)")
         let names = Set(try JSONLines.objects(result.stdout).compactMap { $0["name"] as? String })
-        #expect(names == ["Nova", "Nova2", "Grip-S1", "Pen-S1", "Strobe-Test", "LEDBLE-Key"])
+        #expect(names == ["Nova", "Nova2", "Grip-S1", "Pen-S1", "Strobe-Test", "LEDBLE-Key", "AB Shutter3"])
     }
 
     @Test func aScenarioFileDescribesTheWorld() async throws {

@@ -326,6 +326,8 @@ extension RootCanalTests {
                 let central = try await BumbleSMPPeer(
                     on: rootCanal, arguments: ["--role", "central", "--peer", "\(setup.host.controller.info!.address)"])
                 let incoming = try #require(await connections.next())
+                // Bumble listens for Security Request once its connect call has returned.
+                _ = try await central.event("CONNECTED")
                 let asked = try await incoming.pair()
                 _ = try await central.event("SECURITY_REQUEST")
                 _ = try await central.event("PAIRED")

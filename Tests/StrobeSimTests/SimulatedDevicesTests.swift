@@ -34,10 +34,11 @@ import Testing
         var byName: [String: Int?] = [:]
         for await device in updates {
             if let name = device.name { byName[name] = device.rssi }
-            if byName.count == 6 { break }
+            if byName.count == 7 { break }
         }
         try await scanner.stop()
-        #expect(byName == ["Nova": -57, "Nova2": -48, "Grip-S1": -60, "Pen-S1": -52, "Strobe-Test": -70, "LEDBLE-Key": -62])
+        #expect(byName == ["Nova": -57, "Nova2": -48, "Grip-S1": -60, "Pen-S1": -52, "Strobe-Test": -70, "LEDBLE-Key": -62,
+                           "AB Shutter3": -58])
         host.controller.close()
         host.world.stop()
     }

@@ -79,28 +79,49 @@ public final class ShutterSequencer: Sendable {
     /// preflash on at a half press. Arms the connected flashes for the first press before it
     /// returns.
     public func follow(_ grip: Grip) async {
-        let armed = armedFlashes
-        let hostTime = self.hostTime
+        let fire = trigger()
         grip.setEventHandler { [weak self] occurrence in
             switch occurrence.event {
-            case .shutterButtonDown:
-                // The hot path: the flag, then the armed commands' bytes out; the rest in a task.
-                guard armed.claim() else {
-                    Task { _ = await self?.shoot(triggeredAt: occurrence.receivedAt) }
-                    return
-                }
-                armed.fire(issuedAt: hostTime())
-                Task {
-                    guard let self else { return armed.release() }
-                    _ = await self.completeShot(triggeredAt: occurrence.receivedAt)
-                }
-            case .shutterButtonHalfDown:
-                Task { await self?.preflash() }
-            default:
-                break
+            case .shutterButtonDown: fire(occurrence.receivedAt)
+            case .shutterButtonHalfDown: Task { await self?.preflash() }
+            default: break
             }
         }
         await arm()
+    }
+
+    /// Fires on a shutter remote's press of a usage mapped to the shutter (its report's read
+    /// time is the trigger time), through the same armed path as the grip; a half-press usage
+    /// turns the preflash on. Arms the connected flashes before it returns.
+    public func follow(_ remote: ShutterRemote) async {
+        let fire = trigger()
+        remote.setEventHandler { [weak self] event in
+            guard event.kind == .press else { return }
+            switch event.role {
+            case .shutter: fire(event.receivedAt)
+            case .halfPress: Task { await self?.preflash() }
+            case .other: break
+            }
+        }
+        await arm()
+    }
+
+    /// The hot path a trigger takes on the receive path: the armed flag, then the armed
+    /// commands' bytes out; the rest of the shot in a task.
+    private func trigger() -> @Sendable (HostTime) -> Void {
+        let armed = armedFlashes
+        let hostTime = self.hostTime
+        return { [weak self] receivedAt in
+            guard armed.claim() else {
+                Task { _ = await self?.shoot(triggeredAt: receivedAt) }
+                return
+            }
+            armed.fire(issuedAt: hostTime())
+            Task {
+                guard let self else { return armed.release() }
+                _ = await self.completeShot(triggeredAt: receivedAt)
+            }
+        }
     }
 
     /// Arms every connected, idle flash that is not armed yet, so that the next trigger's FLASH

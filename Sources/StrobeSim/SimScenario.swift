@@ -85,12 +85,15 @@ public struct SimScenario: Sendable, Hashable, Codable {
         grip.gripEvents = [.init(after: 0.5, code: 0x01), .init(after: 0.2, code: 0x02), .init(after: 0.1, code: 0x03)]
         var stylus = SimulatedDeviceDescription(kind: .stylus, name: "Pen-S1", rssi: -52)
         stylus.count = 125
+        // Presses Volume Up every 0.3 s for as long as a host listens (up to 1000 presses).
+        var remote = SimulatedDeviceDescription(kind: .remote, name: "AB Shutter3", rssi: -58)
+        remote.count = 1000
         return SimScenario(devices: [
             SimulatedDeviceDescription(kind: .nova1, name: "Nova", rssi: -57),
             nova2, grip, stylus,
             SimulatedDeviceDescription(kind: .test, name: "Strobe-Test", rssi: -70),
             SimulatedDeviceDescription(kind: .lednet, name: "LEDBLE-Key", rssi: -62),
-            SimulatedDeviceDescription(kind: .remote, name: "AB Shutter3", rssi: -58),
+            remote,
         ])
     }()
 

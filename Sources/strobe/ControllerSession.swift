@@ -6,11 +6,21 @@ import StrobeSim
 struct ControllerSession {
     let controller: HCIController
     let info: ControllerInfo
+    /// The clock the transport stamps received packets with: the simulated air's own time on
+    /// the simulated world, the host's monotonic time otherwise.
+    let hostTime: @Sendable () -> HostTime
     private let recorder: BtsnoopRecorder?
 
     static func open(_ options: GlobalOptions) async throws -> ControllerSession {
         let spec = try options.transportSpec()
         var transport = try spec.openIncludingSimulatedWorld()
+        let hostTime: @Sendable () -> HostTime
+        if let sim = transport as? SimTransport {
+            let air = sim.world.air
+            hostTime = { air.hostTime() }
+        } else {
+            hostTime = { HostTime.now() }
+        }
         var recorder: BtsnoopRecorder?
         if let path = options.btsnoop {
             let tee = try BtsnoopRecorder(wrapping: transport, path: path)
@@ -22,7 +32,7 @@ struct ControllerSession {
             transport: transport, configuration: .init(livenessProbeInterval: .seconds(5), logger: options.logger))
         do {
             let info = try await controller.open()
-            return ControllerSession(controller: controller, info: info, recorder: recorder)
+            return ControllerSession(controller: controller, info: info, hostTime: hostTime, recorder: recorder)
         } catch {
             try? recorder?.finishRecording()
             throw error

@@ -11,10 +11,13 @@ struct ShootCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "shoot",
         abstract: "Fire shots: every connected Nova lit, acknowledged, camera captured, flash off; timed.",
-        discussion: "The camera is the built-in test camera (an exposure of --exposure-ms). On the simulated world by default.")
+        discussion: "The camera is the built-in test camera (an exposure of --exposure-ms). On the simulated world by default. With --trigger grip or remote, each press of the grip's shutter button or the remote's shutter key fires a shot through the armed path.")
 
     @OptionGroup var global: GlobalOptions
     @Option(help: "How many shots.") var count: Int = 10
+    @Option(help: "What fires the shots: none (this command, every --interval-ms), grip or remote (their presses).")
+    var trigger: Trigger = .none
+    @Option(help: "With a grip or remote: seconds to wait for each press.") var triggerTimeout: Double = 10
     @Option(help: "Pause between shots, in milliseconds.") var intervalMs: Int = 100
     @Option(help: "Exposure of the test camera, in milliseconds.") var exposureMs: Int = 20
     @Option(help: "How long to wait for the flashes' acknowledgements, in milliseconds.") var ackDeadlineMs: Int = 150
@@ -32,6 +35,8 @@ struct ShootCommand: AsyncParsableCommand {
     @Option(help: "The modelling lights' brightness during the exposure, 0 to 1 (default: off).") var lightsBrightness: Double?
     @Option(help: "How long the camera waits for the modelling lights, in milliseconds.") var lightsDeadlineMs: Int = 150
 
+    enum Trigger: String, ExpressibleByArgument, CaseIterable { case none, grip, remote }
+
     enum MissingAckPolicy: String, ExpressibleByArgument, CaseIterable {
         case captureWithoutFlash = "capture-without-flash"
         case abort
@@ -41,6 +46,7 @@ struct ShootCommand: AsyncParsableCommand {
     func validate() throws {
         guard (1...100_000).contains(count) else { throw ValidationError("--count must be between 1 and 100000") }
         guard intervalMs >= 0, exposureMs >= 0, ackDeadlineMs > 0, lightsDeadlineMs > 0 else { throw ValidationError("times must not be negative") }
+        guard triggerTimeout > 0, triggerTimeout <= 3600 else { throw ValidationError("--trigger-timeout must be in (0, 3600] seconds") }
         if let lightsBrightness, !(0...1).contains(lightsBrightness) { throw ValidationError("--lights-brightness must be 0...1") }
         if let modellingLights {
             do { _ = try LightSelector(modellingLights) } catch { throw ValidationError("--modelling-lights: \(error)") }
@@ -83,9 +89,11 @@ struct ShootCommand: AsyncParsableCommand {
         let sequencer = ShutterSequencer(
             flashes: manager, camera: ShutterSequencer.testCamera(exposure: .milliseconds(exposureMs), clock: ContinuousClock()),
             policy: ShotPolicy(settings: preset.settings, ackDeadline: .milliseconds(ackDeadlineMs), onMissingAck: policy.value),
-            clock: ContinuousClock(), modellingLights: lights)
+            clock: ContinuousClock(), hostTime: session.hostTime, modellingLights: lights)
         await sequencer.arm()
         if !json { print("\(connected.count) flash(es): \(connected.map { "\($0.address) \"\($0.name)\"" }.joined(separator: ", "))") }
+        let feed = RecordFeed(sequencer.records())
+        let triggerConnection = try await follow(trigger, central: central, sequencer: sequencer)
 
         var outcomes: [String: Int] = [:]
         var shots = 0
@@ -93,8 +101,17 @@ struct ShootCommand: AsyncParsableCommand {
         var lit = Histogram<UInt64>(highestTrackableValue: 60_000_000_000, numberOfSignificantValueDigits: .three)
         var skew = Histogram<UInt64>(highestTrackableValue: 60_000_000_000, numberOfSignificantValueDigits: .three)
         for index in 0..<count {
-            if index > 0 { try await Task.sleep(for: .milliseconds(intervalMs)) }
-            let record = await sequencer.shoot()
+            let record: ShotRecord
+            if trigger == .none {
+                if index > 0 { try await Task.sleep(for: .milliseconds(intervalMs)) }
+                record = await sequencer.shoot()
+            } else {
+                guard let next = await feed.next(within: .milliseconds(Int64(triggerTimeout * 1000))) else {
+                    if let connection = triggerConnection, let lost = LinkLost(connection, device: trigger.rawValue) { linkLost = lost; break }
+                    throw ShootCommandError.noPress(trigger.rawValue, seconds: triggerTimeout, shots: shots)
+                }
+                record = next
+            }
             shots += 1
             outcomes[record.outcome.rawValue, default: 0] += 1
             if let time = record.triggerToLit { lit.record(time) }
@@ -131,6 +148,68 @@ struct ShootCommand: AsyncParsableCommand {
         }
         await manager.disable()
         await lightsClient?.close()
+        if let connection = triggerConnection { _ = try? await connection.disconnect() }
         if let linkLost { throw linkLost }
+    }
+
+    /// Connects the grip or the remote and has the sequencer follow its presses.
+    private func follow(_ trigger: Trigger, central: Central, sequencer: ShutterSequencer) async throws -> LEConnection? {
+        let scan = Duration.milliseconds(scanMs)
+        let found = trigger == .none ? [] : try await StrobeHost.Scanner(controller: central.controller).scan(for: scan)
+        func strongest(_ matches: (DiscoveredDevice) -> Bool) -> DiscoveredDevice? {
+            found.filter(matches).max { ($0.rssi ?? -128) < ($1.rssi ?? -128) }
+        }
+        switch trigger {
+        case .none:
+            return nil
+        case .grip:
+            guard let device = strongest({ $0.name?.hasPrefix(GripProfile.localNamePrefix) == true }) else {
+                throw ConnectionError.notFound(name: GripProfile.localNamePrefix + "…", scanned: scan)
+            }
+            let connection = try await central.connect(to: device.address, addressType: device.addressType)
+            await sequencer.follow(try await Grip.attach(to: connection.gatt))
+            if !json { print("trigger: grip \(connection.peerAddress)") }
+            return connection
+        case .remote:
+            guard let device = strongest({ $0.serviceUUIDs.contains(HIDProfile.service) }) else {
+                throw ConnectionError.notFound(name: "a HID device (service 0x1812)", scanned: scan)
+            }
+            let connection = try await central.connect(to: device.address, addressType: device.addressType)
+            await sequencer.follow(try await ShutterRemote.attach(to: connection))
+            if !json { print("trigger: remote \(connection.peerAddress), security \(connection.securityLevel)") }
+            return connection
+        }
+    }
+}
+
+/// The sequencer's records, taken one at a time with a deadline.
+private final class RecordFeed: @unchecked Sendable {
+    // Used by one task at a time (the command's loop, through `next`).
+    private var iterator: AsyncStream<ShotRecord>.AsyncIterator
+
+    init(_ records: AsyncStream<ShotRecord>) { iterator = records.makeAsyncIterator() }
+
+    /// The next record, or nil when none came within `limit` (the feed then ends).
+    func next(within limit: Duration) async -> ShotRecord? {
+        await withTaskGroup(of: ShotRecord?.self) { group in
+            group.addTask { await self.iterator.next() }
+            group.addTask {
+                try? await Task.sleep(for: limit)
+                return nil
+            }
+            let first = await group.next() ?? nil
+            group.cancelAll()
+            return first
+        }
+    }
+}
+
+enum ShootCommandError: Error, CustomStringConvertible {
+    case noPress(String, seconds: Double, shots: Int)
+
+    var description: String {
+        switch self {
+        case .noPress(let trigger, let seconds, let shots): "the \(trigger) sent no press within \(seconds) s (after \(shots) shot(s))"
+        }
     }
 }

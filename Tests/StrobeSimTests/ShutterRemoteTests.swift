@@ -1,0 +1,88 @@
+import Foundation
+import StrobeDevices
+import StrobeHCI
+import StrobeHost
+import StrobeSecurity
+import Testing
+
+@testable import StrobeSim
+
+/// The shutter remote kit against the simulated AB Shutter3: HID over GATT on an encrypted,
+/// bonded link, Volume Up presses as shutter events, in order; a bonded remote reconnects and
+/// its events flow again without pairing.
+@Suite(.timeLimit(.minutes(1))) struct ShutterRemoteTests {
+    static func world(presses: Int) async throws -> SimWorld {
+        var remote = SimulatedDeviceDescription(kind: .remote, name: "AB Shutter3", rssi: -58)
+        remote.count = presses
+        let world = SimWorld(scenario: SimScenario(devices: [remote]), clock: ContinuousClock())
+        try await world.start()
+        return world
+    }
+
+    static func collect(_ events: AsyncStream<ShutterRemoteEvent>, _ count: Int) async -> [ShutterRemoteEvent] {
+        var out: [ShutterRemoteEvent] = []
+        for await event in events {
+            out.append(event)
+            if out.count == count { break }
+        }
+        return out
+    }
+
+    @Test func pressesArriveInOrderOnABondedLinkAndAgainAfterAReconnect() async throws {
+        let world = try await Self.world(presses: 3)
+        defer { world.stop() }
+        let controller = HCIController(transport: world.makeHostController())
+        try await controller.open()
+        defer { controller.close() }
+        let store = InMemoryBondStore()
+        let central = Central(controller: controller, security: SecurityManager(store: store))
+
+        let first = try await central.connect(name: "AB Shutter3")
+        let (events, sink) = AsyncStream.makeStream(of: ShutterRemoteEvent.self)
+        let remote = try await ShutterRemote.attach(to: first, handler: { sink.yield($0) })
+        #expect(first.securityLevel == .unauthenticated)
+        #expect(first.pairingResult?.bonded == true)
+        #expect(remote.device.inputReports.map(\.layout.id) == [1, 2])
+        #expect(!remote.device.usesBootProtocol)
+        #expect(try await remote.batteryLevel().percent == 87)
+        let seen = await Self.collect(events, 6)
+        #expect(seen.map(\.kind) == [.press, .release, .press, .release, .press, .release])
+        #expect(seen.allSatisfy { $0.usage == .volumeUp && $0.role == .shutter })
+        #expect(zip(seen, seen.dropFirst()).allSatisfy { $0.receivedAt.nanoseconds <= $1.receivedAt.nanoseconds })
+        #expect(remote.counters.malformed == 0)
+        _ = try await first.disconnect()
+
+        // Bonded: the next connection is encrypted with the stored key, and presses flow again.
+        let second = try await central.connect(name: "AB Shutter3")
+        let (again, sink2) = AsyncStream.makeStream(of: ShutterRemoteEvent.self)
+        _ = try await ShutterRemote.attach(to: second, handler: { sink2.yield($0) })
+        #expect(second.pairingResult == nil, "encrypted with the bond, not paired again")
+        #expect(second.securityLevel == .unauthenticated)
+        #expect(await Self.collect(again, 2).map(\.kind) == [.press, .release])
+    }
+
+    @Test func aHostThatWillNotSecureTheLinkCannotRead() async throws {
+        let world = try await Self.world(presses: 1)
+        defer { world.stop() }
+        let controller = HCIController(transport: world.makeHostController())
+        try await controller.open()
+        defer { controller.close() }
+        let central = Central(controller: controller, security: SecurityManager(configuration: .init(allowsPairing: false)))
+        let connection = try await central.connect(name: "AB Shutter3")
+        await #expect(throws: SecurityError.pairingNotAllowed) { _ = try await ShutterRemote.attach(to: connection) }
+    }
+
+    @Test func aUsageMapDecidesWhatIsTheShutter() async throws {
+        let world = try await Self.world(presses: 1)
+        defer { world.stop() }
+        let controller = HCIController(transport: world.makeHostController())
+        try await controller.open()
+        defer { controller.close() }
+        let central = Central(controller: controller)
+        let connection = try await central.connect(name: "AB Shutter3")
+        let (events, sink) = AsyncStream.makeStream(of: ShutterRemoteEvent.self)
+        _ = try await ShutterRemote.attach(to: connection, map: .init(shutter: [.enter], halfPress: [.volumeUp]),
+                                           handler: { sink.yield($0) })
+        #expect(await Self.collect(events, 1).first?.role == .halfPress)
+    }
+}

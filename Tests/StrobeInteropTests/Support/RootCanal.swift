@@ -91,14 +91,16 @@ final class BumbleSMPPeer: Sendable {
     private let input: FileHandle
     let output: LineCollector
 
-    init(on rootCanal: RootCanal, arguments: [String]) async throws {
+    /// `script`: `smp_peer.py`, or another Bumble fixture that speaks the same lines
+    /// (`hid_remote.py`).
+    init(on rootCanal: RootCanal, script: String = "smp_peer.py", arguments: [String]) async throws {
         let python = RepositoryPaths.bumblePython
         guard FileManager.default.isExecutableFile(atPath: python.path) else {
             throw RootCanal.Failure(description: "no Bumble venv at \(python.path): run Scripts/install-test-deps.sh")
         }
         let process = Process()
         process.executableURL = python
-        process.arguments = [RepositoryPaths.bumbleFixtures.appendingPathComponent("smp_peer.py").path,
+        process.arguments = [RepositoryPaths.bumbleFixtures.appendingPathComponent(script).path,
                              "--transport", rootCanal.bumbleTransport, "--timeout", "120"] + arguments
         let stdin = Pipe(), stdout = Pipe()
         process.standardInput = stdin
@@ -117,7 +119,7 @@ final class BumbleSMPPeer: Sendable {
         }
         guard let ready else {
             kill(process.processIdentifier, SIGKILL)
-            throw RootCanal.Failure(description: "smp_peer.py ended before READY: \(output.lines)")
+            throw RootCanal.Failure(description: "\(script) ended before READY: \(output.lines)")
         }
         address = (Self.json(ready)["address"] as? String) ?? ""
         rootCanal.adopt(self)

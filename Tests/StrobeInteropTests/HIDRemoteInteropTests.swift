@@ -1,0 +1,49 @@
+import Foundation
+import Strobe
+import Testing
+
+extension RootCanalTests {
+    /// `strobe remote events` against a shutter remote written on Google Bumble
+    /// (`Tests/Fixtures/Bumble/hid_remote.py`: HID over GATT, its reports and CCCDs needing an
+    /// encrypted link) on RootCanal: it pairs, subscribes and reports every press in order; after
+    /// the remote restarts with its keys, the bond encrypts the link without pairing again.
+    @Suite(.timeLimit(.minutes(2))) struct HIDRemoteInteropTests {
+        static func events(_ rootCanal: RootCanal, bonds: String, count: Int) async throws -> (events: [[String: Any]], summary: [String: Any]) {
+            let result = try await StrobeCommand.run(
+                ["--transport", rootCanal.transport, "remote", "events", "--name", "Bumble-Shutter", "--count", "\(count)",
+                 "--bonds", bonds, "--json", "--duration", "30"])
+            #expect(result.status == 0, "\(result.stderr)")
+            let lines = try JSONLines.objects(result.stdout)
+            return (lines.filter { $0["event"] != nil }, lines.last ?? [:])
+        }
+
+        @Test func pairsReportsEveryPressAndReconnectsBonded() async throws {
+            try await RootCanal.with { rootCanal in
+                let scratch = FileManager.default.temporaryDirectory.appendingPathComponent("strobe-hid-\(UUID().uuidString)")
+                try FileManager.default.createDirectory(at: scratch, withIntermediateDirectories: true)
+                defer { try? FileManager.default.removeItem(at: scratch) }
+                let keystore = scratch.appendingPathComponent("bumble-keys.json").path
+                let bonds = scratch.appendingPathComponent("bonds.json").path
+
+                let remote = try await BumbleSMPPeer(on: rootCanal, script: "hid_remote.py",
+                                                     arguments: ["--presses", "5", "--keystore", keystore])
+                let first = try await Self.events(rootCanal, bonds: bonds, count: 5)
+                #expect(first.events.map { $0["event"] as? String } == Array(repeating: ["press", "release"], count: 5).flatMap { $0 })
+                #expect(first.events.allSatisfy { $0["usage"] as? String == "consumer:0x00e9" })
+                #expect(first.summary["presses"] as? Int == 5 && first.summary["malformed"] as? Int == 0)
+                _ = try await remote.event("PAIRED")
+                #expect(remote.output.lines.filter { $0.hasPrefix("PRESS") }.count == 5, "every press the remote sent arrived")
+                #expect(try FileBondStore(path: bonds).bonds().map(\.peer.address) == [BluetoothAddress(remote.address)!])
+                await remote.stop()
+
+                // The same remote, started again with its keys: encrypted with the bond, no pairing.
+                let again = try await BumbleSMPPeer(on: rootCanal, script: "hid_remote.py",
+                                                    arguments: ["--presses", "2", "--keystore", keystore])
+                let second = try await Self.events(rootCanal, bonds: bonds, count: 2)
+                #expect(second.events.map { $0["event"] as? String } == ["press", "release", "press", "release"])
+                _ = try await again.event("ENCRYPTED")
+                #expect(!again.has("PAIRED"))
+            }
+        }
+    }
+}

@@ -6,21 +6,37 @@ import StrobeSequencer
 import StrobeSim
 import Synchronization
 
-/// `sequencer`: a shot's host-side latency, from the grip's trigger bytes reaching the host to
-/// the FLASH command's bytes handed to the transport, on the simulated world (a grip and a Nova
-/// V2, each on its own stack across the virtual air; the air's pacing lies outside the measured
-/// window and does not count). Allocations are counted over the same window, process-wide and
+/// `sequencer`: a shot's host-side latency, from the trigger's bytes reaching the host to the
+/// FLASH command's bytes handed to the transport, on the simulated world (a grip, or a HID
+/// shutter remote, and a Nova V2, each on its own stack across the virtual air; the air's pacing
+/// lies outside the measured window and does not count). Allocations are counted over the same window, process-wide and
 /// on the trigger's thread alone. With modelling lights, the standard world's LEDnet light goes
 /// down for each shot and back after it, on the same controller: the window is the same.
 enum SequencerScenario {
-    /// Stamps the two ends of the window at the transport: a received grip notification carrying
-    /// a full press (`shutterButtonDown`, code 0x02), and a sent ATT Write Request carrying a V2
-    /// FLASH command.
+    /// What fires the shots.
+    enum Trigger: String, Sendable { case grip, remote }
+
+    /// Stamps the two ends of the window at the transport: a received trigger notification (the
+    /// grip's full press, `shutterButtonDown`, code 0x02; or the remote's consumer report with
+    /// Volume Up down, one byte 0x01), and a sent ATT Write Request carrying a V2 FLASH command.
     final class Window: HCITransport, Sendable {
         let inner: any HCITransport
+        let trigger: Trigger
         let opened = Atomic<UInt64>(0)
         let samples = Mutex<[(latency: UInt64, allocations: (process: Int, thread: Int, sameThread: Bool)?)]>([])
-        init(_ inner: any HCITransport) { self.inner = inner }
+        init(_ inner: any HCITransport, trigger: Trigger) {
+            self.inner = inner
+            self.trigger = trigger
+        }
+
+        /// [handle u16][length u16][L2CAP length u16][CID u16][0x1B][handle u16][value...]
+        func isTrigger(_ payload: UnsafeRawBufferPointer) -> Bool {
+            guard payload.count >= 12, payload[6] == 0x04, payload[8] == 0x1B else { return false }
+            switch trigger {
+            case .grip: return payload.count == 14 && payload[13] == 0x02  // [seq u16][code]
+            case .remote: return payload.count == 12 && payload[11] == 0x01  // the consumer report, Volume Up down
+            }
+        }
         var name: String { inner.name }
         func close() { inner.close() }
 
@@ -45,8 +61,7 @@ enum SequencerScenario {
                 self.downstream = downstream
             }
             func transportDidReceive(_ type: HCIPacketType, payload: UnsafeRawBufferPointer, at time: HostTime) {
-                // [handle u16][length u16][L2CAP length u16][CID u16][0x1B][handle u16][seq u16][code]
-                if type == .acl, payload.count == 14, payload[6] == 0x04, payload[8] == 0x1B, payload[13] == 0x02 {
+                if type == .acl, window.isTrigger(payload) {
                     // Counting starts first, so that setting it up is not timed.
                     if Allocations.available { Allocations.beginWithThread() }
                     window.opened.store(nowNanoseconds(), ordering: .releasing)
@@ -58,17 +73,22 @@ enum SequencerScenario {
         }
     }
 
-    static func run(shots: Int, modellingLights: Bool = false) async throws -> BenchReport {
+    static func run(shots: Int, modellingLights: Bool = false, trigger: Trigger = .grip) async throws -> BenchReport {
         var scenario = SimScenario.standard
-        scenario.devices = scenario.devices.filter { $0.kind == .nova2 || $0.kind == .grip || (modellingLights && $0.kind == .lednet) }
-        // Ten presses to warm up, then one per shot, 80 ms apart (a shot takes two connection events).
+        let triggerKind: SimulatedDeviceDescription.Kind = trigger == .grip ? .grip : .remote
+        scenario.devices = scenario.devices.filter { $0.kind == .nova2 || $0.kind == triggerKind || (modellingLights && $0.kind == .lednet) }
+        // Ten presses to warm up, then one per shot: the grip's 80 ms apart (a shot takes two
+        // connection events), the remote's 120 ms (its release follows each press by 80 ms).
         for index in scenario.devices.indices where scenario.devices[index].kind == .grip {
             scenario.devices[index].gripEvents = (0..<(shots + 10)).map { .init(after: $0 == 0 ? 0.3 : 0.08, code: 0x02) }
+        }
+        for index in scenario.devices.indices where scenario.devices[index].kind == .remote {
+            scenario.devices[index].triggerPresses = (0..<(shots + 10)).map { 0.3 + Double($0) * 0.12 }
         }
         let world = SimWorld(scenario: scenario, clock: ContinuousClock())
         try await world.start()
         defer { world.stop() }
-        let transport = Window(world.makeHostController())
+        let transport = Window(world.makeHostController(), trigger: trigger)
         let controller = HCIController(transport: transport)
         try await controller.open()
         defer { controller.close() }
@@ -85,7 +105,11 @@ enum SequencerScenario {
         let sequencer = ShutterSequencer(flashes: manager, camera: {}, policy: ShotPolicy(ackDeadline: .seconds(1)), clock: ContinuousClock(),
                                          modellingLights: lights)
         var records = sequencer.records().makeAsyncIterator()
-        await sequencer.follow(try await Grip.attach(to: try await central.connect(name: "Grip-S1").gatt))
+        switch trigger {
+        case .grip: await sequencer.follow(try await Grip.attach(to: try await central.connect(name: "Grip-S1").gatt))
+        // Pairs first (the remote's reports need an encrypted link), outside the measured window.
+        case .remote: await sequencer.follow(try await ShutterRemote.attach(to: try await central.connect(name: "AB Shutter3")))
+        }
 
         var outcomes: [String: Int] = [:]
         var lightsRestored = 0
@@ -102,7 +126,7 @@ enum SequencerScenario {
         let process = allocations.map(\.process).sorted()
         let thread = allocations.map(\.thread).sorted()
         return BenchReport(
-            scenario: modellingLights ? "sequencer-modelling-lights" : "sequencer",
+            scenario: modellingLights ? "sequencer-modelling-lights" : trigger == .remote ? "sequencer-remote" : "sequencer",
             figures: [
                 "shots": Double(samples.count),
                 "triggerToCommandP50": Double(latency.valueAtPercentile(50)),
@@ -117,7 +141,7 @@ enum SequencerScenario {
                 "shotsWithLightsDownAndBack": modellingLights ? Double(lightsRestored) : nil,
             ],
             units: ["triggerToCommandP50": "ns", "triggerToCommandP99": "ns", "triggerToCommandMax": "ns"],
-            notes: ["trigger = the grip's full-press notification handed up by the transport; command = the FLASH write's ACL packet handed to the transport",
+            notes: ["trigger = the \(trigger == .grip ? "grip's full-press notification" : "remote's Volume Up report") handed up by the transport; command = the FLASH write's ACL packet handed to the transport",
                     "allocationsPerTrigger* count the whole process in that window (the simulated devices' work included); allocationsOnTriggerThread* the thread that read the trigger alone",
                     "commandsFromTriggerThread: shots whose FLASH left from the thread that read the trigger (the armed path)"])
     }

@@ -43,6 +43,9 @@ struct StrobeBench: AsyncParsableCommand {
     @Flag(help: "sequencer: with the simulated LEDnet light as a modelling light, down for each shot.")
     var sequencerModellingLights = false
 
+    @Flag(help: "sequencer: triggered by the simulated HID shutter remote instead of the grip.")
+    var sequencerRemote = false
+
     @Option(help: "memory: seconds of streaming at 1,000 batches/s.")
     var memorySeconds = 5
 
@@ -72,7 +75,9 @@ struct StrobeBench: AsyncParsableCommand {
             case .decode: report = try await DecodeScenario.run(batches: batches, capture: capture)
             case .e2e: report = try await EndToEndScenario.run(notifications: e2eNotifications)
             case .memory: report = try await MemoryScenario.run(seconds: memorySeconds)
-            case .sequencer: report = try await SequencerScenario.run(shots: sequencerShots, modellingLights: sequencerModellingLights)
+            case .sequencer:
+                report = try await SequencerScenario.run(shots: sequencerShots, modellingLights: sequencerModellingLights,
+                                                         trigger: sequencerRemote ? .remote : .grip)
             case .soak: report = try await SoakScenario.run(notifications: soakNotifications)
             }
             emit(report)

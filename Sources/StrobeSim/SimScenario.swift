@@ -35,6 +35,8 @@ public struct SimulatedDeviceDescription: Sendable, Hashable, Codable {
     /// (default 15 minutes).
     public var privacy: Bool?
     public var privacyRotationMilliseconds: Double?
+    /// Remote: offer only the boot keyboard input report (no Report Map reports), pressing Enter.
+    public var bootKeyboardOnly: Bool?
 
     public enum NovaMisbehaviour: String, Sendable, Hashable, Codable {
         case noAck, wrongID, garbage
@@ -161,7 +163,8 @@ extension SimulatedDeviceDescription.Kind {
             return SimulatedLEDnetLight()
         case .remote:
             let presses = description.triggerPresses ?? (1...(description.count ?? 5)).map { Double($0) * 0.3 }
-            return SimulatedShutterRemote(clock: clock, presses: presses.map { .milliseconds(Int64($0 * 1000)) }, battery: battery)
+            return SimulatedShutterRemote(clock: clock, presses: presses.map { .milliseconds(Int64($0 * 1000)) }, battery: battery,
+                                          bootKeyboardOnly: description.bootKeyboardOnly == true)
         }
     }
 }

@@ -6,15 +6,18 @@ import Synchronization
 /// A Bluetooth camera shutter remote of the common "AB Shutter3" kind: HID over GATT with a
 /// keyboard report (ID 1) and a consumer-control report (ID 2), its reports and their CCCDs
 /// readable and writable only on an encrypted link; once a host subscribes to the consumer
-/// report it presses Volume Up (and releases it 80 ms later) at each scripted time.
+/// report it presses Volume Up (and releases it 80 ms later) at each scripted time. As a boot
+/// keyboard only (`bootKeyboardOnly`), it offers the Boot Keyboard Input Report alone and
+/// presses Enter there.
 final class SimulatedShutterRemote: SimulatedBehaviour {
     let clock: any Clock<Duration>
     let presses: [Duration]
     let battery: UInt8
+    let bootKeyboardOnly: Bool
     private let events = SimLog()
     private let consumerHandle = Mutex<AttributeHandle>(.reserved)
 
-    /// Keyboard (ID 1: modifiers, reserved, six keys) and consumer control (ID 2: Volume Up,
+    /// The Report Map: keyboard (ID 1: modifiers, reserved, six keys) and consumer control (ID 2: Volume Up,
     /// Volume Down, six bits of padding).
     static let reportMap: [UInt8] = [
         0x05, 0x01, 0x09, 0x06, 0xA1, 0x01, 0x85, 0x01, 0x05, 0x07, 0x19, 0xE0, 0x29, 0xE7, 0x15, 0x00,
@@ -24,10 +27,11 @@ final class SimulatedShutterRemote: SimulatedBehaviour {
         0x09, 0xE9, 0x09, 0xEA, 0x81, 0x02, 0x95, 0x06, 0x81, 0x01, 0xC0,
     ]
 
-    init(clock: any Clock<Duration>, presses: [Duration], battery: UInt8) {
+    init(clock: any Clock<Duration>, presses: [Duration], battery: UInt8, bootKeyboardOnly: Bool = false) {
         self.clock = clock
         self.presses = presses
         self.battery = battery
+        self.bootKeyboardOnly = bootKeyboardOnly
     }
 
     var log: [String] { events.all }
@@ -35,6 +39,15 @@ final class SimulatedShutterRemote: SimulatedBehaviour {
 
     func build(_ database: GATTAttributeDatabase) {
         database.addPrimaryService(HIDProfile.service)
+        if bootKeyboardOnly {
+            database.addCharacteristic(HIDProfile.information, properties: [.read], value: [0x11, 0x01, 0x00, 0x02])
+            let boot = database.addCharacteristic(HIDProfile.bootKeyboardInput, properties: [.read, .notify],
+                                                  value: [UInt8](repeating: 0, count: 8), security: .unauthenticated)
+            consumerHandle.withLock { $0 = boot.valueHandle }
+            database.addCharacteristic(HIDProfile.protocolMode, properties: [.read, .writeWithoutResponse], value: [HIDProfile.bootProtocol],
+                                       security: .unauthenticated)
+            return
+        }
         // HID Information: bcdHID 1.11, no country, normally connectable.
         database.addCharacteristic(HIDProfile.information, properties: [.read], value: [0x11, 0x01, 0x00, 0x02])
         database.addCharacteristic(HIDProfile.reportMap, properties: [.read], value: Self.reportMap, security: .unauthenticated)
@@ -54,14 +67,16 @@ final class SimulatedShutterRemote: SimulatedBehaviour {
     func attach(to peripheral: Peripheral) {
         let handle = consumerHandle.withLock { $0 }
         let presses = self.presses
+        // Volume Up on the consumer report, or Enter in the boot keyboard report's first key slot.
+        let (down, up): ([UInt8], [UInt8]) = bootKeyboardOnly ? ([0, 0, 0x28, 0, 0, 0, 0, 0], [UInt8](repeating: 0, count: 8)) : ([0x01], [0x00])
         whenSubscribed(peripheral, to: handle) { [clock, events] server in
             var elapsed = Duration.zero
             for at in presses {
                 try? await clock.sleep(for: max(at - elapsed, .zero))
-                events.append("press volume up")
-                _ = try? await server.notify(valueHandle: handle, value: [0x01])
+                events.append("press")
+                _ = try? await server.notify(valueHandle: handle, value: down)
                 try? await clock.sleep(for: .milliseconds(80))
-                _ = try? await server.notify(valueHandle: handle, value: [0x00])
+                _ = try? await server.notify(valueHandle: handle, value: up)
                 elapsed = at + .milliseconds(80)
             }
         }

@@ -61,6 +61,26 @@ import Testing
         #expect(await Self.collect(again, 2).map(\.kind) == [.press, .release])
     }
 
+    @Test func aBootKeyboardOnlyRemoteIsUsedInTheBootProtocol() async throws {
+        var remote = SimulatedDeviceDescription(kind: .remote, name: "Boot-Remote", rssi: -58)
+        remote.bootKeyboardOnly = true
+        remote.count = 2
+        let world = SimWorld(scenario: SimScenario(devices: [remote]), clock: ContinuousClock())
+        try await world.start()
+        defer { world.stop() }
+        let controller = HCIController(transport: world.makeHostController())
+        try await controller.open()
+        defer { controller.close() }
+        let connection = try await Central(controller: controller).connect(name: "Boot-Remote")
+        let (events, sink) = AsyncStream.makeStream(of: ShutterRemoteEvent.self)
+        let attached = try await ShutterRemote.attach(to: connection, handler: { sink.yield($0) })
+        #expect(attached.device.usesBootProtocol)
+        #expect(attached.device.descriptor == .bootKeyboard)
+        let seen = await Self.collect(events, 4)
+        #expect(seen.map(\.kind) == [.press, .release, .press, .release])
+        #expect(seen.allSatisfy { $0.usage == .enter && $0.role == .shutter })
+    }
+
     @Test func aHostThatWillNotSecureTheLinkCannotRead() async throws {
         let world = try await Self.world(presses: 1)
         defer { world.stop() }

@@ -74,14 +74,12 @@ final class LIFXEmulator: Sendable {
 
     /// Kills it (it keeps nothing worth a graceful stop) and waits for it off the test's pool.
     func stop() async {
-        if process.isRunning { kill(process.processIdentifier, SIGKILL) }
-        let process = self.process
-        try? await offPool { process.waitUntilExit() }
+        await process.killAndWait()
         try? FileManager.default.removeItem(at: directory)
     }
 
     deinit {
-        if process.isRunning { kill(process.processIdentifier, SIGKILL) }
+        process.kill()
     }
 
     /// Every device as the emulator holds it (its `GET /api/devices`).

@@ -37,12 +37,10 @@ final class LIFXHTTPServer: Sendable {
     /// SIGKILL: a child may be handed SIGTERM blocked by the test process, and this server keeps
     /// nothing worth a graceful stop.
     func stop() async {
-        if process.isRunning { kill(process.processIdentifier, SIGKILL) }
-        let process = self.process
-        try? await offPool { process.waitUntilExit() }
+        await process.killAndWait()
     }
 
     deinit {
-        if process.isRunning { kill(process.processIdentifier, SIGKILL) }
+        process.kill()
     }
 }

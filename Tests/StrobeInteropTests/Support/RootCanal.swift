@@ -72,13 +72,11 @@ final class RootCanal: Sendable {
     /// Kills its peers and it, and waits for them off the test's pool.
     func stop() async {
         for peer in peers.withLock({ $0 }) { await peer.stop() }
-        if process.isRunning { kill(process.processIdentifier, SIGKILL) }
-        let process = self.process
-        try? await offPool { process.waitUntilExit() }
+        await process.killAndWait()
     }
 
     deinit {
-        if process.isRunning { kill(process.processIdentifier, SIGKILL) }
+        process.kill()
     }
 }
 
@@ -114,11 +112,11 @@ final class BumbleSMPPeer: Sendable {
         do {
             ready = try await output.firstLine(withPrefix: "READY ", timeout: .seconds(90))
         } catch {
-            kill(process.processIdentifier, SIGKILL)
+            process.kill()
             throw error
         }
         guard let ready else {
-            kill(process.processIdentifier, SIGKILL)
+            process.kill()
             throw RootCanal.Failure(description: "\(script) ended before READY: \(output.lines)")
         }
         address = (Self.json(ready)["address"] as? String) ?? ""
@@ -153,13 +151,11 @@ final class BumbleSMPPeer: Sendable {
     func has(_ kind: String) -> Bool { output.lines.contains { $0.hasPrefix(kind) } }
 
     func stop() async {
-        if process.isRunning { kill(process.processIdentifier, SIGKILL) }
-        let process = self.process
-        try? await offPool { process.waitUntilExit() }
+        await process.killAndWait()
     }
 
     deinit {
-        if process.isRunning { kill(process.processIdentifier, SIGKILL) }
+        process.kill()
     }
 
     private static func json(_ line: String) -> [String: Any] {

@@ -96,31 +96,42 @@ final class BumbleSMPPeer: Sendable {
         guard FileManager.default.isExecutableFile(atPath: python.path) else {
             throw RootCanal.Failure(description: "no Bumble venv at \(python.path): run Scripts/install-test-deps.sh")
         }
+        let fullArguments = [RepositoryPaths.bumbleFixtures.appendingPathComponent(script).path,
+                             "--transport", rootCanal.bumbleTransport, "--timeout", "120"] + arguments
+        // A Python that has not said READY within 45 s on a busy machine is started once more;
+        // the second failure is reported with what it wrote to stderr.
+        var attempt = 0
+        while true {
+            attempt += 1
+            let launched = try Self.launch(python, fullArguments)
+            let ready = try? await launched.output.firstLine(withPrefix: "READY ", timeout: .seconds(45))
+            guard let ready else {
+                await launched.process.killAndWait()
+                if attempt < 2 { continue }
+                throw RootCanal.Failure(description: "\(script) did not start: stdout \(launched.output.lines), stderr \(launched.errors.lines.suffix(15))")
+            }
+            process = launched.process
+            input = launched.input
+            output = launched.output
+            address = (Self.json(ready)["address"] as? String) ?? ""
+            break
+        }
+        rootCanal.adopt(self)
+    }
+
+    private static func launch(_ python: URL, _ arguments: [String]) throws
+        -> (process: Process, input: FileHandle, output: LineCollector, errors: LineCollector) {
         let process = Process()
         process.executableURL = python
-        process.arguments = [RepositoryPaths.bumbleFixtures.appendingPathComponent(script).path,
-                             "--transport", rootCanal.bumbleTransport, "--timeout", "120"] + arguments
-        let stdin = Pipe(), stdout = Pipe()
+        process.arguments = arguments
+        let stdin = Pipe(), stdout = Pipe(), stderr = Pipe()
         process.standardInput = stdin
         process.standardOutput = stdout
-        process.standardError = FileHandle.nullDevice
-        output = LineCollector(stdout.fileHandleForReading)
+        process.standardError = stderr
+        let output = LineCollector(stdout.fileHandleForReading)
+        let errors = LineCollector(stderr.fileHandleForReading)
         try process.run()
-        self.process = process
-        input = stdin.fileHandleForWriting
-        let ready: String?
-        do {
-            ready = try await output.firstLine(withPrefix: "READY ", timeout: .seconds(90))
-        } catch {
-            process.kill()
-            throw error
-        }
-        guard let ready else {
-            process.kill()
-            throw RootCanal.Failure(description: "\(script) ended before READY: \(output.lines)")
-        }
-        address = (Self.json(ready)["address"] as? String) ?? ""
-        rootCanal.adopt(self)
+        return (process, stdin.fileHandleForWriting, output, errors)
     }
 
     /// The JSON of the first line starting with `kind` (on the peer's `connection`th connection,

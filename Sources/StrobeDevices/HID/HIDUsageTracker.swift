@@ -57,9 +57,10 @@ struct HIDUsageTracker: Sendable {
         current = previous
     }
 
-    /// Reads one report; calls `changed` for each usage that went down (true) or up (false).
+    /// Reads one report; calls `changed` with the position in `usages` of each usage that went
+    /// down (true) or up (false).
     /// Returns false, changing nothing, when the report is shorter than its layout.
-    mutating func update(_ bytes: UnsafeRawBufferPointer, _ changed: (HIDUsage, Bool) -> Void) -> Bool {
+    mutating func update(_ bytes: UnsafeRawBufferPointer, _ changed: (Int, Bool) -> Void) -> Bool {
         guard bytes.count >= byteLength else { return false }
         for variable in variables {
             current[variable.watch] = Self.bits(bytes, variable.bitOffset, variable.size) != 0
@@ -81,7 +82,7 @@ struct HIDUsageTracker: Sendable {
         }
         for position in 0..<usages.count where current[position] != previous[position] {
             previous[position] = current[position]
-            changed(usages[position], current[position])
+            changed(position, current[position])
         }
         return true
     }

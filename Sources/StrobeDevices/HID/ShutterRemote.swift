@@ -78,12 +78,15 @@ public final class ShutterRemote: Sendable {
         return try bytes.withUnsafeBytes { raw in try BatteryLevel(decoding: raw) }
     }
 
-    fileprivate func received(_ value: UnsafeRawBufferPointer, tracker: inout HIDUsageTracker, at time: HostTime) {
+    /// `roles[i]` is the role of `tracker.usages[i]`, looked up once when subscribing.
+    fileprivate func received(_ value: UnsafeRawBufferPointer, tracker: inout HIDUsageTracker, roles: [Role], at time: HostTime) {
         counts.reports.add(1, ordering: .relaxed)
         handler.current()?._withUnsafeGuaranteedRef { slot in
             let handler = slot.handler
-            let ok = tracker.update(value) { usage, down in
-                let event = ShutterRemoteEvent(kind: down ? .press : .release, usage: usage, role: map.role(of: usage), receivedAt: time)
+            let usages = tracker.usages
+            let ok = tracker.update(value) { position, down in
+                let event = ShutterRemoteEvent(kind: down ? .press : .release, usage: usages[position], role: roles[position],
+                                               receivedAt: time)
                 handler?(event)
                 broadcast.yield(event)
             }
@@ -95,14 +98,16 @@ public final class ShutterRemote: Sendable {
     private final class ReportListener: ATTValueHandler, @unchecked Sendable {
         let remote: ShutterRemote
         private var tracker: HIDUsageTracker
+        private let roles: [Role]
 
         init(remote: ShutterRemote, layout: HIDReportDescriptor.Report) {
             self.remote = remote
             tracker = HIDUsageTracker(layout)
+            roles = tracker.usages.map(remote.map.role(of:))
         }
 
         func attributeValueReceived(_ value: UnsafeRawBufferPointer, handle: AttributeHandle, kind: ATTValueKind, at time: HostTime) {
-            remote.received(value, tracker: &tracker, at: time)
+            remote.received(value, tracker: &tracker, roles: roles, at: time)
         }
     }
 }

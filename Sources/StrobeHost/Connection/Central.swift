@@ -333,8 +333,8 @@ public final class Central: Sendable {
     /// Marks the private address due for a new one every `interval`, from the central's clock
     /// (started once, with the first private address).
     private func startRotation(every interval: Duration) {
-        let started = state.withLock { s -> Bool in
-            guard s.rotation == nil else { return false }
+        state.withLock { s in
+            guard s.rotation == nil else { return }
             s.rotation = Task { [clock, weak self] in
                 while (try? await clock.sleep(for: interval)) != nil {
                     guard let self else { return }
@@ -345,9 +345,7 @@ public final class Central: Sendable {
                     await handler?()
                 }
             }
-            return true
         }
-        _ = started
     }
 
     /// Called each time a private own address is due for rotation.

@@ -171,17 +171,14 @@ final class LinkSecurity: Sendable {
             guard !s.smpTimedOut else { throw SecurityError.pairing(.notAllowed("SMP timed out on this link")) }
             s.pairingWaiters.append(waiter)
             if s.pairing?.isActive == true { return [] }
-            var pairing = newPairing()
-            if role == .central {
-                let actions = pairing.start()
-                s.pairing = pairing
-                return actions
+            guard role == .central else {
+                let requirements = manager.pairingConfiguration(identity: identity).authentication
+                return [.send([SMPCommandCode.securityRequest.rawValue, requirements.rawValue])]
             }
-            let auth = pairing.configuration
-            var requirements: SMPAuthenticationRequirements = auth.bonding ? [.bonding] : []
-            if auth.ioCapability != .noInputNoOutput { requirements.insert(.mitm) }
-            if auth.secureConnections { requirements.insert(.secureConnections) }
-            return [.send([SMPCommandCode.securityRequest.rawValue, requirements.rawValue])]
+            var pairing = newPairing()
+            let actions = pairing.start()
+            s.pairing = pairing
+            return actions
         }
         perform(actions, restartTimer: true)
         // The SMP timer ends a stalled pairing; this deadline covers a peripheral whose Security

@@ -46,7 +46,7 @@ public struct SMPPairing: Sendable {
         }
 
         /// AuthReq: MITM whenever the IO capabilities could give it.
-        var authentication: SMPAuthenticationRequirements {
+        public var authentication: SMPAuthenticationRequirements {
             var auth: SMPAuthenticationRequirements = []
             if bonding { auth.insert(.bonding) }
             if ioCapability != .noInputNoOutput { auth.insert(.mitm) }

@@ -13,7 +13,7 @@ public final class SimulatedDevice: Sendable {
     let clock: any Clock<Duration>
     private let hci: HCIController
     private let behaviour: any SimulatedBehaviour
-    private let peripheral = Mutex<Peripheral?>(nil)
+    let peripheral = Mutex<Peripheral?>(nil)
     /// The bonds the device keeps, and the seeded source of its pairing's random values.
     public let bonds: InMemoryBondStore
     private let random: SeededRandomSource

@@ -53,7 +53,11 @@ import Testing
         }
         let first = try await central.connect(name: "Strobe-Test")
         _ = try await first.pair()
+        // The device stores its bond when our keys reach it, before it hears the link end.
+        let deviceLink = try #require(world.devices[0].peripheral.withLock { $0 }?.connections.first)
         _ = try await first.disconnect()
+        _ = await deviceLink.disconnected()
+        #expect(world.devices[0].bonds.bonds().count == 1)
         world.devices[0].bonds.removeAll()
         let second = try await central.connect(name: "Strobe-Test")
         await #expect(throws: SecurityError.encryptionFailed(address: second.peerAddress, status: .pinOrKeyMissing)) {

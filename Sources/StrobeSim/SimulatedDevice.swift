@@ -24,7 +24,9 @@ public final class SimulatedDevice: Sendable {
         self.description = description
         self.controller = controller
         self.clock = clock
-        hci = HCIController(transport: controller, clock: clock)
+        // A virtual controller answers every command at once; the deadline only catches a stalled
+        // host, which a busy machine's thread pool can make seconds long.
+        hci = HCIController(transport: controller, clock: clock, configuration: .init(commandTimeout: .seconds(15)))
         behaviour = description.kind.makeBehaviour(description, clock: clock)
     }
 

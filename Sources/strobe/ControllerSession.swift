@@ -15,9 +15,14 @@ struct ControllerSession {
         let spec = try options.transportSpec()
         var transport = try spec.openIncludingSimulatedWorld()
         let hostTime: @Sendable () -> HostTime
+        // A controller that falls silent fails the command within 5 + 2 s instead of looking idle.
+        var configuration = HCIController.Configuration(livenessProbeInterval: .seconds(5), logger: options.logger)
         if let sim = transport as? SimTransport {
             let air = sim.world.air
             hostTime = { air.hostTime() }
+            // The simulated world runs in this process and answers every command at once: a late
+            // answer means a busy machine, not a silent controller.
+            configuration.commandTimeout = .seconds(15)
         } else {
             hostTime = { HostTime.now() }
         }
@@ -27,9 +32,7 @@ struct ControllerSession {
             recorder = tee
             transport = tee
         }
-        // A controller that falls silent fails the command within 5 + 2 s instead of looking idle.
-        let controller = HCIController(
-            transport: transport, configuration: .init(livenessProbeInterval: .seconds(5), logger: options.logger))
+        let controller = HCIController(transport: transport, configuration: configuration)
         do {
             let info = try await controller.open()
             return ControllerSession(controller: controller, info: info, hostTime: hostTime, recorder: recorder)

@@ -17,7 +17,7 @@ import Testing
     @Test func lightsAreFoundReadAndDrivenThroughTheLightTargetAPI() async throws {
         let world = SimWorld(scenario: Self.world(), clock: ContinuousClock())
         try await world.start()
-        let controller = HCIController(transport: world.makeHostController())
+        let controller = HCIController(transport: world.makeHostController(), configuration: .loadedMachine)
         try await controller.open()
         defer { controller.close(); world.stop() }
         let backend = LEDnetBackend(central: Central(controller: controller), configuration: .init(scanDuration: .milliseconds(300)))
@@ -48,7 +48,7 @@ import Testing
     @Test func aLightThatStopsAnsweringIsRevertedAndDisconnected() async throws {
         let world = SimWorld(scenario: Self.world(), clock: ContinuousClock())
         try await world.start()
-        let controller = HCIController(transport: world.makeHostController())
+        let controller = HCIController(transport: world.makeHostController(), configuration: .loadedMachine)
         try await controller.open()
         defer { controller.close(); world.stop() }
         let backend = LEDnetBackend(central: Central(controller: controller),

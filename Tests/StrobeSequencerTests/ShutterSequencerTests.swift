@@ -30,7 +30,7 @@ import StrobeLights
         scenario.devices = scenario.devices.filter { kinds.contains($0.kind) }
         let world = SimWorld(scenario: scenario, clock: ContinuousClock())
         try await world.start()
-        let controller = HCIController(transport: world.makeHostController())
+        let controller = HCIController(transport: world.makeHostController(), configuration: .loadedMachine)
         try await controller.open()
         let central = Central(controller: controller)
         // Real time on a machine that may be loaded: an ack timeout no healthy link misses.

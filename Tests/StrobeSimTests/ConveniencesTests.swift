@@ -10,7 +10,7 @@ import Testing
 @Suite(.timeLimit(.minutes(1))) struct ConveniencesTests {
     @Test func connectRetriesThenGivesUpWithATypedError() async throws {
         let world = SimWorld(scenario: SimScenario(devices: []), clock: ContinuousClock())
-        let controller = HCIController(transport: world.makeHostController())
+        let controller = HCIController(transport: world.makeHostController(), configuration: .loadedMachine)
         try await controller.open()
         defer { controller.close() }
         let central = Central(controller: controller)
@@ -42,7 +42,7 @@ import Testing
     @Test func scanForADurationReportsThroughItsCallback() async throws {
         let world = SimWorld(scenario: .standard, clock: ContinuousClock())
         try await world.start()
-        let controller = HCIController(transport: world.makeHostController())
+        let controller = HCIController(transport: world.makeHostController(), configuration: .loadedMachine)
         try await controller.open()
         defer { controller.close() }
         let (results, report) = AsyncStream.makeStream(of: [DiscoveredDevice].self)

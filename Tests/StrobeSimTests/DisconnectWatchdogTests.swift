@@ -31,7 +31,7 @@ import Testing
         scenario.devices = scenario.devices.filter { $0.kind == .test }
         let world = SimWorld(scenario: scenario, clock: ContinuousClock())
         try await world.start()
-        let controller = HCIController(transport: SwallowDisconnectionComplete(world.makeHostController()))
+        let controller = HCIController(transport: SwallowDisconnectionComplete(world.makeHostController()), configuration: .loadedMachine)
         try await controller.open()
         defer { controller.close() }
         let clock = VirtualClock()

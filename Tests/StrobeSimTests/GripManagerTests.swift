@@ -16,7 +16,7 @@ import Testing
     /// One run of an app: a host controller with the same address each time (the same
     /// adapter), a central, the bond store file and the remembered grip file.
     static func run(in world: SimWorld, configuration: GripManager.Configuration, bonds: String) async throws -> GripManager {
-        let controller = HCIController(transport: world.makeHostController(address: BluetoothAddress("00:5E:00:00:F0:AA")!))
+        let controller = HCIController(transport: world.makeHostController(address: BluetoothAddress("00:5E:00:00:F0:AA")!), configuration: .loadedMachine)
         try await controller.open()
         let central = Central(controller: controller, security: SecurityManager(store: FileBondStore(path: bonds)))
         return GripManager(central: central, clock: ContinuousClock(), configuration: configuration)
@@ -84,7 +84,7 @@ import Testing
         let world = SimWorld(scenario: .standard, clock: ContinuousClock())
         try await world.start()
         defer { world.stop() }
-        let controller = HCIController(transport: world.makeHostController())
+        let controller = HCIController(transport: world.makeHostController(), configuration: .loadedMachine)
         try await controller.open()
         defer { controller.close() }
         let central = Central(controller: controller, security: SecurityManager(configuration: .init(onInsufficientSecurity: .fail)))
@@ -122,7 +122,7 @@ import Testing
 extension GripManagerTests {
     @Test func withoutAnOpenControllerBluetoothIsUnavailable() async throws {
         let world = SimWorld(scenario: SimScenario(devices: []), clock: ContinuousClock())
-        let controller = HCIController(transport: world.makeHostController())  // never opened
+        let controller = HCIController(transport: world.makeHostController(), configuration: .loadedMachine)  // never opened
         let manager = GripManager(central: Central(controller: controller), clock: ContinuousClock(), configuration: Self.configuration())
         await manager.start()
         #expect(manager.currentState == .bluetoothUnavailable)

@@ -31,7 +31,7 @@ import Testing
     @Test func pressesArriveInOrderOnABondedLinkAndAgainAfterAReconnect() async throws {
         let world = try await Self.world(presses: 3)
         defer { world.stop() }
-        let controller = HCIController(transport: world.makeHostController())
+        let controller = HCIController(transport: world.makeHostController(), configuration: .loadedMachine)
         try await controller.open()
         defer { controller.close() }
         let store = InMemoryBondStore()
@@ -68,7 +68,7 @@ import Testing
         let world = SimWorld(scenario: SimScenario(devices: [remote]), clock: ContinuousClock())
         try await world.start()
         defer { world.stop() }
-        let controller = HCIController(transport: world.makeHostController())
+        let controller = HCIController(transport: world.makeHostController(), configuration: .loadedMachine)
         try await controller.open()
         defer { controller.close() }
         let connection = try await Central(controller: controller).connect(name: "Boot-Remote")
@@ -84,7 +84,7 @@ import Testing
     @Test func aHostThatWillNotSecureTheLinkCannotRead() async throws {
         let world = try await Self.world(presses: 1)
         defer { world.stop() }
-        let controller = HCIController(transport: world.makeHostController())
+        let controller = HCIController(transport: world.makeHostController(), configuration: .loadedMachine)
         try await controller.open()
         defer { controller.close() }
         let central = Central(controller: controller, security: SecurityManager(configuration: .init(allowsPairing: false)))
@@ -95,7 +95,7 @@ import Testing
     @Test func aUsageMapDecidesWhatIsTheShutter() async throws {
         let world = try await Self.world(presses: 1)
         defer { world.stop() }
-        let controller = HCIController(transport: world.makeHostController())
+        let controller = HCIController(transport: world.makeHostController(), configuration: .loadedMachine)
         try await controller.open()
         defer { controller.close() }
         let central = Central(controller: controller)

@@ -13,7 +13,7 @@ import Testing
         let world = SimWorld(scenario: SimScenario(devices: [SimulatedDeviceDescription(kind: .test, name: "Strobe-Test")]),
                              clock: ContinuousClock())
         try await world.start()
-        let controller = HCIController(transport: world.makeHostController())
+        let controller = HCIController(transport: world.makeHostController(), configuration: .loadedMachine)
         try await controller.open()
         let store = InMemoryBondStore()
         return (world, controller, Central(controller: controller, security: SecurityManager(store: store)), store)

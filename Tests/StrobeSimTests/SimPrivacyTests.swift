@@ -16,7 +16,7 @@ import Testing
         let world = SimWorld(scenario: SimScenario(devices: [device]), clock: ContinuousClock())
         try await world.start()
         defer { world.stop() }
-        let controller = HCIController(transport: world.makeHostController())
+        let controller = HCIController(transport: world.makeHostController(), configuration: .loadedMachine)
         try await controller.open()
         defer { controller.close() }
         let store = InMemoryBondStore()
@@ -68,7 +68,7 @@ import Testing
 
     @Test func aPeerWithoutABondIsNotReconnected() async throws {
         let world = SimWorld(scenario: SimScenario(devices: []), clock: ContinuousClock())
-        let controller = HCIController(transport: world.makeHostController())
+        let controller = HCIController(transport: world.makeHostController(), configuration: .loadedMachine)
         try await controller.open()
         defer { controller.close() }
         let central = Central(controller: controller, security: SecurityManager(store: InMemoryBondStore()))

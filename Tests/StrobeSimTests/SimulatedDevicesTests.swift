@@ -21,7 +21,7 @@ import Testing
         let world = SimWorld(scenario: scenario, clock: ContinuousClock())
         try await world.start()
         let virtual = world.makeHostController()
-        let controller = HCIController(transport: virtual)
+        let controller = HCIController(transport: virtual, configuration: .loadedMachine)
         try await controller.open()
         return Host(world: world, virtual: virtual, controller: controller, central: Central(controller: controller))
     }

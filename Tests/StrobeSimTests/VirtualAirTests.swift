@@ -12,7 +12,7 @@ import Testing
 
     @Test func hostInitRunsUnchangedOnAVirtualController() async throws {
         let world = SimWorld(scenario: SimScenario(devices: []), clock: ContinuousClock())
-        let controller = HCIController(transport: world.makeHostController())
+        let controller = HCIController(transport: world.makeHostController(), configuration: .loadedMachine)
         let info = try await controller.open()
         #expect(info.address == BluetoothAddress("00:5E:00:00:F0:01"))
         #expect(info.leACLDataPacketLength == 27)
@@ -22,7 +22,7 @@ import Testing
 
     @Test func anUnknownCommandIsAnsweredNotIgnored() async throws {
         let world = SimWorld(scenario: SimScenario(devices: []), clock: ContinuousClock())
-        let controller = HCIController(transport: world.makeHostController())
+        let controller = HCIController(transport: world.makeHostController(), configuration: .loadedMachine)
         try await controller.open()
         await #expect(throws: HCIError.commandFailed(.leSetDataLength, .unknownHCICommand)) {
             _ = try await controller.send(HCILESetDataLength(connectionHandle: 0x40, txOctets: 251, txTime: 2120))

@@ -10,7 +10,7 @@ struct HostUnderTest {
          security: SecurityManager = SecurityManager(),
          wrap: (any HCITransport) -> any HCITransport = { $0 }) async throws {
         let link = wrap(try TransportSpec(parsing: transport).open())
-        controller = HCIController(transport: link)
+        controller = HCIController(transport: link, configuration: .loadedMachine)
         try await controller.open()
         central = Central(controller: controller, configuration: configuration, security: security)
     }

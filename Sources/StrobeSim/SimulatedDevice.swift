@@ -79,7 +79,8 @@ final class SimLog: Sendable {
 }
 
 /// Runs `body` for each central that connects, once it has enabled notifications of the value
-/// at `valueHandle`: what a device does when someone listens.
+/// at `valueHandle`: what a device does when someone listens. Each link has a task of its own,
+/// so a central that comes back while the last link's `body` still runs is heard.
 func whenSubscribed(_ peripheral: Peripheral, to valueHandle: AttributeHandle,
                     _ body: @escaping @Sendable (GATTServerConnection) async -> Void) {
     Task {
@@ -89,9 +90,15 @@ func whenSubscribed(_ peripheral: Peripheral, to valueHandle: AttributeHandle,
             server.setSubscriptionHandler { handle, configuration in
                 if handle == valueHandle, configuration.contains(.notification) { signal.yield() }
             }
-            var iterator = subscribed.makeAsyncIterator()
-            _ = await iterator.next()
-            await body(server)
+            Task {
+                _ = await connection.disconnected()
+                signal.finish()
+            }
+            Task {
+                var iterator = subscribed.makeAsyncIterator()
+                guard await iterator.next() != nil else { return }  // the link ended unsubscribed
+                await body(server)
+            }
         }
     }
 }

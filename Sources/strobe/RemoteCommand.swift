@@ -17,6 +17,8 @@ struct RemoteEventsCommand: AsyncParsableCommand {
     @OptionGroup var security: SecurityOptions
     @Option(help: "Stop after this many presses (and their releases).") var count: Int?
     @Option(help: "Stop after this many seconds.") var duration: Double = 10
+    @Flag(help: "When the remote ends its link (as one that sleeps when idle does), reconnect it with its bond and go on.")
+    var reconnect = false
     @Flag(help: "One JSON object per event, then a summary object.") var json = false
 
     struct Line: Encodable {
@@ -52,9 +54,15 @@ struct RemoteEventsCommand: AsyncParsableCommand {
             print("remote \(connection.peerAddress), \(remote.device.inputReports.count) input report(s)"
                   + "\(remote.device.usesBootProtocol ? " (boot keyboard)" : ""), security \(connection.securityLevel)")
         }
-        let (json, count) = (self.json, self.count)
+        let (json, count, reconnect) = (self.json, self.count, self.reconnect)
+        let links = remote.reconnections()
+        let reconnections = Task {
+            for await link in links where !json {
+                print("reconnected \(link.peerAddress), security \(link.securityLevel)")
+            }
+        }
         let linkWatch = Task {
-            _ = await connection.disconnected()
+            if reconnect { await remote.keepConnected(using: central) } else { _ = await connection.disconnected() }
             sink.finish()
         }
         let collector = Task { () -> (completed: Bool, presses: Int, releases: Int) in
@@ -82,6 +90,7 @@ struct RemoteEventsCommand: AsyncParsableCommand {
         let result = await collector.value
         timer.cancel()
         linkWatch.cancel()
+        reconnections.cancel()
         let counters = remote.counters
         let summary = Summary(presses: result.presses, releases: result.releases, reports: counters.reports, malformed: counters.malformed)
         if json {
@@ -89,7 +98,18 @@ struct RemoteEventsCommand: AsyncParsableCommand {
         } else {
             print("\(summary.presses) presses, \(summary.releases) releases, \(summary.reports) reports, \(summary.malformed) malformed")
         }
-        if !result.completed, let lost = LinkLost(connection, device: "remote") { throw lost }
-        _ = try? await connection.disconnect()
+        if !result.completed, reconnect, let error = remote.lastError { throw RemoteCommandError.reconnectFailed(error) }
+        if !result.completed, let lost = LinkLost(remote.connection, device: "remote") { throw lost }
+        _ = try? await remote.connection.disconnect()
+    }
+}
+
+enum RemoteCommandError: Error, CustomStringConvertible {
+    case reconnectFailed(any Error)
+
+    var description: String {
+        switch self {
+        case .reconnectFailed(let error): "the remote's link ended and it could not be reconnected: \(error)"
+        }
     }
 }

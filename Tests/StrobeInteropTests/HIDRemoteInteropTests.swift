@@ -45,5 +45,29 @@ extension RootCanalTests {
                 #expect(!again.has("PAIRED"))
             }
         }
+
+        /// A remote that ends its link after its presses, as one that sleeps when idle does, is
+        /// reconnected by `--reconnect` within one run: found again, encrypted with the bond,
+        /// subscribed again, and every press of all three links arrives, in order.
+        @Test func aRemoteThatSleepsWhenIdleIsReconnectedWithItsBond() async throws {
+            try await RootCanal.with { rootCanal in
+                let bonds = FileManager.default.temporaryDirectory.appendingPathComponent("strobe-hid-\(UUID().uuidString).json").path
+                defer { try? FileManager.default.removeItem(atPath: bonds) }
+                let remote = try await BumbleSMPPeer(on: rootCanal, script: "hid_remote.py", arguments: ["--presses", "2", "--sleep-when-idle"])
+                let result = try await StrobeCommand.run(
+                    ["--transport", rootCanal.transport, "remote", "events", "--name", "Bumble-Shutter", "--count", "6",
+                     "--bonds", bonds, "--reconnect", "--json", "--duration", "60"])
+                #expect(result.status == 0, "\(result.stderr)")
+                let lines = try JSONLines.objects(result.stdout)
+                #expect(lines.compactMap { $0["event"] as? String } == Array(repeating: ["press", "release"], count: 6).flatMap { $0 })
+                #expect(lines.last?["presses"] as? Int == 6 && lines.last?["malformed"] as? Int == 0)
+                await remote.stop()
+                let said = remote.output.lines
+                #expect(said.filter { $0.hasPrefix("CONNECTED") }.count == 3)
+                #expect(said.filter { $0.hasPrefix("PAIRED") }.count == 1, "paired on the first link only")
+                #expect(said.filter { $0.hasPrefix("ENCRYPTED") }.count >= 3)
+                #expect(said.filter { $0.hasPrefix("PRESS") }.count == 6, "every press the remote sent arrived")
+            }
+        }
     }
 }

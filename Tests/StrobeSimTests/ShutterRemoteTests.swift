@@ -61,6 +61,44 @@ import Testing
         #expect(await Self.collect(again, 2).map(\.kind) == [.press, .release])
     }
 
+    /// A remote that ends its link (as one that sleeps when idle does) is found again, encrypted
+    /// with the bond and subscribed again; its presses reach the same handler, none lost.
+    @Test func aRemoteThatEndsItsLinkIsReconnectedAndKeepsReporting() async throws {
+        var description = SimulatedDeviceDescription(kind: .remote, name: "AB Shutter3", rssi: -58)
+        description.triggerPresses = [0.2]  // one press on each link
+        let world = SimWorld(scenario: SimScenario(devices: [description]), clock: ContinuousClock())
+        try await world.start()
+        defer { world.stop() }
+        let controller = HCIController(transport: world.makeHostController(), configuration: .loadedMachine)
+        try await controller.open()
+        defer { controller.close() }
+        let store = InMemoryBondStore()
+        let central = Central(controller: controller, security: SecurityManager(store: store))
+        let first = try await central.connect(name: "AB Shutter3")
+        let (events, sink) = AsyncStream.makeStream(of: ShutterRemoteEvent.self)
+        let remote = try await ShutterRemote.attach(to: first, handler: { sink.yield($0) })
+        var links = remote.reconnections().makeAsyncIterator()
+        let keeping = Task { await remote.keepConnected(using: central) }
+        defer { keeping.cancel() }
+
+        var seen = await Self.collect(events, 2)
+        var connections = [first]
+        for _ in 0..<2 {
+            let deviceLink = try #require(world.devices[0].peripheral.withLock { $0 }?.connections.first)
+            _ = try await deviceLink.disconnect()
+            connections.append(try #require(await links.next()))
+            seen += await Self.collect(events, 2)
+        }
+        #expect(seen.map(\.kind) == [.press, .release, .press, .release, .press, .release])
+        #expect(zip(seen, seen.dropFirst()).allSatisfy { $0.receivedAt.nanoseconds <= $1.receivedAt.nanoseconds })
+        #expect(!first.isConnected && connections[1].disconnectReason != nil && connections[2].isConnected)
+        #expect(remote.connection === connections[2])
+        #expect(connections.dropFirst().allSatisfy { $0.pairingResult == nil && $0.bond != nil }, "encrypted with the bond, not paired again")
+        #expect(connections[2].securityLevel == .unauthenticated)
+        #expect(store.bonds().count == 1)
+        #expect(remote.counters.malformed == 0)
+    }
+
     @Test func aBootKeyboardOnlyRemoteIsUsedInTheBootProtocol() async throws {
         var remote = SimulatedDeviceDescription(kind: .remote, name: "Boot-Remote", rssi: -58)
         remote.bootKeyboardOnly = true

@@ -1,21 +1,26 @@
 import StrobeHCI
 import StrobeHost
 
-/// The HID-over-GATT host role on one link (HOGP 1.0, 6): the link secured (HOGP requires an
-/// encrypted, bonded link), the HID service's Report Map read and parsed, each input Report
-/// found through its Report Reference, Report Protocol Mode set, and every input report
-/// subscribed to, its values handed to `listener(for:)`'s handler on the receive path. A device
-/// offering only the boot keyboard report is used in the boot protocol.
+/// The HID-over-GATT host role (HOGP 1.0, 6): the link secured (HOGP requires an encrypted,
+/// bonded link), the HID service's Report Map read and parsed, each input Report found through
+/// its Report Reference, Report Protocol Mode set, and every input report subscribed to, its
+/// values handed to `handler(for:)`'s handler on the receive path. A device offering only the
+/// boot keyboard report is used in the boot protocol. What discovery found is kept for the
+/// bonded device's next links, whose handles do not change while it does not say so (Vol 3
+/// Part G 2.5.2): `route` and `start` take it up again without discovering.
 public struct HIDDevice: Sendable {
     public struct InputReport: Sendable, Hashable {
         public var characteristic: GATTCharacteristic
         public var layout: HIDReportDescriptor.Report
+        /// Its Client Characteristic Configuration descriptor.
+        public var clientConfiguration: AttributeHandle
     }
 
     public let descriptor: HIDReportDescriptor
     public let inputReports: [InputReport]
     public let usesBootProtocol: Bool
     public let batteryLevelHandle: AttributeHandle?
+    public let protocolModeHandle: AttributeHandle?
 
     /// Discovers and reads the device (securing the link first), without subscribing.
     public static func discover(on connection: LEConnection) async throws -> HIDDevice {
@@ -40,28 +45,44 @@ public struct HIDDevice: Sendable {
                 let value = try await gatt.read(handle: reference.handle)
                 guard value.count == 2 else { throw HIDSetupError.malformedReportReference(reference.handle, length: value.count) }
                 guard value[1] == 0x01, let layout = descriptor.inputReport(id: value[0]) else { continue }
-                inputs.append(InputReport(characteristic: report.characteristic, layout: layout))
+                inputs.append(InputReport(characteristic: report.characteristic, layout: layout,
+                                          clientConfiguration: try clientConfiguration(of: report)))
             }
         }
         var boot = false
         if inputs.isEmpty, let keyboard = hid.characteristic(HIDProfile.bootKeyboardInput),
            let layout = HIDReportDescriptor.bootKeyboard.inputReport(id: 0) {
             descriptor = .bootKeyboard
-            inputs = [InputReport(characteristic: keyboard.characteristic, layout: layout)]
+            inputs = [InputReport(characteristic: keyboard.characteristic, layout: layout,
+                                  clientConfiguration: try clientConfiguration(of: keyboard))]
             boot = true
         }
         guard !inputs.isEmpty else { throw HIDSetupError.noInputReports }
-        if let mode = hid.characteristic(HIDProfile.protocolMode) {
-            try await gatt.writeWithoutResponse([boot ? HIDProfile.bootProtocol : HIDProfile.reportProtocol],
-                                                handle: mode.characteristic.valueHandle)
-        }
-        return HIDDevice(descriptor: descriptor, inputReports: inputs, usesBootProtocol: boot, batteryLevelHandle: battery)
+        return HIDDevice(descriptor: descriptor, inputReports: inputs, usesBootProtocol: boot, batteryLevelHandle: battery,
+                         protocolModeHandle: hid.characteristic(HIDProfile.protocolMode)?.characteristic.valueHandle)
     }
 
-    /// Subscribes to every input report, each to the handler `handler(for:)` gives it.
-    public func subscribe(_ gatt: GATTClient, handler: (InputReport) -> any ATTValueHandler) async throws {
+    private static func clientConfiguration(of report: GATTDatabase.Characteristic) throws -> AttributeHandle {
+        guard let cccd = report.descriptor(.clientCharacteristicConfiguration) else {
+            throw GATTError.noClientCharacteristicConfiguration(valueHandle: report.characteristic.valueHandle)
+        }
+        return cccd.handle
+    }
+
+    /// Routes each input report's values on `gatt` to the handler `handler(for:)` gives it.
+    public func route(_ gatt: GATTClient, handler: (InputReport) -> any ATTValueHandler) {
+        for report in inputReports { gatt.bearer.setValueHandler(handler(report), forHandle: report.characteristic.valueHandle) }
+    }
+
+    /// Sets the protocol mode (boot or report) and enables every input report's notifications,
+    /// as each new link needs (a device starts every link in Report Protocol Mode, HOGP 1.0 5.4.2).
+    public func start(_ gatt: GATTClient) async throws {
+        if let protocolModeHandle {
+            try await gatt.writeWithoutResponse([usesBootProtocol ? HIDProfile.bootProtocol : HIDProfile.reportProtocol],
+                                                handle: protocolModeHandle)
+        }
         for report in inputReports {
-            try await gatt.subscribe(report.characteristic, to: .notification, handler: handler(report))
+            try await gatt.write([0x01, 0x00], handle: report.clientConfiguration)  // notifications on
         }
     }
 }

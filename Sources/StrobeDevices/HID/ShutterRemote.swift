@@ -29,12 +29,18 @@ public final class ShutterRemote: Sendable {
         }
     }
 
-    public let gatt: GATTClient
     public let device: HIDDevice
     public let map: UsageMap
     private let handler: ReaderHandoff<HandlerSlot>
     private let broadcast = AsyncBroadcast<ShutterRemoteEvent>()
+    private let linkChanges = AsyncBroadcast<LEConnection>()
     private let counts = Counts()
+    private let link: Mutex<Link>
+
+    private struct Link {
+        var connection: LEConnection
+        var lastError: (any Error)?
+    }
 
     private final class HandlerSlot: Sendable {
         let handler: EventHandler?
@@ -50,17 +56,27 @@ public final class ShutterRemote: Sendable {
     /// its input reports.
     public static func attach(to connection: LEConnection, map: UsageMap = UsageMap(), handler: EventHandler? = nil) async throws -> ShutterRemote {
         let device = try await HIDDevice.discover(on: connection)
-        let remote = ShutterRemote(gatt: connection.gatt, device: device, map: map, handler: handler)
-        try await device.subscribe(connection.gatt) { report in ReportListener(remote: remote, layout: report.layout) }
+        let remote = ShutterRemote(connection: connection, device: device, map: map, handler: handler)
+        remote.route(connection.gatt)
+        try await device.start(connection.gatt)
         return remote
     }
 
-    init(gatt: GATTClient, device: HIDDevice, map: UsageMap, handler: EventHandler?) {
-        self.gatt = gatt
+    init(connection: LEConnection, device: HIDDevice, map: UsageMap, handler: EventHandler?) {
         self.device = device
         self.map = map
         self.handler = ReaderHandoff(HandlerSlot(handler))
+        link = Mutex(Link(connection: connection))
     }
+
+    /// The link the remote is on: a new one after each reconnection.
+    public var connection: LEConnection { link.withLock { $0.connection } }
+    public var gatt: GATTClient { connection.gatt }
+    /// Why `keepConnected` stopped reconnecting, or the last attempt that failed.
+    public var lastError: (any Error)? { link.withLock { $0.lastError } }
+
+    /// Each new link after a reconnection.
+    public func reconnections() -> AsyncStream<LEConnection> { linkChanges.stream() }
 
     public func setEventHandler(_ handler: EventHandler?) { self.handler.offer(HandlerSlot(handler)) }
 
@@ -72,10 +88,69 @@ public final class ShutterRemote: Sendable {
         (counts.reports.load(ordering: .relaxed), counts.malformed.load(ordering: .relaxed))
     }
 
+    /// Connects the bonded remote again once its link has ended (while it is up, does nothing): found under its identity
+    /// address or any private address its bond resolves, its reports routed to this remote
+    /// before the link is encrypted with the bond's key (the remote may report at once), then
+    /// its protocol mode and notifications set again. The handler and the streams carry on.
+    /// Throws `SecurityError.noBond` for a remote that did not bond, `ConnectionError` when it
+    /// did not show up within `scanTimeout` or the connection failed, or the encryption's
+    /// `SecurityError`.
+    public func reconnect(using central: Central, scanTimeout: Duration = .seconds(5)) async throws {
+        let old = connection
+        guard !old.isConnected else { return }
+        guard let identity = old.bond?.peer.address else { throw SecurityError.noBond(address: old.peerAddress) }
+        let new = try await central.connect(bonded: identity, scanTimeout: scanTimeout) { [self] in route($0.gatt) }
+        do {
+            try await device.start(new.gatt)
+        } catch {
+            _ = try? await new.disconnect()
+            throw error
+        }
+        link.withLock { $0.connection = new }
+        linkChanges.yield(new)
+    }
+
+    /// Keeps the remote connected until the task is cancelled: each time its link ends (a
+    /// remote that sleeps when idle ends it itself, and advertises again at the next press),
+    /// `reconnect` is tried until it succeeds, a second apart after a failure other than not
+    /// showing up. Returns early, with `lastError`, when reconnecting cannot succeed: the remote
+    /// did not bond, refused the bond's key, or the controller closed.
+    public func keepConnected(using central: Central, scanTimeout: Duration = .seconds(5)) async {
+        while !Task.isCancelled {
+            _ = await connection.disconnected()
+            while !Task.isCancelled {
+                do {
+                    try await reconnect(using: central, scanTimeout: scanTimeout)
+                    break
+                } catch {
+                    link.withLock { $0.lastError = error }
+                    if Self.endsReconnecting(error) || central.controller.closeError != nil { return }
+                    if case ConnectionError.notFound = error { continue }
+                    try? await central.controller.sleep(for: .seconds(1))
+                }
+            }
+        }
+    }
+
+    /// No bond, or the remote no longer has it: trying again cannot help.
+    private static func endsReconnecting(_ error: any Error) -> Bool {
+        switch error {
+        case SecurityError.noBond: true
+        case SecurityError.encryptionFailed(_, .pinOrKeyMissing), SecurityError.encryptionFailed(_, .authenticationFailure): true
+        default: false
+        }
+    }
+
     public func batteryLevel() async throws -> BatteryLevel {
         guard let handle = device.batteryLevelHandle else { throw HIDSetupError.noBatteryLevel }
         let bytes = try await gatt.read(handle: handle)
         return try bytes.withUnsafeBytes { raw in try BatteryLevel(decoding: raw) }
+    }
+
+    /// Each input report's values on `gatt` to a listener of its own (a new link starts with
+    /// every key up).
+    private func route(_ gatt: GATTClient) {
+        device.route(gatt) { ReportListener(remote: self, layout: $0.layout) }
     }
 
     /// `roles[i]` is the role of `tracker.usages[i]`, looked up once when subscribing.

@@ -156,8 +156,11 @@ public final class Central: Sendable {
     /// changed its private address between the advertisement and the connection attempt is
     /// looked for again until `scanTimeout` has passed. Throws `SecurityError.noBond`,
     /// `ConnectionError.notFound` when it did not show up, or the encryption's `SecurityError`.
+    /// `beforeEncrypting` sees the new link first: a bonded peer keeps its subscriptions with the
+    /// bond and may notify as soon as the link is encrypted, so routes for its values go in there.
     public func connect(bonded identity: BluetoothAddress, scanTimeout: Duration = .seconds(5),
-                        timeout: Duration? = nil) async throws -> LEConnection {
+                        timeout: Duration? = nil,
+                        beforeEncrypting: (LEConnection) -> Void = { _ in }) async throws -> LEConnection {
         guard let bond = try? security.store?.bonds().first(where: { $0.peer.address == identity }) else {
             throw SecurityError.noBond(address: identity)
         }
@@ -173,6 +176,7 @@ public final class Central: Sendable {
             } catch ConnectionError.timeout where elapsed() < scanTimeout {
                 continue  // gone from that address: look again
             }
+            beforeEncrypting(connection)
             if connection.role == .central, bond.role == .central {
                 do {
                     try await connection.encrypt()

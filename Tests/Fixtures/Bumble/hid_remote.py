@@ -7,12 +7,13 @@ Information, Report Map, a keyboard input report (ID 1) and a consumer-control i
 Its Report Map, reports and their CCCDs need an encrypted link, as HOGP requires; it pairs
 Just Works and bonds (keys kept in --keystore, so that it comes back bonded after a restart).
 Once a host enables notifications of the consumer report it presses Volume Up --presses times,
-one every --interval-ms (each release 50 ms after its press).
+one every --interval-ms (each release 50 ms after its press); with --sleep-when-idle it then ends
+the link and advertises again, as remotes do when idle.
 
-    hid_remote.py --transport tcp-client:127.0.0.1:PORT [--presses N] [--keystore FILE]
+    hid_remote.py --transport tcp-client:127.0.0.1:PORT [--presses N] [--keystore FILE] [--sleep-when-idle]
 
 Prints one JSON object per line after a word: READY, CONNECTED, PAIRED, ENCRYPTED, SUBSCRIBED,
-PRESS {"n": k}, DISCONNECTED.
+PRESS {"n": k}, IDLE, DISCONNECTED.
 """
 import argparse
 import asyncio
@@ -91,6 +92,10 @@ async def main(args):
                 await asyncio.sleep(0.05)
                 await device.notify_subscriber(connection, consumer, bytes([0x00]))
                 await asyncio.sleep(args.interval_ms / 1000)
+            if args.sleep_when_idle:
+                # As a cheap remote does when idle: end the link, advertise again.
+                emit('IDLE')
+                await connection.disconnect()
 
         def on_subscription(connection, notify_enabled, indicate_enabled):
             if notify_enabled:
@@ -128,6 +133,8 @@ if __name__ == '__main__':
     parser.add_argument('--battery', type=int, default=64)
     parser.add_argument('--keystore', help='JSON key store (kept between runs); default in memory')
     parser.add_argument('--timeout', type=float, default=120)
+    parser.add_argument('--sleep-when-idle', action='store_true',
+                        help='end the link after the presses (and advertise again), as remotes do when idle')
     args = parser.parse_args()
     signal.pthread_sigmask(signal.SIG_UNBLOCK, [signal.SIGTERM, signal.SIGINT])
     try:

@@ -27,6 +27,13 @@ final class SimulatedShutterRemote: SimulatedBehaviour {
         0x09, 0xE9, 0x09, 0xEA, 0x81, 0x02, 0x95, 0x06, 0x81, 0x01, 0xC0,
     ]
 
+    /// bcdHID 1.11, no country, normally connectable.
+    static let information = HIDInformation(version: 0x0111, normallyConnectable: true)
+    /// Device Information; the PnP ID in the Bluetooth SIG's vendor ID space, 0xFFFF (for tests).
+    static let manufacturer = "Strobe Sim"
+    static let model = "AB Shutter3"
+    static let pnpID = DeviceInformation.PnPID(vendorIDSource: 0x01, vendorID: 0xFFFF, productID: 0x0001, productVersion: 0x0100)
+
     init(clock: any Clock<Duration>, presses: [Duration], battery: UInt8, bootKeyboardOnly: Bool = false) {
         self.clock = clock
         self.presses = presses
@@ -40,7 +47,7 @@ final class SimulatedShutterRemote: SimulatedBehaviour {
     func build(_ database: GATTAttributeDatabase) {
         database.addPrimaryService(HIDProfile.service)
         if bootKeyboardOnly {
-            database.addCharacteristic(HIDProfile.information, properties: [.read], value: [0x11, 0x01, 0x00, 0x02])
+            database.addCharacteristic(HIDProfile.information, properties: [.read], value: Self.information.encoded)
             let boot = database.addCharacteristic(HIDProfile.bootKeyboardInput, properties: [.read, .notify],
                                                   value: [UInt8](repeating: 0, count: 8), security: .unauthenticated)
             consumerHandle.withLock { $0 = boot.valueHandle }
@@ -48,8 +55,7 @@ final class SimulatedShutterRemote: SimulatedBehaviour {
                                        security: .unauthenticated)
             return
         }
-        // HID Information: bcdHID 1.11, no country, normally connectable.
-        database.addCharacteristic(HIDProfile.information, properties: [.read], value: [0x11, 0x01, 0x00, 0x02])
+        database.addCharacteristic(HIDProfile.information, properties: [.read], value: Self.information.encoded)
         database.addCharacteristic(HIDProfile.reportMap, properties: [.read], value: Self.reportMap, security: .unauthenticated)
         database.addCharacteristic(HIDProfile.report, properties: [.read, .notify], value: [UInt8](repeating: 0, count: 8),
                                    security: .unauthenticated)
@@ -62,6 +68,10 @@ final class SimulatedShutterRemote: SimulatedBehaviour {
         database.addCharacteristic(HIDProfile.controlPoint, properties: [.writeWithoutResponse], security: .unauthenticated)
         database.addPrimaryService(HIDProfile.batteryService)
         database.addCharacteristic(HIDProfile.batteryLevel, properties: [.read], value: [battery])
+        database.addPrimaryService(DeviceInformation.service)
+        database.addCharacteristic(DeviceInformation.manufacturerNameString, properties: [.read], value: Array(Self.manufacturer.utf8))
+        database.addCharacteristic(DeviceInformation.modelNumberString, properties: [.read], value: Array(Self.model.utf8))
+        database.addCharacteristic(DeviceInformation.pnpIDCharacteristic, properties: [.read], value: Self.pnpID.encoded)
     }
 
     func attach(to peripheral: Peripheral) {

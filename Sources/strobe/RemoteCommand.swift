@@ -51,8 +51,10 @@ struct RemoteEventsCommand: AsyncParsableCommand {
         let (events, sink) = AsyncStream.makeStream(of: ShutterRemoteEvent.self)
         let remote = try await ShutterRemote.attach(to: connection, handler: { sink.yield($0) })
         if !json {
-            print("remote \(connection.peerAddress), \(remote.device.inputReports.count) input report(s)"
-                  + "\(remote.device.usesBootProtocol ? " (boot keyboard)" : ""), security \(connection.securityLevel)")
+            let device = remote.device
+            let about = [device.information?.description, device.deviceInformation?.description].compactMap { $0 }.filter { !$0.isEmpty }
+            print("remote \(connection.peerAddress), " + about.map { $0 + ", " }.joined()
+                  + "\(device.inputReports.count) input report(s)\(device.usesBootProtocol ? " (boot keyboard)" : ""), security \(connection.securityLevel)")
         }
         let (json, count, reconnect) = (self.json, self.count, self.reconnect)
         let links = remote.reconnections()

@@ -46,6 +46,32 @@ extension RootCanalTests {
             }
         }
 
+        /// The HOGP host's reading of a HID device someone else wrote: HID Information, Device
+        /// Information (with a PnP ID), both input reports with their CCCDs, Battery, Protocol Mode.
+        @Test func theHostReadsWhatTheRemoteDeclares() async throws {
+            try await RootCanal.with { rootCanal in
+                let bumble = try await BumbleSMPPeer(on: rootCanal, script: "hid_remote.py", arguments: ["--presses", "1"])
+                let host = try await HostUnderTest(transport: rootCanal.transport, security: SecurityManager(store: InMemoryBondStore()))
+                defer { host.close() }
+                let connection = try await host.central.connect(to: BluetoothAddress(bumble.address)!, addressType: .random, timeout: .seconds(20))
+                let (events, sink) = AsyncStream.makeStream(of: ShutterRemoteEvent.self)
+                let remote = try await ShutterRemote.attach(to: connection, handler: { sink.yield($0) })
+                let device = remote.device
+                #expect(device.information == HIDInformation(version: 0x0111, countryCode: 0, remoteWake: false, normallyConnectable: true))
+                #expect(device.information?.description == "HID 1.11")
+                #expect(device.deviceInformation == DeviceInformation(
+                    manufacturerName: "Bumble", modelNumber: "HOGP Shutter",
+                    pnpID: .init(vendorIDSource: 1, vendorID: 0xFFFF, productID: 0x0002, productVersion: 0x0110)))
+                #expect(device.inputReports.map(\.layout.id) == [1, 2])
+                #expect(Set(device.inputReports.map(\.clientConfiguration)).count == 2)
+                #expect(device.protocolModeHandle != nil && !device.usesBootProtocol)
+                #expect(try await remote.batteryLevel().percent == 64)
+                var iterator = events.makeAsyncIterator()
+                #expect(await iterator.next()?.kind == .press)
+                _ = try await connection.disconnect()
+            }
+        }
+
         /// A remote that ends its link after its presses, as one that sleeps when idle does, is
         /// reconnected by `--reconnect` within one run: found again, encrypted with the bond,
         /// subscribed again, and every press of all three links arrives, in order.

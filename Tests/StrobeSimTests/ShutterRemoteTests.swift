@@ -44,6 +44,9 @@ import Testing
         #expect(first.pairingResult?.bonded == true)
         #expect(remote.device.inputReports.map(\.layout.id) == [1, 2])
         #expect(!remote.device.usesBootProtocol)
+        #expect(remote.device.information == SimulatedShutterRemote.information)
+        #expect(remote.device.deviceInformation == DeviceInformation(manufacturerName: SimulatedShutterRemote.manufacturer,
+                                                                     modelNumber: SimulatedShutterRemote.model, pnpID: SimulatedShutterRemote.pnpID))
         #expect(try await remote.batteryLevel().percent == 87)
         let seen = await Self.collect(events, 6)
         #expect(seen.map(\.kind) == [.press, .release, .press, .release, .press, .release])
@@ -114,6 +117,7 @@ import Testing
         let attached = try await ShutterRemote.attach(to: connection, handler: { sink.yield($0) })
         #expect(attached.device.usesBootProtocol)
         #expect(attached.device.descriptor == .bootKeyboard)
+        #expect(attached.device.information == SimulatedShutterRemote.information && attached.device.deviceInformation == nil)
         let seen = await Self.collect(events, 4)
         #expect(seen.map(\.kind) == [.press, .release, .press, .release])
         #expect(seen.allSatisfy { $0.usage == .enter && $0.role == .shutter })

@@ -21,6 +21,10 @@ public struct HIDDevice: Sendable {
     public let usesBootProtocol: Bool
     public let batteryLevelHandle: AttributeHandle?
     public let protocolModeHandle: AttributeHandle?
+    /// HID Information, when the device has it (HIDS makes it mandatory; some devices do not).
+    public let information: HIDInformation?
+    /// The Device Information service's manufacturer, model and PnP ID, when it has one.
+    public let deviceInformation: DeviceInformation?
 
     /// Discovers and reads the device (securing the link first), without subscribing.
     public static func discover(on connection: LEConnection) async throws -> HIDDevice {
@@ -58,8 +62,13 @@ public struct HIDDevice: Sendable {
             boot = true
         }
         guard !inputs.isEmpty else { throw HIDSetupError.noInputReports }
+        var information: HIDInformation?
+        if let characteristic = hid.characteristic(HIDProfile.information)?.characteristic {
+            information = try HIDInformation(decoding: try await gatt.read(handle: characteristic.valueHandle))
+        }
         return HIDDevice(descriptor: descriptor, inputReports: inputs, usesBootProtocol: boot, batteryLevelHandle: battery,
-                         protocolModeHandle: hid.characteristic(HIDProfile.protocolMode)?.characteristic.valueHandle)
+                         protocolModeHandle: hid.characteristic(HIDProfile.protocolMode)?.characteristic.valueHandle,
+                         information: information, deviceInformation: try await DeviceInformation.read(database, gatt: gatt))
     }
 
     private static func clientConfiguration(of report: GATTDatabase.Characteristic) throws -> AttributeHandle {

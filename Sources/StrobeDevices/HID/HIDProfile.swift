@@ -26,6 +26,7 @@ public enum HIDSetupError: Error, Sendable, Hashable, CustomStringConvertible {
     case malformedReportReference(AttributeHandle, length: Int)
     case reportMap(HIDDescriptorError)
     case noBatteryLevel
+    case malformedInformation(length: Int)
 
     public var description: String {
         switch self {
@@ -34,6 +35,7 @@ public enum HIDSetupError: Error, Sendable, Hashable, CustomStringConvertible {
         case .malformedReportReference(let handle, let length): "the Report Reference at \(handle) is \(length) bytes, not 2"
         case .reportMap(let error): "the HID device's Report Map: \(error)"
         case .noBatteryLevel: "the HID device has no Battery Level"
+        case .malformedInformation(let length): "the HID Information is \(length) bytes, not 4"
         }
     }
 }

@@ -7,7 +7,8 @@ import Synchronization
 /// the host time its bytes were read. Which usages are the shutter, a half-press or anything
 /// else comes from a `UsageMap` (default: Volume Up and Enter are the shutter, as the common
 /// "AB Shutter3" remotes send). Events reach a handler on the receive path (for the sequencer)
-/// and any number of async streams, as the grip's do.
+/// and any number of async streams, as the grip's do, and go on across the reconnections of a
+/// bonded remote (`keepConnected`).
 public final class ShutterRemote: Sendable {
     public typealias EventHandler = @Sendable (ShutterRemoteEvent) -> Void
 
@@ -88,11 +89,11 @@ public final class ShutterRemote: Sendable {
         (counts.reports.load(ordering: .relaxed), counts.malformed.load(ordering: .relaxed))
     }
 
-    /// Connects the bonded remote again once its link has ended (while it is up, does nothing): found under its identity
-    /// address or any private address its bond resolves, its reports routed to this remote
-    /// before the link is encrypted with the bond's key (the remote may report at once), then
-    /// its protocol mode and notifications set again. The handler and the streams carry on.
-    /// Throws `SecurityError.noBond` for a remote that did not bond, `ConnectionError` when it
+    /// Connects the bonded remote again once its link has ended (while it is up, does nothing):
+    /// found under its identity address or any private address its bond resolves, its reports
+    /// routed to this remote before the link is encrypted with the bond's key (the remote may
+    /// report at once), then its protocol mode and notifications set again. The handler and the
+    /// streams carry on. Throws `SecurityError.noBond` for a remote that did not bond, `ConnectionError` when it
     /// did not show up within `scanTimeout` or the connection failed, or the encryption's
     /// `SecurityError`.
     public func reconnect(using central: Central, scanTimeout: Duration = .seconds(5)) async throws {

@@ -2,7 +2,8 @@
 """
 hid_remote.py - a camera shutter remote on Bumble: a HID-over-GATT device (HIDS: HID
 Information, Report Map, a keyboard input report (ID 1) and a consumer-control input report
-(ID 2), Protocol Mode, Control Point; Battery), on an external controller (RootCanal).
+(ID 2), Protocol Mode, Control Point; Battery; Device Information), on an external controller
+(RootCanal).
 
 Its Report Map, reports and their CCCDs need an encrypted link, as HOGP requires; it pairs
 Just Works and bonds (keys kept in --keystore, so that it comes back bonded after a restart).
@@ -82,6 +83,14 @@ async def main(args):
         ]))
         device.add_service(Service('180F', [
             Characteristic('2A19', Characteristic.Properties.READ, att.Attribute.READABLE, bytes([args.battery])),
+        ]))
+        # Device Information: manufacturer, model and PnP ID (vendor ID source 1, the Bluetooth
+        # SIG's space; vendor 0xFFFF, for tests; product 0x0002, version 0x0110).
+        device.add_service(Service('180A', [
+            Characteristic('2A29', Characteristic.Properties.READ, att.Attribute.READABLE, b'Bumble'),
+            Characteristic('2A24', Characteristic.Properties.READ, att.Attribute.READABLE, b'HOGP Shutter'),
+            Characteristic('2A50', Characteristic.Properties.READ, att.Attribute.READABLE,
+                           bytes([0x01, 0xFF, 0xFF, 0x02, 0x00, 0x10, 0x01])),
         ]))
 
         async def press(connection):

@@ -11,12 +11,21 @@ import Testing
 /// bonded link, Volume Up presses as shutter events, in order; a bonded remote reconnects and
 /// its events flow again without pairing.
 @Suite(.timeLimit(.minutes(1))) struct ShutterRemoteTests {
-    static func world(presses: Int) async throws -> SimWorld {
+    /// A started world with one remote, `adjust`ed from the AB Shutter3 pressing `presses` times.
+    static func world(presses: Int, _ adjust: (inout SimulatedDeviceDescription) -> Void = { _ in }) async throws -> SimWorld {
         var remote = SimulatedDeviceDescription(kind: .remote, name: "AB Shutter3", rssi: -58)
         remote.count = presses
+        adjust(&remote)
         let world = SimWorld(scenario: SimScenario(devices: [remote]), clock: ContinuousClock())
         try await world.start()
         return world
+    }
+
+    /// The host under test's controller, open, on `world`.
+    static func openHost(_ world: SimWorld) async throws -> HCIController {
+        let controller = HCIController(transport: world.makeHostController(), configuration: .loadedMachine)
+        try await controller.open()
+        return controller
     }
 
     static func collect(_ events: AsyncStream<ShutterRemoteEvent>, _ count: Int) async -> [ShutterRemoteEvent] {
@@ -31,8 +40,7 @@ import Testing
     @Test func pressesArriveInOrderOnABondedLinkAndAgainAfterAReconnect() async throws {
         let world = try await Self.world(presses: 3)
         defer { world.stop() }
-        let controller = HCIController(transport: world.makeHostController(), configuration: .loadedMachine)
-        try await controller.open()
+        let controller = try await Self.openHost(world)
         defer { controller.close() }
         let store = InMemoryBondStore()
         let central = Central(controller: controller, security: SecurityManager(store: store))
@@ -67,13 +75,9 @@ import Testing
     /// A remote that ends its link (as one that sleeps when idle does) is found again, encrypted
     /// with the bond and subscribed again; its presses reach the same handler, none lost.
     @Test func aRemoteThatEndsItsLinkIsReconnectedAndKeepsReporting() async throws {
-        var description = SimulatedDeviceDescription(kind: .remote, name: "AB Shutter3", rssi: -58)
-        description.triggerPresses = [0.2]  // one press on each link
-        let world = SimWorld(scenario: SimScenario(devices: [description]), clock: ContinuousClock())
-        try await world.start()
+        let world = try await Self.world(presses: 1) { $0.triggerPresses = [0.2] }  // one press on each link
         defer { world.stop() }
-        let controller = HCIController(transport: world.makeHostController(), configuration: .loadedMachine)
-        try await controller.open()
+        let controller = try await Self.openHost(world)
         defer { controller.close() }
         let store = InMemoryBondStore()
         let central = Central(controller: controller, security: SecurityManager(store: store))
@@ -103,14 +107,12 @@ import Testing
     }
 
     @Test func aBootKeyboardOnlyRemoteIsUsedInTheBootProtocol() async throws {
-        var remote = SimulatedDeviceDescription(kind: .remote, name: "Boot-Remote", rssi: -58)
-        remote.bootKeyboardOnly = true
-        remote.count = 2
-        let world = SimWorld(scenario: SimScenario(devices: [remote]), clock: ContinuousClock())
-        try await world.start()
+        let world = try await Self.world(presses: 2) {
+            $0.name = "Boot-Remote"
+            $0.bootKeyboardOnly = true
+        }
         defer { world.stop() }
-        let controller = HCIController(transport: world.makeHostController(), configuration: .loadedMachine)
-        try await controller.open()
+        let controller = try await Self.openHost(world)
         defer { controller.close() }
         let connection = try await Central(controller: controller).connect(name: "Boot-Remote")
         let (events, sink) = AsyncStream.makeStream(of: ShutterRemoteEvent.self)
@@ -126,8 +128,7 @@ import Testing
     @Test func aHostThatWillNotSecureTheLinkCannotRead() async throws {
         let world = try await Self.world(presses: 1)
         defer { world.stop() }
-        let controller = HCIController(transport: world.makeHostController(), configuration: .loadedMachine)
-        try await controller.open()
+        let controller = try await Self.openHost(world)
         defer { controller.close() }
         let central = Central(controller: controller, security: SecurityManager(configuration: .init(allowsPairing: false)))
         let connection = try await central.connect(name: "AB Shutter3")
@@ -137,8 +138,7 @@ import Testing
     @Test func aUsageMapDecidesWhatIsTheShutter() async throws {
         let world = try await Self.world(presses: 1)
         defer { world.stop() }
-        let controller = HCIController(transport: world.makeHostController(), configuration: .loadedMachine)
-        try await controller.open()
+        let controller = try await Self.openHost(world)
         defer { controller.close() }
         let central = Central(controller: controller)
         let connection = try await central.connect(name: "AB Shutter3")

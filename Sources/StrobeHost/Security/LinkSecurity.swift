@@ -76,6 +76,12 @@ final class LinkSecurity: Sendable {
     /// An SMP PDU from CID 6.
     func receive(_ pdu: [UInt8]) {
         var securityRequest = false
+        // A PDU that may start a pairing gets one made before taking the lock (its P-256 key, the
+        // store's local IRK); not a Security Request to a central (decided outside the machine),
+        // nor a Pairing Request that is refused.
+        let toCentral = role == .central && pdu.first == SMPCommandCode.securityRequest.rawValue
+        let refused = !manager.configuration.allowsPairing && pdu.first == SMPCommandCode.pairingRequest.rawValue
+        let fresh = !toCentral && !refused && state.withLock({ $0.pairing?.isActive != true }) ? newPairing() : nil
         let actions = state.withLock { s -> [SMPPairingAction] in
             guard !s.smpTimedOut, !s.closed else { return [] }
             if s.pairing?.isActive != true {
@@ -87,7 +93,7 @@ final class LinkSecurity: Sendable {
                 guard manager.configuration.allowsPairing || pdu.first != SMPCommandCode.pairingRequest.rawValue else {
                     return [.send([SMPCommandCode.pairingFailed.rawValue, SMPPairingFailedReason.pairingNotSupported.rawValue])]
                 }
-                s.pairing = newPairing()
+                s.pairing = fresh ?? newPairing()  // made here only if a pairing ended meanwhile
             }
             return s.pairing!.receive(pdu)
         }
@@ -166,16 +172,16 @@ final class LinkSecurity: Sendable {
     func pair() async throws -> SMPPairingResult {
         guard manager.configuration.allowsPairing else { throw SecurityError.pairingNotAllowed }
         let waiter = Waiter<SMPPairingResult>()
+        // Made before taking the lock: a pairing's P-256 key, and the store's local IRK.
+        let fresh = role == .central && state.withLock({ $0.pairing?.isActive != true }) ? newPairing() : nil
+        let requirements = role == .central ? nil : manager.pairingConfiguration(identity: identity).authentication
         let actions = try state.withLock { s throws -> [SMPPairingAction] in
             guard !s.closed else { throw SecurityError.pairing(.disconnected) }
             guard !s.smpTimedOut else { throw SecurityError.pairing(.notAllowed("SMP timed out on this link")) }
             s.pairingWaiters.append(waiter)
             if s.pairing?.isActive == true { return [] }
-            guard role == .central else {
-                let requirements = manager.pairingConfiguration(identity: identity).authentication
-                return [.send([SMPCommandCode.securityRequest.rawValue, requirements.rawValue])]
-            }
-            var pairing = newPairing()
+            if let requirements { return [.send([SMPCommandCode.securityRequest.rawValue, requirements.rawValue])] }
+            var pairing = fresh ?? newPairing()  // made here only if a pairing ended meanwhile
             let actions = pairing.start()
             s.pairing = pairing
             return actions

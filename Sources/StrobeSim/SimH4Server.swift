@@ -37,6 +37,8 @@ public final class SimH4Server: Sendable {
     public let endpoint: Endpoint
     private let listener: Int32
     private let closed = Atomic<Bool>(false)
+    /// The host being served now, if any.
+    private let serving = Mutex<VirtualController?>(nil)
 
     public init(world: SimWorld, listen: Endpoint) throws {
         self.world = world
@@ -67,6 +69,13 @@ public final class SimH4Server: Sendable {
         if case .unix(let path) = endpoint, !path.hasPrefix("@") { unlink(path) }
     }
 
+    /// Returns once every packet the world has queued for the host being served has been written
+    /// to its socket: what a server ending its run sends last (the links' Disconnection Complete
+    /// after `world.stop()`) is not cut off by the process exiting.
+    public func flush() async {
+        await serving.withLock { $0 }?.flush()
+    }
+
     /// Bridges one host: its H4 stream into a fresh virtual controller, the controller's packets back.
     private func serve(_ client: Int32) {
         let controller = world.makeHostController()
@@ -75,6 +84,8 @@ public final class SimH4Server: Sendable {
             Glibc.close(client)
             return
         }
+        serving.withLock { $0 = controller }
+        defer { serving.withLock { if $0 === controller { $0 = nil } } }
         var deframer = H4Deframer()
         var buffer = [UInt8](repeating: 0, count: 4096)
         while true {

@@ -32,6 +32,8 @@ public final class VirtualController: HCITransport, Sendable {
     private let inbox: AsyncStream<[UInt8]>
     private let sink = Mutex<(any HCIPacketSink)?>(nil)
     private let started = Atomic<Bool>(false)
+    /// Callers of `flush`, in order; each is resumed by the empty packet it queued.
+    private let flushes = Mutex<[CheckedContinuation<Void, Never>]>([])
 
     init(air: VirtualAir, id: Int, configuration: Configuration) {
         self.air = air
@@ -46,13 +48,38 @@ public final class VirtualController: HCITransport, Sendable {
         // Packets to the host go out in order, from a task of their own, as from a reader thread.
         Task { [inbox, weak self] in
             for await packet in inbox {
-                guard let self, let sink = self.sink.withLock({ $0 }), let first = packet.first,
-                      let type = HCIPacketType(rawValue: first) else { continue }
+                guard let self else { continue }
+                guard let first = packet.first else {
+                    self.resumeFlushes(1)
+                    continue
+                }
+                guard let sink = self.sink.withLock({ $0 }), let type = HCIPacketType(rawValue: first) else { continue }
                 packet.withUnsafeBytes { bytes in
                     sink.transportDidReceive(type, payload: UnsafeRawBufferPointer(rebasing: bytes[1...]), at: self.air.hostTime())
                 }
             }
+            self?.resumeFlushes(Int.max)
         }
+    }
+
+    /// Returns once every packet queued for the host before the call has been handed to it (at
+    /// once when the controller is closed or was never started).
+    func flush() async {
+        guard started.load(ordering: .relaxed) else { return }
+        await withCheckedContinuation { continuation in
+            flushes.withLock { $0.append(continuation) }
+            // An empty packet marks the place; a finished outbox takes no more.
+            if case .terminated = outbox.yield([]) { resumeFlushes(Int.max) }
+        }
+    }
+
+    private func resumeFlushes(_ count: Int) {
+        let resumed = flushes.withLock { waiting -> [CheckedContinuation<Void, Never>] in
+            let first = Array(waiting.prefix(count))
+            waiting.removeFirst(first.count)
+            return first
+        }
+        for continuation in resumed { continuation.resume() }
     }
 
     public func send(_ h4Packet: UnsafeRawBufferPointer) throws {

@@ -72,5 +72,7 @@ struct SimServeCommand: AsyncParsableCommand {
         }
         server.close()
         world.stop()
+        // The links' ends reach the host before the process exits and its socket closes.
+        await server.flush()
     }
 }

@@ -18,19 +18,27 @@ import Testing
         #expect(summary["presses"] as? Int == 3 && summary["releases"] as? Int == 3 && summary["malformed"] as? Int == 0)
     }
 
+    /// Every press is a shot: captured, or `busy` when it came while the one before was still
+    /// running (the real-time world keeps pressing every 0.3 s, and a loaded machine can hold a
+    /// shot that long; on an idle one all 20 are captured). The ack deadline is one a loaded
+    /// machine does not miss: this checks following, not speed.
     @Test func shootFollowsTheRemote() async throws {
-        let result = try await StrobeCommand.run(["shoot", "--trigger", "remote", "--count", "20", "--json"])
+        let result = try await StrobeCommand.run(["shoot", "--trigger", "remote", "--count", "20", "--ack-deadline-ms", "5000", "--json"])
         #expect(result.status == 0, "\(result.stderr)")
         let lines = try JSONLines.objects(result.stdout)
         let summary = try #require(lines.last?["summary"] as? [String: Any])
         #expect(summary["shots"] as? Int == 20)
-        #expect((summary["outcomes"] as? [String: Any])?["captured"] as? Int == 20)
-        // Each shot's trigger is the press: its flashes acknowledged a few milliseconds after it,
-        // on the same clock.
-        let lit = lines.dropLast().compactMap { shot -> Int? in
+        let outcomes = try #require(summary["outcomes"] as? [String: Int])
+        #expect(Set(outcomes.keys).isSubset(of: ["captured", "busy"]) && (outcomes["captured"] ?? 0) > 0, "\(outcomes)")
+        let shots = lines.dropLast()
+        #expect(shots.map { $0["shot"] as? Int } == (1...20).map { $0 })
+        let triggers = shots.compactMap { $0["triggerReceived"] as? Int }
+        #expect(triggers.count == 20 && triggers == triggers.sorted(), "one record per press, in order")
+        // Each captured shot's trigger is the press: its flashes acknowledged after it, on the same clock.
+        let lit = shots.filter { $0["outcome"] as? String == "captured" }.compactMap { shot -> Int? in
             guard let trigger = shot["triggerReceived"] as? Int, let flashes = shot["flashes"] as? [[String: Any]] else { return nil }
             return flashes.compactMap { $0["acknowledged"] as? Int }.min().map { $0 - trigger }
         }
-        #expect(lit.count == 20 && lit.allSatisfy { $0 > 0 && $0 < 1_000_000_000 }, "\(lit)")
+        #expect(lit.count == outcomes["captured"] && lit.allSatisfy { $0 > 0 && $0 < 5_000_000_000 }, "\(lit)")
     }
 }

@@ -1,6 +1,7 @@
 import StrobeDevices
 import StrobeHCI
 import StrobeHost
+import Synchronization
 import Testing
 
 @testable import StrobeSim
@@ -18,6 +19,30 @@ import Testing
         #expect(info.leACLDataPacketLength == 27)
         #expect(!info.supportsExtendedScanning)
         controller.close()
+    }
+
+    /// Counts what reaches it, as a host stack would take it.
+    final class CountingSink: HCIPacketSink {
+        let events = Mutex(0)
+        func transportDidReceive(_ type: HCIPacketType, payload: UnsafeRawBufferPointer, at time: HostTime) {
+            if type == .event { events.withLock { $0 += 1 } }
+        }
+        func transportDidFinishBatch() {}
+        func transportDidClose(_ error: TransportError?) {}
+    }
+
+    /// `flush` returns only once what was queued for the host has reached it (what `sim serve`
+    /// waits for before its process exits), and at once on a closed controller.
+    @Test func flushReturnsOnceQueuedPacketsHaveReachedTheHost() async throws {
+        let world = SimWorld(scenario: SimScenario(devices: []), clock: ContinuousClock())
+        let controller = world.makeHostController()
+        let sink = CountingSink()
+        try controller.start(sink)
+        for _ in 0..<500 { controller.deliver(SimEvents.disconnectionComplete(handle: 0x40, reason: .remoteUserTerminatedConnection)) }
+        await controller.flush()
+        #expect(sink.events.withLock { $0 } == 500)
+        controller.close()
+        await controller.flush()
     }
 
     @Test func anUnknownCommandIsAnsweredNotIgnored() async throws {

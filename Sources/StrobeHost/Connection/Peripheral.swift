@@ -70,8 +70,7 @@ public final class Peripheral: Sendable {
         }
         incoming.yield(connection)
         // A bonded central's subscriptions persist across its links (Vol 3, Part G, 3.3.3.3):
-        // taken up once the link is encrypted while bonded, kept when an encrypted link ends (a
-        // link that was never encrypted does not prove it was that central).
+        // taken up once the link is encrypted while bonded, kept when it ends.
         let restoring = Task { [weak self] in
             for await level in connection.securityLevelChanges() where level != .none {
                 if let identity = connection.bond?.peer.address, let saved = self?.state.withLock({ $0.subscriptions[identity] }) {
@@ -85,9 +84,10 @@ public final class Peripheral: Sendable {
             _ = await connection.disconnected()
             restoring.cancel()
             guard let self else { return }
-            let identity = connection.securityLevel == .none ? nil : connection.bond?.peer.address
             let advertising = self.state.withLock { s in
-                if let identity { s.subscriptions[identity] = server.clientConfigurations.filter { !$0.value.isEmpty } }
+                if let identity = connection.bond?.peer.address {
+                    s.subscriptions[identity] = server.clientConfigurations.filter { !$0.value.isEmpty }
+                }
                 return s.advertising
             }
             guard let advertising else { return }

@@ -12,8 +12,6 @@ public final class Peripheral: Sendable {
     private struct State {
         var advertising: (data: AdvertisingData, scanResponse: AdvertisingData?, interval: Duration)?
         var connections: [LEConnection] = []
-        /// Bonded centrals' CCCD values, by identity address, kept while this peripheral runs.
-        var subscriptions: [BluetoothAddress: [AttributeHandle: GATTClientConfiguration]] = [:]
     }
 
     private let incoming = AsyncBroadcast<LEConnection>()
@@ -63,34 +61,16 @@ public final class Peripheral: Sendable {
     }
 
     private func accepted(_ connection: LEConnection) {
-        let server = connection.serve(database)
+        connection.serve(database)
         state.withLock { s in
             s.connections.removeAll { !$0.isConnected }
             s.connections.append(connection)
         }
         incoming.yield(connection)
-        // A bonded central's subscriptions persist across its links (Vol 3, Part G, 3.3.3.3):
-        // taken up once the link is encrypted while bonded, kept when it ends.
-        let restoring = Task { [weak self] in
-            for await level in connection.securityLevelChanges() where level != .none {
-                if let identity = connection.bond?.peer.address, let saved = self?.state.withLock({ $0.subscriptions[identity] }) {
-                    server.restore(saved)
-                }
-                return
-            }
-        }
         // Legacy advertising stops when a connection is made: advertise again after it ends.
         Task { [weak self] in
             _ = await connection.disconnected()
-            restoring.cancel()
-            guard let self else { return }
-            let advertising = self.state.withLock { s in
-                if let identity = connection.bond?.peer.address {
-                    s.subscriptions[identity] = server.clientConfigurations.filter { !$0.value.isEmpty }
-                }
-                return s.advertising
-            }
-            guard let advertising else { return }
+            guard let self, let advertising = self.state.withLock({ $0.advertising }) else { return }
             try? await self.advertise(data: advertising.data, scanResponse: advertising.scanResponse, interval: advertising.interval)
         }
     }

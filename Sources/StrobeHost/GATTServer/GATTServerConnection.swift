@@ -67,24 +67,6 @@ public final class GATTServerConnection: Sendable {
         return state.withLock { $0.configurations[cccd] ?? [] }
     }
 
-    /// Every CCCD value the client has written on this link, by CCCD handle.
-    public var clientConfigurations: [AttributeHandle: GATTClientConfiguration] { state.withLock { $0.configurations } }
-
-    /// Takes up a bonded client's CCCD values from an earlier link, as they persist for bonded
-    /// clients (Vol 3, Part G, 3.3.3.3): as if the client had written them now, so the
-    /// subscription handler hears each one. Handles that are not CCCDs here are skipped.
-    public func restore(_ configurations: [AttributeHandle: GATTClientConfiguration]) {
-        let attributes = database.snapshot
-        for (cccd, configuration) in configurations.sorted(by: { $0.key < $1.key }) {
-            guard let attribute = attributes.first(where: { $0.handle == cccd }), attribute.isClientConfiguration else { continue }
-            let handler = state.withLock { s -> SubscriptionHandler? in
-                s.configurations[cccd] = configuration
-                return s.onSubscription
-            }
-            handler?(Self.valueHandle(ofClientConfiguration: cccd, in: attributes), configuration)
-        }
-    }
-
     // MARK: Server-initiated
 
     /// Sends a notification if the client enabled them; returns whether it was sent. The value
@@ -146,11 +128,6 @@ public final class GATTServerConnection: Sendable {
             return (indication.waiter, indication.handle)
         }
         if let (waiter, handle) = expired { waiter.fail(GATTServerError.indicationTimeout(handle: handle)) }
-    }
-
-    /// The characteristic value a CCCD belongs to: the one before it in its group.
-    private static func valueHandle(ofClientConfiguration handle: AttributeHandle, in attributes: [Attribute]) -> AttributeHandle {
-        attributes.last { $0.handle < handle && $0.properties != nil }?.handle ?? .reserved
     }
 
     private func clientConfigurationHandle(ofValue valueHandle: AttributeHandle) -> AttributeHandle? {
@@ -400,8 +377,10 @@ public final class GATTServerConnection: Sendable {
         if attribute.isClientConfiguration {
             guard value.count == 2 else { return .refused(.invalidAttributeValueLength) }
             let configuration = GATTClientConfiguration(rawValue: UInt16(value[0]) | UInt16(value[1]) << 8)
+            // The characteristic value this CCCD belongs to is the one before it in its group.
+            let valueHandle = attributes.last { $0.handle < handle && $0.properties != nil }?.handle ?? .reserved
             state.withLock { $0.configurations[handle] = configuration }
-            return .written(subscription: (Self.valueHandle(ofClientConfiguration: handle, in: attributes), configuration))
+            return .written(subscription: (valueHandle, configuration))
         }
         if let onWrite = attribute.onWrite, let refusal = onWrite(id, value) { return .refused(refusal) }
         database.setValue(value, at: handle)

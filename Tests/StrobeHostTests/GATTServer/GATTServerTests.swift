@@ -160,33 +160,6 @@ final class PipeChannel: ATTChannel, Sendable {
         #expect(received == [[0], [1], [2]])
     }
 
-    /// A bonded client's CCCD values taken up on a new link: the server notifies without the
-    /// client writing them again, the subscription handler hears each, and a handle that is not
-    /// a CCCD is skipped.
-    @Test func restoredClientConfigurationsAreAsIfWritten() async throws {
-        let first = Self.makePair()
-        let database = try await first.client.discoverDatabase(subscribeToServiceChanged: false)
-        let events = try #require(database.characteristic(Self.events, inService: Self.service))
-        let alarms = try #require(database.characteristic(Self.alarms, inService: Self.service))
-        try await first.client.subscribe(events.characteristic, to: .notification, handler: ATTValueClosureHandler { _, _, _, _ in })
-        try await first.client.subscribe(alarms.characteristic, to: .indication, handler: ATTValueClosureHandler { _, _, _, _ in })
-        let saved = first.server.clientConfigurations
-        #expect(saved.count == 2)
-
-        let next = Self.makePair()
-        let heard = Mutex<[AttributeHandle: GATTClientConfiguration]>([:])
-        next.server.setSubscriptionHandler { handle, configuration in heard.withLock { $0[handle] = configuration } }
-        let (values, continuation) = AsyncStream.makeStream(of: [UInt8].self)
-        next.client.bearer.setValueHandler(ATTValueClosureHandler { value, _, _, _ in continuation.yield(Array(value)) },
-                                           forHandle: events.characteristic.valueHandle)
-        next.server.restore(saved.merging([events.characteristic.valueHandle: .notification]) { old, _ in old })
-        #expect(heard.withLock { $0 } == [events.characteristic.valueHandle: .notification, alarms.characteristic.valueHandle: .indication])
-        #expect(next.server.clientConfigurations == saved, "the value handle given as a CCCD was skipped")
-        #expect(try await next.server.notify(valueHandle: events.characteristic.valueHandle, value: [7]))
-        var iterator = values.makeAsyncIterator()
-        #expect(await iterator.next() == [7])
-    }
-
     @Test func indicationsWaitForTheirConfirmation() async throws {
         let pair = Self.makePair()
         let database = try await pair.client.discoverDatabase(subscribeToServiceChanged: false)

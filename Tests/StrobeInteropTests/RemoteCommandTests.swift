@@ -30,10 +30,11 @@ import Testing
         #expect(summary["shots"] as? Int == 20)
         let outcomes = try #require(summary["outcomes"] as? [String: Int])
         #expect(Set(outcomes.keys).isSubset(of: ["captured", "busy"]) && (outcomes["captured"] ?? 0) > 0, "\(outcomes)")
+        // A busy record is printed at once, so it can come before the running shot's own record.
         let shots = lines.dropLast()
-        #expect(shots.map { $0["shot"] as? Int } == (1...20).map { $0 })
+        #expect(Set(shots.compactMap { $0["shot"] as? Int }) == Set(1...20))
         let triggers = shots.compactMap { $0["triggerReceived"] as? Int }
-        #expect(triggers.count == 20 && triggers == triggers.sorted(), "one record per press, in order")
+        #expect(Set(triggers).count == 20, "one record per press")
         // Each captured shot's trigger is the press: its flashes acknowledged after it, on the same clock.
         let lit = shots.filter { $0["outcome"] as? String == "captured" }.compactMap { shot -> Int? in
             guard let trigger = shot["triggerReceived"] as? Int, let flashes = shot["flashes"] as? [[String: Any]] else { return nil }

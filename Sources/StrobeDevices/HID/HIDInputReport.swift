@@ -19,11 +19,14 @@ extension HIDReportDescriptor.Report {
     public func usages(in data: some Collection<UInt8>) throws(HIDReportError) -> [HIDUsageValue] {
         let bytes = Array(data)
         guard bytes.count >= byteLength else { throw .tooShort(reportID: id, expected: byteLength, got: bytes.count) }
+        return bytes.withUnsafeBytes(usages(inChecked:))
+    }
+
+    private func usages(inChecked bytes: UnsafeRawBufferPointer) -> [HIDUsageValue] {
         var out: [HIDUsageValue] = []
         for field in fields where !field.isConstant {
             for element in 0..<field.count {
-                let raw = Self.bits(bytes, at: field.bitOffset + element * field.size, count: field.size)
-                let value = field.logicalMinimum < 0 ? Self.signExtend(raw, bits: field.size) : Int32(bitPattern: raw)
+                let value = field.value(in: bytes, element: element)
                 if field.isVariable {
                     guard let usage = field.usages.isEmpty ? nil : field.usages[min(element, field.usages.count - 1)] else { continue }
                     out.append(HIDUsageValue(usage: usage, value: value))
@@ -47,19 +50,20 @@ extension HIDReportDescriptor.Report {
         Set(try usages(in: data).filter { $0.value != 0 }.map(\.usage))
     }
 
-    /// `count` bits (at most 32) from bit `offset`, least significant bit first.
-    static func bits(_ bytes: [UInt8], at offset: Int, count: Int) -> UInt32 {
-        var value: UInt32 = 0
-        for i in 0..<min(count, 32) {
-            let bit = offset + i
-            if bytes[bit / 8] >> (bit % 8) & 1 == 1 { value |= 1 << UInt32(i) }
-        }
-        return value
-    }
+}
 
-    static func signExtend(_ raw: UInt32, bits: Int) -> Int32 {
-        guard bits < 32, bits > 0 else { return Int32(bitPattern: raw) }
-        let shift = UInt32(32 - bits)
+extension HIDReportDescriptor.Field {
+    /// Element `element`'s value in a report long enough for the layout: sign-extended when the
+    /// logical minimum is negative. What both the decoder and the usage tracker read.
+    func value(in bytes: UnsafeRawBufferPointer, element: Int) -> Int32 {
+        let offset = bitOffset + element * size
+        var raw: UInt32 = 0
+        for i in 0..<min(size, 32) {
+            let bit = offset + i
+            if bytes[bit / 8] >> (bit % 8) & 1 == 1 { raw |= 1 << UInt32(i) }
+        }
+        guard logicalMinimum < 0, size < 32, size > 0 else { return Int32(bitPattern: raw) }
+        let shift = UInt32(32 - size)
         return Int32(bitPattern: raw << shift) >> Int32(shift)
     }
 }

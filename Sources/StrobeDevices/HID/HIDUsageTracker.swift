@@ -3,17 +3,13 @@
 /// nothing (the receive path calls it for every report).
 struct HIDUsageTracker: Sendable {
     private struct Variable: Sendable {
-        var bitOffset: Int
-        var size: Int
+        var field: HIDReportDescriptor.Field
+        var element: Int
         var watch: Int
     }
 
     private struct ArrayField: Sendable {
-        var bitOffset: Int
-        var size: Int
-        var count: Int
-        var logicalMinimum: Int32
-        var logicalMaximum: Int32
+        var field: HIDReportDescriptor.Field
         /// Array index (value - logical minimum) to watch position, -1 when not watched.
         var watchOfIndex: [Int]
     }
@@ -40,12 +36,11 @@ struct HIDUsageTracker: Sendable {
             if field.isVariable {
                 for element in 0..<field.count {
                     let usage = field.usages[min(element, field.usages.count - 1)]
-                    variables.append(Variable(bitOffset: field.bitOffset + element * field.size, size: field.size, watch: watch(usage)))
+                    variables.append(Variable(field: field, element: element, watch: watch(usage)))
                 }
             } else {
                 let map = field.usages.map { $0.id == 0 ? -1 : watch($0) }
-                arrays.append(ArrayField(bitOffset: field.bitOffset, size: field.size, count: field.count,
-                                         logicalMinimum: field.logicalMinimum, logicalMaximum: field.logicalMaximum, watchOfIndex: map))
+                arrays.append(ArrayField(field: field, watchOfIndex: map))
             }
         }
         self.usages = usages
@@ -63,20 +58,17 @@ struct HIDUsageTracker: Sendable {
     mutating func update(_ bytes: UnsafeRawBufferPointer, _ changed: (Int, Bool) -> Void) -> Bool {
         guard bytes.count >= byteLength else { return false }
         for variable in variables {
-            current[variable.watch] = Self.bits(bytes, variable.bitOffset, variable.size) != 0
+            current[variable.watch] = variable.field.value(in: bytes, element: variable.element) != 0
         }
         for position in arrayWatched { current[position] = false }
-        for field in arrays {
+        for array in arrays {
+            let field = array.field
             for element in 0..<field.count {
-                var value = Int32(bitPattern: Self.bits(bytes, field.bitOffset + element * field.size, field.size))
-                if field.logicalMinimum < 0, field.size < 32 {
-                    let shift = Int32(32 - field.size)
-                    value = (value << shift) >> shift
-                }
+                let value = field.value(in: bytes, element: element)
                 guard value >= field.logicalMinimum, value <= field.logicalMaximum else { continue }
                 let index = Int(value) - Int(field.logicalMinimum)
-                guard index < field.watchOfIndex.count else { continue }
-                let position = field.watchOfIndex[index]
+                guard index < array.watchOfIndex.count else { continue }
+                let position = array.watchOfIndex[index]
                 if position >= 0 { current[position] = true }
             }
         }
@@ -85,14 +77,5 @@ struct HIDUsageTracker: Sendable {
             changed(position, current[position])
         }
         return true
-    }
-
-    private static func bits(_ bytes: UnsafeRawBufferPointer, _ offset: Int, _ count: Int) -> UInt32 {
-        var value: UInt32 = 0
-        for i in 0..<min(count, 32) {
-            let bit = offset + i
-            if bytes[bit / 8] >> (bit % 8) & 1 == 1 { value |= 1 << UInt32(i) }
-        }
-        return value
     }
 }

@@ -20,6 +20,12 @@ struct DeviceSelectionOptions: ParsableArguments {
     /// By name, or the strongest device `matches` accepts.
     func connect(_ central: Central, describing what: String, matches: (DiscoveredDevice) -> Bool) async throws -> LEConnection {
         if let name { return try await central.connect(name: name, scanTimeout: .milliseconds(scanMs)) }
+        return try await Self.connectStrongest(central, scanMs: scanMs, describing: what, matches: matches)
+    }
+
+    /// Scans for `scanMs` and connects the strongest device `matches` accepts.
+    static func connectStrongest(_ central: Central, scanMs: Int, describing what: String,
+                                 matches: (DiscoveredDevice) -> Bool) async throws -> LEConnection {
         let found = try await StrobeHost.Scanner(controller: central.controller).scan(for: .milliseconds(scanMs))
         guard let device = found.filter(matches).max(by: { ($0.rssi ?? -128) < ($1.rssi ?? -128) }) else {
             throw ConnectionError.notFound(name: what, scanned: .milliseconds(scanMs))

@@ -154,27 +154,18 @@ struct ShootCommand: AsyncParsableCommand {
 
     /// Connects the grip or the remote and has the sequencer follow its presses.
     private func follow(_ trigger: Trigger, central: Central, sequencer: ShutterSequencer) async throws -> LEConnection? {
-        let scan = Duration.milliseconds(scanMs)
-        let found = trigger == .none ? [] : try await StrobeHost.Scanner(controller: central.controller).scan(for: scan)
-        func strongest(_ matches: (DiscoveredDevice) -> Bool) -> DiscoveredDevice? {
-            found.filter(matches).max { ($0.rssi ?? -128) < ($1.rssi ?? -128) }
-        }
         switch trigger {
         case .none:
             return nil
         case .grip:
-            guard let device = strongest({ $0.name?.hasPrefix(GripProfile.localNamePrefix) == true }) else {
-                throw ConnectionError.notFound(name: GripProfile.localNamePrefix + "…", scanned: scan)
-            }
-            let connection = try await central.connect(to: device.address, addressType: device.addressType)
+            let connection = try await DeviceSelectionOptions.connectStrongest(
+                central, scanMs: scanMs, describing: GripProfile.localNamePrefix + "…") { $0.name?.hasPrefix(GripProfile.localNamePrefix) == true }
             await sequencer.follow(try await Grip.attach(to: connection.gatt))
             if !json { print("trigger: grip \(connection.peerAddress)") }
             return connection
         case .remote:
-            guard let device = strongest({ $0.serviceUUIDs.contains(HIDProfile.service) }) else {
-                throw ConnectionError.notFound(name: "a HID device (service 0x1812)", scanned: scan)
-            }
-            let connection = try await central.connect(to: device.address, addressType: device.addressType)
+            let connection = try await DeviceSelectionOptions.connectStrongest(
+                central, scanMs: scanMs, describing: "a HID device (service 0x1812)") { $0.serviceUUIDs.contains(HIDProfile.service) }
             await sequencer.follow(try await ShutterRemote.attach(to: connection))
             if !json { print("trigger: remote \(connection.peerAddress), security \(connection.securityLevel)") }
             return connection

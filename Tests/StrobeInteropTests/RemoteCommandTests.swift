@@ -1,8 +1,8 @@
 import Foundation
 import Testing
 
-/// `strobe remote events` and `strobe shoot --trigger remote` on the simulated world's AB
-/// Shutter3 (HID over GATT, encryption required: the command pairs first).
+/// `strobe remote events` and `strobe shoot --trigger remote|grip` on the simulated world's AB
+/// Shutter3 (HID over GATT, encryption required: the command pairs first) and grip.
 @Suite(.timeLimit(.minutes(2))) struct RemoteCommandTests {
     @Test func remoteEventsPrintsEachPressAndReleaseThenASummary() async throws {
         let result = try await StrobeCommand.run(["remote", "events", "--count", "3", "--json"])
@@ -41,5 +41,19 @@ import Testing
             return flashes.compactMap { $0["acknowledged"] as? Int }.min().map { $0 - trigger }
         }
         #expect(lit.count == outcomes["captured"] && lit.allSatisfy { $0 > 0 && $0 < 5_000_000_000 }, "\(lit)")
+    }
+
+    /// The grip as the trigger: the standard world's grip presses its shutter button once after
+    /// a host subscribes, and that press is the shot's trigger.
+    @Test func shootFollowsTheGrip() async throws {
+        let result = try await StrobeCommand.run(["shoot", "--trigger", "grip", "--count", "1", "--ack-deadline-ms", "5000", "--json"])
+        #expect(result.status == 0, "\(result.stderr)")
+        let lines = try JSONLines.objects(result.stdout)
+        let summary = try #require(lines.last?["summary"] as? [String: Any])
+        #expect(summary["shots"] as? Int == 1 && (summary["outcomes"] as? [String: Int]) == ["captured": 1], "\(summary)")
+        let shot = try #require(lines.first)
+        let trigger = try #require(shot["triggerReceived"] as? Int)
+        let acknowledged = (shot["flashes"] as? [[String: Any]])?.compactMap { $0["acknowledged"] as? Int } ?? []
+        #expect(!acknowledged.isEmpty && acknowledged.allSatisfy { $0 > trigger }, "the flashes lit after the press")
     }
 }

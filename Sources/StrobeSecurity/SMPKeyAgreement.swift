@@ -7,14 +7,16 @@ public struct SMPKeyAgreement: Sendable {
     public enum Failure: Error, Sendable, Hashable, CustomStringConvertible {
         /// The peer's key is not a point on P-256 (the check whose absence was CVE-2018-5383).
         case notOnCurve
-        /// The peer sent our own public key back (CVE-2020-26558).
+        /// The peer's key has our own X coordinate: our key sent back, or its mirror (X, p - Y),
+        /// which is on the curve too (CVE-2020-26558: a peer that reflects our key and our
+        /// commitments learns a passkey bit by bit, since the commitments take X only).
         case ourOwnKey
         case badLength(Int)
 
         public var description: String {
             switch self {
             case .notOnCurve: "the peer's public key is not on the P-256 curve"
-            case .ourOwnKey: "the peer's public key is our own"
+            case .ourOwnKey: "the peer's public key has our own X coordinate (a reflected key)"
             case .badLength(let count): "a P-256 public key is 64 octets, not \(count)"
             }
         }
@@ -48,11 +50,12 @@ public struct SMPKeyAgreement: Sendable {
     }
 
     /// The DHKey (the shared point's X coordinate, least significant octet first) with the peer's
-    /// key, after checking that it is a point on the curve and not our own.
+    /// key, after checking that it is a point on the curve and that its X is not ours.
     public func dhKey(peerX: [UInt8], peerY: [UInt8]) throws(Failure) -> [UInt8] {
         guard peerX.count == 32, peerY.count == 32 else { throw .badLength(peerX.count + peerY.count) }
         let own = publicKey
-        if peerX == own.x, peerY == own.y { throw .ourOwnKey }
+        // X alone: (X, Y) and (X, p - Y) are both on the curve, and f4 commits to X only.
+        if peerX == own.x { throw .ourOwnKey }
         let peer: P256.KeyAgreement.PublicKey
         do {
             peer = try P256.KeyAgreement.PublicKey(rawRepresentation: peerX.reversed() + peerY.reversed())

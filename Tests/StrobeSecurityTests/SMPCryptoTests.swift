@@ -83,16 +83,42 @@ import Testing
         #expect(try b.dhKey(peerX: a.publicKey.x, peerY: a.publicKey.y) == Self.wire(Self.dhKey))
     }
 
-    /// CVE-2018-5383 (a key off the curve) and CVE-2020-26558 (our own key reflected).
-    @Test func hostilePublicKeysAreRefused() {
+    /// CVE-2018-5383 (a key off the curve) and CVE-2020-26558 (our own key reflected, or its
+    /// mirror (X, p - Y), which is on the curve too).
+    @Test func hostilePublicKeysAreRefused() throws {
         let ours = SMPKeyAgreement()
-        var offCurve = ours.publicKey.y
+        let other = SMPKeyAgreement()
+        var offCurve = other.publicKey.y
         offCurve[0] ^= 1
-        #expect(throws: SMPKeyAgreement.Failure.notOnCurve) { try ours.dhKey(peerX: ours.publicKey.x, peerY: offCurve) }
+        #expect(throws: SMPKeyAgreement.Failure.notOnCurve) { try ours.dhKey(peerX: other.publicKey.x, peerY: offCurve) }
+        // The mirror is a valid point: another host would take it; ours refuses it for its X.
+        let mirror = P256Mirror.y(ours.publicKey.y)
+        #expect(mirror != ours.publicKey.y)
+        _ = try other.dhKey(peerX: ours.publicKey.x, peerY: mirror)
+        #expect(throws: SMPKeyAgreement.Failure.ourOwnKey) { try ours.dhKey(peerX: ours.publicKey.x, peerY: mirror) }
         #expect(throws: SMPKeyAgreement.Failure.notOnCurve) {
             try ours.dhKey(peerX: [UInt8](repeating: 0, count: 32), peerY: [UInt8](repeating: 0, count: 32))
         }
         #expect(throws: SMPKeyAgreement.Failure.ourOwnKey) { try ours.dhKey(peerX: ours.publicKey.x, peerY: ours.publicKey.y) }
         #expect(throws: SMPKeyAgreement.Failure.badLength(63)) { try ours.dhKey(peerX: Array(ours.publicKey.x.dropLast()), peerY: ours.publicKey.y) }
+    }
+}
+
+/// p - Y on P-256, in SMP's octet order (least significant first): the mirror of a point.
+enum P256Mirror {
+    /// The field prime, least significant octet first.
+    static let prime: [UInt8] = Array([
+        0xFF, 0xFF, 0xFF, 0xFF, 0x00, 0x00, 0x00, 0x01, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,
+        0x00, 0x00, 0x00, 0x00, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF,
+    ].reversed())
+
+    static func y(_ y: [UInt8]) -> [UInt8] {
+        var borrow = 0
+        return (0..<32).map { i in
+            var difference = Int(prime[i]) - Int(y[i]) - borrow
+            borrow = difference < 0 ? 1 : 0
+            if difference < 0 { difference += 256 }
+            return UInt8(difference)
+        }
     }
 }

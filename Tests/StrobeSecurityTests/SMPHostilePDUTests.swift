@@ -76,7 +76,7 @@ struct SMPHostilePDUTests {
         let own = keyPair.publicKey
         let actions = pairing.receive([0x0C] + own.x + own.y)
         #expect(Self.failedWith(actions) == .dhKeyCheckFailed)
-        #expect(actions.contains(.failed(.failedLocally(.dhKeyCheckFailed, detail: "the peer's public key is our own"))))
+        #expect(actions.contains(.failed(.failedLocally(.dhKeyCheckFailed, detail: "the peer's public key has our own X coordinate (a reflected key)"))))
     }
 
     @Test func pairingConfirmBeforeThePublicKeyIsOutOfOrder() {

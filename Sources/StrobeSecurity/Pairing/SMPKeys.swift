@@ -49,6 +49,9 @@ public struct IdentityResolvingKey: Sendable, Hashable, Codable, CustomStringCon
     /// A new random IRK.
     public static func random() -> IdentityResolvingKey { IdentityResolvingKey(value: SMPRandom.bytes(16)) }
 
+    /// An all-zero IRK is what a device without one distributes (Vol 3, Part H, 3.6.4): no key.
+    public var isZero: Bool { value.allSatisfy { $0 == 0 } }
+
     public var description: String { "IRK" }
 
     public init(from decoder: any Decoder) throws { value = try HexKey.decode(try decoder.singleValueContainer()) }
@@ -83,6 +86,26 @@ public struct IdentityAddress: Sendable, Hashable, Codable, CustomStringConverti
 
     /// The address type as HCI commands take it.
     public var addressType: LEAddressType { isRandom ? .random : .public }
+
+    /// Why this cannot be anyone's identity, or `nil` when it can (Core Vol 6, Part B, 1.3): a
+    /// public address is not all zeros or all ones; a static random address has its two most
+    /// significant bits set and its other 46 bits neither all zeros nor all ones.
+    public var invalidity: String? {
+        let bytes = address.wireBytes
+        if !isRandom {
+            if bytes.allSatisfy({ $0 == 0 }) { return "the public address \(address) is all zeros" }
+            if bytes.allSatisfy({ $0 == 0xFF }) { return "the public address \(address) is all ones" }
+            return nil
+        }
+        guard bytes[5] >> 6 == 0b11 else {
+            let kind = bytes[5] >> 6 == 0b01 ? "a resolvable private address" : "a non-resolvable private address"
+            return "the random address \(address) is \(kind), not a static one"
+        }
+        let rest = bytes[0..<5] + [bytes[5] & 0x3F]
+        if rest.allSatisfy({ $0 == 0 }) { return "the static address \(address) has all its random bits zero" }
+        if rest.dropLast().allSatisfy({ $0 == 0xFF }), rest.last == 0x3F { return "the static address \(address) has all its random bits one" }
+        return nil
+    }
 
     public var description: String { "\(address) (\(isRandom ? "random" : "public"))" }
 

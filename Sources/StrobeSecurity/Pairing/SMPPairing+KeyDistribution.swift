@@ -29,12 +29,17 @@ extension SMPPairing {
             received.ediv = UInt16(p[0]) | UInt16(p[1]) << 8
             received.rand = p[2..<10].reversed().reduce(UInt64(0)) { $0 << 8 | UInt64($1) }
         case .identityInformation:
-            received.irk = IdentityResolvingKey(value: p)
+            let irk = IdentityResolvingKey(value: p)
+            received.irk = irk.isZero ? nil : irk
         case .identityAddressInformation:
             guard p[0] <= 1, let address = BluetoothAddress(wireBytes: p[1..<7]) else {
                 return fail(.invalidParameters, "Identity Address Information has address type 0x\(String(p[0], radix: 16))")
             }
-            received.identity = IdentityAddress(address: address, isRandom: p[0] == 1)
+            let identity = IdentityAddress(address: address, isRandom: p[0] == 1)
+            if let invalidity = identity.invalidity {
+                return fail(.invalidParameters, "the peer claimed an identity that cannot be one: \(invalidity)")
+            }
+            received.identity = identity
         case .signingInformation:
             received.csrk = SignatureResolvingKey(value: p)
         default:

@@ -14,6 +14,8 @@ public protocol BondStore: Sendable {
     /// This host's IRK, made and kept on first use, so peers keep recognising its private
     /// addresses.
     func localIRK() throws(BondStoreError) -> IdentityResolvingKey
+    /// Checks, before pairing, that a bond could be read and stored now.
+    func verify() throws(BondStoreError)
 }
 
 extension BondStore {
@@ -52,6 +54,8 @@ public final class InMemoryBondStore: BondStore {
     public func removeAll() { state.withLock { $0.bonds.removeAll() } }
 
     public func localIRK() -> IdentityResolvingKey { state.withLock { $0.irk } }
+
+    public func verify() {}
 }
 
 /// Why the bond store could not be used. Names the file and what failed, never a key.
@@ -59,12 +63,19 @@ public enum BondStoreError: Error, Sendable, Hashable, CustomStringConvertible {
     case unreadable(path: String, reason: String)
     case corrupt(path: String, reason: String)
     case unwritable(path: String, reason: String)
+    /// The store's path names something other than a regular file (`kind`: a symbolic link, a
+    /// directory, a FIFO, ...). A link is refused, not followed: it could send keys elsewhere.
+    case notAFile(path: String, kind: String)
+    /// Another process held the store's lock past the deadline.
+    case locked(path: String, waited: Duration)
 
     public var description: String {
         switch self {
         case .unreadable(let path, let reason): "the bond store \(path) cannot be read: \(reason)"
         case .corrupt(let path, let reason): "the bond store \(path) is corrupt: \(reason); fix or remove it (it is not reset)"
         case .unwritable(let path, let reason): "the bond store \(path) cannot be written: \(reason)"
+        case .notAFile(let path, let kind): "the bond store \(path) is \(kind), not a regular file; give the path of a file"
+        case .locked(let path, let waited): "the bond store \(path) stayed locked by another process for \(waited)"
         }
     }
 }

@@ -1,16 +1,27 @@
 import Foundation
 import StrobeHCI
 import StrobeSecurity
-import Synchronization
 
 /// Bonds in a JSON file, by default `$XDG_STATE_HOME/strobe/bonds.json` (or
-/// `~/.local/state/strobe/bonds.json`): the directory 0700, the file 0600, each change written
-/// to a temporary file and renamed over the old one. A file that cannot be read or parsed is an
-/// error naming it, never a silent reset.
+/// `~/.local/state/strobe/bonds.json`); a relative path is taken from the working directory.
+///
+/// Safe across processes: every change is a read-modify-write under an advisory lock
+/// (`flock` on `bonds.json.lock` beside the file), the file read again under the lock. Each
+/// change goes to a temporary file created exclusively, 0600, under an unpredictable name in
+/// the store's directory, then renamed over the old file. Nothing is written outside that
+/// directory: a symbolic link at the store's path, its lock or a temporary name is refused,
+/// never followed. A file that cannot be read or parsed is an error naming it, never a silent
+/// reset. The directory is made 0700 when missing.
 public final class FileBondStore: BondStore {
+    /// The store's absolute path.
     public let path: String
-    /// One change at a time within the process.
-    private let lock = Mutex(())
+    private let directory: String
+    private let lockPath: String
+    private let temporaryName: @Sendable () -> String
+    /// How long a change waits for another process's lock.
+    static let lockTimeout = Duration.seconds(10)
+    /// A store is a few kilobytes; a larger file is not read.
+    static let maximumSize = 16 << 20
 
     struct Contents: Codable {
         var version = 1
@@ -18,7 +29,20 @@ public final class FileBondStore: BondStore {
         var bonds: [Bond] = []
     }
 
-    public init(path: String = FileBondStore.defaultPath) { self.path = path }
+    public convenience init(path: String = FileBondStore.defaultPath) {
+        self.init(path: path, temporaryName: { ".bonds-" + SMPRandom.bytes(12).map { String(format: "%02x", $0) }.joined() })
+    }
+
+    /// `temporaryName` names each temporary file in the store's directory (tests plant links
+    /// at the names it gives).
+    init(path: String, temporaryName: @escaping @Sendable () -> String) {
+        let absolute = path.hasPrefix("/") ? path : FileManager.default.currentDirectoryPath + "/" + path
+        self.path = absolute
+        let slash = absolute.lastIndex(of: "/")!
+        directory = slash == absolute.startIndex ? "/" : String(absolute[..<slash])
+        lockPath = absolute + ".lock"
+        self.temporaryName = temporaryName
+    }
 
     public static var defaultPath: String {
         let environment = ProcessInfo.processInfo.environment
@@ -27,7 +51,7 @@ public final class FileBondStore: BondStore {
     }
 
     public func bonds() throws(BondStoreError) -> [Bond] {
-        try lock.withLock { _ throws(BondStoreError) in try read().bonds }
+        try read().bonds
     }
 
     public func save(_ bond: Bond) throws(BondStoreError) {
@@ -53,7 +77,7 @@ public final class FileBondStore: BondStore {
     }
 
     public func localIRK() throws(BondStoreError) -> IdentityResolvingKey {
-        if let irk = try lock.withLock({ _ throws(BondStoreError) in try read().localIRK }) { return irk }
+        if let irk = try read().localIRK { return irk }
         var irk = IdentityResolvingKey.random()
         try change { contents in
             if let existing = contents.localIRK { irk = existing } else { contents.localIRK = irk }
@@ -61,25 +85,85 @@ public final class FileBondStore: BondStore {
         return irk
     }
 
-    // MARK: File
+    /// Reads the store under its lock and makes (and removes) a temporary file beside it: what
+    /// storing a bond will need.
+    public func verify() throws(BondStoreError) {
+        try locked { () throws(BondStoreError) in
+            _ = try read()
+            let (fd, temporary) = try createTemporary()
+            close(fd)
+            unlink(temporary)
+        }
+    }
 
+    // MARK: Locking
+
+    /// A read-modify-write under the lock, the file read again under it.
     private func change(_ body: (inout Contents) -> Void) throws(BondStoreError) {
-        try lock.withLock { _ throws(BondStoreError) in
+        try locked { () throws(BondStoreError) in
             var contents = try read()
             body(&contents)
             try write(contents)
         }
     }
 
+    /// Runs `body` holding the exclusive advisory lock on `bonds.json.lock`, waiting at most
+    /// `lockTimeout` for another process to let it go.
+    private func locked(_ body: () throws(BondStoreError) -> Void) throws(BondStoreError) {
+        try makeDirectory()
+        let fd = open(lockPath, O_RDWR | O_CREAT | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC, 0o600)
+        guard fd >= 0 else {
+            throw errno == ELOOP ? .notAFile(path: lockPath, kind: "a symbolic link")
+                : .unwritable(path: path, reason: "its lock file \(lockPath) cannot be opened: \(Self.errorText())")
+        }
+        defer { close(fd) }
+        var info = stat()
+        guard fstat(fd, &info) == 0, info.st_mode & S_IFMT == S_IFREG else {
+            throw .notAFile(path: lockPath, kind: Self.kind(info.st_mode))
+        }
+        let start = ContinuousClock.now
+        while flock(fd, LOCK_EX | LOCK_NB) != 0 {
+            guard errno == EWOULDBLOCK || errno == EINTR else {
+                throw .unwritable(path: path, reason: "its lock file cannot be locked: \(Self.errorText())")
+            }
+            let waited = ContinuousClock.now - start
+            guard waited < Self.lockTimeout else { throw .locked(path: path, waited: waited) }
+            usleep(1_000)
+        }
+        defer { flock(fd, LOCK_UN) }
+        try body()
+    }
+
+    // MARK: File
+
     /// The contents; a missing file is an empty store.
     private func read() throws(BondStoreError) -> Contents {
-        guard FileManager.default.fileExists(atPath: path) else { return Contents() }
-        let data: Data
-        do {
-            data = try Data(contentsOf: URL(fileURLWithPath: path))
-        } catch {
-            throw .unreadable(path: path, reason: Self.reason(error))
+        let fd = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC)
+        guard fd >= 0 else {
+            switch errno {
+            case ENOENT: return Contents()
+            case ELOOP: throw .notAFile(path: path, kind: "a symbolic link")
+            default: throw .unreadable(path: path, reason: Self.errorText())
+            }
         }
+        defer { close(fd) }
+        var info = stat()
+        guard fstat(fd, &info) == 0 else { throw .unreadable(path: path, reason: Self.errorText()) }
+        guard info.st_mode & S_IFMT == S_IFREG else { throw .notAFile(path: path, kind: Self.kind(info.st_mode)) }
+        guard info.st_size <= Self.maximumSize else { throw .corrupt(path: path, reason: "it is larger than \(Self.maximumSize >> 20) MiB") }
+        var data = Data(count: Int(info.st_size))
+        var offset = 0
+        while offset < data.count {
+            let n = data.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress! + offset, $0.count - offset) }
+            if n < 0, errno == EINTR { continue }
+            guard n >= 0 else { throw .unreadable(path: path, reason: Self.errorText()) }
+            if n == 0 { break }
+            offset += n
+        }
+        return try decode(data.prefix(offset))
+    }
+
+    private func decode(_ data: Data) throws(BondStoreError) -> Contents {
         do {
             let contents = try JSONDecoder().decode(Contents.self, from: data)
             guard contents.version == 1 else { throw BondStoreError.corrupt(path: path, reason: "version \(contents.version) is not 1") }
@@ -97,43 +181,87 @@ public final class FileBondStore: BondStore {
         }
     }
 
+    /// Under the lock: the contents to a new temporary file, flushed, then renamed over the
+    /// store. `read` has already refused a store path that is not a regular file.
     private func write(_ contents: Contents) throws(BondStoreError) {
-        let directory = (path as NSString).deletingLastPathComponent
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
-        let data: Data
-        do {
-            try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true,
-                                                    attributes: [.posixPermissions: 0o700])
-            data = try encoder.encode(contents)
-        } catch {
-            throw .unwritable(path: path, reason: Self.reason(error))
-        }
-        // Created 0600 before a byte is written, then renamed over the old file.
-        let temporary = path + ".tmp-\(getpid())"
-        let fd = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
-        guard fd >= 0 else { throw .unwritable(path: path, reason: String(cString: strerror(errno))) }
-        let written = data.withUnsafeBytes { buffer -> Int in
+        guard let data = try? encoder.encode(contents) else { throw .unwritable(path: path, reason: "its contents could not be encoded") }
+        let (fd, temporary) = try createTemporary()
+        let written = data.withUnsafeBytes { buffer -> Bool in
             var offset = 0
             while offset < buffer.count {
                 let n = Glibc.write(fd, buffer.baseAddress! + offset, buffer.count - offset)
-                if n < 0 { if errno == EINTR { continue }; return -1 }
+                if n < 0, errno == EINTR { continue }
+                guard n > 0 else { return false }
                 offset += n
             }
-            return offset
+            return true
         }
-        let synced = fsync(fd) == 0
+        let synced = written && fsync(fd) == 0
+        let reason = Self.errorText()
         close(fd)
-        guard written == data.count, synced, fchmodat(AT_FDCWD, temporary, 0o600, 0) == 0,
-              rename(temporary, path) == 0 else {
-            let reason = String(cString: strerror(errno))
+        guard synced else {
             unlink(temporary)
             throw .unwritable(path: path, reason: reason)
         }
+        guard rename(temporary, path) == 0 else {
+            let reason = Self.errorText()
+            unlink(temporary)
+            throw .unwritable(path: path, reason: reason)
+        }
+        // The rename itself reaches the disk with the directory.
+        let directoryFD = open(directory, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        if directoryFD >= 0 {
+            fsync(directoryFD)
+            close(directoryFD)
+        }
     }
 
-    private static func reason(_ error: any Error) -> String {
-        (error as NSError).localizedFailureReason ?? (error as NSError).localizedDescription
+    /// A new file in the store's directory, 0600, created exclusively (never an existing file,
+    /// nor through a link planted at the name).
+    private func createTemporary() throws(BondStoreError) -> (Int32, String) {
+        for _ in 0..<16 {
+            let temporary = directory + "/" + temporaryName()
+            let fd = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o600)
+            if fd >= 0 { return (fd, temporary) }
+            guard errno == EEXIST else { throw .unwritable(path: path, reason: "no file can be made in \(directory): \(Self.errorText())") }
+        }
+        throw .unwritable(path: path, reason: "every temporary name tried in \(directory) was taken")
+    }
+
+    /// The store's directory and any missing parents, each new one 0700.
+    private func makeDirectory() throws(BondStoreError) {
+        var info = stat()
+        if stat(directory, &info) == 0 {
+            guard info.st_mode & S_IFMT == S_IFDIR else { throw .unwritable(path: path, reason: "\(directory) is not a directory") }
+            return
+        }
+        var partial = ""
+        for component in directory.split(separator: "/") {
+            partial += "/" + component
+            if mkdir(partial, 0o700) != 0, errno != EEXIST {
+                throw .unwritable(path: path, reason: "the directory \(partial) cannot be made: \(Self.errorText())")
+            }
+        }
+        guard stat(directory, &info) == 0, info.st_mode & S_IFMT == S_IFDIR else {
+            throw .unwritable(path: path, reason: "\(directory) is not a directory")
+        }
+    }
+
+    // MARK: Words
+
+    private static func errorText() -> String { String(cString: strerror(errno)) }
+
+    private static func kind(_ mode: mode_t) -> String {
+        switch mode & S_IFMT {
+        case S_IFDIR: "a directory"
+        case S_IFIFO: "a FIFO"
+        case S_IFSOCK: "a socket"
+        case S_IFCHR, S_IFBLK: "a device"
+        case S_IFLNK: "a symbolic link"
+        default: "not a regular file"
+        }
     }
 
     private static func codingPath(_ context: DecodingError.Context) -> String {

@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import StrobeHCI
 import StrobeSecurity
 import Testing
@@ -41,9 +42,9 @@ struct FileBondStoreTests {
         try store.removeAll()
         #expect(try store.bonds().isEmpty)
         #expect(try store.localIRK() == irk)
-        // No temporary files are left behind.
+        // No temporary files are left behind: the store and its lock file.
         let left = try FileManager.default.contentsOfDirectory(atPath: (path as NSString).deletingLastPathComponent)
-        #expect(left == ["bonds.json"])
+        #expect(left.sorted() == ["bonds.json", "bonds.json.lock"])
     }
 
     @Test(arguments: [
@@ -73,6 +74,130 @@ struct FileBondStoreTests {
         let store = FileBondStore(path: blocker + "/bonds.json")
         let error = #expect(throws: BondStoreError.self) { try store.save(Self.bond) }
         #expect(error?.description.contains(blocker) == true)
+    }
+
+    /// A directory of its own, removed after `body`.
+    static func inDirectory(_ body: (String) throws -> Void) throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("strobe-store-\(UUID().uuidString)").path
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        try body(directory)
+    }
+
+    @Test func aSymbolicLinkAtTheStoresPathIsRefusedAndItsTargetLeftAlone() throws {
+        try Self.inDirectory { directory in
+            let target = directory + "/elsewhere.json"
+            try Data("target".utf8).write(to: URL(fileURLWithPath: target))
+            let path = directory + "/bonds.json"
+            try FileManager.default.createSymbolicLink(atPath: path, withDestinationPath: target)
+            let store = FileBondStore(path: path)
+            #expect(throws: BondStoreError.notAFile(path: path, kind: "a symbolic link")) { try store.save(Self.bond) }
+            #expect(throws: BondStoreError.notAFile(path: path, kind: "a symbolic link")) { try store.bonds() }
+            #expect(throws: BondStoreError.notAFile(path: path, kind: "a symbolic link")) { try store.verify() }
+            #expect(try String(contentsOfFile: target, encoding: .utf8) == "target")
+            #expect(try FileManager.default.destinationOfSymbolicLink(atPath: path) == target)
+        }
+    }
+
+    @Test func aSymbolicLinkAtTheLockIsRefusedAndItsTargetLeftAlone() throws {
+        try Self.inDirectory { directory in
+            let target = directory + "/elsewhere"
+            try Data("target".utf8).write(to: URL(fileURLWithPath: target))
+            try FileManager.default.createSymbolicLink(atPath: directory + "/bonds.json.lock", withDestinationPath: target)
+            let store = FileBondStore(path: directory + "/bonds.json")
+            #expect(throws: BondStoreError.notAFile(path: directory + "/bonds.json.lock", kind: "a symbolic link")) { try store.save(Self.bond) }
+            #expect(try String(contentsOfFile: target, encoding: .utf8) == "target")
+            #expect(!FileManager.default.fileExists(atPath: directory + "/bonds.json"))
+        }
+    }
+
+    @Test func aLinkPlantedAtATemporaryNameIsNotFollowed() throws {
+        try Self.inDirectory { directory in
+            let target = directory + "/elsewhere"
+            try Data("target".utf8).write(to: URL(fileURLWithPath: target))
+            // Another process guessed the next temporary name and planted a link there.
+            try FileManager.default.createSymbolicLink(atPath: directory + "/planted", withDestinationPath: target)
+            let names = Mutex(["planted", "planted", "fresh"])
+            let store = FileBondStore(path: directory + "/bonds.json") { names.withLock { $0.removeFirst() } }
+            try store.save(Self.bond)
+            #expect(try String(contentsOfFile: target, encoding: .utf8) == "target")
+            #expect(try FileBondStore(path: directory + "/bonds.json").bonds() == [Self.bond])
+            #expect(!FileManager.default.fileExists(atPath: directory + "/fresh"))
+        }
+    }
+
+    @Test func aStorePathThatIsADirectoryOrAFIFOIsSaidInPlainWords() throws {
+        try Self.inDirectory { directory in
+            let folder = directory + "/folder.json"
+            try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: false)
+            #expect(throws: BondStoreError.notAFile(path: folder, kind: "a directory")) { try FileBondStore(path: folder).verify() }
+            let fifo = directory + "/fifo.json"
+            #expect(mkfifo(fifo, 0o600) == 0)
+            #expect(throws: BondStoreError.notAFile(path: fifo, kind: "a FIFO")) { try FileBondStore(path: fifo).verify() }
+            #expect(throws: BondStoreError.notAFile(path: fifo, kind: "a FIFO")) { try FileBondStore(path: fifo).bonds() }
+            let error = #expect(throws: BondStoreError.self) { try FileBondStore(path: fifo).verify() }
+            #expect(error?.description == "the bond store \(fifo) is a FIFO, not a regular file; give the path of a file")
+        }
+    }
+
+    @Test func verifyFindsACorruptStoreAndMakesNoChange() throws {
+        try Self.inDirectory { directory in
+            let path = directory + "/bonds.json"
+            try Data("{".utf8).write(to: URL(fileURLWithPath: path))
+            #expect(throws: BondStoreError.corrupt(path: path, reason: "not JSON")) { try FileBondStore(path: path).verify() }
+            #expect(try String(contentsOfFile: path, encoding: .utf8) == "{")
+            // A good store verifies, and verifying leaves no file of its own but the lock.
+            let good = directory + "/good/bonds.json"
+            try FileBondStore(path: good).verify()
+            #expect(try FileManager.default.contentsOfDirectory(atPath: directory + "/good") == ["bonds.json.lock"])
+        }
+    }
+
+    @Test func aRelativePathIsTakenFromTheWorkingDirectory() {
+        let store = FileBondStore(path: "bonds.json")
+        #expect(store.path == FileManager.default.currentDirectoryPath + "/bonds.json")
+    }
+
+    /// Twenty processes change one store at once, ten rounds: ten save a bond each, ten forget
+    /// one saved before the round. No change is lost.
+    @Test(.timeLimit(.minutes(2))) func twentyProcessesAtOnceLoseNoUpdate() async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("strobe-store-\(UUID().uuidString)").path
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let path = directory + "/bonds.json"
+        func address(_ round: Int, _ index: Int) -> BluetoothAddress {
+            BluetoothAddress(wireBytes: [UInt8(index), UInt8(round), 0, 0, 0, 0xC4])!
+        }
+        var expected = Set<BluetoothAddress>()
+        for round in 1...10 {
+            // What this round's forgetters will forget.
+            for index in 10..<20 { try FileBondStore(path: path).save(Self.bond(at: address(round, index))) }
+            await withTaskGroup(of: Void.self) { group in
+                for index in 0..<20 {
+                    let wire = address(round, index).wireBytes
+                    let saves = index < 10
+                    group.addTask {
+                        await #expect(processExitsWith: .success) { [path = path as String, wire = wire as [UInt8], saves = saves as Bool] in
+                            let store = FileBondStore(path: path)
+                            let peer = BluetoothAddress(wireBytes: wire)!
+                            if saves {
+                                try store.save(FileBondStoreTests.bond(at: peer))
+                            } else {
+                                #expect(try store.removeBond(for: peer))
+                            }
+                        }
+                    }
+                }
+            }
+            for index in 0..<10 { expected.insert(address(round, index)) }
+            let stored = Set(try FileBondStore(path: path).bonds().map(\.peer.address))
+            #expect(stored == expected, "round \(round)")
+        }
+    }
+
+    static func bond(at address: BluetoothAddress) -> Bond {
+        var bond = Self.bond
+        bond.peer = IdentityAddress(address: address, isRandom: true)
+        return bond
     }
 
     @Test func descriptionsNameKeysButNeverShowThem() {

@@ -42,6 +42,18 @@ public struct Bond: Sendable, Hashable, Codable, CustomStringConvertible {
         "bond with \(peer) as \(role), \(securityLevel), keys [\(keys.joined(separator: ", "))]"
     }
 
+    /// Why this bond is weaker than `other`, or `nil` when it is not: a lower security level,
+    /// LE legacy pairing where `other` has LE Secure Connections, or a shorter key.
+    public func weakness(comparedWith other: Bond) -> String? {
+        var reasons: [String] = []
+        if securityLevel < other.securityLevel { reasons.append("\(securityLevel.name) security where the bond has \(other.securityLevel.name)") }
+        if !secureConnections, other.secureConnections { reasons.append("LE legacy pairing where the bond has LE Secure Connections") }
+        if let size = longTermKey?.keySize, let stored = other.longTermKey?.keySize, size < stored {
+            reasons.append("a \(size)-octet key where the bond has \(stored)")
+        }
+        return reasons.isEmpty ? nil : reasons.joined(separator: ", ")
+    }
+
     /// Whether `address` is this peer: its identity address, or a resolvable private address
     /// its IRK resolves.
     public func matches(_ address: BluetoothAddress, type: LEAddressType) -> Bool {

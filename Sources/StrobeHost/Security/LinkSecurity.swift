@@ -65,11 +65,14 @@ final class LinkSecurity: Sendable {
     var lastResult: SMPPairingResult? { state.withLock { $0.lastResult } }
     var bond: Bond? { manager.bond(for: peer, type: peerType) }
 
-    private func newPairing() -> SMPPairing {
+    /// A pairing machine for this link; `verifyingStore` when it is about to start one.
+    private func newPairing(verifyingStore: Bool) throws(BondStoreError) -> SMPPairing {
         SMPPairing(role: role == .central ? .initiator : .responder,
-                   configuration: manager.pairingConfiguration(identity: identity), addresses: addresses,
-                   keyPair: SMPKeyAgreement(random: manager.random), random: manager.random)
+                   configuration: try manager.pairingConfiguration(identity: identity, verifyingStore: verifyingStore),
+                   addresses: addresses, keyPair: SMPKeyAgreement(random: manager.random), random: manager.random)
     }
+
+    private static let pairingFailedUnspecified = [SMPCommandCode.pairingFailed.rawValue, SMPPairingFailedReason.unspecifiedReason.rawValue]
 
     // MARK: Inputs (reader thread)
 
@@ -80,8 +83,17 @@ final class LinkSecurity: Sendable {
         // store's local IRK); not a Security Request to a central (decided outside the machine),
         // nor a Pairing Request that is refused.
         let toCentral = role == .central && pdu.first == SMPCommandCode.securityRequest.rawValue
-        let refused = !manager.configuration.allowsPairing && pdu.first == SMPCommandCode.pairingRequest.rawValue
-        let fresh = !toCentral && !refused && state.withLock({ $0.pairing?.isActive != true }) ? newPairing() : nil
+        let starts = pdu.first == SMPCommandCode.pairingRequest.rawValue
+        let refused = !manager.configuration.allowsPairing && starts
+        var fresh: SMPPairing?
+        var storeFailure: BondStoreError?
+        if !toCentral, !refused, state.withLock({ $0.pairing?.isActive != true }) {
+            do throws(BondStoreError) {
+                fresh = try newPairing(verifyingStore: starts)
+            } catch {
+                storeFailure = error
+            }
+        }
         let actions = state.withLock { s -> [SMPPairingAction] in
             guard !s.smpTimedOut, !s.closed else { return [] }
             if s.pairing?.isActive != true {
@@ -90,12 +102,23 @@ final class LinkSecurity: Sendable {
                     securityRequest = true
                     return []
                 }
-                guard manager.configuration.allowsPairing || pdu.first != SMPCommandCode.pairingRequest.rawValue else {
+                guard manager.configuration.allowsPairing || !starts else {
                     return [.send([SMPCommandCode.pairingFailed.rawValue, SMPPairingFailedReason.pairingNotSupported.rawValue])]
                 }
-                s.pairing = fresh ?? newPairing()  // made here only if a pairing ended meanwhile
+                // Made here only if a pairing ended meanwhile; a store that cannot keep a bond
+                // starts none.
+                guard storeFailure == nil, let made = fresh ?? (try? newPairing(verifyingStore: starts)) else {
+                    return [.send(Self.pairingFailedUnspecified)]
+                }
+                s.pairing = made
             }
-            return s.pairing!.receive(pdu)
+            guard var pairing = s.pairing else { return [] }
+            let actions = pairing.receive(pdu)
+            s.pairing = pairing
+            return actions
+        }
+        if let storeFailure {
+            controller.logger.error("pairing refused: the bond store cannot be used", metadata: ["handle": "\(handle)", "error": "\(storeFailure)"])
         }
         if securityRequest { securityRequested() }
         perform(actions, restartTimer: true)
@@ -172,16 +195,27 @@ final class LinkSecurity: Sendable {
     func pair() async throws -> SMPPairingResult {
         guard manager.configuration.allowsPairing else { throw SecurityError.pairingNotAllowed }
         let waiter = Waiter<SMPPairingResult>()
-        // Made before taking the lock: a pairing's P-256 key, and the store's local IRK.
-        let fresh = role == .central && state.withLock({ $0.pairing?.isActive != true }) ? newPairing() : nil
-        let requirements = role == .central ? nil : manager.pairingConfiguration(identity: identity).authentication
+        // Made before taking the lock: a pairing's P-256 key, and the store's local IRK. A store
+        // that cannot keep the bond fails here, before any SMP PDU is sent.
+        let fresh: SMPPairing?
+        let requirements: SMPAuthenticationRequirements?
+        do throws(BondStoreError) {
+            fresh = role == .central && state.withLock({ $0.pairing?.isActive != true }) ? try newPairing(verifyingStore: true) : nil
+            requirements = role == .central ? nil
+                : try manager.pairingConfiguration(identity: identity, verifyingStore: true).authentication
+        } catch {
+            throw SecurityError.bondStore(error)
+        }
         let actions = try state.withLock { s throws -> [SMPPairingAction] in
             guard !s.closed else { throw SecurityError.pairing(.disconnected) }
             guard !s.smpTimedOut else { throw SecurityError.pairing(.notAllowed("SMP timed out on this link")) }
             s.pairingWaiters.append(waiter)
             if s.pairing?.isActive == true { return [] }
             if let requirements { return [.send([SMPCommandCode.securityRequest.rawValue, requirements.rawValue])] }
-            var pairing = fresh ?? newPairing()  // made here only if a pairing ended meanwhile
+            // Made here only if a pairing ended meanwhile.
+            guard var pairing = fresh ?? (try? newPairing(verifyingStore: false)) else {
+                throw SecurityError.pairing(.notAllowed("the bond store cannot be used"))
+            }
             let actions = pairing.start()
             s.pairing = pairing
             return actions
@@ -296,7 +330,8 @@ final class LinkSecurity: Sendable {
         guard !actions.isEmpty else { return }
         if restartTimer { self.restartTimer() }
         // The last PDU of a pairing (our keys) is with the controller before the pairing is
-        // reported done: a caller that disconnects at once must not cut it off.
+        // reported done: a caller that disconnects at once must not cut it off (`disconnect`
+        // then waits for the controller to have sent it).
         var lastSent: Waiter<Void>?
         for action in actions {
             switch action {
@@ -335,7 +370,16 @@ final class LinkSecurity: Sendable {
                     completed(result)
                 }
             case .failed(let error):
-                failed(error)
+                // Likewise a Pairing Failed: a caller that disconnects on the error must not
+                // cut it off.
+                if let lastSent {
+                    Task {
+                        _ = try? await lastSent.wait()
+                        self.failed(error)
+                    }
+                } else {
+                    failed(error)
+                }
             }
         }
     }
@@ -358,22 +402,52 @@ final class LinkSecurity: Sendable {
         }
     }
 
+    /// Pairing succeeded: the bond is stored (under the identity the peer proved, never over a
+    /// stronger bond without the delegate's word), then the waiters hear the outcome.
     private func completed(_ result: SMPPairingResult) {
-        var outcome = Result<SMPPairingResult, any Error>.success(result)
-        if result.bonded, let store = manager.store {
-            let bond = Bond(
-                peer: result.peerIdentity ?? IdentityAddress(address: peer, isRandom: peerType.rawValue & 1 == 1),
-                role: role == .central ? .central : .peripheral, securityLevel: result.securityLevel,
-                secureConnections: result.secureConnections, longTermKey: result.longTermKey, peerIRK: result.peerIRK,
-                peerCSRK: result.peerCSRK, localCSRK: result.localCSRK, keys: result.keysExchanged)
-            do throws(BondStoreError) {
-                // A bond under the connection address is replaced by the identity's.
-                if bond.peer.address != peer { try store.removeBond(for: peer) }
-                try store.save(bond)
-            } catch {
-                outcome = .failure(SecurityError.bondNotStored(error))
-            }
+        guard result.bonded, let store = manager.store else { return finish(result, outcome: .success(result)) }
+        let checked = PeerIdentity(claimed: result.peerIdentity, irk: result.peerIRK, pairedFrom: peer, type: peerType)
+        if let ignored = checked.ignoredClaim {
+            controller.logger.warning("peer identity not taken", metadata: ["handle": "\(handle)", "reason": "\(ignored)"])
         }
+        let bond = Bond(
+            peer: checked.identity, role: role == .central ? .central : .peripheral, securityLevel: result.securityLevel,
+            secureConnections: result.secureConnections, longTermKey: result.longTermKey, peerIRK: checked.irk,
+            peerCSRK: result.peerCSRK, localCSRK: result.localCSRK,
+            keys: checked.ignoredClaim == nil ? result.keysExchanged : result.keysExchanged.filter { $0 != "peer IRK" && $0 != "peer identity address" })
+        let existing: Bond?
+        do throws(BondStoreError) {
+            let bonds = try store.bonds()
+            existing = bonds.first { $0.peer.address == bond.peer.address } ?? bonds.first { $0.matches(peer, type: peerType) }
+        } catch {
+            return finish(result, outcome: .failure(SecurityError.bondNotStored(error)))
+        }
+        guard let existing, let weakness = bond.weakness(comparedWith: existing) else {
+            return finish(result, outcome: keep(bond, for: result, in: store))
+        }
+        let delegate = manager.delegate
+        Task {
+            let agreed = await delegate?.replaceBond(existing, with: bond, weakness: weakness) ?? false
+            if !agreed {
+                self.controller.logger.warning("weaker bond refused", metadata: ["handle": "\(self.handle)", "weakness": "\(weakness)"])
+            }
+            self.finish(result, outcome: agreed ? self.keep(bond, for: result, in: store)
+                : .failure(SecurityError.weakerBond(peer: existing.peer, weakness: weakness)))
+        }
+    }
+
+    private func keep(_ bond: Bond, for result: SMPPairingResult, in store: any BondStore) -> Result<SMPPairingResult, any Error> {
+        do throws(BondStoreError) {
+            // A bond under the connection address is replaced by the identity's.
+            if bond.peer.address != peer { try store.removeBond(for: peer) }
+            try store.save(bond)
+            return .success(result)
+        } catch {
+            return .failure(SecurityError.bondNotStored(error))
+        }
+    }
+
+    private func finish(_ result: SMPPairingResult, outcome: Result<SMPPairingResult, any Error>) {
         let waiters = state.withLock { s -> [Waiter<SMPPairingResult>] in
             s.level = result.securityLevel
             s.lastResult = result

@@ -56,9 +56,12 @@ public final class SecurityManager: Sendable {
     }
 
     /// The pairing machine's settings for a link; `identity` is this host's identity address.
-    func pairingConfiguration(identity: IdentityAddress) -> SMPPairing.Configuration {
+    /// With `verifyingStore` (a pairing about to start), throws when the bond store cannot be
+    /// read and written, so that no pairing starts whose bond could not be kept.
+    func pairingConfiguration(identity: IdentityAddress, verifyingStore: Bool) throws(BondStoreError) -> SMPPairing.Configuration {
         let (configuration, delegate) = settings.withLock { ($0.configuration, $0.delegate) }
-        let irk = try? store?.localIRK()
+        if verifyingStore, configuration.bonding { try store?.verify() }
+        let irk = try store?.localIRK()
         return SMPPairing.Configuration(
             ioCapability: delegate?.ioCapability ?? .noInputNoOutput, bonding: configuration.bonding,
             secureConnections: configuration.secureConnections, minimumKeySize: configuration.minimumKeySize,
@@ -95,6 +98,11 @@ public enum SecurityError: Error, Sendable, Hashable, CustomStringConvertible {
     case pairingNotAllowed
     /// Pairing succeeded, but its bond could not be stored.
     case bondNotStored(BondStoreError)
+    /// The bond store cannot be used, so pairing was not started.
+    case bondStore(BondStoreError)
+    /// Pairing succeeded with a weaker bond than the one stored for the peer, and the delegate
+    /// did not agree to replace it: the stored bond is kept.
+    case weakerBond(peer: IdentityAddress, weakness: String)
 
     public var description: String {
         switch self {
@@ -113,6 +121,9 @@ public enum SecurityError: Error, Sendable, Hashable, CustomStringConvertible {
         case .insufficientLevel(let reached, let required): "the link reached \(reached) security, \(required) is required"
         case .pairingNotAllowed: "pairing is turned off"
         case .bondNotStored(let error): "paired, but the bond was not stored: \(error)"
+        case .bondStore(let error): "not pairing: \(error)"
+        case .weakerBond(let peer, let weakness):
+            "paired, but the new keys for \(peer) are weaker than its stored bond (\(weakness)); the stored bond is kept"
         }
     }
 }

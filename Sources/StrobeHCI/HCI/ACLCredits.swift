@@ -17,6 +17,15 @@ package struct ACLCredits<Token: Equatable> {
         var deadline: Duration
     }
 
+    /// A wait for every packet sent on a handle to be reported completed (`flush`).
+    package struct Flush {
+        package var token: Token
+        package var handle: ConnectionHandle
+        /// Whether the controller reported every packet completed (or the link closed, so
+        /// that none is left); false when the deadline passed first.
+        package var sent: Bool
+    }
+
     /// LE_ACL_Data_Packet_Length: the most data bytes one packet carries. 0 before configuration.
     package private(set) var maximumLength = 0
     /// Total_Num_LE_ACL_Data_Packets.
@@ -25,6 +34,7 @@ package struct ACLCredits<Token: Equatable> {
     /// Packets sent on each handle that the controller has not reported completed.
     package private(set) var inFlight: [ConnectionHandle: Int] = [:]
     private var waiting: [Request] = []
+    private var flushes: [Request] = []
     package private(set) var closedWith: HCIError?
     /// Completed packets reported for more packets than the handle had in flight.
     package private(set) var unexpectedCompletions = 0
@@ -32,7 +42,7 @@ package struct ACLCredits<Token: Equatable> {
     package init() {}
 
     package var waitingCount: Int { waiting.count }
-    package var nextDeadline: Duration? { waiting.map(\.deadline).min() }
+    package var nextDeadline: Duration? { (waiting + flushes).map(\.deadline).min() }
 
     /// The controller's buffers, from LE Read Buffer Size (or Read Buffer Size).
     package mutating func configure(total: Int, maximumLength: Int) {
@@ -51,6 +61,33 @@ package struct ACLCredits<Token: Equatable> {
         }
         waiting.append(Request(token: token, handle: handle, askedAt: now, deadline: now + timeout))
         return nil
+    }
+
+    /// Asks to hear when every packet sent on `handle` so far has been reported completed: at
+    /// once (the returned `Flush`) when none is in flight, else from `endedFlushes` once they
+    /// are, the connection or controller closes, or `timeout` passes. A host that ends a link
+    /// waits for this first, so that its last PDU (a Pairing Failed, say) reaches the peer.
+    package mutating func flush(_ token: Token, handle: ConnectionHandle, now: Duration, timeout: Duration) -> Flush? {
+        guard inFlight[handle] != nil, closedWith == nil else { return Flush(token: token, handle: handle, sent: true) }
+        flushes.append(Request(token: token, handle: handle, askedAt: now, deadline: now + timeout))
+        return nil
+    }
+
+    package var hasFlushes: Bool { !flushes.isEmpty }
+
+    /// The flushes that ended: nothing left in flight on their handle, or the deadline passed.
+    package mutating func endedFlushes(now: Duration) -> [Flush] {
+        var ended: [Flush] = []
+        flushes.removeAll { request in
+            if inFlight[request.handle] == nil || closedWith != nil {
+                ended.append(Flush(token: request.token, handle: request.handle, sent: true))
+                return true
+            }
+            guard request.deadline <= now else { return false }
+            ended.append(Flush(token: request.token, handle: request.handle, sent: false))
+            return true
+        }
+        return ended
     }
 
     /// Takes a buffer only if one is free now and nobody waits; with `keepingOneFree`, only if
@@ -148,3 +185,4 @@ package struct ACLCredits<Token: Equatable> {
 extension ACLCredits: Sendable where Token: Sendable {}
 extension ACLCredits.Grant: Sendable where Token: Sendable {}
 extension ACLCredits.Request: Sendable where Token: Sendable {}
+extension ACLCredits.Flush: Sendable where Token: Sendable {}

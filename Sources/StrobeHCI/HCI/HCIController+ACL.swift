@@ -107,22 +107,41 @@ extension HCIController {
     func packetsCompleted(_ parameters: UnsafeRawBufferPointer) throws(HCIError) {
         var completed: [CompletedPackets] = []
         try HCIEvent.forEachCompletedPackets(parameters) { completed.append($0) }
-        let granted = state.withLock { s in
+        let (granted, flushed) = state.withLock { s in
             defer { timer.schedule(s.nextDeadline) }
-            return completed.flatMap { s.acl.completed($0.connectionHandle, count: Int($0.count)) }
+            let granted = completed.flatMap { s.acl.completed($0.connectionHandle, count: Int($0.count)) }
+            return (granted, s.acl.hasFlushes ? s.acl.endedFlushes(now: timer.now) : [])
         }
         finish(granted)
+        finish(flushed)
     }
 
     /// Disconnection Complete: the controller flushed the connection's packets; their buffers
     /// are free, senders still waiting on that handle fail, and its route goes.
     func connectionClosed(_ handle: ConnectionHandle) {
-        let ended = state.withLock { s in
+        let (ended, flushed) = state.withLock { s in
             defer { timer.schedule(s.nextDeadline) }
             if s.routes.removeValue(forKey: handle) != nil { aclRoutes.offer(ACLRouteTable(s.routes)) }
-            return s.acl.connectionClosed(handle)
+            let ended = s.acl.connectionClosed(handle)
+            return (ended, s.acl.hasFlushes ? s.acl.endedFlushes(now: timer.now) : [])
         }
         finish(ended)
+        finish(flushed)
+    }
+
+    /// Waits until the controller has reported every ACL packet sent so far on `handle`
+    /// completed (Number Of Completed Packets), the connection or the controller closes, or
+    /// `timeout` passes; returns whether nothing was left in flight. Ending a link after this
+    /// lets its last PDU reach the peer: a controller may drop what it still holds on Disconnect.
+    public func aclPacketsCompleted(on handle: ConnectionHandle, within timeout: Duration) async -> Bool {
+        let waiter = Waiter<Void>()
+        let now = timer.now
+        let immediate = state.withLock { s -> ACLCredits<Waiter<Void>>.Flush? in
+            defer { timer.schedule(s.nextDeadline) }
+            return s.acl.flush(waiter, handle: handle, now: now, timeout: timeout)
+        }
+        if let immediate { return immediate.sent }
+        return (try? await waiter.wait()) != nil
     }
 
     // MARK: - Sending

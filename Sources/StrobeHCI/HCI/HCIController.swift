@@ -262,8 +262,9 @@ public final class HCIController: HCIPacketSink {
             if case .closed = s.phase { return nil }
             s.phase = .closed(cause)
             let error = HCIError.closed(cause)
+            let acl = s.acl.close(error)
             let released = Released(
-                commands: s.commands.close(error), acl: s.acl.close(error), observers: s.observers, error: error)
+                commands: s.commands.close(error), acl: acl, flushes: s.acl.endedFlushes(now: .zero), observers: s.observers, error: error)
             s.observers.removeAll()
             s.routes.removeAll()
             return released
@@ -278,6 +279,7 @@ public final class HCIController: HCIPacketSink {
         aclRoutes.offer(nil)
         finish(released.commands)
         finish(released.acl)
+        finish(released.flushes)
         for observer in released.observers { observer.onClose?(released.error) }
         resumeStateWaiters()
     }
@@ -286,17 +288,24 @@ public final class HCIController: HCIPacketSink {
 
     /// The timer's call: every command and ACL wait whose deadline passed ends now.
     func deadlinePassed(_ now: Duration) {
-        let (commands, grants) = state.withLock { s in
+        let (commands, grants, flushes) = state.withLock { s in
             defer { timer.schedule(s.nextDeadline) }
-            return (s.commands.expire(now: now), s.acl.expire(now: now))
+            return (s.commands.expire(now: now), s.acl.expire(now: now), s.acl.endedFlushes(now: now))
         }
         finish(commands)
         finish(grants)
+        finish(flushes)
         drainCommandQueue()
     }
 
     func finish(_ completions: [HCICommandFlow<Waiter<HCICommandAnswer>>.Completion]) {
         for completion in completions { completion.token.resolve(completion.result.mapError { $0 }) }
+    }
+
+    func finish(_ flushes: [ACLCredits<Waiter<Void>>.Flush]) {
+        for flush in flushes {
+            flush.token.resolve(flush.sent ? .success(()) : .failure(HCIError.connectionClosed(handle: flush.handle)))
+        }
     }
 
     /// A buffer granted to a sender who gave up meanwhile goes back at once.
@@ -331,6 +340,7 @@ extension HCIController {
     struct Released {
         var commands: [HCICommandFlow<Waiter<HCICommandAnswer>>.Completion]
         var acl: [ACLCredits<Waiter<Void>>.Grant]
+        var flushes: [ACLCredits<Waiter<Void>>.Flush]
         var observers: [Observer]
         var error: HCIError
     }

@@ -147,12 +147,18 @@ public final class LEConnection: Sendable, CustomStringConvertible {
     /// How long `disconnect` waits for Disconnection Complete before it closes the link itself.
     public static let disconnectionTimeout = Duration.seconds(5)
 
+    /// How long `disconnect` first waits for the controller to have sent what the link queued.
+    public static let flushTimeout = Duration.milliseconds(500)
+
     /// Asks the controller to disconnect and waits for Disconnection Complete; a controller that
     /// never sends it does not hang the caller: after `disconnectionTimeout` the link is closed
-    /// here, with Connection Terminated By Local Host.
+    /// here, with Connection Terminated By Local Host. Packets already with the controller go
+    /// out first (up to `flushTimeout`): a controller may drop them on Disconnect, and the last
+    /// one is often what the peer must hear (Pairing Failed).
     @discardableResult
     public func disconnect(reason: HCIStatus = .remoteUserTerminatedConnection) async throws -> HCIStatus {
         if let reason = disconnectReason { return reason }
+        _ = await controller.aclPacketsCompleted(on: handle, within: Self.flushTimeout)
         do {
             try await controller.send(HCIDisconnect(connectionHandle: handle, reason: reason))
         } catch HCIError.commandFailed(_, .unknownConnectionIdentifier) {

@@ -23,6 +23,8 @@ struct PairCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
+        // A store that cannot keep the bond fails here, before anything goes on the air.
+        if !security.noBond { try security.bondStore(global).verify() }
         let session = try await ControllerSession.open(global)
         defer { try? session.close() }
         let connection = try await target.connect(session, security: try security.manager(global))

@@ -16,7 +16,7 @@ The user's part goes through stdout and stdin, one line each:
     out: ASK_PASSKEY        Bumble wants the passkey typed; answer with a line: the number
     out: NUMBER n           numeric comparison (answered by --reject-number, else yes)
 Outcomes, one JSON object each, with the number of the connection (1, 2, ...) they belong to:
-    READY {"address": ...}
+    READY {"address": ..., "public": ...}
     CONNECTED {"peer": ...}
     PAIRED {"connection": n, "ltk": hex|null, "ltk_central": ..., "ltk_peripheral": ..., "irk": ..., "authenticated": bool, "identity": ...}
     PAIRING_FAILED {"reason": int}
@@ -134,9 +134,11 @@ async def main(args):
         device = Device.from_config_with_hci(config, source, sink)
         device.keystore = JsonKeyStore(None, args.keystore) if args.keystore else MemoryKeyStore()
         delegate = Delegate(IO[args.io_capability], args.reject_number)
+        identity_type = {'random': PairingConfig.AddressType.RANDOM, 'public': PairingConfig.AddressType.PUBLIC,
+                         'stock': None}[args.identity_address_type]
         device.pairing_config_factory = lambda connection: PairingConfig(
             sc=not args.legacy, mitm=args.mitm, bonding=not args.no_bonding, delegate=delegate,
-            identity_address_type=PairingConfig.AddressType.RANDOM)
+            identity_address_type=identity_type)
         if args.protected:
             # A readable characteristic the link must be encrypted (or authenticated) for.
             requires = (att.Attribute.READ_REQUIRES_AUTHENTICATION if args.protected_requires == 'authentication'
@@ -145,7 +147,13 @@ async def main(args):
                 PROTECTED_CHARACTERISTIC, Characteristic.Properties.READ,
                 att.Attribute.READABLE | requires, bytes.fromhex(args.protected))]))
         await device.power_on()
-        emit('READY', {'address': str(device.random_address)})
+        emit('READY', {'address': str(device.random_address), 'public': str(device.public_address)})
+        if args.claim_identity:
+            # Key distribution reads these: the peer now claims another device's identity.
+            if args.identity_address_type == 'public':
+                device.public_address = hci.Address(args.claim_identity, hci.Address.PUBLIC_DEVICE_ADDRESS)
+            else:
+                device.static_address = hci.Address(args.claim_identity, hci.Address.RANDOM_DEVICE_ADDRESS)
 
         if args.role == 'peripheral':
             def on_connection(connection):
@@ -195,6 +203,10 @@ if __name__ == '__main__':
     parser.add_argument('--privacy', action='store_true',
                         help='advertise and connect from a resolvable private address (new at each start)')
     parser.add_argument('--keystore', help='JSON key store (kept between runs); default in memory')
+    parser.add_argument('--identity-address-type', choices=['random', 'public', 'stock'], default='random',
+                        help='the identity address it distributes: its static random one, its public one, '
+                             "or Bumble's default (public when the controller has one)")
+    parser.add_argument('--claim-identity', help='distribute this address (of --identity-address-type) as its identity')
     parser.add_argument('--timeout', type=float, default=120)
     args = parser.parse_args()
     # Test runners start children with SIGTERM blocked; take it back.

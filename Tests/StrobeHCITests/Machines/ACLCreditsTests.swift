@@ -16,6 +16,33 @@ import Testing
         return credits
     }
 
+    /// A flush ends when the handle has nothing in flight, when the link or controller closes,
+    /// or at its deadline (not sent); other handles' packets do not hold it.
+    @Test func aFlushEndsWhenTheHandlesPacketsAreCompletedOrAtItsDeadline() {
+        var credits = Self.configured(total: 4)
+        #expect(credits.flush(1, handle: 0x40, now: .zero, timeout: .milliseconds(500))?.sent == true)
+        _ = credits.tryTake(0x40)
+        _ = credits.tryTake(0x40)
+        _ = credits.tryTake(0x41)
+        #expect(credits.flush(2, handle: 0x40, now: .zero, timeout: .milliseconds(500)) == nil)
+        #expect(credits.nextDeadline == .milliseconds(500))
+        _ = credits.completed(0x40, count: 1)
+        #expect(credits.endedFlushes(now: .milliseconds(10)).isEmpty)
+        _ = credits.completed(0x40, count: 1)
+        let ended = credits.endedFlushes(now: .milliseconds(20))
+        #expect(ended.map(\.token) == [2] && ended.first?.sent == true)
+        #expect(!credits.hasFlushes)
+        // 0x41's packet is never reported: its flush ends unsent at the deadline, not before.
+        #expect(credits.flush(3, handle: 0x41, now: .milliseconds(20), timeout: .milliseconds(500)) == nil)
+        #expect(credits.endedFlushes(now: .milliseconds(519)).isEmpty)
+        let late = credits.endedFlushes(now: .milliseconds(520))
+        #expect(late.map(\.token) == [3] && late.first?.sent == false)
+        // The link's end leaves nothing to wait for.
+        #expect(credits.flush(4, handle: 0x41, now: .seconds(1), timeout: .milliseconds(500)) == nil)
+        _ = credits.connectionClosed(0x41)
+        #expect(credits.endedFlushes(now: .seconds(1)).map(\.sent) == [true])
+    }
+
     @Test func firstComeFirstServedWithNoOvertaking() {
         var credits = Self.configured(total: 1)
         let first = credits.acquire(1, handle: 0x40, now: .zero, timeout: .seconds(10))

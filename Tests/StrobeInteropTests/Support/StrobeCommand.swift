@@ -9,16 +9,18 @@ struct StrobeCommand {
         var stderr: String
     }
 
-    static func run(_ arguments: [String], environment: [String: String]? = nil) async throws -> Result {
-        try await run(executable: RepositoryPaths.strobeExecutable, arguments, environment: environment)
+    static func run(_ arguments: [String], environment: [String: String]? = nil, in directory: String? = nil) async throws -> Result {
+        try await run(executable: RepositoryPaths.strobeExecutable, arguments, environment: environment, in: directory)
     }
 
-    static func run(executable: URL, _ arguments: [String], environment: [String: String]? = nil) async throws -> Result {
+    static func run(executable: URL, _ arguments: [String], environment: [String: String]? = nil,
+                    in directory: String? = nil) async throws -> Result {
         try await offPool {
             let process = Process()
             process.executableURL = executable
             process.arguments = arguments
             if let environment { process.environment = environment }
+            if let directory { process.currentDirectoryURL = URL(fileURLWithPath: directory) }
             let out = Pipe()
             let err = Pipe()
             process.standardOutput = out

@@ -1,0 +1,237 @@
+import Foundation
+import Strobe
+import Synchronization
+import Testing
+
+extension RootCanalTests {
+    /// Strobe's Security Manager tried as an attacker would, on RootCanal: a peer of our own that
+    /// speaks raw SMP (`hostile_smp_peer.py`), and Bumble's Security Manager told to claim
+    /// identities that are not its own (`smp_peer.py --claim-identity`).
+    struct HostileSMPInteropTests {
+        typealias User = SecurityInteropTests.User
+        typealias Setup = SecurityBondInteropTests.Setup
+
+        static func hostile(_ rootCanal: RootCanal, _ arguments: [String]) async throws -> BumbleSMPPeer {
+            try await BumbleSMPPeer(on: rootCanal, script: "hostile_smp_peer.py", arguments: arguments)
+        }
+
+        /// CVE-2020-26558: the peer sends Strobe's public key back, or its mirror (X, p - Y).
+        /// Just Works, Numeric Comparison and Passkey Entry (Strobe's user types, the peer
+        /// "shows") each end at the key with DHKey Check Failed: no confirm value ever leaves.
+        @Test(arguments: ["reflect", "reflect-mirrored"])
+        func aReflectedPublicKeyFailsEveryMethodBeforeAnyRound(attack: String) async throws {
+            try await RootCanal.with { rootCanal in
+                let setup = try await Setup(rootCanal, nil)
+                let peer = try await Self.hostile(rootCanal, ["--attack", attack, "--io-capability", "display-yes-no"])
+                let users: [(User?, String)] = [(nil, "Just Works"), (User(.displayYesNo), "Numeric Comparison"),
+                                                (User(.keyboardOnly, typed: 123_456), "Passkey Entry")]
+                for (number, (user, method)) in users.enumerated() {
+                    setup.host.central.security.delegate = user
+                    let connection = try await setup.connect(peer)
+                    let error = await #expect(throws: SecurityError.self, "\(method)") { try await connection.pair() }
+                    guard case .pairing(.failedLocally(.dhKeyCheckFailed, _))? = error else {
+                        Issue.record("\(method): \(String(describing: error))")
+                        continue
+                    }
+                    let failed = try await peer.event("PAIRING_FAILED", connection: number + 1)
+                    #expect((failed["reason"] as? Int) == Int(SMPPairingFailedReason.dhKeyCheckFailed.rawValue), "\(method)")
+                    _ = try await connection.disconnect()
+                }
+                // Strobe sent Pairing Request, Public Key and Pairing Failed on each link: never a
+                // Pairing Confirm (0x03) or Pairing Random (0x04).
+                let codes = peer.output.lines.filter { $0.hasPrefix("RECEIVED ") }.compactMap { line -> Int? in
+                    guard let start = line.firstIndex(of: "{"),
+                          let object = try? JSONSerialization.jsonObject(with: Data(line[start...].utf8)) as? [String: Any] else { return nil }
+                    return object["code"] as? Int
+                }
+                #expect(codes == [0x01, 0x0C, 0x05, 0x01, 0x0C, 0x05, 0x01, 0x0C, 0x05])
+                #expect(setup.store.bonds().isEmpty)
+                await setup.stop()
+            }
+        }
+
+        /// A peer that connects from its own static address and claims another device's identity
+        /// is kept under the address it connected from; the other device's bond is unchanged.
+        @Test func aPeerClaimingAnotherDevicesIdentityCannotTakeItsBond() async throws {
+            try await RootCanal.with { rootCanal in
+                let setup = try await Setup(rootCanal, nil)
+                let device = try await setup.peripheral([])
+                let first = try await setup.connect(device)
+                _ = try await first.pair()
+                _ = try await first.disconnect()
+                let stored = try #require(setup.store.bonds().first)
+                #expect(stored.peer.address == BluetoothAddress(device.address))
+                #expect(stored.peerIRK != nil)
+
+                let impostor = try await setup.peripheral(["--name", "Bumble-Evil", "--address", "F1:F2:F3:F4:F5:A1",
+                                                           "--claim-identity", device.address])
+                let second = try await setup.connect(impostor)
+                let result = try await second.pair()
+                #expect(result.peerIdentity?.address == BluetoothAddress(device.address), "the impostor did claim it")
+                _ = try await second.disconnect()
+                let bonds = setup.store.bonds()
+                #expect(bonds.count == 2)
+                #expect(bonds.first { $0.peer.address == stored.peer.address } == stored, "the device's bond changed")
+                let impostorBond = try #require(bonds.first { $0.peer.address == BluetoothAddress("F1:F2:F3:F4:F5:A1") })
+                #expect(impostorBond.peerIRK == nil)
+                #expect(!impostorBond.keys.contains("peer IRK"))
+                await setup.stop()
+            }
+        }
+
+        /// Identities that cannot be anyone's are refused: the pairing fails with Invalid
+        /// Parameters on both sides, and nothing is stored.
+        @Test(arguments: [("00:00:00:00:00:00", "public"), ("5A:11:22:33:44:55", "random")])
+        func anIdentityThatCannotBeOneIsRefused(claim: String, type: String) async throws {
+            try await RootCanal.with { rootCanal in
+                let setup = try await Setup(rootCanal, nil)
+                let peer = try await setup.peripheral(["--claim-identity", claim, "--identity-address-type", type])
+                let connection = try await setup.connect(peer)
+                let error = await #expect(throws: SecurityError.self) { try await connection.pair() }
+                guard case .pairing(.failedLocally(.invalidParameters, let detail))? = error else {
+                    Issue.record("\(String(describing: error))")
+                    return
+                }
+                #expect(detail.contains(claim))
+                let failed = try await peer.event("PAIRING_FAILED")
+                #expect((failed["reason"] as? Int) == Int(SMPPairingFailedReason.invalidParameters.rawValue))
+                #expect(setup.store.bonds().isEmpty)
+                await setup.stop()
+            }
+        }
+
+        /// A stock Bumble peer connects from its static random address and distributes its
+        /// controller's public address as identity. Its bond is kept under the address it uses,
+        /// so the next run finds it and encrypts with it: no second pairing on the peer.
+        @Test func aStockBumblePeerIsFoundAgainWithItsBondOnTheNextRun() async throws {
+            try await RootCanal.with { rootCanal in
+                let file = FileManager.default.temporaryDirectory.appendingPathComponent("strobe-bonds-\(UUID().uuidString).json").path
+                defer { try? FileManager.default.removeItem(atPath: file) }
+                let peer = try await BumbleSMPPeer(on: rootCanal, arguments: ["--role", "peripheral", "--identity-address-type", "stock"])
+                let address = try #require(BluetoothAddress(peer.address))
+
+                // Each run is a new controller on RootCanal (a new public address): Strobe keeps
+                // one static address across runs, as a device without a public one would.
+                let own = Central.Configuration(ownAddress: .staticRandom(BluetoothAddress("C7:11:22:33:44:55")!))
+                let firstRun = try await HostUnderTest(transport: rootCanal.transport, configuration: own,
+                                                       security: SecurityManager(store: FileBondStore(path: file)))
+                let first = try await firstRun.central.connect(to: address, addressType: .random, timeout: .seconds(20))
+                let result = try await first.pair()
+                #expect(result.peerIdentity != nil && result.peerIdentity?.address != address, "the peer claimed its public address")
+                _ = try await peer.event("PAIRED")
+                _ = try await first.disconnect()
+                firstRun.close()
+                #expect(try FileBondStore(path: file).bonds().map(\.peer.address) == [address])
+
+                let nextRun = try await HostUnderTest(transport: rootCanal.transport, configuration: own,
+                                                      security: SecurityManager(store: FileBondStore(path: file)))
+                defer { nextRun.close() }
+                let second = try await nextRun.central.connect(to: address, addressType: .random, timeout: .seconds(20))
+                #expect(second.bond != nil)
+                _ = try await second.secure(to: .unauthenticated)
+                #expect(second.pairingResult == nil)
+                #expect((try await peer.event("ENCRYPTED", connection: 2))["encrypted"] as? Bool == true)
+                #expect(peer.output.lines.filter { $0.hasPrefix("PAIRED") }.count == 1)
+                _ = try await second.disconnect()
+            }
+        }
+
+        /// Pairing again with weaker keys (LE legacy over LE Secure Connections) keeps the stored
+        /// bond unless the app's delegate agrees.
+        @Test func aWeakerPairingDoesNotReplaceAStrongerBondUnlessTheAppAgrees() async throws {
+            try await RootCanal.with { rootCanal in
+                let setup = try await Setup(rootCanal, nil)
+                let peer = try await setup.peripheral([])
+                let first = try await setup.connect(peer)
+                _ = try await first.pair()
+                _ = try await first.disconnect()
+                let stored = try #require(setup.store.bonds().first)
+                #expect(stored.secureConnections)
+
+                setup.host.central.security.configuration.secureConnections = false
+                let second = try await setup.connect(peer)
+                let error = await #expect(throws: SecurityError.self) { try await second.pair() }
+                #expect(error == .weakerBond(peer: stored.peer, weakness: "LE legacy pairing where the bond has LE Secure Connections"))
+                #expect(setup.store.bonds() == [stored])
+                _ = try await second.disconnect()
+
+                setup.host.central.security.delegate = Agreeing()
+                let third = try await setup.connect(peer)
+                let result = try await third.pair()
+                #expect(!result.secureConnections)
+                #expect(setup.store.bonds().first?.secureConnections == false)
+                _ = try await third.disconnect()
+                await setup.stop()
+            }
+        }
+
+        /// A store that cannot keep a bond stops pairing before any SMP PDU: `strobe pair` fails
+        /// before it connects, saying which file and why, and `pair()` before its first PDU.
+        @Test func aStoreThatCannotKeepTheBondFailsBeforeAnySMP() async throws {
+            try await RootCanal.with { rootCanal in
+                let directory = FileManager.default.temporaryDirectory.appendingPathComponent("strobe-stores-\(UUID().uuidString)").path
+                try FileManager.default.createDirectory(atPath: directory + "/folder.json", withIntermediateDirectories: true)
+                defer { try? FileManager.default.removeItem(atPath: directory) }
+                try Data("{\"version\": 1, \"bonds\": [{\"peer\": 7}]".utf8).write(to: URL(fileURLWithPath: directory + "/corrupt.json"))
+                try Data().write(to: URL(fileURLWithPath: directory + "/file"))
+                #expect(mkfifo(directory + "/fifo.json", 0o600) == 0)
+                let peer = try await Self.hostile(rootCanal, ["--attack", "bad-response"])
+                let cases: [(String, String)] = [
+                    ("corrupt.json", "is corrupt"), ("folder.json", "is a directory, not a regular file"),
+                    ("fifo.json", "is a FIFO, not a regular file"), ("file/bonds.json", "is not a directory"),
+                ]
+                for (name, said) in cases {
+                    let result = try await StrobeCommand.run(
+                        ["--transport", rootCanal.transport, "pair", "--address", peer.address, "--random", "--bonds", directory + "/" + name])
+                    #expect(result.status == 1, "\(name)")
+                    #expect(result.stderr.contains(directory + "/" + name) && result.stderr.contains(said), "\(result.stderr)")
+                    #expect(!result.stderr.contains("NSCocoaErrorDomain"))
+                }
+                #expect(!peer.has("CONNECTED"), "strobe pair connected: \(peer.output.lines)")
+
+                let host = try await HostUnderTest(
+                    transport: rootCanal.transport, security: SecurityManager(store: FileBondStore(path: directory + "/corrupt.json")))
+                defer { host.close() }
+                let connection = try await host.central.connect(to: BluetoothAddress(peer.address)!, addressType: .random, timeout: .seconds(20))
+                let error = await #expect(throws: SecurityError.self) { try await connection.pair() }
+                guard case .bondStore(.corrupt(let path, _))? = error else {
+                    Issue.record("\(String(describing: error))")
+                    return
+                }
+                #expect(path == directory + "/corrupt.json")
+                _ = try await connection.disconnect()
+                _ = try await peer.event("DISCONNECTED", connection: 1)
+                #expect(!peer.has("RECEIVED"), "an SMP PDU left: \(peer.output.lines)")
+            }
+        }
+
+        /// An app that agrees to replace a bond with a weaker one.
+        struct Agreeing: PairingDelegate {
+            var ioCapability: SMPIOCapability { .noInputNoOutput }
+            func confirmNumber(_ number: UInt32, with peer: BluetoothAddress) async -> Bool { true }
+            func displayPasskey(_ passkey: UInt32, to peer: BluetoothAddress) async {}
+            func enterPasskey(for peer: BluetoothAddress) async -> UInt32? { nil }
+            func replaceBond(_ existing: Bond, with weaker: Bond, weakness: String) async -> Bool { true }
+        }
+
+        /// Strobe fails each of 100 pairings (the peer offers a 5-octet key) and disconnects at
+        /// once: the peer hears every Pairing Failed before the link ends.
+        @Test(.timeLimit(.minutes(3))) func pairingFailedReachesThePeerInEveryFailedPairing() async throws {
+            try await RootCanal.with { rootCanal in
+                let setup = try await Setup(rootCanal, nil)
+                let peer = try await Self.hostile(rootCanal, ["--attack", "bad-response"])
+                for round in 1...100 {
+                    let connection = try await setup.connect(peer)
+                    await #expect(throws: SecurityError.self) { try await connection.pair() }
+                    _ = try await connection.disconnect()
+                    _ = try await peer.event("DISCONNECTED", connection: round)
+                }
+                let failed = peer.output.lines.filter { $0.hasPrefix("PAIRING_FAILED ") }
+                #expect(failed.count == 100)
+                #expect(Set(failed.map { $0.contains("\"reason\": \(SMPPairingFailedReason.invalidParameters.rawValue)")
+                    || $0.contains("\"reason\": \(SMPPairingFailedReason.encryptionKeySize.rawValue)") }) == [true])
+                await setup.stop()
+            }
+        }
+    }
+}

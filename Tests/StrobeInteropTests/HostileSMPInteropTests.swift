@@ -79,6 +79,35 @@ extension RootCanalTests {
             }
         }
 
+        /// The same with Strobe as the peripheral: Bumble's central connects from its static
+        /// address and claims the identity of a device Strobe has a bond with.
+        @Test func aCentralClaimingAnotherDevicesIdentityCannotTakeItsBond() async throws {
+            try await RootCanal.with { rootCanal in
+                let setup = try await Setup(rootCanal, nil)
+                let victim = Bond(
+                    peer: IdentityAddress(address: BluetoothAddress("C4:11:22:33:44:55")!, isRandom: true), role: .peripheral,
+                    securityLevel: .unauthenticated, secureConnections: true, longTermKey: LongTermKey(value: Array(0x10..<0x20)),
+                    peerIRK: IdentityResolvingKey(value: Array(0x30..<0x40)), keys: ["LTK", "peer IRK", "peer identity address"])
+                setup.store.save(victim)
+                let peripheral = Peripheral(central: setup.host.central, database: GATTAttributeDatabase())
+                var incoming = peripheral.incomingConnections().makeAsyncIterator()
+                try await peripheral.startAdvertising(name: "Strobe-SMP")
+                let impostor = try await BumbleSMPPeer(on: rootCanal, arguments: [
+                    "--role", "central", "--pair", "--peer", "\(setup.host.controller.info!.address)",
+                    "--claim-identity", "\(victim.peer.address)"])
+                let connection = try #require(await incoming.next())
+                _ = try await impostor.event("PAIRED")
+                let result = try await connection.pairingCompleted()
+                #expect(result.peerIdentity == victim.peer, "the impostor did claim it")
+                let bonds = setup.store.bonds()
+                #expect(bonds.count == 2)
+                #expect(bonds.first { $0.peer == victim.peer } == victim, "the device's bond changed")
+                let impostorBond = try #require(bonds.first { $0.peer.address == connection.peerAddress })
+                #expect(impostorBond.peerIRK == nil)
+                await setup.stop()
+            }
+        }
+
         /// Identities that cannot be anyone's are refused: the pairing fails with Invalid
         /// Parameters on both sides, and nothing is stored.
         @Test(arguments: [("00:00:00:00:00:00", "public"), ("5A:11:22:33:44:55", "random")])

@@ -361,26 +361,22 @@ final class LinkSecurity: Sendable {
                     }
                 }
             case .completed(let result):
-                if let lastSent {
-                    Task {
-                        _ = try? await lastSent.wait()
-                        self.completed(result)
-                    }
-                } else {
-                    completed(result)
-                }
+                once(lastSent) { self.completed(result) }
             case .failed(let error):
                 // Likewise a Pairing Failed: a caller that disconnects on the error must not
                 // cut it off.
-                if let lastSent {
-                    Task {
-                        _ = try? await lastSent.wait()
-                        self.failed(error)
-                    }
-                } else {
-                    failed(error)
-                }
+                once(lastSent) { self.failed(error) }
             }
+        }
+    }
+
+    /// Runs `body` once `sent` (a PDU handed to the sender) is with the controller; at once
+    /// when there is none.
+    private func once(_ sent: Waiter<Void>?, _ body: @escaping @Sendable () -> Void) {
+        guard let sent else { return body() }
+        Task {
+            _ = try? await sent.wait()
+            body()
         }
     }
 

@@ -57,8 +57,14 @@ enum SimEvents {
         le(0x05, u16(handle) + random + u16(ediv))
     }
 
-    static func leConnectionUpdateComplete(handle: UInt16, interval: UInt16, latency: UInt16, timeout: UInt16) -> [UInt8] {
-        le(0x03, [0] + u16(handle) + u16(interval) + u16(latency) + u16(timeout))
+    static func leConnectionUpdateComplete(status: HCIStatus = .success, handle: UInt16, interval: UInt16, latency: UInt16,
+                                           timeout: UInt16) -> [UInt8] {
+        le(0x03, [status.rawValue] + u16(handle) + u16(interval) + u16(latency) + u16(timeout))
+    }
+
+    static func remoteConnectionParameterRequest(handle: UInt16, parameters: LEConnectionParameters) -> [UInt8] {
+        le(0x06, u16(handle) + u16(parameters.intervalMin) + u16(parameters.intervalMax) + u16(parameters.maxLatency)
+            + u16(parameters.supervisionTimeout))
     }
 }
 

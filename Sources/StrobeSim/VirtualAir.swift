@@ -66,6 +66,9 @@ public final class VirtualAir: Sendable {
         /// A host asked to disconnect: the link ends once what that side queued has crossed
         /// (the link layer sends pending data before it terminates).
         var terminating: (initiator: Int, reason: HCIStatus)?
+        /// The peripheral's host asked for new parameters (LE Connection Update): the link layer's
+        /// Connection Parameters Request waits for the central host's reply until `deadline`.
+        var parameterRequest: (parameters: LEConnectionParameters, deadline: Duration)?
 
         init(central: Int, peripheral: Int, centralHandle: UInt16, peripheralHandle: UInt16, parameters: LEConnectionParameters) {
             self.central = central
@@ -261,15 +264,57 @@ public final class VirtualAir: Sendable {
         case 0x2013:  // LE Connection Update
             let handle = r.readUInt16OrZero() & 0x0FFF
             let parameters = LEConnectionParameters(intervalMin: r.readUInt16OrZero(), intervalMax: r.readUInt16OrZero(), maxLatency: r.readUInt16OrZero(), supervisionTimeout: r.readUInt16OrZero())
-            let updated = state.withLock { s -> (Connection, Connection.Parameters)? in
+            let now = elapsed()
+            let requested = parameters
+            // The central's controller updates the link at once; a peripheral's runs the Connection
+            // Parameters Request procedure: the central's host is asked, and must answer in 40 s.
+            let outcome = state.withLock { s -> (Connection, Connection.Parameters?, VirtualController?)? in
                 guard let c = s.connections.first(where: { $0.handle(for: id) == handle && ($0.central == id || $0.peripheral == id) }) else { return nil }
+                guard c.central == id else {
+                    c.parameterRequest = (parameters, now + Self.procedureResponseTimeout)
+                    return (c, nil, s.nodes[c.central]?.controller)
+                }
                 c.interval = parameters.intervalMax
                 c.latency = parameters.maxLatency
                 c.timeout = parameters.supervisionTimeout
-                return (c, c.parameters)
+                return (c, c.parameters, nil)
             }
-            status(controller, opcode, updated == nil ? .unknownConnectionIdentifier : .success)
-            if let (connection, parameters) = updated { connectionUpdated(connection, parameters) }
+            status(controller, opcode, outcome == nil ? .unknownConnectionIdentifier : .success)
+            if let (connection, parameters, central) = outcome {
+                if let parameters { connectionUpdated(connection, parameters) }
+                central?.deliver(SimEvents.remoteConnectionParameterRequest(handle: connection.centralHandle, parameters: requested))
+            }
+        case 0x2020, 0x2021:  // LE Remote Connection Parameter Request Reply / Negative Reply (central)
+            let handle = r.readUInt16OrZero() & 0x0FFF
+            let reply = opcode == 0x2020
+                ? LEConnectionParameters(intervalMin: r.readUInt16OrZero(), intervalMax: r.readUInt16OrZero(),
+                                         maxLatency: r.readUInt16OrZero(), supervisionTimeout: r.readUInt16OrZero())
+                : nil
+            let reason = opcode == 0x2021 ? HCIStatus(rawValue: r.readUInt8OrZero()) : .success
+            let found = state.withLock { s -> (Connection, VirtualController?)? in
+                guard let c = s.connections.first(where: { $0.central == id && $0.centralHandle == handle }), c.parameterRequest != nil else {
+                    return nil
+                }
+                c.parameterRequest = nil
+                if let reply {
+                    c.interval = reply.intervalMax
+                    c.latency = reply.maxLatency
+                    c.timeout = reply.supervisionTimeout
+                }
+                return (c, s.nodes[c.peripheral]?.controller)
+            }
+            complete(controller, opcode, [UInt8(handle & 0xFF), UInt8(handle >> 8)], status: found == nil ? .unknownConnectionIdentifier : .success)
+            if let (connection, peripheral) = found {
+                if reply != nil {
+                    connectionUpdated(connection, state.withLock { _ in connection.parameters })
+                } else {
+                    // Refused: only the peripheral's host hears of it, with the central's reason.
+                    let current = state.withLock { _ in connection.parameters }
+                    peripheral?.deliver(SimEvents.leConnectionUpdateComplete(
+                        status: reason, handle: connection.peripheralHandle, interval: current.interval, latency: current.latency,
+                        timeout: current.timeout))
+                }
+            }
         case 0x2019:  // LE Enable Encryption (central)
             let handle = r.readUInt16OrZero() & 0x0FFF
             let random = r.readBytesOrZeros(count: 8)
@@ -494,8 +539,12 @@ public final class VirtualAir: Sendable {
         for (controller, handle, count) in completions {
             controller.deliver(SimEvents.numberOfCompletedPackets(handle: handle, count: count))
         }
+        // A Connection Parameters Request the central's host never answered ends the link.
+        let unanswered = state.withLock { _ in connection.parameterRequest.map { $0.deadline <= elapsed() } ?? false }
         if timedOut {
             disconnect(connection, reason: .connectionTimeout, localReason: .connectionTimeout)
+        } else if unanswered {
+            disconnect(connection, reason: .lmpOrLLResponseTimeout, localReason: .lmpOrLLResponseTimeout)
         } else if let terminating = state.withLock({ _ in connection.terminating }),
                   state.withLock({ _ in connection.queues[terminating.initiator]?.isEmpty ?? true }) {
             disconnect(connection, reason: terminating.reason, localReason: .connectionTerminatedByLocalHost, initiator: terminating.initiator)
@@ -534,6 +583,9 @@ public final class VirtualAir: Sendable {
             disconnect(connection, reason: status, localReason: status)
         }
     }
+
+    /// How long the link layer waits for the peer in a procedure (Vol 6, Part B, 5.2).
+    static let procedureResponseTimeout = Duration.seconds(40)
 
     private func connectionUpdated(_ connection: Connection, _ parameters: Connection.Parameters) {
         let nodes = state.withLock { s in

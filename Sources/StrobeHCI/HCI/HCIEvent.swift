@@ -13,6 +13,7 @@ public enum HCIEvent: Sendable, Hashable {
     case leAdvertisingReport([LEAdvertisingReport])
     case leExtendedAdvertisingReport([LEExtendedAdvertisingReport])
     case leConnectionUpdateComplete(LEConnectionUpdateCompleteEvent)
+    case leRemoteConnectionParameterRequest(LERemoteConnectionParameterRequestEvent)
     case leReadRemoteFeaturesComplete(LEReadRemoteFeaturesCompleteEvent)
     case leDataLengthChange(LEDataLengthChangeEvent)
     case lePHYUpdateComplete(LEPHYUpdateCompleteEvent)
@@ -147,6 +148,13 @@ extension HCIEvent {
                 connectionInterval: try r.u16("Connection_Interval"),
                 peripheralLatency: try r.u16("Peripheral_Latency"),
                 supervisionTimeout: try r.u16("Supervision_Timeout")))
+        case LEMetaSubevent.remoteConnectionParameterRequest:
+            self = .leRemoteConnectionParameterRequest(LERemoteConnectionParameterRequestEvent(
+                connectionHandle: try r.connectionHandle(),
+                intervalMin: try r.u16("Interval_Min"),
+                intervalMax: try r.u16("Interval_Max"),
+                maxLatency: try r.u16("Max_Latency"),
+                supervisionTimeout: try r.u16("Timeout")))
         case LEMetaSubevent.readRemoteFeaturesComplete:
             self = .leReadRemoteFeaturesComplete(LEReadRemoteFeaturesCompleteEvent(
                 status: HCIStatus(rawValue: try r.u8("Status")),
@@ -205,6 +213,7 @@ extension HCIEvent {
         case .leAdvertisingReport: "LE Advertising Report"
         case .leExtendedAdvertisingReport: "LE Extended Advertising Report"
         case .leConnectionUpdateComplete: "LE Connection Update Complete"
+        case .leRemoteConnectionParameterRequest: "LE Remote Connection Parameter Request"
         case .leReadRemoteFeaturesComplete: "LE Read Remote Features Complete"
         case .leDataLengthChange: "LE Data Length Change"
         case .lePHYUpdateComplete: "LE PHY Update Complete"

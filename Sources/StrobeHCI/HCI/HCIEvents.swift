@@ -71,6 +71,31 @@ public struct LEConnectionUpdateCompleteEvent: Sendable, Hashable {
     public var supervisionTimeout: UInt16
 }
 
+/// LE Remote Connection Parameter Request: the peer asks, through the link layer's Connection
+/// Parameters Request procedure, for these parameters; the host must answer with a Reply or a
+/// Negative Reply before the procedure times out (40 s), or the link is lost.
+public struct LERemoteConnectionParameterRequestEvent: Sendable, Hashable {
+    public var connectionHandle: ConnectionHandle
+    /// In 1.25 ms units.
+    public var intervalMin: UInt16
+    public var intervalMax: UInt16
+    public var maxLatency: UInt16
+    /// In 10 ms units.
+    public var supervisionTimeout: UInt16
+
+    public init(connectionHandle: ConnectionHandle, intervalMin: UInt16, intervalMax: UInt16, maxLatency: UInt16, supervisionTimeout: UInt16) {
+        self.connectionHandle = connectionHandle
+        self.intervalMin = intervalMin
+        self.intervalMax = intervalMax
+        self.maxLatency = maxLatency
+        self.supervisionTimeout = supervisionTimeout
+    }
+
+    public var parameters: LEConnectionParameters {
+        LEConnectionParameters(intervalMin: intervalMin, intervalMax: intervalMax, maxLatency: maxLatency, supervisionTimeout: supervisionTimeout)
+    }
+}
+
 /// LE Read Remote Features Complete.
 public struct LEReadRemoteFeaturesCompleteEvent: Sendable, Hashable {
     public var status: HCIStatus

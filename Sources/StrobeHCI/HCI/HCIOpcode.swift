@@ -59,6 +59,8 @@ extension HCIOpcode {
     public static let leEnableEncryption = HCIOpcode(ogf: 0x08, ocf: 0x0019)
     public static let leLongTermKeyRequestReply = HCIOpcode(ogf: 0x08, ocf: 0x001A)
     public static let leLongTermKeyRequestNegativeReply = HCIOpcode(ogf: 0x08, ocf: 0x001B)
+    public static let leRemoteConnectionParameterRequestReply = HCIOpcode(ogf: 0x08, ocf: 0x0020)
+    public static let leRemoteConnectionParameterRequestNegativeReply = HCIOpcode(ogf: 0x08, ocf: 0x0021)
     public static let leSetDataLength = HCIOpcode(ogf: 0x08, ocf: 0x0022)
     public static let leSetPHY = HCIOpcode(ogf: 0x08, ocf: 0x0032)
     public static let leSetExtendedScanParameters = HCIOpcode(ogf: 0x08, ocf: 0x0041)
@@ -99,6 +101,8 @@ extension HCIOpcode {
         leEnableEncryption.rawValue: "LE Enable Encryption",
         leLongTermKeyRequestReply.rawValue: "LE Long Term Key Request Reply",
         leLongTermKeyRequestNegativeReply.rawValue: "LE Long Term Key Request Negative Reply",
+        leRemoteConnectionParameterRequestReply.rawValue: "LE Remote Connection Parameter Request Reply",
+        leRemoteConnectionParameterRequestNegativeReply.rawValue: "LE Remote Connection Parameter Request Negative Reply",
         leSetDataLength.rawValue: "LE Set Data Length",
         leSetPHY.rawValue: "LE Set PHY",
         leSetExtendedScanParameters.rawValue: "LE Set Extended Scan Parameters",

@@ -146,6 +146,54 @@ public struct HCILEConnectionUpdate: HCICommand {
     }
 }
 
+/// HCI_LE_Remote_Connection_Parameter_Request_Reply (Vol 4, Part E, 7.8.31): the host accepts
+/// the peer's LL Connection Parameters Request, with these parameters (the ones asked for, or
+/// narrowed to the host's policy). Returns the connection handle.
+public struct HCILERemoteConnectionParameterRequestReply: HCICommand {
+    public static let opcode = HCIOpcode.leRemoteConnectionParameterRequestReply
+
+    public var connectionHandle: ConnectionHandle
+    public var connection: LEConnectionParameters
+
+    public init(connectionHandle: ConnectionHandle, connection: LEConnectionParameters) {
+        self.connectionHandle = connectionHandle
+        self.connection = connection
+    }
+
+    public func encodeParameters(into writer: inout ByteWriter) {
+        writer.write(connectionHandle)
+        connection.encode(into: &writer)
+    }
+
+    public static func decodeReturnParameters(_ reader: inout HCIFieldReader) throws(HCIError) -> UInt16 {
+        try reader.u16("Connection_Handle")
+    }
+}
+
+/// HCI_LE_Remote_Connection_Parameter_Request_Negative_Reply (Vol 4, Part E, 7.8.32): the host
+/// refuses the peer's request, usually with Unacceptable Connection Parameters (0x3B). Returns
+/// the connection handle.
+public struct HCILERemoteConnectionParameterRequestNegativeReply: HCICommand {
+    public static let opcode = HCIOpcode.leRemoteConnectionParameterRequestNegativeReply
+
+    public var connectionHandle: ConnectionHandle
+    public var reason: HCIStatus
+
+    public init(connectionHandle: ConnectionHandle, reason: HCIStatus = .unacceptableConnectionParameters) {
+        self.connectionHandle = connectionHandle
+        self.reason = reason
+    }
+
+    public func encodeParameters(into writer: inout ByteWriter) {
+        writer.write(connectionHandle)
+        writer.write(reason.rawValue)
+    }
+
+    public static func decodeReturnParameters(_ reader: inout HCIFieldReader) throws(HCIError) -> UInt16 {
+        try reader.u16("Connection_Handle")
+    }
+}
+
 /// HCI_LE_Set_Data_Length: the largest link-layer payload (octets, 0x001B ... 0x00FB) and time
 /// (µs, 0x0148 ... 0x4290) the controller should use. Returns the connection handle.
 public struct HCILESetDataLength: HCICommand {

@@ -21,12 +21,16 @@ public final class Central: Sendable {
         public var requestDataLengthAndPHY: Bool
         /// The address this host connects and advertises from.
         public var ownAddress: OwnAddress
+        /// What this host agrees to when a peer asks for new connection parameters.
+        public var connectionParameterPolicy: ConnectionParameterPolicy
 
         public init(preferredMTU: Int = 247, transactionTimeout: Duration = .seconds(30),
                     connectionInterval: ClosedRange<Duration> = .milliseconds(7.5) ... .milliseconds(15),
                     supervisionTimeout: Duration = .seconds(4), connectTimeout: Duration = .seconds(5),
-                    requestDataLengthAndPHY: Bool = true, ownAddress: OwnAddress = .public) {
+                    requestDataLengthAndPHY: Bool = true, ownAddress: OwnAddress = .public,
+                    connectionParameterPolicy: ConnectionParameterPolicy = .lowLatency) {
             self.ownAddress = ownAddress
+            self.connectionParameterPolicy = connectionParameterPolicy
             self.preferredMTU = preferredMTU
             self.transactionTimeout = transactionTimeout
             self.connectionInterval = connectionInterval
@@ -367,6 +371,8 @@ public final class Central: Sendable {
             // The controller already dropped the link's ACL route and its buffers.
             let connection = state.withLock { $0.connections.removeValue(forKey: disconnection.connectionHandle) }
             connection?.closed(reason: disconnection.reason)
+        case .leRemoteConnectionParameterRequest(let request):
+            remoteConnectionParametersRequested(request)
         case .leConnectionUpdateComplete(let update):
             let connection = state.withLock { $0.connections[update.connectionHandle] }
             connection?.parametersUpdated(update)
@@ -393,6 +399,33 @@ public final class Central: Sendable {
         }
     }
 
+    /// The peer asked for new parameters through the link layer: answered at once, as the
+    /// policy decides (unanswered, the procedure times out after 40 s and the link with it).
+    private func remoteConnectionParametersRequested(_ request: LERemoteConnectionParameterRequestEvent) {
+        let decision = configuration.connectionParameterPolicy.decide(request.parameters)
+        let connection = state.withLock { $0.connections[request.connectionHandle] }
+        connection?.parametersRequested(request.parameters, decision: decision)
+        controller.logger.info("LE Remote Connection Parameter Request", metadata: [
+            "handle": "\(request.connectionHandle)", "interval": "\(request.intervalMin)...\(request.intervalMax)",
+            "latency": "\(request.maxLatency)", "timeout": "\(request.supervisionTimeout)", "decision": "\(decision)",
+        ])
+        Task { [controller] in
+            do {
+                switch decision {
+                case .accept(let parameters):
+                    _ = try await controller.send(HCILERemoteConnectionParameterRequestReply(
+                        connectionHandle: request.connectionHandle, connection: parameters))
+                case .reject:
+                    _ = try await controller.send(HCILERemoteConnectionParameterRequestNegativeReply(
+                        connectionHandle: request.connectionHandle))
+                }
+            } catch {
+                controller.logger.warning("answering LE Remote Connection Parameter Request failed", metadata: [
+                    "handle": "\(request.connectionHandle)", "error": "\(error)"])
+            }
+        }
+    }
+
     /// Connections where a peer connected to this host (it advertised: the peripheral role) are
     /// kept like the others and handed to this handler, on the reader thread.
     public func setIncomingConnectionHandler(_ handler: (@Sendable (LEConnection) -> Void)?) {
@@ -408,7 +441,8 @@ public final class Central: Sendable {
                 event: event, controller: controller, fragmentLength: controller.maximumACLDataLength,
                 bearerConfiguration: ATTBearer.Configuration(
                     preferredMTU: configuration.preferredMTU, transactionTimeout: configuration.transactionTimeout),
-                clock: clock, security: security, ownAddress: state.withLock { $0.ownAddressInUse } ?? publicAddressInUse)
+                clock: clock, security: security, ownAddress: state.withLock { $0.ownAddressInUse } ?? publicAddressInUse,
+                parameterPolicy: configuration.connectionParameterPolicy)
             if let connection { controller.setACLHandler(connection.link, for: event.connectionHandle) }
         }
         controller.logger.info("LE connection complete", metadata: [

@@ -16,6 +16,7 @@ final class L2CAPLink: HCIACLHandler, @unchecked Sendable {
     let sender: L2CAPSender
     let security: LinkSecurity
     private let controller: HCIController
+    private let parameterPolicy: ConnectionParameterPolicy
     /// Used only on the reader thread (the one that calls `controllerDidReceiveACL`), through
     /// a pointer: no exclusivity check and no reference count per packet.
     private let reassembly: UnsafeMutablePointer<L2CAPReassembly>
@@ -41,8 +42,9 @@ final class L2CAPLink: HCIACLHandler, @unchecked Sendable {
     }
 
     init(controller: HCIController, handle: ConnectionHandle, role: LERole, sender: L2CAPSender, bearer: ATTBearer,
-         security: LinkSecurity) {
+         security: LinkSecurity, parameterPolicy: ConnectionParameterPolicy = .lowLatency) {
         self.controller = controller
+        self.parameterPolicy = parameterPolicy
         self.security = security
         self.handle = handle
         self.role = role
@@ -140,16 +142,24 @@ final class L2CAPLink: HCIACLHandler, @unchecked Sendable {
                 reject(packet)
                 return
             }
-            let accepted = request.isAcceptable
+            // The same policy as the link layer's requests; accepted, the link takes the asked-for
+            // parameters narrowed to it.
+            let decision = parameterPolicy.decide(request.parameters)
+            let accepted: LEConnectionParameters? = if case .accept(let parameters) = decision { parameters } else { nil }
             signaling.withLock {
                 $0.parameterUpdateRequests += 1
-                if accepted { $0.parameterUpdatesAccepted += 1 }
+                if accepted != nil { $0.parameterUpdatesAccepted += 1 }
             }
-            sender.post(ConnectionParameterUpdateRequest.response(identifier: packet.identifier, accepted: accepted).encoded,
+            sender.post(ConnectionParameterUpdateRequest.response(identifier: packet.identifier, accepted: accepted != nil).encoded,
                         on: .leSignaling)
-            if accepted {
+            if let accepted {
                 Task { [controller, handle] in
-                    try? await controller.send(HCILEConnectionUpdate(connectionHandle: handle, connection: request.parameters))
+                    do {
+                        try await controller.send(HCILEConnectionUpdate(connectionHandle: handle, connection: accepted))
+                    } catch {
+                        controller.logger.warning("LE Connection Update for the peer's request failed",
+                                                  metadata: ["handle": "\(handle)", "error": "\(error)"])
+                    }
                 }
             }
         case .commandReject, .connectionParameterUpdateResponse, .disconnectionResponse,

@@ -28,12 +28,16 @@ public final class LEConnection: Sendable, CustomStringConvertible {
         /// Why the link ended, as the bearer's waiters saw it.
         var closeReason: ATTBearerCloseReason?
         var waiters: [Waiter<HCIStatus>] = []
+        /// `updateParameters` waiting for LE Connection Update Complete.
+        var parameterUpdate: Waiter<LEConnectionParametersInUse>?
+        var remoteParameterRequests = 0
+        var remoteParameterRequestsAccepted = 0
     }
 
     /// `nil` when the controller gave a connection handle the host cannot use (0x0F00 and up).
     init?(event: LEConnectionCompleteEvent, controller: HCIController, fragmentLength: Int,
           bearerConfiguration: ATTBearer.Configuration, clock: any Clock<Duration>, security: SecurityManager,
-          ownAddress: OwnAddressInUse) {
+          ownAddress: OwnAddressInUse, parameterPolicy: ConnectionParameterPolicy = .lowLatency) {
         guard let fragmenter = try? L2CAPFragmenter(connectionHandle: event.connectionHandle,
                                                     maximumFragmentLength: max(fragmentLength, 1))
         else { return nil }
@@ -63,7 +67,7 @@ public final class LEConnection: Sendable, CustomStringConvertible {
             identity: ownAddress.identity,
             manager: security, controller: controller, sender: sender, clock: clock)
         link = L2CAPLink(controller: controller, handle: event.connectionHandle, role: event.role, sender: sender, bearer: bearer,
-                         security: linkSecurity)
+                         security: linkSecurity, parameterPolicy: parameterPolicy)
         bearer.setSecurityEscalation { code in try await linkSecurity.escalate(code) }
         failed.connect { [weak self] error in self?.linkFailed(error) }
     }
@@ -141,6 +145,20 @@ public final class LEConnection: Sendable, CustomStringConvertible {
     /// Connection Parameter Update Requests the peer sent, and how many were accepted.
     public var parameterUpdateRequests: (received: Int, accepted: Int) { link.parameterUpdateRequests }
 
+    /// LE Remote Connection Parameter Requests (the link layer's procedure), and how many were
+    /// accepted.
+    public var remoteParameterRequests: (received: Int, accepted: Int) {
+        state.withLock { ($0.remoteParameterRequests, $0.remoteParameterRequestsAccepted) }
+    }
+
+    /// The peer asked for `parameters` through the link layer; the central's policy decided.
+    func parametersRequested(_ parameters: LEConnectionParameters, decision: ConnectionParameterPolicy.Decision) {
+        state.withLock {
+            $0.remoteParameterRequests += 1
+            if case .accept = decision { $0.remoteParameterRequestsAccepted += 1 }
+        }
+    }
+
     /// L2CAP counters of this link: PDUs, reassembly errors, refused pairing, unknown channels.
     public var l2capCounters: L2CAPLinkCounters { link.counters }
 
@@ -197,11 +215,47 @@ public final class LEConnection: Sendable, CustomStringConvertible {
     }
 
     func parametersUpdated(_ event: LEConnectionUpdateCompleteEvent) {
-        guard event.status.isSuccess else { return }
-        state.withLock {
-            $0.parameters = LEConnectionParametersInUse(
-                interval: event.connectionInterval, latency: event.peripheralLatency, supervisionTimeout: event.supervisionTimeout)
+        let inUse = LEConnectionParametersInUse(
+            interval: event.connectionInterval, latency: event.peripheralLatency, supervisionTimeout: event.supervisionTimeout)
+        let waiter = state.withLock { s -> Waiter<LEConnectionParametersInUse>? in
+            if event.status.isSuccess { s.parameters = inUse }
+            defer { s.parameterUpdate = nil }
+            return s.parameterUpdate
         }
+        waiter?.resolve(event.status.isSuccess ? .success(inUse)
+            : .failure(ConnectionUpdateError.refused(address: peerAddress, status: event.status)))
+    }
+
+    /// How long `updateParameters` waits for the controller to report the new parameters: the
+    /// link layer's procedure takes a few connection events, and its own limit is 40 s.
+    public static let parameterUpdateTimeout = Duration.seconds(45)
+
+    /// Asks for new connection parameters and returns the ones in use once the controller reports
+    /// them (LE Connection Update Complete). The central's controller updates the link; a
+    /// peripheral's asks the central through the link layer's Connection Parameters Request,
+    /// which the central's host may refuse (`ConnectionUpdateError.refused`, usually with
+    /// Unacceptable Connection Parameters, 0x3B; the link stays as it was).
+    @discardableResult
+    public func updateParameters(_ parameters: LEConnectionParameters) async throws -> LEConnectionParametersInUse {
+        let waiter = Waiter<LEConnectionParametersInUse>()
+        try state.withLock { s throws in
+            guard s.disconnectReason == nil else { throw HCIError.connectionClosed(handle: handle) }
+            guard s.parameterUpdate == nil else { throw ConnectionUpdateError.alreadyUpdating(address: peerAddress) }
+            s.parameterUpdate = waiter
+        }
+        do {
+            try await controller.send(HCILEConnectionUpdate(connectionHandle: handle, connection: parameters))
+        } catch {
+            state.withLock { if $0.parameterUpdate === waiter { $0.parameterUpdate = nil } }
+            throw error
+        }
+        let deadline = Task { [clock, peerAddress] in
+            guard (try? await clock.sleep(for: Self.parameterUpdateTimeout)) != nil else { return }
+            self.state.withLock { if $0.parameterUpdate === waiter { $0.parameterUpdate = nil } }
+            waiter.fail(ConnectionUpdateError.timeout(address: peerAddress, after: Self.parameterUpdateTimeout))
+        }
+        defer { deadline.cancel() }
+        return try await waiter.wait()
     }
 
     /// The link is down: the bearer (both roles) fails every waiter with `cause`, the sender
@@ -218,6 +272,11 @@ public final class LEConnection: Sendable, CustomStringConvertible {
             defer { s.waiters.removeAll() }
             return s.waiters
         }
+        let update = state.withLock { s in
+            defer { s.parameterUpdate = nil }
+            return s.parameterUpdate
+        }
+        update?.fail(HCIError.connectionClosed(handle: handle))
         bearer.close(closeReason)
         sender.close()
         link.security.closed()
@@ -279,4 +338,22 @@ public struct LEConnectionParametersInUse: Sendable, Hashable {
 
     public var intervalDuration: Duration { .microseconds(Int64(interval) * 1250) }
     public var supervisionTimeoutDuration: Duration { .milliseconds(Int64(supervisionTimeout) * 10) }
+}
+
+/// Why new connection parameters were not taken.
+public enum ConnectionUpdateError: Error, Sendable, Hashable, CustomStringConvertible {
+    /// The controller reported the update failed: the central refused the request (usually
+    /// Unacceptable Connection Parameters, 0x3B) or the procedure failed.
+    case refused(address: BluetoothAddress, status: HCIStatus)
+    case timeout(address: BluetoothAddress, after: Duration)
+    /// Another update on this link is under way.
+    case alreadyUpdating(address: BluetoothAddress)
+
+    public var description: String {
+        switch self {
+        case .refused(let address, let status): "the connection parameter update with \(address) was refused: \(status)"
+        case .timeout(let address, let after): "no connection parameter update with \(address) within \(after)"
+        case .alreadyUpdating(let address): "a connection parameter update with \(address) is already under way"
+        }
+    }
 }

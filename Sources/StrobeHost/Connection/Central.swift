@@ -23,13 +23,17 @@ public final class Central: Sendable {
         public var ownAddress: OwnAddress
         /// What this host agrees to when a peer asks for new connection parameters.
         public var connectionParameterPolicy: ConnectionParameterPolicy
+        /// How long `connect` waits for the MTU exchange before it returns the link at ATT_MTU 23
+        /// (the exchange goes on; the spec gives it 30 s).
+        public var mtuExchangeWait: Duration
 
         public init(preferredMTU: Int = 247, transactionTimeout: Duration = .seconds(30),
                     connectionInterval: ClosedRange<Duration> = .milliseconds(7.5) ... .milliseconds(15),
                     supervisionTimeout: Duration = .seconds(4), connectTimeout: Duration = .seconds(5),
                     requestDataLengthAndPHY: Bool = true, ownAddress: OwnAddress = .public,
-                    connectionParameterPolicy: ConnectionParameterPolicy = .lowLatency) {
+                    connectionParameterPolicy: ConnectionParameterPolicy = .lowLatency, mtuExchangeWait: Duration = .seconds(3)) {
             self.ownAddress = ownAddress
+            self.mtuExchangeWait = mtuExchangeWait
             self.connectionParameterPolicy = connectionParameterPolicy
             self.preferredMTU = preferredMTU
             self.transactionTimeout = transactionTimeout
@@ -280,14 +284,22 @@ public final class Central: Sendable {
         // The link-layer requests go to the controller while the MTU exchange crosses the air:
         // neither waits for the other. Their outcome does not decide the connection.
         async let linkLayer: Void = requestDataLengthAndPHY(connection.handle, features: info.leFeatures)
-        do {
-            _ = try await connection.gatt.exchangeMTU()
-        } catch {
-            await linkLayer
-            if connection.isConnected { _ = try? await connection.disconnect() }
-            throw error
-        }
+        await exchangeMTU(on: connection)
         await linkLayer
+        guard connection.isConnected else { throw ConnectionError.disconnectedDuringSetup(address: connection.peerAddress) }
+    }
+
+    /// The MTU exchange, waited for up to `mtuExchangeWait`. The link does not depend on it: a
+    /// peer that refuses it, or whose ATT server is silent (SMP and L2CAP signalling need no
+    /// ATT), leaves the link at ATT_MTU 23. An unanswered request stays with the bearer, which
+    /// the spec's 30 s transaction timeout closes, while the link goes on.
+    private func exchangeMTU(on connection: LEConnection) async {
+        // Cancelled at the limit, the request stays on the wire: a late answer still sets the MTU.
+        let answered = (try? await withTimeout(configuration.mtuExchangeWait, clock: clock) { try await connection.gatt.exchangeMTU() }) != nil
+        if !answered, connection.isConnected {
+            controller.logger.warning("the MTU exchange did not complete: the link stays at ATT_MTU 23", metadata: [
+                "handle": "\(connection.handle)", "peer": "\(connection.peerAddress)"])
+        }
     }
 
     private func requestDataLengthAndPHY(_ handle: ConnectionHandle, features: LEFeatures) async {

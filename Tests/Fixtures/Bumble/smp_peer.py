@@ -147,6 +147,10 @@ async def main(args):
                 PROTECTED_CHARACTERISTIC, Characteristic.Properties.READ,
                 att.Attribute.READABLE | requires, bytes.fromhex(args.protected))]))
         await device.power_on()
+        if args.silent_att:
+            # Bumble's GATT server no longer hears ATT: every request goes unanswered.
+            device.l2cap_channel_manager.deregister_fixed_channel(att.ATT_CID)
+            device.l2cap_channel_manager.register_fixed_channel(att.ATT_CID, lambda handle, pdu: None)
         emit('READY', {'address': str(device.random_address), 'public': str(device.public_address)})
         if args.claim_identity:
             # Key distribution reads these: the peer now claims another device's identity.
@@ -206,6 +210,7 @@ if __name__ == '__main__':
     parser.add_argument('--identity-address-type', choices=['random', 'public', 'stock'], default='random',
                         help='the identity address it distributes: its static random one, its public one, '
                              "or Bumble's default (public when the controller has one)")
+    parser.add_argument('--silent-att', action='store_true', help='answer no ATT request (as a host with no GATT server running)')
     parser.add_argument('--claim-identity', help='distribute this address (of --identity-address-type) as its identity')
     parser.add_argument('--timeout', type=float, default=120)
     args = parser.parse_args()

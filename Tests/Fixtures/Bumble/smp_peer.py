@@ -23,6 +23,9 @@ Outcomes, one JSON object each, with the number of the connection (1, 2, ...) th
     ENCRYPTED {"encrypted": bool}
     ENCRYPTION_FAILED {"error": str}
     DISCONNECTED {"reason": int}
+    PARAMETERS {"connection": n, "interval": ms, "latency": n, "timeout": ms}   the link's new parameters
+    UPDATE_DONE {"interval": ms, "seconds": s} / UPDATE_FAILED {"error": int, "seconds": s}
+                            the outcome of each --update-parameters request, and how long it took
 Keys go to stdout here only because this is a test peer: the test compares them with Strobe's.
 """
 import argparse
@@ -122,6 +125,27 @@ def watch(connection):
 
     connection.on('security_request', on_security_request)
 
+    def on_parameters():
+        emit('PARAMETERS', {'connection': number, 'interval': connection.parameters.connection_interval,
+                            'latency': connection.parameters.peripheral_latency,
+                            'timeout': connection.parameters.supervision_timeout})
+
+    connection.on('connection_parameters_update', on_parameters)
+
+
+async def update_parameters(connection, specs):
+    # Each MIN_MS,MAX_MS,LATENCY,TIMEOUT_MS in turn, through the link layer (LE Connection Update
+    # as peripheral).
+    for spec in specs:
+        low, high, latency, timeout = (float(value) for value in spec.split(','))
+        started = asyncio.get_running_loop().time()
+        try:
+            await connection.update_parameters(low, high, int(latency), timeout)
+            emit('UPDATE_DONE', {'interval': connection.parameters.connection_interval,
+                                 'seconds': asyncio.get_running_loop().time() - started})
+        except hci.HCI_Error as error:
+            emit('UPDATE_FAILED', {'error': int(error.error_code), 'seconds': asyncio.get_running_loop().time() - started})
+
 
 async def main(args):
     async with await open_transport(args.transport) as (source, sink):
@@ -164,6 +188,8 @@ async def main(args):
                 watch(connection)
                 if args.request_security:
                     connection.request_pairing()
+                if args.update_parameters:
+                    asyncio.get_running_loop().create_task(update_parameters(connection, args.update_parameters))
 
             device.on('connection', on_connection)
             device.advertising_data = bytes(AdvertisingData([
@@ -210,6 +236,8 @@ if __name__ == '__main__':
     parser.add_argument('--identity-address-type', choices=['random', 'public', 'stock'], default='random',
                         help='the identity address it distributes: its static random one, its public one, '
                              "or Bumble's default (public when the controller has one)")
+    parser.add_argument('--update-parameters', action='append', metavar='MIN_MS,MAX_MS,LATENCY,TIMEOUT_MS',
+                        help='peripheral: ask for these connection parameters once connected (repeatable, in order)')
     parser.add_argument('--silent-att', action='store_true', help='answer no ATT request (as a host with no GATT server running)')
     parser.add_argument('--claim-identity', help='distribute this address (of --identity-address-type) as its identity')
     parser.add_argument('--timeout', type=float, default=120)

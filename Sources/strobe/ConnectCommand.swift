@@ -45,7 +45,10 @@ struct ConnectCommand: AsyncParsableCommand {
         let session = try await ControllerSession.open(global)
         defer { try? session.close() }
         // Subscribed before connecting, and only to hold: the link's first events come at once.
+        // Their times count from here, so that one from the connection's set-up is not before
+        // the start.
         let events = hold == nil ? nil : session.controller.events()
+        let start = HostTime.now()
         let connection = try await target.connect(session)
         let report = Self.report(connection)
         if json {
@@ -61,7 +64,6 @@ struct ConnectCommand: AsyncParsableCommand {
             _ = try? await connection.disconnect()
             return
         }
-        let start = HostTime.now()
         let watching = Task {
             for await timed in events {
                 guard let (name, detail) = Self.describe(timed.event, handle: connection.handle) else { continue }
@@ -103,6 +105,10 @@ struct ConnectCommand: AsyncParsableCommand {
         case .leConnectionUpdateComplete(let update) where update.connectionHandle == handle:
             return ("parameters", "\(update.status), interval \(String(format: "%.2f", Double(update.connectionInterval) * 1.25)) ms, "
                     + "latency \(update.peripheralLatency), supervision timeout \(Int(update.supervisionTimeout) * 10) ms")
+        case .leRemoteConnectionParameterRequest(let request) where request.connectionHandle == handle:
+            return ("parameterRequest", "asked by the peer: interval \(String(format: "%.2f", Double(request.intervalMin) * 1.25))"
+                    + "-\(String(format: "%.2f", Double(request.intervalMax) * 1.25)) ms, latency \(request.maxLatency), "
+                    + "supervision timeout \(Int(request.supervisionTimeout) * 10) ms")
         case .lePHYUpdateComplete(let update) where update.connectionHandle == handle:
             return ("phy", "\(update.status), \(update.txPHY)/\(update.rxPHY) (tx/rx)")
         case .leDataLengthChange(let change) where change.connectionHandle == handle:

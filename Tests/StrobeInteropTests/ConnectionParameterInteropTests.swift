@@ -34,6 +34,27 @@ extension RootCanalTests {
             }
         }
 
+        /// `strobe connect --hold` shows the peer's request, then the parameters it brought, each
+        /// stamped from the command's start (none before it).
+        @Test func connectHoldShowsWhoAskedAndWhen() async throws {
+            try await RootCanal.with { rootCanal in
+                let peer = try await BumbleSMPPeer(on: rootCanal, arguments: ["--role", "peripheral", "--update-parameters", "30,45,2,2000"])
+                let result = try await StrobeCommand.run(
+                    ["--transport", rootCanal.transport, "connect", "--address", peer.address, "--random", "--hold", "3", "--json"])
+                #expect(result.status == 0, "\(result.stderr)")
+                let events = try JSONLines.objects(result.stdout).dropFirst()
+                let names = events.compactMap { $0["event"] as? String }
+                let request = try #require(names.firstIndex(of: "parameterRequest"), "\(names)")
+                #expect(names[request...].contains("parameters"), "\(names)")
+                #expect((events.first { $0["event"] as? String == "parameterRequest" }?["detail"] as? String)?
+                    .hasPrefix("asked by the peer: interval 30.00-45.00 ms, latency 2") == true)
+                for event in events {
+                    let t = try #require(event["t"] as? Double)
+                    #expect(t >= 0 && t < 30, "\(event)")
+                }
+            }
+        }
+
         /// `updateParameters` as central: Bumble's peripheral sees the values asked for.
         @Test func theCentralsUpdateReachesThePeripheral() async throws {
             try await RootCanal.with { rootCanal in

@@ -71,6 +71,23 @@ extension RootCanalTests {
             }
         }
 
+        /// LE Read PHY and LE Set PHY on one link: the PHY asked for is the one read back.
+        @Test func aLinksPHYIsReadAndSet() async throws {
+            try await RootCanal.with { rootCanal in
+                let peer = try await BumbleSMPPeer(on: rootCanal, arguments: ["--role", "peripheral"])
+                let host = try await HostUnderTest(transport: rootCanal.transport, configuration: .init(requestDataLengthAndPHY: false))
+                defer { host.close() }
+                let connection = try await host.central.connect(to: BluetoothAddress(peer.address)!, addressType: .random, timeout: .seconds(20))
+                #expect(try await connection.readPHY() == connection.phy)
+                let set = try await connection.setPHY(tx: [.le2M], rx: [.le2M])
+                #expect(set == LEConnectionPHY(tx: .le2M, rx: .le2M))
+                #expect(try await connection.readPHY() == set)
+                let back = try await connection.setPHY(tx: [.le1M], rx: [.le1M])
+                #expect(back == LEConnectionPHY(tx: .le1M, rx: .le1M) && connection.phy == back)
+                _ = try await connection.disconnect()
+            }
+        }
+
         /// `updateParameters` as peripheral: the link layer asks Bumble's central, which takes
         /// them; both sides see the values asked for.
         @Test func thePeripheralsUpdateReachesTheCentral() async throws {

@@ -33,7 +33,11 @@ enum HCICommandLayouts {
         0x201B: [("Connection_Handle", 2)],                                                  // LE Long Term Key Request Negative Reply
         0x2019: [("Connection_Handle", 2), ("Random_Number", 8), ("Encrypted_Diversifier", 2),
                  ("Long_Term_Key", 16)],                                                     // LE Enable Encryption
+        0x2020: [("Connection_Handle", 2), ("Interval_Min", 2), ("Interval_Max", 2), ("Max_Latency", 2),
+                 ("Timeout", 2), ("Min_CE_Length", 2), ("Max_CE_Length", 2)],              // LE Remote Connection Parameter Request Reply
+        0x2021: [("Connection_Handle", 2), ("Reason", 1)],                                   // LE Remote Connection Parameter Request Negative Reply
         0x2022: [("Connection_Handle", 2), ("TX_Octets", 2), ("TX_Time", 2)],               // LE Set Data Length
+        0x2030: [("Connection_Handle", 2)],                                                  // LE Read PHY
         0x2032: [("Connection_Handle", 2), ("All_PHYs", 1), ("TX_PHYs", 1), ("RX_PHYs", 1), ("PHY_Options", 2)],  // LE Set PHY
         0x2035: [("Advertising_Handle", 1), ("Random_Address", 6)],                        // LE Set Advertising Set Random Address
         0x2036: [("Advertising_Handle", 1), ("Advertising_Event_Properties", 2), ("Primary_Advertising_Interval_Min", 3),

@@ -62,6 +62,7 @@ extension HCIOpcode {
     public static let leRemoteConnectionParameterRequestReply = HCIOpcode(ogf: 0x08, ocf: 0x0020)
     public static let leRemoteConnectionParameterRequestNegativeReply = HCIOpcode(ogf: 0x08, ocf: 0x0021)
     public static let leSetDataLength = HCIOpcode(ogf: 0x08, ocf: 0x0022)
+    public static let leReadPHY = HCIOpcode(ogf: 0x08, ocf: 0x0030)
     public static let leSetPHY = HCIOpcode(ogf: 0x08, ocf: 0x0032)
     public static let leSetExtendedScanParameters = HCIOpcode(ogf: 0x08, ocf: 0x0041)
     public static let leSetExtendedScanEnable = HCIOpcode(ogf: 0x08, ocf: 0x0042)
@@ -104,6 +105,7 @@ extension HCIOpcode {
         leRemoteConnectionParameterRequestReply.rawValue: "LE Remote Connection Parameter Request Reply",
         leRemoteConnectionParameterRequestNegativeReply.rawValue: "LE Remote Connection Parameter Request Negative Reply",
         leSetDataLength.rawValue: "LE Set Data Length",
+        leReadPHY.rawValue: "LE Read PHY",
         leSetPHY.rawValue: "LE Set PHY",
         leSetExtendedScanParameters.rawValue: "LE Set Extended Scan Parameters",
         leSetExtendedScanEnable.rawValue: "LE Set Extended Scan Enable",

@@ -251,6 +251,24 @@ public struct HCILESetPHY: HCICommand {
     }
 }
 
+/// HCI_LE_Read_PHY (Vol 4, Part E, 7.8.47): the PHY a connection uses in each direction.
+public struct HCILEReadPHY: HCICommand {
+    public static let opcode = HCIOpcode.leReadPHY
+
+    public var connectionHandle: ConnectionHandle
+
+    public init(connectionHandle: ConnectionHandle) { self.connectionHandle = connectionHandle }
+
+    public func encodeParameters(into writer: inout ByteWriter) {
+        writer.write(connectionHandle)
+    }
+
+    public static func decodeReturnParameters(_ reader: inout HCIFieldReader) throws(HCIError) -> (tx: LEPHY, rx: LEPHY) {
+        _ = try reader.u16("Connection_Handle")
+        return (LEPHY(rawValue: try reader.u8("TX_PHY")), LEPHY(rawValue: try reader.u8("RX_PHY")))
+    }
+}
+
 /// HCI_LE_Read_Remote_Features. Answered by Command Status; LE Read Remote Features Complete follows.
 public struct HCILEReadRemoteFeatures: HCICommand {
     public typealias ReturnParameters = Void

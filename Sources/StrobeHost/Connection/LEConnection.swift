@@ -30,6 +30,8 @@ public final class LEConnection: Sendable, CustomStringConvertible {
         var waiters: [Waiter<HCIStatus>] = []
         /// `updateParameters` waiting for LE Connection Update Complete.
         var parameterUpdate: Waiter<LEConnectionParametersInUse>?
+        /// `setPHY` waiting for LE PHY Update Complete.
+        var phyUpdate: Waiter<LEConnectionPHY>?
         var remoteParameterRequests = 0
         var remoteParameterRequestsAccepted = 0
     }
@@ -206,8 +208,47 @@ public final class LEConnection: Sendable, CustomStringConvertible {
     // MARK: Driven by the central
 
     func phyUpdated(_ event: LEPHYUpdateCompleteEvent) {
-        guard event.status.isSuccess else { return }
-        state.withLock { $0.phy = LEConnectionPHY(tx: event.txPHY, rx: event.rxPHY) }
+        let phy = LEConnectionPHY(tx: event.txPHY, rx: event.rxPHY)
+        let waiter = state.withLock { s -> Waiter<LEConnectionPHY>? in
+            if event.status.isSuccess { s.phy = phy }
+            defer { s.phyUpdate = nil }
+            return s.phyUpdate
+        }
+        waiter?.resolve(event.status.isSuccess ? .success(phy) : .failure(HCIError.commandFailed(.leSetPHY, event.status)))
+    }
+
+    /// Asks the controller which PHY the link uses in each direction (LE Read PHY).
+    public func readPHY() async throws -> LEConnectionPHY {
+        let (tx, rx) = try await controller.send(HCILEReadPHY(connectionHandle: handle))
+        let phy = LEConnectionPHY(tx: tx, rx: rx)
+        state.withLock { $0.phy = phy }
+        return phy
+    }
+
+    /// Asks for these PHYs (LE Set PHY) and returns the ones in use once the controller reports
+    /// the PHY Update procedure done (it does so even when nothing changes), within
+    /// `parameterUpdateTimeout`. A peer may leave a direction as it was.
+    @discardableResult
+    public func setPHY(tx: LEPHYs, rx: LEPHYs) async throws -> LEConnectionPHY {
+        let waiter = Waiter<LEConnectionPHY>()
+        try state.withLock { s throws in
+            guard s.disconnectReason == nil else { throw HCIError.connectionClosed(handle: handle) }
+            s.phyUpdate?.fail(CancellationError())
+            s.phyUpdate = waiter
+        }
+        do {
+            try await controller.send(HCILESetPHY(connectionHandle: handle, txPHYs: tx, rxPHYs: rx))
+        } catch {
+            state.withLock { if $0.phyUpdate === waiter { $0.phyUpdate = nil } }
+            throw error
+        }
+        let deadline = Task { [clock] in
+            guard (try? await clock.sleep(for: Self.parameterUpdateTimeout)) != nil else { return }
+            self.state.withLock { if $0.phyUpdate === waiter { $0.phyUpdate = nil } }
+            waiter.fail(HCIError.commandTimeout(.leSetPHY, .noAnswer(after: Self.parameterUpdateTimeout)))
+        }
+        defer { deadline.cancel() }
+        return try await waiter.wait()
     }
 
     func dataLengthChanged(_ event: LEDataLengthChangeEvent) {
@@ -272,11 +313,15 @@ public final class LEConnection: Sendable, CustomStringConvertible {
             defer { s.waiters.removeAll() }
             return s.waiters
         }
-        let update = state.withLock { s in
-            defer { s.parameterUpdate = nil }
-            return s.parameterUpdate
+        let (update, phyUpdate) = state.withLock { s in
+            defer {
+                s.parameterUpdate = nil
+                s.phyUpdate = nil
+            }
+            return (s.parameterUpdate, s.phyUpdate)
         }
         update?.fail(HCIError.connectionClosed(handle: handle))
+        phyUpdate?.fail(HCIError.connectionClosed(handle: handle))
         bearer.close(closeReason)
         sender.close()
         link.security.closed()
@@ -322,6 +367,11 @@ private final class LinkFailureRelay: Sendable {
 public struct LEConnectionPHY: Sendable, Hashable {
     public var tx: LEPHY
     public var rx: LEPHY
+
+    public init(tx: LEPHY, rx: LEPHY) {
+        self.tx = tx
+        self.rx = rx
+    }
 }
 
 /// The largest link-layer payloads a connection carries in each direction (Vol 4, Part E, 7.7.65.7).

@@ -39,7 +39,13 @@ final class L2CAPLink: HCIACLHandler, @unchecked Sendable {
     struct SignalingCounts {
         var parameterUpdateRequests = 0
         var parameterUpdatesAccepted = 0
+        /// This host's own Connection Parameter Update Request, waiting for its response.
+        var pendingUpdate: (identifier: UInt8, waiter: Waiter<Bool>)?
+        var nextIdentifier: UInt8 = 1
     }
+
+    /// How long a signalling request waits for its response (the spec's RTX: 1 to 60 s).
+    static let responseTimeout = Duration.seconds(30)
 
     init(controller: HCIController, handle: ConnectionHandle, role: LERole, sender: L2CAPSender, bearer: ATTBearer,
          security: LinkSecurity, parameterPolicy: ConnectionParameterPolicy = .lowLatency) {
@@ -162,7 +168,20 @@ final class L2CAPLink: HCIACLHandler, @unchecked Sendable {
                     }
                 }
             }
-        case .commandReject, .connectionParameterUpdateResponse, .disconnectionResponse,
+        case .connectionParameterUpdateResponse:
+            // Result 0x0000 accepted, 0x0001 rejected; a response to no request of ours is dropped.
+            let waiter = signaling.withLock { s -> Waiter<Bool>? in
+                guard let pending = s.pendingUpdate, pending.identifier == packet.identifier else { return nil }
+                s.pendingUpdate = nil
+                return pending.waiter
+            }
+            guard packet.data.count == 2 else {
+                counts.malformedSignaling.incrementBySoleWriter()
+                waiter?.fail(L2CAPSignalingError.lengthMismatch(code: packet.code, announced: 2, actual: packet.data.count))
+                return
+            }
+            waiter?.resolve(.success(packet.data[0] == 0 && packet.data[1] == 0))
+        case .commandReject, .disconnectionResponse,
              .leCreditBasedConnectionResponse, .flowControlCredit:
             // Answers and notices: nothing to answer back.
             break
@@ -170,6 +189,42 @@ final class L2CAPLink: HCIACLHandler, @unchecked Sendable {
             // Unknown, or a request this host does not serve: Command Reject (not understood).
             reject(packet)
         }
+    }
+
+    /// Peripheral: asks the central for `parameters` through L2CAP signalling (Vol 3, Part A,
+    /// 4.20), for a central whose link layer lacks the Connection Parameters Request procedure;
+    /// returns whether it accepted (the central then updates the link itself). Waits up to
+    /// `responseTimeout`.
+    func requestParameterUpdate(_ parameters: LEConnectionParameters, clock: any Clock<Duration>) async throws -> Bool {
+        let waiter = Waiter<Bool>()
+        let identifier = signaling.withLock { s -> UInt8 in
+            s.pendingUpdate?.waiter.fail(CancellationError())
+            let identifier = s.nextIdentifier
+            s.nextIdentifier = identifier == 0xFF ? 1 : identifier + 1
+            s.pendingUpdate = (identifier, waiter)
+            return identifier
+        }
+        let request = ConnectionParameterUpdateRequest(intervalMin: parameters.intervalMin, intervalMax: parameters.intervalMax,
+                                                       latency: parameters.maxLatency, timeout: parameters.supervisionTimeout)
+        try await sender.send(request.request(identifier: identifier).encoded, on: .leSignaling)
+        let withdraw: @Sendable () -> Void = { [weak self] in
+            self?.signaling.withLock { if $0.pendingUpdate?.waiter === waiter { $0.pendingUpdate = nil } }
+        }
+        let deadline = Task { [peer = security.peer] in
+            guard (try? await clock.sleep(for: Self.responseTimeout)) != nil else { return }
+            if waiter.fail(ConnectionUpdateError.timeout(address: peer, after: Self.responseTimeout)) { withdraw() }
+        }
+        defer { deadline.cancel() }
+        return try await waiter.wait(onCancel: withdraw)
+    }
+
+    /// The link is down: a request of ours waiting for its response fails.
+    func closed() {
+        let pending = signaling.withLock { s in
+            defer { s.pendingUpdate = nil }
+            return s.pendingUpdate
+        }
+        pending?.waiter.fail(HCIError.connectionClosed(handle: handle))
     }
 
     private func reject(_ packet: LESignalingPacket) {

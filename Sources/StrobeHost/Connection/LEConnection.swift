@@ -275,9 +275,39 @@ public final class LEConnection: Sendable, CustomStringConvertible {
     /// them (LE Connection Update Complete). The central's controller updates the link; a
     /// peripheral's asks the central through the link layer's Connection Parameters Request,
     /// which the central's host may refuse (`ConnectionUpdateError.refused`, usually with
-    /// Unacceptable Connection Parameters, 0x3B; the link stays as it was).
+    /// Unacceptable Connection Parameters, 0x3B; the link stays as it was). A peripheral whose
+    /// controller or central lacks that procedure asks through L2CAP signalling instead
+    /// (Connection Parameter Update Request), and the central updates the link if it accepts.
     @discardableResult
     public func updateParameters(_ parameters: LEConnectionParameters) async throws -> LEConnectionParametersInUse {
+        do {
+            return try await awaitParameterUpdate {
+                try await self.controller.send(HCILEConnectionUpdate(connectionHandle: self.handle, connection: parameters))
+            }
+        } catch let error where role == .peripheral && Self.lacksParametersRequestProcedure(error) {
+            return try await awaitParameterUpdate {
+                guard try await self.link.requestParameterUpdate(parameters, clock: self.clock) else {
+                    throw ConnectionUpdateError.refused(address: self.peerAddress, status: .unacceptableConnectionParameters)
+                }
+            }
+        }
+    }
+
+    /// The peripheral's controller cannot run the Connection Parameters Request procedure
+    /// (Command Disallowed, an unknown command) or the central's link layer does not know it
+    /// (Unsupported Remote Feature).
+    static func lacksParametersRequestProcedure(_ error: any Error) -> Bool {
+        let lacking: Set<HCIStatus> = [.unknownHCICommand, .commandDisallowed, .unsupportedRemoteFeature]
+        switch error {
+        case HCIError.commandFailed(.leConnectionUpdate, let status): return lacking.contains(status)
+        case ConnectionUpdateError.refused(_, let status): return status == .unsupportedRemoteFeature
+        default: return false
+        }
+    }
+
+    /// Runs `ask`, then waits for LE Connection Update Complete on this link, up to
+    /// `parameterUpdateTimeout`.
+    private func awaitParameterUpdate(_ ask: @escaping @Sendable () async throws -> Void) async throws -> LEConnectionParametersInUse {
         let waiter = Waiter<LEConnectionParametersInUse>()
         try state.withLock { s throws in
             guard s.disconnectReason == nil else { throw HCIError.connectionClosed(handle: handle) }
@@ -285,7 +315,7 @@ public final class LEConnection: Sendable, CustomStringConvertible {
             s.parameterUpdate = waiter
         }
         do {
-            try await controller.send(HCILEConnectionUpdate(connectionHandle: handle, connection: parameters))
+            try await ask()
         } catch {
             state.withLock { if $0.parameterUpdate === waiter { $0.parameterUpdate = nil } }
             throw error
@@ -324,6 +354,7 @@ public final class LEConnection: Sendable, CustomStringConvertible {
         phyUpdate?.fail(HCIError.connectionClosed(handle: handle))
         bearer.close(closeReason)
         sender.close()
+        link.closed()
         link.security.closed()
         for waiter in waiters { waiter.succeed(reason) }
     }

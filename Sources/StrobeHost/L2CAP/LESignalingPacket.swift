@@ -92,6 +92,12 @@ public struct ConnectionParameterUpdateRequest: Sendable, Hashable {
         LEConnectionParameters(intervalMin: intervalMin, intervalMax: intervalMax, maxLatency: latency, supervisionTimeout: timeout)
     }
 
+    /// L2CAP_CONNECTION_PARAMETER_UPDATE_REQ, as a peripheral sends it.
+    public func request(identifier: UInt8) -> LESignalingPacket {
+        let data = [intervalMin, intervalMax, latency, timeout].flatMap { [UInt8($0 & 0xFF), UInt8($0 >> 8)] }
+        return LESignalingPacket(code: LESignalingCode.connectionParameterUpdateRequest.rawValue, identifier: identifier, data: data)
+    }
+
     /// L2CAP_CONNECTION_PARAMETER_UPDATE_RSP: result 0x0000 accepted, 0x0001 rejected.
     public static func response(identifier: UInt8, accepted: Bool) -> LESignalingPacket {
         LESignalingPacket(code: LESignalingCode.connectionParameterUpdateResponse.rawValue, identifier: identifier,

@@ -24,6 +24,10 @@ final class ScriptedTransport: HCITransport {
 
     var sent: [[UInt8]] { state.withLock { $0.sent } }
 
+    /// What the responder answers to `packet`, without sending it (for a responder built on
+    /// another's).
+    func answers(to packet: [UInt8]) -> [[UInt8]] { state.withLock { $0.responder }?(packet) ?? [] }
+
     func start(_ sink: any HCIPacketSink) throws {
         state.withLock { $0.sink = sink }
     }

@@ -79,6 +79,36 @@ extension RootCanalTests {
             }
         }
 
+        /// A peer on a resolvable private address that its own IRK resolves, claiming the identity
+        /// of a device Strobe has a bond with: the claim rests only on an IRK the impostor made,
+        /// so it may not replace the stored bond (whose IRK differs) without the app's word; the
+        /// link is ended and the device's bond is unchanged.
+        @Test func aPrivateAddressClaimingABondedIdentityWithAnotherIRKIsRefused() async throws {
+            try await RootCanal.with { rootCanal in
+                let setup = try await Setup(rootCanal, nil)
+                let device = try await setup.peripheral([])
+                let first = try await setup.connect(device)
+                _ = try await first.pair()
+                _ = try await first.disconnect()
+                let stored = try #require(setup.store.bonds().first)
+
+                let impostor = try await setup.peripheral(["--name", "Bumble-Evil", "--address", "F1:F2:F3:F4:F5:A2", "--privacy",
+                                                           "--claim-identity", device.address])
+                _ = impostor
+                let second = try await setup.host.central.connect(name: "Bumble-Evil", timeout: .seconds(20))
+                #expect(ResolvablePrivateAddress.isResolvable(second.peerAddress, type: second.peerAddressType))
+                let error = await #expect(throws: SecurityError.self) { try await second.pair() }
+                guard case .bondReplacementRefused(let peer, let reason)? = error else {
+                    Issue.record("\(String(describing: error))")
+                    return
+                }
+                #expect(peer == stored.peer && reason.contains("IRK"), "\(reason)")
+                #expect(setup.store.bonds() == [stored], "the device's bond changed")
+                #expect(await second.disconnected() == .connectionTerminatedByLocalHost)
+                await setup.stop()
+            }
+        }
+
         /// The same with Strobe as the peripheral: Bumble's central connects from its static
         /// address and claims the identity of a device Strobe has a bond with.
         @Test func aCentralClaimingAnotherDevicesIdentityCannotTakeItsBond() async throws {
@@ -180,9 +210,11 @@ extension RootCanalTests {
                 setup.host.central.security.configuration.secureConnections = false
                 let second = try await setup.connect(peer)
                 let error = await #expect(throws: SecurityError.self) { try await second.pair() }
-                #expect(error == .weakerBond(peer: stored.peer, weakness: "LE legacy pairing where the bond has LE Secure Connections"))
+                #expect(error == .bondReplacementRefused(peer: stored.peer, reason: "LE legacy pairing where the bond has LE Secure Connections"))
                 #expect(setup.store.bonds() == [stored])
-                _ = try await second.disconnect()
+                // The link encrypted with the refused keys is ended, its level never reported.
+                #expect(await second.disconnected() == .connectionTerminatedByLocalHost)
+                #expect(second.pairingResult == nil && second.securityLevel == .none)
 
                 setup.host.central.security.delegate = Agreeing()
                 let third = try await setup.connect(peer)
@@ -240,7 +272,7 @@ extension RootCanalTests {
             func confirmNumber(_ number: UInt32, with peer: BluetoothAddress) async -> Bool { true }
             func displayPasskey(_ passkey: UInt32, to peer: BluetoothAddress) async {}
             func enterPasskey(for peer: BluetoothAddress) async -> UInt32? { nil }
-            func replaceBond(_ existing: Bond, with weaker: Bond, weakness: String) async -> Bool { true }
+            func replaceBond(_ existing: Bond, with new: Bond, reason: String) async -> Bool { true }
         }
 
         /// Strobe fails each of 100 pairings (the peer offers a 5-octet key) and disconnects at

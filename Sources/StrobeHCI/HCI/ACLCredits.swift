@@ -34,7 +34,16 @@ package struct ACLCredits<Token: Equatable> {
     /// Packets sent on each handle that the controller has not reported completed.
     package private(set) var inFlight: [ConnectionHandle: Int] = [:]
     private var waiting: [Request] = []
-    private var flushes: [Request] = []
+    private var flushes: [PendingFlush] = []
+
+    /// A flush: the packets in flight on its handle when it was asked, counted down as the
+    /// controller reports them completed.
+    fileprivate struct PendingFlush {
+        var token: Token
+        var handle: ConnectionHandle
+        var remaining: Int
+        var deadline: Duration
+    }
     package private(set) var closedWith: HCIError?
     /// Completed packets reported for more packets than the handle had in flight.
     package private(set) var unexpectedCompletions = 0
@@ -42,7 +51,7 @@ package struct ACLCredits<Token: Equatable> {
     package init() {}
 
     package var waitingCount: Int { waiting.count }
-    package var nextDeadline: Duration? { (waiting + flushes).map(\.deadline).min() }
+    package var nextDeadline: Duration? { (waiting.map(\.deadline) + flushes.map(\.deadline)).min() }
 
     /// The controller's buffers, from LE Read Buffer Size (or Read Buffer Size).
     package mutating func configure(total: Int, maximumLength: Int) {
@@ -65,26 +74,29 @@ package struct ACLCredits<Token: Equatable> {
 
     /// Asks to hear when every packet sent on `handle` so far has been reported completed: at
     /// once (the returned `Flush`) when none is in flight, else from `endedFlushes` once they
-    /// are, the connection or controller closes, or `timeout` passes. A host that ends a link
-    /// waits for this first, so that its last PDU (a Pairing Failed, say) reaches the peer.
+    /// are (later packets do not hold it), or unsent when the connection or controller closes
+    /// first or `timeout` passes. A host that ends a link waits for this first, so that its last
+    /// PDU (a Pairing Failed, say) reaches the peer.
     package mutating func flush(_ token: Token, handle: ConnectionHandle, now: Duration, timeout: Duration) -> Flush? {
-        guard inFlight[handle] != nil, closedWith == nil else { return Flush(token: token, handle: handle, sent: true) }
-        flushes.append(Request(token: token, handle: handle, askedAt: now, deadline: now + timeout))
+        guard closedWith == nil else { return Flush(token: token, handle: handle, sent: false) }
+        guard let count = inFlight[handle] else { return Flush(token: token, handle: handle, sent: true) }
+        flushes.append(PendingFlush(token: token, handle: handle, remaining: count, deadline: now + timeout))
         return nil
     }
 
     package var hasFlushes: Bool { !flushes.isEmpty }
 
-    /// The flushes that ended: nothing left in flight on their handle, or the deadline passed.
+    /// The flushes that ended: their packets reported completed (sent), or the connection or
+    /// controller closed, or the deadline passed (not sent).
     package mutating func endedFlushes(now: Duration) -> [Flush] {
         var ended: [Flush] = []
-        flushes.removeAll { request in
-            if inFlight[request.handle] == nil || closedWith != nil {
-                ended.append(Flush(token: request.token, handle: request.handle, sent: true))
+        flushes.removeAll { flush in
+            if flush.remaining == 0 {
+                ended.append(Flush(token: flush.token, handle: flush.handle, sent: true))
                 return true
             }
-            guard request.deadline <= now else { return false }
-            ended.append(Flush(token: request.token, handle: request.handle, sent: false))
+            guard closedWith != nil || inFlight[flush.handle] == nil || flush.deadline <= now else { return false }
+            ended.append(Flush(token: flush.token, handle: flush.handle, sent: false))
             return true
         }
         return ended
@@ -109,6 +121,9 @@ package struct ACLCredits<Token: Equatable> {
     package mutating func completed(_ handle: ConnectionHandle, count: Int) -> [Grant] {
         let outstanding = inFlight[handle] ?? 0
         if count > outstanding { unexpectedCompletions += count - outstanding }
+        for index in flushes.indices where flushes[index].handle == handle {
+            flushes[index].remaining = max(0, flushes[index].remaining - count)
+        }
         returnCredits(handle, count: count)
         return grantWaiting()
     }
@@ -186,3 +201,4 @@ extension ACLCredits: Sendable where Token: Sendable {}
 extension ACLCredits.Grant: Sendable where Token: Sendable {}
 extension ACLCredits.Request: Sendable where Token: Sendable {}
 extension ACLCredits.Flush: Sendable where Token: Sendable {}
+extension ACLCredits.PendingFlush: Sendable where Token: Sendable {}

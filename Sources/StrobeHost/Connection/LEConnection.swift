@@ -280,6 +280,13 @@ public final class LEConnection: Sendable, CustomStringConvertible {
     /// (Connection Parameter Update Request), and the central updates the link if it accepts.
     @discardableResult
     public func updateParameters(_ parameters: LEConnectionParameters) async throws -> LEConnectionParametersInUse {
+        // What the link already has is not asked for: a controller need not report an update
+        // that changes nothing.
+        let current = self.parameters
+        if (parameters.intervalMin...max(parameters.intervalMin, parameters.intervalMax)).contains(current.interval),
+           current.latency == parameters.maxLatency, current.supervisionTimeout == parameters.supervisionTimeout {
+            return current
+        }
         do {
             return try await awaitParameterUpdate {
                 try await self.controller.send(HCILEConnectionUpdate(connectionHandle: self.handle, connection: parameters))

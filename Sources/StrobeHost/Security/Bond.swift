@@ -48,6 +48,7 @@ public struct Bond: Sendable, Hashable, Codable, CustomStringConvertible {
         var reasons: [String] = []
         if securityLevel < other.securityLevel { reasons.append("\(securityLevel.name) security where the bond has \(other.securityLevel.name)") }
         if !secureConnections, other.secureConnections { reasons.append("LE legacy pairing where the bond has LE Secure Connections") }
+        if longTermKey == nil, other.longTermKey != nil { reasons.append("no LTK where the bond has one") }
         if let size = longTermKey?.keySize, let stored = other.longTermKey?.keySize, size < stored {
             reasons.append("a \(size)-octet key where the bond has \(stored)")
         }

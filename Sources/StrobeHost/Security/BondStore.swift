@@ -8,6 +8,9 @@ public protocol BondStore: Sendable {
     func bonds() throws(BondStoreError) -> [Bond]
     /// Adds the bond, replacing one for the same peer.
     func save(_ bond: Bond) throws(BondStoreError)
+    /// Adds the bond only if the one stored for the same peer is still `expected` (`nil`: none),
+    /// in one step; returns whether it did.
+    func save(_ bond: Bond, replacing expected: Bond?) throws(BondStoreError) -> Bool
     /// Removes the peer's bond; returns whether there was one.
     @discardableResult func removeBond(for peer: BluetoothAddress) throws(BondStoreError) -> Bool
     func removeAll() throws(BondStoreError)
@@ -39,6 +42,15 @@ public final class InMemoryBondStore: BondStore {
         state.withLock { s in
             s.bonds.removeAll { $0.peer.address == bond.peer.address }
             s.bonds.append(bond)
+        }
+    }
+
+    public func save(_ bond: Bond, replacing expected: Bond?) -> Bool {
+        state.withLock { s in
+            guard s.bonds.first(where: { $0.peer.address == bond.peer.address }) == expected else { return false }
+            s.bonds.removeAll { $0.peer.address == bond.peer.address }
+            s.bonds.append(bond)
+            return true
         }
     }
 

@@ -10,8 +10,9 @@ import StrobeSecurity
 /// change goes to a temporary file created exclusively, 0600, under an unpredictable name in
 /// the store's directory, then renamed over the old file. Nothing is written outside that
 /// directory: a symbolic link at the store's path, its lock or a temporary name is refused,
-/// never followed. A file that cannot be read or parsed is an error naming it, never a silent
-/// reset. The directory is made 0700 when missing.
+/// never followed, and a directory that another user owns or can write to is refused. A file
+/// that cannot be read or parsed is an error naming it, never a silent reset. The directory is
+/// made 0700 when missing.
 public final class FileBondStore: BondStore {
     /// The store's absolute path.
     public let path: String
@@ -61,6 +62,17 @@ public final class FileBondStore: BondStore {
         }
     }
 
+    public func save(_ bond: Bond, replacing expected: Bond?) throws(BondStoreError) -> Bool {
+        var saved = false
+        try change { contents in
+            guard contents.bonds.first(where: { $0.peer.address == bond.peer.address }) == expected else { return }
+            contents.bonds.removeAll { $0.peer.address == bond.peer.address }
+            contents.bonds.append(bond)
+            saved = true
+        }
+        return saved
+    }
+
     @discardableResult
     public func removeBond(for peer: BluetoothAddress) throws(BondStoreError) -> Bool {
         var removed = false
@@ -85,15 +97,15 @@ public final class FileBondStore: BondStore {
         return irk
     }
 
-    /// Reads the store under its lock and makes (and removes) a temporary file beside it: what
-    /// storing a bond will need.
+    /// Reads the store and makes (and removes) a temporary file beside it: what storing a bond
+    /// will need. Never waits for another process's lock (it may run on the thread that reads
+    /// the controller).
     public func verify() throws(BondStoreError) {
-        try locked { () throws(BondStoreError) in
-            _ = try read()
-            let (fd, temporary) = try createTemporary()
-            close(fd)
-            unlink(temporary)
-        }
+        try makeDirectory()
+        _ = try read()
+        let (fd, temporary) = try createTemporary()
+        close(fd)
+        unlink(temporary)
     }
 
     // MARK: Locking
@@ -113,14 +125,17 @@ public final class FileBondStore: BondStore {
         try makeDirectory()
         let fd = open(lockPath, O_RDWR | O_CREAT | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC, 0o600)
         guard fd >= 0 else {
-            throw errno == ELOOP ? .notAFile(path: lockPath, kind: "a symbolic link")
-                : .unwritable(path: path, reason: "its lock file \(lockPath) cannot be opened: \(Self.errorText())")
+            switch errno {
+            case ELOOP: throw .notAFile(path: lockPath, kind: "a symbolic link")
+            case EISDIR: throw .notAFile(path: lockPath, kind: "a directory")
+            default: throw .unwritable(path: path, reason: "its lock file \(lockPath) cannot be opened: \(Self.errorText())")
+            }
         }
         defer { close(fd) }
         var info = stat()
-        guard fstat(fd, &info) == 0, info.st_mode & S_IFMT == S_IFREG else {
-            throw .notAFile(path: lockPath, kind: Self.kind(info.st_mode))
-        }
+        guard fstat(fd, &info) == 0 else { throw .unwritable(path: path, reason: "its lock file: \(Self.errorText())") }
+        guard info.st_mode & S_IFMT == S_IFREG else { throw .notAFile(path: lockPath, kind: Self.kind(info.st_mode)) }
+        guard info.st_uid == geteuid() else { throw .unwritable(path: path, reason: "its lock file \(lockPath) belongs to another user") }
         let start = ContinuousClock.now
         while flock(fd, LOCK_EX | LOCK_NB) != 0 {
             guard errno == EWOULDBLOCK || errno == EINTR else {
@@ -150,6 +165,7 @@ public final class FileBondStore: BondStore {
         var info = stat()
         guard fstat(fd, &info) == 0 else { throw .unreadable(path: path, reason: Self.errorText()) }
         guard info.st_mode & S_IFMT == S_IFREG else { throw .notAFile(path: path, kind: Self.kind(info.st_mode)) }
+        guard info.st_uid == geteuid() else { throw .unreadable(path: path, reason: "it belongs to another user") }
         guard info.st_size <= Self.maximumSize else { throw .corrupt(path: path, reason: "it is larger than \(Self.maximumSize >> 20) MiB") }
         var data = Data(count: Int(info.st_size))
         var offset = 0
@@ -193,7 +209,10 @@ public final class FileBondStore: BondStore {
             while offset < buffer.count {
                 let n = Glibc.write(fd, buffer.baseAddress! + offset, buffer.count - offset)
                 if n < 0, errno == EINTR { continue }
-                guard n > 0 else { return false }
+                guard n > 0 else {
+                    if n == 0 { errno = ENOSPC }
+                    return false
+                }
                 offset += n
             }
             return true
@@ -230,22 +249,29 @@ public final class FileBondStore: BondStore {
         throw .unwritable(path: path, reason: "every temporary name tried in \(directory) was taken")
     }
 
-    /// The store's directory and any missing parents, each new one 0700.
+    /// The store's directory and any missing parents, each new one 0700. The directory must be
+    /// this user's and writable by no one else: another user who can write there could plant a
+    /// store with keys of their choosing, or hold its lock.
     private func makeDirectory() throws(BondStoreError) {
         var info = stat()
-        if stat(directory, &info) == 0 {
-            guard info.st_mode & S_IFMT == S_IFDIR else { throw .unwritable(path: path, reason: "\(directory) is not a directory") }
-            return
-        }
-        var partial = ""
-        for component in directory.split(separator: "/") {
-            partial += "/" + component
-            if mkdir(partial, 0o700) != 0, errno != EEXIST {
-                throw .unwritable(path: path, reason: "the directory \(partial) cannot be made: \(Self.errorText())")
+        if stat(directory, &info) != 0 {
+            var partial = ""
+            for component in directory.split(separator: "/") {
+                partial += "/" + component
+                if mkdir(partial, 0o700) != 0, errno != EEXIST {
+                    throw .unwritable(path: path, reason: "the directory \(partial) cannot be made: \(Self.errorText())")
+                }
             }
+            guard stat(directory, &info) == 0 else { throw .unwritable(path: path, reason: "\(directory): \(Self.errorText())") }
         }
-        guard stat(directory, &info) == 0, info.st_mode & S_IFMT == S_IFDIR else {
-            throw .unwritable(path: path, reason: "\(directory) is not a directory")
+        guard info.st_mode & S_IFMT == S_IFDIR else { throw .unwritable(path: path, reason: "\(directory) is not a directory") }
+        guard info.st_uid == geteuid() else {
+            throw .unwritable(path: path, reason: "its directory \(directory) belongs to another user")
+        }
+        // A shared directory with the sticky bit (/tmp) is allowed: others cannot replace or
+        // remove this user's files there, and files they planted are refused by their owner.
+        guard info.st_mode & 0o022 == 0 || info.st_mode & S_ISVTX != 0 else {
+            throw .unwritable(path: path, reason: "its directory \(directory) can be written by other users")
         }
     }
 

@@ -361,11 +361,13 @@ final class LinkSecurity: Sendable {
                     }
                 }
             case .completed(let result):
-                once(lastSent) { self.completed(result) }
+                let waiters = takeWaiters()
+                once(lastSent) { self.completed(result, waiters: waiters) }
             case .failed(let error):
                 // Likewise a Pairing Failed: a caller that disconnects on the error must not
                 // cut it off.
-                once(lastSent) { self.failed(error) }
+                let waiters = takeWaiters(ending: error)
+                once(lastSent) { self.failed(error, waiters: waiters) }
             }
         }
     }
@@ -398,10 +400,23 @@ final class LinkSecurity: Sendable {
         }
     }
 
-    /// Pairing succeeded: the bond is stored (under the identity the peer proved, never over a
-    /// stronger bond without the delegate's word), then the waiters hear the outcome.
-    private func completed(_ result: SMPPairingResult) {
-        guard result.bonded, let store = manager.store else { return finish(result, outcome: .success(result)) }
+    /// The pairing ended: its waiters are taken now, so that a pairing started meanwhile keeps
+    /// its own; the SMP timer stops, and after a timeout no more SMP is taken on the link.
+    private func takeWaiters(ending error: SMPPairingError? = nil) -> [Waiter<SMPPairingResult>] {
+        state.withLock { s in
+            s.timer?.cancel()
+            if error == .timeout { s.smpTimedOut = true }
+            defer { s.pairingWaiters = [] }
+            return s.pairingWaiters
+        }
+    }
+
+    /// Pairing succeeded: the bond is stored under the identity the peer proved. A bond that
+    /// would replace a stored one it is weaker than, or one a private address claimed with an IRK
+    /// other than the stored bond's, needs the delegate's word; refused, the link is ended and
+    /// nothing of the pairing is used.
+    private func completed(_ result: SMPPairingResult, waiters: [Waiter<SMPPairingResult>]) {
+        guard result.bonded, let store = manager.store else { return finish(result, waiters, outcome: .success(result)) }
         let checked = PeerIdentity(claimed: result.peerIdentity, irk: result.peerIRK, pairedFrom: peer, type: peerType)
         if let ignored = checked.ignoredClaim {
             controller.logger.warning("peer identity not taken", metadata: ["handle": "\(handle)", "reason": "\(ignored)"])
@@ -413,56 +428,73 @@ final class LinkSecurity: Sendable {
             keys: checked.ignoredClaim == nil ? result.keysExchanged : result.keysExchanged.filter { $0 != "peer IRK" && $0 != "peer identity address" })
         let existing: Bond?
         do throws(BondStoreError) {
-            let bonds = try store.bonds()
-            existing = bonds.first { $0.peer.address == bond.peer.address } ?? bonds.first { $0.matches(peer, type: peerType) }
+            existing = try store.bonds().first { $0.peer.address == bond.peer.address }
         } catch {
-            return finish(result, outcome: .failure(SecurityError.bondNotStored(error)))
+            return finish(result, waiters, outcome: .failure(SecurityError.bondNotStored(error)))
         }
-        guard let existing, let weakness = bond.weakness(comparedWith: existing) else {
-            return finish(result, outcome: keep(bond, for: result, in: store))
+        var concerns: [String] = []
+        if let existing {
+            if let weakness = bond.weakness(comparedWith: existing) { concerns.append(weakness) }
+            if checked.provedByIRK, let stored = existing.peerIRK, stored != bond.peerIRK {
+                concerns.append("an IRK other than the stored bond's, from a private address")
+            }
         }
+        guard let existing, !concerns.isEmpty else {
+            return settle(result, bond, replacing: existing, in: store, waiters: waiters)
+        }
+        let reason = concerns.joined(separator: "; ")
         let delegate = manager.delegate
         Task {
-            let agreed = await delegate?.replaceBond(existing, with: bond, weakness: weakness) ?? false
-            if !agreed {
-                self.controller.logger.warning("weaker bond refused", metadata: ["handle": "\(self.handle)", "weakness": "\(weakness)"])
+            if await delegate?.replaceBond(existing, with: bond, reason: reason) ?? false {
+                self.settle(result, bond, replacing: existing, in: store, waiters: waiters)
+            } else {
+                self.refuse(SecurityError.bondReplacementRefused(peer: existing.peer, reason: reason), waiters: waiters)
             }
-            self.finish(result, outcome: agreed ? self.keep(bond, for: result, in: store)
-                : .failure(SecurityError.weakerBond(peer: existing.peer, weakness: weakness)))
         }
     }
 
-    private func keep(_ bond: Bond, for result: SMPPairingResult, in store: any BondStore) -> Result<SMPPairingResult, any Error> {
+    /// Stores the bond if the stored one is still `existing` (another link or process may have
+    /// changed it meanwhile: then refused), then reports the pairing.
+    private func settle(_ result: SMPPairingResult, _ bond: Bond, replacing existing: Bond?, in store: any BondStore,
+                        waiters: [Waiter<SMPPairingResult>]) {
         do throws(BondStoreError) {
-            // A bond under the connection address is replaced by the identity's.
+            guard try store.save(bond, replacing: existing) else {
+                return refuse(SecurityError.bondReplacementRefused(peer: bond.peer, reason: "the stored bond changed while pairing"),
+                              waiters: waiters)
+            }
+            // A bond under the connection address gives way to the identity's.
             if bond.peer.address != peer { try store.removeBond(for: peer) }
-            try store.save(bond)
-            return .success(result)
+            finish(result, waiters, outcome: .success(result))
         } catch {
-            return .failure(SecurityError.bondNotStored(error))
+            finish(result, waiters, outcome: .failure(SecurityError.bondNotStored(error)))
         }
     }
 
-    private func finish(_ result: SMPPairingResult, outcome: Result<SMPPairingResult, any Error>) {
-        let waiters = state.withLock { s -> [Waiter<SMPPairingResult>] in
+    private func finish(_ result: SMPPairingResult, _ waiters: [Waiter<SMPPairingResult>], outcome: Result<SMPPairingResult, any Error>) {
+        state.withLock { s in
             s.level = result.securityLevel
             s.lastResult = result
-            s.timer?.cancel()
-            defer { s.pairingWaiters = [] }
-            return s.pairingWaiters
         }
         levels.yield(result.securityLevel)
         controller.logger.info("paired", metadata: ["handle": "\(handle)", "result": "\(result)"])
         for waiter in waiters { waiter.resolve(outcome) }
     }
 
-    private func failed(_ error: SMPPairingError) {
-        let waiters = state.withLock { s -> [Waiter<SMPPairingResult>] in
-            s.timer?.cancel()
-            if error == .timeout { s.smpTimedOut = true }
-            defer { s.pairingWaiters = [] }
-            return s.pairingWaiters
+    /// A pairing whose keys are not kept: its level and result are not taken, and the link
+    /// encrypted with them is ended (Authentication Failure).
+    private func refuse(_ error: SecurityError, waiters: [Waiter<SMPPairingResult>]) {
+        controller.logger.warning("pairing refused", metadata: ["handle": "\(handle)", "error": "\(error)"])
+        for waiter in waiters { waiter.fail(error) }
+        Task { [controller, handle] in
+            do {
+                try await controller.send(HCIDisconnect(connectionHandle: handle, reason: .authenticationFailure))
+            } catch {
+                controller.logger.warning("disconnecting a refused pairing failed", metadata: ["handle": "\(handle)", "error": "\(error)"])
+            }
         }
+    }
+
+    private func failed(_ error: SMPPairingError, waiters: [Waiter<SMPPairingResult>]) {
         controller.logger.warning("pairing failed", metadata: ["handle": "\(handle)", "error": "\(error)"])
         for waiter in waiters { waiter.fail(SecurityError.pairing(error)) }
     }

@@ -14,13 +14,14 @@ public protocol PairingDelegate: Sendable {
     func displayPasskey(_ passkey: UInt32, to peer: BluetoothAddress) async
     /// The passkey the peer shows, as the user typed it; `nil` to give up.
     func enterPasskey(for peer: BluetoothAddress) async -> UInt32?
-    /// A new pairing would replace `existing` with a weaker bond (`weakness` says how): a peer
-    /// that lost its keys, or one pretending to be that peer to downgrade it. Default: no, the
-    /// stored bond is kept and the pairing reports `SecurityError.weakerBond`.
-    func replaceBond(_ existing: Bond, with weaker: Bond, weakness: String) async -> Bool
+    /// A new pairing would replace `existing` with a bond that is weaker, or that a private
+    /// address claimed with another IRK (`reason` says which): a peer that lost its keys, or one
+    /// pretending to be that peer. Default: no; the stored bond is kept, the link ended and the
+    /// pairing reports `SecurityError.bondReplacementRefused`.
+    func replaceBond(_ existing: Bond, with new: Bond, reason: String) async -> Bool
 }
 
 extension PairingDelegate {
     public func acceptPairing(with peer: BluetoothAddress) async -> Bool { true }
-    public func replaceBond(_ existing: Bond, with weaker: Bond, weakness: String) async -> Bool { false }
+    public func replaceBond(_ existing: Bond, with new: Bond, reason: String) async -> Bool { false }
 }

@@ -15,6 +15,9 @@ struct PeerIdentity: Sendable, Hashable {
     var irk: IdentityResolvingKey?
     /// Why the claimed identity (and its IRK) was not taken; `nil` when it was, or none was made.
     var ignoredClaim: String?
+    /// The identity rests on the peer's own IRK resolving its private address: anyone can make
+    /// such a pair, so it proves the peer holds that IRK, not that it is that identity.
+    var provedByIRK = false
 }
 
 extension PeerIdentity {
@@ -38,6 +41,7 @@ extension PeerIdentity {
         if let irk, ResolvablePrivateAddress.isResolvable(address, type: type), ResolvablePrivateAddress.resolves(address, with: irk) {
             identity = claimed
             self.irk = irk
+            provedByIRK = true
             return
         }
         identity = connection

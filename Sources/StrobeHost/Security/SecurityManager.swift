@@ -61,7 +61,7 @@ public final class SecurityManager: Sendable {
     func pairingConfiguration(identity: IdentityAddress, verifyingStore: Bool) throws(BondStoreError) -> SMPPairing.Configuration {
         let (configuration, delegate) = settings.withLock { ($0.configuration, $0.delegate) }
         if verifyingStore, configuration.bonding { try store?.verify() }
-        let irk = try store?.localIRK()
+        let irk = configuration.bonding ? try store?.localIRK() : nil
         return SMPPairing.Configuration(
             ioCapability: delegate?.ioCapability ?? .noInputNoOutput, bonding: configuration.bonding,
             secureConnections: configuration.secureConnections, minimumKeySize: configuration.minimumKeySize,
@@ -100,9 +100,10 @@ public enum SecurityError: Error, Sendable, Hashable, CustomStringConvertible {
     case bondNotStored(BondStoreError)
     /// The bond store cannot be used, so pairing was not started.
     case bondStore(BondStoreError)
-    /// Pairing succeeded with a weaker bond than the one stored for the peer, and the delegate
-    /// did not agree to replace it: the stored bond is kept.
-    case weakerBond(peer: IdentityAddress, weakness: String)
+    /// Pairing succeeded with a bond that may not replace the one stored for the peer (weaker,
+    /// or claimed with another IRK), and the delegate did not agree: the stored bond is kept and
+    /// the link ended.
+    case bondReplacementRefused(peer: IdentityAddress, reason: String)
 
     public var description: String {
         switch self {
@@ -122,8 +123,8 @@ public enum SecurityError: Error, Sendable, Hashable, CustomStringConvertible {
         case .pairingNotAllowed: "pairing is turned off"
         case .bondNotStored(let error): "paired, but the bond was not stored: \(error)"
         case .bondStore(let error): "not pairing: \(error)"
-        case .weakerBond(let peer, let weakness):
-            "paired, but the new keys for \(peer) are weaker than its stored bond (\(weakness)); the stored bond is kept"
+        case .bondReplacementRefused(let peer, let reason):
+            "paired, but the new keys may not replace the stored bond with \(peer) (\(reason)); the stored bond is kept and the link ended"
         }
     }
 }

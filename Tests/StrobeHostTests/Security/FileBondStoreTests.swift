@@ -146,10 +146,23 @@ struct FileBondStoreTests {
             try Data("{".utf8).write(to: URL(fileURLWithPath: path))
             #expect(throws: BondStoreError.corrupt(path: path, reason: "not JSON")) { try FileBondStore(path: path).verify() }
             #expect(try String(contentsOfFile: path, encoding: .utf8) == "{")
-            // A good store verifies, and verifying leaves no file of its own but the lock.
+            // A good store verifies (its directory made), and verifying leaves no file behind.
             let good = directory + "/good/bonds.json"
             try FileBondStore(path: good).verify()
-            #expect(try FileManager.default.contentsOfDirectory(atPath: directory + "/good") == ["bonds.json.lock"])
+            #expect(try FileManager.default.contentsOfDirectory(atPath: directory + "/good") == [])
+        }
+    }
+
+    /// A directory other users can write to (without the sticky bit) is refused: another user
+    /// could plant a store there, or hold its lock.
+    @Test func aDirectoryOthersCanWriteIsRefused() throws {
+        try Self.inDirectory { directory in
+            let shared = directory + "/shared"
+            try FileManager.default.createDirectory(atPath: shared, withIntermediateDirectories: false)
+            #expect(chmod(shared, 0o777) == 0)
+            let error = #expect(throws: BondStoreError.self) { try FileBondStore(path: shared + "/bonds.json").save(Self.bond) }
+            #expect(error?.description.contains("can be written by other users") == true, "\(String(describing: error))")
+            #expect(!FileManager.default.fileExists(atPath: shared + "/bonds.json"))
         }
     }
 

@@ -33,7 +33,7 @@ struct PeerIdentityTests {
     @Test func aPeerFromAPrivateAddressIsItsIdentityWhenItsIRKResolvesThatAddress() {
         let rpa = ResolvablePrivateAddress.make(with: Self.irk)
         let checked = PeerIdentity(claimed: Self.victim, irk: Self.irk, pairedFrom: rpa, type: .random)
-        #expect(checked == PeerIdentity(identity: Self.victim, irk: Self.irk, ignoredClaim: nil))
+        #expect(checked == PeerIdentity(identity: Self.victim, irk: Self.irk, ignoredClaim: nil, provedByIRK: true))
     }
 
     @Test func aPeerFromAPrivateAddressItsIRKDoesNotResolveIsNotTaken() {

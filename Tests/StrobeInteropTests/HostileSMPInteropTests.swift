@@ -15,6 +15,15 @@ extension RootCanalTests {
             try await BumbleSMPPeer(on: rootCanal, script: "hostile_smp_peer.py", arguments: arguments)
         }
 
+        /// A Bumble device Strobe paired with and bonded to, and the bond Strobe stored.
+        static func bondedDevice(_ setup: Setup) async throws -> (BumbleSMPPeer, Bond) {
+            let device = try await setup.peripheral([])
+            let link = try await setup.connect(device)
+            _ = try await link.pair()
+            _ = try await link.disconnect()
+            return (device, try #require(setup.store.bonds().first))
+        }
+
         /// CVE-2020-26558: the peer sends Strobe's public key back, or its mirror (X, p - Y).
         /// Just Works, Numeric Comparison and Passkey Entry (Strobe's user types, the peer
         /// "shows") each end at the key with DHKey Check Failed: no confirm value ever leaves.
@@ -55,11 +64,7 @@ extension RootCanalTests {
         @Test func aPeerClaimingAnotherDevicesIdentityCannotTakeItsBond() async throws {
             try await RootCanal.with { rootCanal in
                 let setup = try await Setup(rootCanal, nil)
-                let device = try await setup.peripheral([])
-                let first = try await setup.connect(device)
-                _ = try await first.pair()
-                _ = try await first.disconnect()
-                let stored = try #require(setup.store.bonds().first)
+                let (device, stored) = try await Self.bondedDevice(setup)
                 #expect(stored.peer.address == BluetoothAddress(device.address))
                 #expect(stored.peerIRK != nil)
 
@@ -86,11 +91,7 @@ extension RootCanalTests {
         @Test func aPrivateAddressClaimingABondedIdentityWithAnotherIRKIsRefused() async throws {
             try await RootCanal.with { rootCanal in
                 let setup = try await Setup(rootCanal, nil)
-                let device = try await setup.peripheral([])
-                let first = try await setup.connect(device)
-                _ = try await first.pair()
-                _ = try await first.disconnect()
-                let stored = try #require(setup.store.bonds().first)
+                let (device, stored) = try await Self.bondedDevice(setup)
 
                 let impostor = try await setup.peripheral(["--name", "Bumble-Evil", "--address", "F1:F2:F3:F4:F5:A2", "--privacy",
                                                            "--claim-identity", device.address])

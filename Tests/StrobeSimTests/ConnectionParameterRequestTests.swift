@@ -53,12 +53,16 @@ import Testing
         }
     }
 
-    /// A request the policy narrows: intervals of 2.5 to 200 ms become 7.5 to 100 ms, latency
+    /// A request the policy narrows: intervals of 7.5 to 200 ms become 7.5 to 100 ms, latency
     /// 10 becomes 4; the peripheral gets what the central allowed.
     @Test func aRequestIsNarrowedToThePolicy() {
         let decision = ConnectionParameterPolicy.lowLatency.decide(
+            LEConnectionParameters(intervalMin: 0x0006, intervalMax: 0x00A0, maxLatency: 10, supervisionTimeout: 500))
+        #expect(decision == .accept(LEConnectionParameters(intervalMin: 0x0006, intervalMax: 0x0050, maxLatency: 4, supervisionTimeout: 500)))
+        // The same with a timeout too short for its own interval and latency: not a valid request.
+        #expect(ConnectionParameterPolicy.lowLatency.decide(
             LEConnectionParameters(intervalMin: 0x0006, intervalMax: 0x00A0, maxLatency: 10, supervisionTimeout: 400))
-        #expect(decision == .accept(LEConnectionParameters(intervalMin: 0x0006, intervalMax: 0x0050, maxLatency: 4, supervisionTimeout: 400)))
+            == .reject("the request is outside the specification's limits"))
         // Outside the spec's own ranges, or a timeout too short for the interval: refused.
         #expect(ConnectionParameterPolicy.lowLatency.decide(
             LEConnectionParameters(intervalMin: 0x0002, intervalMax: 0x0006, supervisionTimeout: 100)) != .accept(

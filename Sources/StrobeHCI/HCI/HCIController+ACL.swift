@@ -129,10 +129,11 @@ extension HCIController {
         finish(flushed)
     }
 
-    /// Waits until the controller has reported every ACL packet sent so far on `handle`
-    /// completed (Number Of Completed Packets), the connection or the controller closes, or
-    /// `timeout` passes; returns whether nothing was left in flight. Ending a link after this
-    /// lets its last PDU reach the peer: a controller may drop what it still holds on Disconnect.
+    /// Waits until the controller has reported the ACL packets sent so far on `handle` completed
+    /// (Number Of Completed Packets; later ones do not hold it), the connection or the controller
+    /// closes, or `timeout` passes; returns whether they were all reported. Ending a link after
+    /// this lets its last PDU reach the peer: a controller may drop what it still holds on
+    /// Disconnect.
     public func aclPacketsCompleted(on handle: ConnectionHandle, within timeout: Duration) async -> Bool {
         let waiter = Waiter<Void>()
         let now = timer.now

@@ -31,6 +31,16 @@ public struct LEConnectionParameters: Sendable, Hashable {
             supervisionTimeout: LETime.units(supervisionTimeout, of: .milliseconds(10), range: 0x000A...0x0C80))
     }
 
+    /// Whether these are within the specification's ranges (Vol 4, Part E, 7.8.12; Vol 3,
+    /// Part A, 4.20) with a supervision timeout longer than (1 + latency) connection events at
+    /// the longest interval, twice over (Vol 6, Part B, 4.5.2).
+    public var isValid: Bool {
+        guard (0x0006...0x0C80).contains(intervalMin), (0x0006...0x0C80).contains(intervalMax), intervalMin <= intervalMax,
+              maxLatency <= 0x01F3, (0x000A...0x0C80).contains(supervisionTimeout) else { return false }
+        // Timeout in 10 ms units, interval in 1.25 ms units.
+        return UInt32(supervisionTimeout) * 8 > (1 + UInt32(maxLatency)) * UInt32(intervalMax) * 2
+    }
+
     func encode(into writer: inout ByteWriter) {
         writer.write(intervalMin)
         writer.write(intervalMax)

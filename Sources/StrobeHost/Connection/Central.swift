@@ -417,7 +417,7 @@ public final class Central: Sendable {
     private func remoteConnectionParametersRequested(_ request: LERemoteConnectionParameterRequestEvent) {
         let decision = configuration.connectionParameterPolicy.decide(request.parameters)
         let connection = state.withLock { $0.connections[request.connectionHandle] }
-        connection?.parametersRequested(request.parameters, decision: decision)
+        connection?.parametersRequested(decision: decision)
         controller.logger.info("LE Remote Connection Parameter Request", metadata: [
             "handle": "\(request.connectionHandle)", "interval": "\(request.intervalMin)...\(request.intervalMax)",
             "latency": "\(request.maxLatency)", "timeout": "\(request.supervisionTimeout)", "decision": "\(decision)",

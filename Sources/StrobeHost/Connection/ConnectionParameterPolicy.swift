@@ -32,24 +32,21 @@ public struct ConnectionParameterPolicy: Sendable, Hashable {
 
     /// The answer to a request for `requested`: the asked-for interval range narrowed to the
     /// policy's, the latency capped, the timeout taken into the policy's range; refused when the
-    /// request breaks the spec's own limits (Vol 4, Part E, 7.8.12) or nothing of it fits.
+    /// request breaks the spec's own limits (`LEConnectionParameters.isValid`) or nothing of it
+    /// fits.
     public func decide(_ requested: LEConnectionParameters) -> Decision {
-        guard (0x0006...0x0C80).contains(requested.intervalMin), (0x0006...0x0C80).contains(requested.intervalMax),
-              requested.intervalMin <= requested.intervalMax, requested.maxLatency <= 0x01F3,
-              (0x000A...0x0C80).contains(requested.supervisionTimeout) else {
-            return .reject("the request is outside the specification's ranges")
-        }
+        guard requested.isValid else { return .reject("the request is outside the specification's limits") }
         let low = max(requested.intervalMin, interval.lowerBound), high = min(requested.intervalMax, interval.upperBound)
         guard low <= high else {
             return .reject("intervals of \(requested.intervalMin)...\(requested.intervalMax) x 1.25 ms are outside "
                 + "\(interval.lowerBound)...\(interval.upperBound)")
         }
-        let latency = min(requested.maxLatency, maxLatency)
         let timeout = min(max(requested.supervisionTimeout, supervisionTimeout.lowerBound), supervisionTimeout.upperBound)
-        // The timeout (10 ms units) must exceed (1 + latency) x interval (1.25 ms units) x 2.
-        guard UInt32(timeout) * 8 > (1 + UInt32(latency)) * UInt32(high) * 2 else {
+        let narrowed = LEConnectionParameters(intervalMin: low, intervalMax: high, maxLatency: min(requested.maxLatency, maxLatency),
+                                              supervisionTimeout: timeout)
+        guard narrowed.isValid else {
             return .reject("a supervision timeout of \(timeout) x 10 ms is too short for the interval and latency")
         }
-        return .accept(LEConnectionParameters(intervalMin: low, intervalMax: high, maxLatency: latency, supervisionTimeout: timeout))
+        return .accept(narrowed)
     }
 }

@@ -153,8 +153,8 @@ public final class LEConnection: Sendable, CustomStringConvertible {
         state.withLock { ($0.remoteParameterRequests, $0.remoteParameterRequestsAccepted) }
     }
 
-    /// The peer asked for `parameters` through the link layer; the central's policy decided.
-    func parametersRequested(_ parameters: LEConnectionParameters, decision: ConnectionParameterPolicy.Decision) {
+    /// The peer asked for new parameters through the link layer; the central's policy decided.
+    func parametersRequested(decision: ConnectionParameterPolicy.Decision) {
         state.withLock {
             $0.remoteParameterRequests += 1
             if case .accept = decision { $0.remoteParameterRequestsAccepted += 1 }
@@ -214,7 +214,7 @@ public final class LEConnection: Sendable, CustomStringConvertible {
             defer { s.phyUpdate = nil }
             return s.phyUpdate
         }
-        waiter?.resolve(event.status.isSuccess ? .success(phy) : .failure(HCIError.commandFailed(.leSetPHY, event.status)))
+        waiter?.resolve(event.status.isSuccess ? .success(phy) : .failure(ConnectionUpdateError.refused(address: peerAddress, status: event.status)))
     }
 
     /// Asks the controller which PHY the link uses in each direction (LE Read PHY).
@@ -227,28 +227,12 @@ public final class LEConnection: Sendable, CustomStringConvertible {
 
     /// Asks for these PHYs (LE Set PHY) and returns the ones in use once the controller reports
     /// the PHY Update procedure done (it does so even when nothing changes), within
-    /// `parameterUpdateTimeout`. A peer may leave a direction as it was.
+    /// `procedureTimeout`. A peer may leave a direction as it was.
     @discardableResult
     public func setPHY(tx: LEPHYs, rx: LEPHYs) async throws -> LEConnectionPHY {
-        let waiter = Waiter<LEConnectionPHY>()
-        try state.withLock { s throws in
-            guard s.disconnectReason == nil else { throw HCIError.connectionClosed(handle: handle) }
-            s.phyUpdate?.fail(CancellationError())
-            s.phyUpdate = waiter
+        try await awaitProcedure(\.phyUpdate) {
+            try await self.controller.send(HCILESetPHY(connectionHandle: self.handle, txPHYs: tx, rxPHYs: rx))
         }
-        do {
-            try await controller.send(HCILESetPHY(connectionHandle: handle, txPHYs: tx, rxPHYs: rx))
-        } catch {
-            state.withLock { if $0.phyUpdate === waiter { $0.phyUpdate = nil } }
-            throw error
-        }
-        let deadline = Task { [clock] in
-            guard (try? await clock.sleep(for: Self.parameterUpdateTimeout)) != nil else { return }
-            self.state.withLock { if $0.phyUpdate === waiter { $0.phyUpdate = nil } }
-            waiter.fail(HCIError.commandTimeout(.leSetPHY, .noAnswer(after: Self.parameterUpdateTimeout)))
-        }
-        defer { deadline.cancel() }
-        return try await waiter.wait()
     }
 
     func dataLengthChanged(_ event: LEDataLengthChangeEvent) {
@@ -267,9 +251,9 @@ public final class LEConnection: Sendable, CustomStringConvertible {
             : .failure(ConnectionUpdateError.refused(address: peerAddress, status: event.status)))
     }
 
-    /// How long `updateParameters` waits for the controller to report the new parameters: the
-    /// link layer's procedure takes a few connection events, and its own limit is 40 s.
-    public static let parameterUpdateTimeout = Duration.seconds(45)
+    /// How long `updateParameters` and `setPHY` wait for the controller to report the outcome:
+    /// the link layer's procedures take a few connection events, and their own limit is 40 s.
+    public static let procedureTimeout = Duration.seconds(45)
 
     /// Asks for new connection parameters and returns the ones in use once the controller reports
     /// them (LE Connection Update Complete). The central's controller updates the link; a
@@ -288,11 +272,11 @@ public final class LEConnection: Sendable, CustomStringConvertible {
             return current
         }
         do {
-            return try await awaitParameterUpdate {
+            return try await awaitProcedure(\.parameterUpdate) {
                 try await self.controller.send(HCILEConnectionUpdate(connectionHandle: self.handle, connection: parameters))
             }
         } catch let error where role == .peripheral && Self.lacksParametersRequestProcedure(error) {
-            return try await awaitParameterUpdate {
+            return try await awaitProcedure(\.parameterUpdate) {
                 guard try await self.link.requestParameterUpdate(parameters, clock: self.clock) else {
                     throw ConnectionUpdateError.refused(address: self.peerAddress, status: .unacceptableConnectionParameters)
                 }
@@ -312,28 +296,31 @@ public final class LEConnection: Sendable, CustomStringConvertible {
         }
     }
 
-    /// Runs `ask`, then waits for LE Connection Update Complete on this link, up to
-    /// `parameterUpdateTimeout`.
-    private func awaitParameterUpdate(_ ask: @escaping @Sendable () async throws -> Void) async throws -> LEConnectionParametersInUse {
-        let waiter = Waiter<LEConnectionParametersInUse>()
+    /// One procedure of this host's on the link (a parameter update, a PHY update): `ask` starts
+    /// it, and the event that ends it resolves the waiter in `slot`, within `procedureTimeout`.
+    /// One at a time of each kind.
+    private func awaitProcedure<T: Sendable>(
+        _ slot: WritableKeyPath<State, Waiter<T>?> & Sendable, _ ask: @escaping @Sendable () async throws -> Void
+    ) async throws -> T {
+        let waiter = Waiter<T>()
         try state.withLock { s throws in
             guard s.disconnectReason == nil else { throw HCIError.connectionClosed(handle: handle) }
-            guard s.parameterUpdate == nil else { throw ConnectionUpdateError.alreadyUpdating(address: peerAddress) }
-            s.parameterUpdate = waiter
+            guard s[keyPath: slot] == nil else { throw ConnectionUpdateError.alreadyUpdating(address: peerAddress) }
+            s[keyPath: slot] = waiter
         }
+        let withdraw: @Sendable () -> Void = { self.state.withLock { if $0[keyPath: slot] === waiter { $0[keyPath: slot] = nil } } }
         do {
             try await ask()
         } catch {
-            state.withLock { if $0.parameterUpdate === waiter { $0.parameterUpdate = nil } }
+            withdraw()
             throw error
         }
         let deadline = Task { [clock, peerAddress] in
-            guard (try? await clock.sleep(for: Self.parameterUpdateTimeout)) != nil else { return }
-            self.state.withLock { if $0.parameterUpdate === waiter { $0.parameterUpdate = nil } }
-            waiter.fail(ConnectionUpdateError.timeout(address: peerAddress, after: Self.parameterUpdateTimeout))
+            guard (try? await clock.sleep(for: Self.procedureTimeout)) != nil else { return }
+            if waiter.fail(ConnectionUpdateError.timeout(address: peerAddress, after: Self.procedureTimeout)) { withdraw() }
         }
         defer { deadline.cancel() }
-        return try await waiter.wait()
+        return try await waiter.wait(onCancel: withdraw)
     }
 
     /// The link is down: the bearer (both roles) fails every waiter with `cause`, the sender
@@ -428,20 +415,20 @@ public struct LEConnectionParametersInUse: Sendable, Hashable {
     public var supervisionTimeoutDuration: Duration { .milliseconds(Int64(supervisionTimeout) * 10) }
 }
 
-/// Why new connection parameters were not taken.
+/// Why new connection parameters or PHYs were not taken.
 public enum ConnectionUpdateError: Error, Sendable, Hashable, CustomStringConvertible {
     /// The controller reported the update failed: the central refused the request (usually
     /// Unacceptable Connection Parameters, 0x3B) or the procedure failed.
     case refused(address: BluetoothAddress, status: HCIStatus)
     case timeout(address: BluetoothAddress, after: Duration)
-    /// Another update on this link is under way.
+    /// Another update of the same kind on this link is under way.
     case alreadyUpdating(address: BluetoothAddress)
 
     public var description: String {
         switch self {
-        case .refused(let address, let status): "the connection parameter update with \(address) was refused: \(status)"
-        case .timeout(let address, let after): "no connection parameter update with \(address) within \(after)"
-        case .alreadyUpdating(let address): "a connection parameter update with \(address) is already under way"
+        case .refused(let address, let status): "the link update with \(address) was refused: \(status)"
+        case .timeout(let address, let after): "the link update with \(address) did not complete within \(after)"
+        case .alreadyUpdating(let address): "a link update of that kind with \(address) is already under way"
         }
     }
 }

@@ -81,12 +81,7 @@ public struct ConnectionParameterUpdateRequest: Sendable, Hashable {
 
     /// The ranges of Core Vol 3, Part A, 4.20, and the supervision timeout long enough for the
     /// latency asked for (Vol 6, Part B, 4.5.2).
-    public var isAcceptable: Bool {
-        guard (0x0006...0x0C80).contains(intervalMin), (0x0006...0x0C80).contains(intervalMax),
-              intervalMin <= intervalMax, latency <= 0x01F3, (0x000A...0x0C80).contains(timeout) else { return false }
-        // timeout (10 ms) > (1 + latency) * intervalMax (1.25 ms) * 2
-        return UInt32(timeout) * 8 > (1 + UInt32(latency)) * UInt32(intervalMax) * 2
-    }
+    public var isAcceptable: Bool { parameters.isValid }
 
     public var parameters: LEConnectionParameters {
         LEConnectionParameters(intervalMin: intervalMin, intervalMax: intervalMax, maxLatency: latency, supervisionTimeout: timeout)

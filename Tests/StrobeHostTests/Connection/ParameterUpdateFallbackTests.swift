@@ -7,13 +7,6 @@ import Testing
 /// that disallows LE Connection Update as peripheral): it asks through L2CAP signalling, and the
 /// central's answer decides. A scripted controller, no clock.
 @Suite(.timeLimit(.minutes(1))) struct ParameterUpdateFallbackTests {
-    /// LE Connection Complete: this host the peripheral, on handle 0x0040.
-    static let connectionComplete: [UInt8] = {
-        let parameters: [UInt8] = [0x01, 0x00, 0x40, 0x00, 0x01, 0x01, 0x01, 0x02, 0x03, 0x04, 0x05, 0xC6]
-            + [0x0C, 0x00, 0x00, 0x00, 0x90, 0x01, 0x00]
-        return [0x04, 0x3E, UInt8(parameters.count)] + parameters
-    }()
-
     /// A controller that refuses LE Connection Update with Command Disallowed, and answers
     /// everything else as `scriptedController` does.
     static func controller() -> ScriptedTransport {
@@ -36,14 +29,8 @@ import Testing
     }
 
     static func link() async throws -> (ScriptedTransport, HCIController, LEConnection) {
-        let transport = Self.controller()
-        let clock = VirtualClock()
-        let controller = HCIController(transport: transport, clock: clock)
-        try await controller.open()
-        let central = Central(controller: controller, clock: clock)
-        transport.deliver(Self.connectionComplete)
-        #expect(await eventually { !central.connections.isEmpty })
-        return (transport, controller, try #require(central.connections.first))
+        let link = try await ScriptedLink.open(role: .peripheral, transport: Self.controller())
+        return (link.transport, link.controller, link.connection)
     }
 
     static let asked = LEConnectionParameters(intervalMin: 24, intervalMax: 40, maxLatency: 2, supervisionTimeout: 200)

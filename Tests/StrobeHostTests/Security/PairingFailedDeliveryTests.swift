@@ -15,14 +15,8 @@ import Testing
 
     /// A link whose pairing just failed on our side (the peer offered a 5-octet key).
     static func failedPairing() async throws -> (ScriptedTransport, VirtualClock, HCIController, LEConnection) {
-        let transport = scriptedController(extendedScanning: false)
-        let clock = VirtualClock()
-        let controller = HCIController(transport: transport, clock: clock)
-        try await controller.open()
-        let central = Central(controller: controller, clock: clock)
-        transport.deliver(SMPTimeoutTests.connectionComplete)
-        #expect(await eventually { !central.connections.isEmpty })
-        let connection = try #require(central.connections.first)
+        let link = try await ScriptedLink.open()
+        let (transport, clock, controller, connection) = (link.transport, link.clock, link.controller, link.connection)
         let pairing = Task { try await connection.pair() }
         #expect(await eventually { SMPTimeoutTests.sentSMP(transport).first?.first == SMPCommandCode.pairingRequest.rawValue })
         transport.deliver(SMPTimeoutTests.smp([0x02, 0x03, 0x00, 0x09, 0x05, 0x00, 0x00]))

@@ -9,13 +9,6 @@ import Testing
 @Suite(.timeLimit(.minutes(1))) struct SMPTimeoutTests {
     static let handle: [UInt8] = [0x40, 0x00]
 
-    /// LE Connection Complete: this host the central, the peer at a random address.
-    static let connectionComplete: [UInt8] = {
-        let parameters: [UInt8] = [0x01, 0x00] + handle + [0x00, 0x01, 0x01, 0x02, 0x03, 0x04, 0x05, 0xC6]
-            + [0x0C, 0x00, 0x00, 0x00, 0x90, 0x01, 0x00]
-        return [0x04, 0x3E, UInt8(parameters.count)] + parameters
-    }()
-
     /// An ACL packet carrying one SMP PDU (CID 6) from the peer.
     static func smp(_ pdu: [UInt8]) -> [UInt8] {
         let l2cap = [UInt8(pdu.count), 0x00, 0x06, 0x00] + pdu
@@ -28,15 +21,9 @@ import Testing
     }
 
     @Test func aPeerThatStopsAnsweringTimesOutAndTheLinkTakesNoMoreSMP() async throws {
-        let transport = scriptedController(extendedScanning: false)
-        let clock = VirtualClock()
-        let controller = HCIController(transport: transport, clock: clock)
-        try await controller.open()
-        defer { controller.close() }
-        let central = Central(controller: controller, clock: clock)
-        transport.deliver(Self.connectionComplete)
-        #expect(await eventually { !central.connections.isEmpty })
-        let connection = try #require(central.connections.first)
+        let link = try await ScriptedLink.open()
+        let (transport, clock, connection) = (link.transport, link.clock, link.connection)
+        defer { link.controller.close() }
 
         let before = clock.sleeperCount
         let pairing = Task { try await connection.pair() }

@@ -137,13 +137,17 @@ public final class FileBondStore: BondStore {
         guard info.st_mode & S_IFMT == S_IFREG else { throw .notAFile(path: lockPath, kind: Self.kind(info.st_mode)) }
         guard info.st_uid == geteuid() else { throw .unwritable(path: path, reason: "its lock file \(lockPath) belongs to another user") }
         let start = ContinuousClock.now
+        // Polled, so that the wait has a deadline; the pause doubles up to 32 ms, so that many
+        // waiting processes do not take the CPU from the one holding the lock.
+        var pause: UInt32 = 500
         while flock(fd, LOCK_EX | LOCK_NB) != 0 {
             guard errno == EWOULDBLOCK || errno == EINTR else {
                 throw .unwritable(path: path, reason: "its lock file cannot be locked: \(Self.errorText())")
             }
             let waited = ContinuousClock.now - start
             guard waited < Self.lockTimeout else { throw .locked(path: path, waited: waited) }
-            usleep(1_000)
+            usleep(pause)
+            pause = min(pause * 2, 32_000)
         }
         defer { flock(fd, LOCK_UN) }
         try body()

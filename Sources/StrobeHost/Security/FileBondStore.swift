@@ -19,8 +19,8 @@ public final class FileBondStore: BondStore {
     private let directory: String
     private let lockPath: String
     private let temporaryName: @Sendable () -> String
-    /// How long a change waits for another process's lock.
-    static let lockTimeout = Duration.seconds(10)
+    /// How long a change waits for another process's lock (by default 10 s).
+    let lockTimeout: Duration
     /// A store is a few kilobytes; a larger file is not read.
     static let maximumSize = 16 << 20
 
@@ -31,12 +31,18 @@ public final class FileBondStore: BondStore {
     }
 
     public convenience init(path: String = FileBondStore.defaultPath) {
-        self.init(path: path, temporaryName: { ".bonds-" + SMPRandom.bytes(12).map { String(format: "%02x", $0) }.joined() })
+        self.init(path: path, temporaryName: Self.randomTemporaryName)
+    }
+
+    /// An unpredictable name for a temporary file in the store's directory.
+    @Sendable static func randomTemporaryName() -> String {
+        ".bonds-" + SMPRandom.bytes(12).map { String(format: "%02x", $0) }.joined()
     }
 
     /// `temporaryName` names each temporary file in the store's directory (tests plant links
     /// at the names it gives).
-    init(path: String, temporaryName: @escaping @Sendable () -> String) {
+    init(path: String, lockTimeout: Duration = .seconds(10), temporaryName: @escaping @Sendable () -> String) {
+        self.lockTimeout = lockTimeout
         let absolute = path.hasPrefix("/") ? path : FileManager.default.currentDirectoryPath + "/" + path
         self.path = absolute
         let slash = absolute.lastIndex(of: "/")!
@@ -145,7 +151,7 @@ public final class FileBondStore: BondStore {
                 throw .unwritable(path: path, reason: "its lock file cannot be locked: \(Self.errorText())")
             }
             let waited = ContinuousClock.now - start
-            guard waited < Self.lockTimeout else { throw .locked(path: path, waited: waited) }
+            guard waited < lockTimeout else { throw .locked(path: path, waited: waited) }
             usleep(pause)
             pause = min(pause * 2, 32_000)
         }

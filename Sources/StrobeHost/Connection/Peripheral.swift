@@ -6,6 +6,9 @@ import Synchronization
 public final class Peripheral: Sendable {
     public let central: Central
     public let database: GATTAttributeDatabase
+    /// The GAP and GATT services this peripheral added to the database (nil when the database
+    /// brought its own).
+    public let genericServices: GATTGenericServices?
     private let advertiser: LEAdvertiser
     private let state = Mutex(State())
 
@@ -17,9 +20,14 @@ public final class Peripheral: Sendable {
     private let incoming = AsyncBroadcast<LEConnection>()
 
     /// `central` owns the controller's connections; this takes the ones where a peer connected.
-    public init(central: Central, database: GATTAttributeDatabase) {
+    /// The GAP service (with `genericAccess`; `startAdvertising(name:)` sets its Device Name)
+    /// and the GATT service are added after the database's own services, unless it has them.
+    public init(central: Central, database: GATTAttributeDatabase,
+                genericAccess: GATTGenericAccess = GATTGenericAccess(deviceName: "Strobe")) {
         self.central = central
         self.database = database
+        genericServices = database.hasPrimaryService(.genericAccessService) || database.hasPrimaryService(.genericAttributeService)
+            ? nil : GATTGenericServices(adding: genericAccess, to: database)
         advertiser = LEAdvertiser(controller: central.controller)
         central.setIncomingConnectionHandler { [weak self] connection in self?.accepted(connection) }
         central.setAddressRotationHandler { [weak self] in await self?.rotateAddress() }
@@ -33,6 +41,7 @@ public final class Peripheral: Sendable {
 
     /// Advertises a complete local name (and service UUIDs in the scan response).
     public func startAdvertising(name: String, serviceUUIDs: [BluetoothUUID] = [], interval: Duration = .milliseconds(100)) async throws {
+        genericServices?.genericAccess.deviceName = name
         let data = AdvertisingData(structures: [.flags([.leGeneralDiscoverable, .brEdrNotSupported]), .localName(name, complete: true)])
         let response = serviceUUIDs.isEmpty ? nil : AdvertisingData(structures: serviceUUIDs.map { uuid in
             .serviceUUIDs([uuid], width: uuid.shortestWidth, complete: true)
@@ -60,8 +69,21 @@ public final class Peripheral: Sendable {
         return sent
     }
 
+    /// Tells every connected client that enabled Service Changed indications that the
+    /// attributes in `range` changed; returns how many confirmed.
+    @discardableResult
+    public func indicateServiceChanged(_ range: ClosedRange<AttributeHandle>) async -> Int {
+        guard let handle = genericServices?.serviceChanged.valueHandle else { return 0 }
+        let value = [range.lowerBound.rawValue, range.upperBound.rawValue].flatMap { [UInt8($0 & 0xFF), UInt8($0 >> 8)] }
+        var confirmed = 0
+        for connection in connections {
+            if let server = connection.server, (try? await server.indicate(valueHandle: handle, value: value)) == true { confirmed += 1 }
+        }
+        return confirmed
+    }
+
     private func accepted(_ connection: LEConnection) {
-        connection.serve(database)
+        let server = connection.serve(database)
         state.withLock { s in
             s.connections.removeAll { !$0.isConnected }
             s.connections.append(connection)
@@ -70,6 +92,7 @@ public final class Peripheral: Sendable {
         // Legacy advertising stops when a connection is made: advertise again after it ends.
         Task { [weak self] in
             _ = await connection.disconnected()
+            self?.genericServices?.forget(server.id)
             guard let self, let advertising = self.state.withLock({ $0.advertising }) else { return }
             try? await self.advertise(data: advertising.data, scanResponse: advertising.scanResponse, interval: advertising.interval)
         }

@@ -112,6 +112,17 @@ public final class GATTAttributeDatabase: Sendable {
         attributes.withLock { list in list.first { $0.handle == handle }?.value }
     }
 
+    /// The Database Hash of the table as it is now (Vol 3, Part G, 7.3), least significant octet first.
+    public var hash: [UInt8] {
+        GATTDatabaseHash.hash(snapshot.map { GATTDatabaseHash.Attribute(handle: $0.handle, type: $0.type, value: $0.value) })
+    }
+
+    /// Whether the table has a primary service of this UUID.
+    public func hasPrimaryService(_ uuid: BluetoothUUID) -> Bool {
+        let value = uuid.attBytes
+        return snapshot.contains { $0.type == .primaryService && $0.value == value }
+    }
+
     var snapshot: [Attribute] { attributes.withLock { $0 } }
 
     func update(_ body: (inout [Attribute]) -> Void) { attributes.withLock { body(&$0) } }

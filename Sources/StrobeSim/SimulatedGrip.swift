@@ -42,7 +42,8 @@ final class SimulatedGrip: SimulatedBehaviour {
         whenSubscribed(peripheral, to: handle) { [clock, events] server in
             var sequence: UInt16 = 0
             for (delay, event) in script {
-                try? await clock.sleep(for: delay)
+                // A zero delay sends at once, as a grip whose button is already down does.
+                if delay > .zero { try? await clock.sleep(for: delay) }
                 events.append("event \(event)")
                 _ = try? await server.notify(valueHandle: handle, value: GripEventRecord.encode([GripEventRecord(sequence: sequence, event: event)]))
                 sequence &+= 1

@@ -64,7 +64,7 @@ struct GATTTreeCommand: AsyncParsableCommand {
         let session = try await ControllerSession.open(global)
         defer { try? session.close() }
         let connection = try await linkSecurity.connect(target, session, global)
-        let database = try await connection.gatt.discoverDatabase(subscribeToServiceChanged: false)
+        let database = try await connection.discoverDatabase()
         var tree = Tree(services: [])
         for service in database.services {
             var entry = Service(

@@ -72,7 +72,7 @@ enum AttributeReference: ExpressibleByArgument, CustomStringConvertible {
 
     /// The characteristic this names: by value handle, or the one characteristic with this UUID.
     func characteristic(in connection: LEConnection) async throws -> GATTDatabase.Characteristic {
-        let database = try await connection.gatt.discoverDatabase(subscribeToServiceChanged: false)
+        let database = try await connection.discoverDatabase()
         let all = database.services.flatMap(\.characteristics)
         switch self {
         case .handle(let handle):

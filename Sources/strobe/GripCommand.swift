@@ -31,7 +31,7 @@ struct GripEventsCommand: AsyncParsableCommand {
         // The stream is fed by the receive-path handler, in place before notifications are
         // enabled, so that an event the grip sends at once is not lost.
         let (events, sink) = AsyncStream.makeStream(of: GripEventOccurrence.self)
-        let grip = try await Grip.attach(to: connection.gatt, handler: { sink.yield($0) })
+        let grip = try await Grip.attach(to: connection, handler: { sink.yield($0) })
         if !json { print("grip \(connection.peerAddress), firmware \(grip.firmware.map { "\($0)" } ?? "unknown")") }
         let json = self.json
         let count = self.count

@@ -160,7 +160,7 @@ struct ShootCommand: AsyncParsableCommand {
         case .grip:
             let connection = try await DeviceSelectionOptions.connectStrongest(
                 central, scanMs: scanMs, describing: GripProfile.localNamePrefix + "…") { $0.name?.hasPrefix(GripProfile.localNamePrefix) == true }
-            await sequencer.follow(try await Grip.attach(to: connection.gatt))
+            await sequencer.follow(try await Grip.attach(to: connection))
             if !json { print("trigger: grip \(connection.peerAddress)") }
             return connection
         case .remote:

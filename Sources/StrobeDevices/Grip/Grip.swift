@@ -60,25 +60,50 @@ public final class Grip: ATTValueHandler, Sendable {
 
     /// Finds the grip service, checks the firmware revision (a grip older than `requirement` is
     /// refused with `GripFirmwareError.tooOld`, naming both versions) and subscribes to events.
+    /// The link must be encrypted already or be encrypted by the escalation when the grip asks.
     public static func attach(
         to gatt: GATTClient, requirement: GripFirmwareRequirement = GripFirmwareRequirement(),
         handler: EventHandler? = nil
     ) async throws -> Grip {
-        let peer = try await PeerServices.discover(gatt)
-        guard let gripService = peer.service(GripProfile.service) else {
-            throw GripSetupError.notAGrip(services: peer.uuidDescriptions)
+        let database = try await gatt.discoverDatabase(subscribeToServiceChanged: false)
+        return try await attach(gatt, database: database, requirement: requirement, handler: handler) {}
+    }
+
+    /// As `attach(to:)` on a link this call secures: an unbonded grip is paired first; a bonded
+    /// one's database comes from its bond while its Database Hash is unchanged, and its events
+    /// are routed before the link is encrypted with the bond's key, since the grip sets its
+    /// subscription again then and may send at once.
+    public static func attach(
+        to connection: LEConnection, requirement: GripFirmwareRequirement = GripFirmwareRequirement(),
+        handler: EventHandler? = nil
+    ) async throws -> Grip {
+        if connection.bond == nil, connection.securityLevel == .none { _ = try await connection.pair() }
+        let database = try await connection.discoverDatabase()
+        return try await attach(connection.gatt, database: database, requirement: requirement, handler: handler) {
+            if connection.securityLevel == .none { try await connection.encrypt() }
         }
-        guard let events = try await peer.characteristic(GripProfile.events, in: gripService) else {
+    }
+
+    private static func attach(
+        _ gatt: GATTClient, database: GATTDatabase, requirement: GripFirmwareRequirement, handler: EventHandler?,
+        securing: () async throws -> Void
+    ) async throws -> Grip {
+        guard let gripService = database.service(GripProfile.service) else {
+            throw GripSetupError.notAGrip(services: database.services.map(\.service.uuid.description))
+        }
+        guard let events = gripService.characteristic(GripProfile.events)?.characteristic else {
             throw GripSetupError.missingCharacteristic(GripProfile.events)
         }
         var firmware: FirmwareVersion?
-        if let revision = try await peer.characteristic(GripProfile.firmwareRevision, in: peer.service(GripProfile.deviceInformationService)) {
-            let bytes = try await gatt.read(handle: revision.valueHandle)
+        if let revision = database.characteristic(GripProfile.firmwareRevision, inService: GripProfile.deviceInformationService) {
+            let bytes = try await gatt.read(handle: revision.characteristic.valueHandle)
             try bytes.withUnsafeBytes { raw in try requirement.check(revision: raw) }
             firmware = bytes.withUnsafeBytes { try? FirmwareVersion(decoding: $0) }
         }
-        let battery = try await peer.characteristic(GripProfile.batteryLevel, in: peer.service(GripProfile.batteryService))
-        let grip = Grip(gatt: gatt, firmware: firmware, batteryHandle: battery?.valueHandle, handler: handler)
+        let battery = database.characteristic(GripProfile.batteryLevel, inService: GripProfile.batteryService)
+        let grip = Grip(gatt: gatt, firmware: firmware, batteryHandle: battery?.characteristic.valueHandle, handler: handler)
+        gatt.bearer.setValueHandler(grip, forHandle: events.valueHandle)
+        try await securing()
         try await gatt.subscribe(events, to: .notification, handler: grip)
         return grip
     }

@@ -203,14 +203,14 @@ public final class GripManager: Sendable {
         set(.connecting(grip))
         do {
             let connection = try await central.connect(to: address, addressType: type)
+            let attached: Grip
             do {
-                if connection.bond != nil { try await connection.encrypt() } else { _ = try await connection.pair() }
+                attached = try await Grip.attach(to: connection, requirement: configuration.firmware) { [weak self] occurrence in
+                    self?.deliver(occurrence)
+                }
             } catch {
                 _ = try? await connection.disconnect()
                 throw error
-            }
-            let attached = try await Grip.attach(to: connection.gatt, requirement: configuration.firmware) { [weak self] occurrence in
-                self?.deliver(occurrence)
             }
             state.withLock {
                 $0.grip = attached

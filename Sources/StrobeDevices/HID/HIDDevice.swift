@@ -30,7 +30,8 @@ public struct HIDDevice: Sendable {
     public static func discover(on connection: LEConnection) async throws -> HIDDevice {
         try await connection.secure(to: .unauthenticated)
         let gatt = connection.gatt
-        let database = try await gatt.discoverDatabase(subscribeToServiceChanged: false)
+        // A bonded device's database comes from its bond while its Database Hash is unchanged.
+        let database = try await connection.discoverDatabase()
         guard let hid = database.service(HIDProfile.service) else {
             throw HIDSetupError.notAHIDDevice(services: database.services.map(\.service.uuid.description))
         }
@@ -76,6 +77,21 @@ public struct HIDDevice: Sendable {
             throw GATTError.noClientCharacteristicConfiguration(valueHandle: report.characteristic.valueHandle)
         }
         return cccd.handle
+    }
+
+    /// Whether `database` still has every input report, its CCCD, the protocol mode and the
+    /// battery level at the handles this device was read with.
+    public func isDescribed(by database: GATTDatabase) -> Bool {
+        for report in inputReports {
+            guard let found = database.characteristic(valueHandle: report.characteristic.valueHandle),
+                  found.characteristic == report.characteristic,
+                  found.descriptor(.clientCharacteristicConfiguration)?.handle == report.clientConfiguration
+            else { return false }
+        }
+        for handle in [protocolModeHandle, batteryLevelHandle].compactMap({ $0 }) where database.characteristic(valueHandle: handle) == nil {
+            return false
+        }
+        return true
     }
 
     /// Routes each input report's values on `gatt` to the handler `handler(for:)` gives it.

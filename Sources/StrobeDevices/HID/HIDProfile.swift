@@ -27,6 +27,8 @@ public enum HIDSetupError: Error, Sendable, Hashable, CustomStringConvertible {
     case reportMap(HIDDescriptorError)
     case noBatteryLevel
     case malformedInformation(length: Int)
+    /// On a new link the device's database no longer has its reports where they were: attach again.
+    case databaseChanged
 
     public var description: String {
         switch self {
@@ -36,6 +38,7 @@ public enum HIDSetupError: Error, Sendable, Hashable, CustomStringConvertible {
         case .reportMap(let error): "the HID device's Report Map: \(error)"
         case .noBatteryLevel: "the HID device has no Battery Level"
         case .malformedInformation(let length): "the HID Information is \(length) bytes, not 4"
+        case .databaseChanged: "the HID device's database changed since it was read: attach it again"
         }
     }
 }

@@ -92,7 +92,8 @@ public final class ShutterRemote: Sendable {
     /// Connects the bonded remote again once its link has ended (while it is up, does nothing):
     /// found under its identity address or any private address its bond resolves, its reports
     /// routed to this remote before the link is encrypted with the bond's key (the remote may
-    /// report at once), then its protocol mode and notifications set again. The handler and the
+    /// report at once), its database checked against the one it was read with (a changed one
+    /// throws `HIDSetupError.databaseChanged`), then its protocol mode and notifications set again. The handler and the
     /// streams carry on. Throws `SecurityError.noBond` for a remote that did not bond, `ConnectionError` when it
     /// did not show up within `scanTimeout` or the connection failed, or the encryption's
     /// `SecurityError`.
@@ -102,6 +103,9 @@ public final class ShutterRemote: Sendable {
         guard let identity = old.bond?.peer.address else { throw SecurityError.noBond(address: old.peerAddress) }
         let new = try await central.connect(bonded: identity, scanTimeout: scanTimeout) { [self] in route($0.gatt) }
         do {
+            // The handles routed were the last link's: the bond's cache and the remote's
+            // Database Hash say whether they still hold.
+            guard device.isDescribed(by: try await new.discoverDatabase()) else { throw HIDSetupError.databaseChanged }
             try await device.start(new.gatt)
         } catch {
             _ = try? await new.disconnect()
@@ -136,7 +140,7 @@ public final class ShutterRemote: Sendable {
     /// No bond, or the remote no longer has it: trying again cannot help.
     private static func endsReconnecting(_ error: any Error) -> Bool {
         switch error {
-        case SecurityError.noBond: true
+        case SecurityError.noBond, HIDSetupError.databaseChanged: true
         case SecurityError.encryptionFailed(_, .pinOrKeyMissing), SecurityError.encryptionFailed(_, .authenticationFailure): true
         default: false
         }

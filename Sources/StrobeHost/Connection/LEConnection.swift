@@ -15,6 +15,7 @@ public final class LEConnection: Sendable, CustomStringConvertible {
     public let bearer: ATTBearer
     public let gatt: GATTClient
     let link: L2CAPLink
+    private let bondedGATT: BondedGATT
     let sender: L2CAPSender
     private let controller: HCIController
     private let clock: any Clock<Duration>
@@ -71,6 +72,7 @@ public final class LEConnection: Sendable, CustomStringConvertible {
         link = L2CAPLink(controller: controller, handle: event.connectionHandle, role: event.role, sender: sender, bearer: bearer,
                          security: linkSecurity, parameterPolicy: parameterPolicy)
         bearer.setSecurityEscalation { code in try await linkSecurity.escalate(code) }
+        bondedGATT = BondedGATT(security: linkSecurity, gatt: gatt)
         failed.connect { [weak self] error in self?.linkFailed(error) }
     }
 
@@ -82,10 +84,22 @@ public final class LEConnection: Sendable, CustomStringConvertible {
     @discardableResult
     public func serve(_ database: GATTAttributeDatabase) -> GATTServerConnection {
         let security = link.security
-        return GATTServerConnection(database: database, bearer: bearer, clock: clock) {
+        let server = GATTServerConnection(database: database, bearer: bearer, clock: clock) {
             GATTLinkSecurity(level: security.level, bonded: security.bond != nil)
         }
+        bondedGATT.serving(server)
+        return server
     }
+
+    /// The peer's GATT database. For a bonded peer it is the one kept with the bond when the
+    /// peer's Database Hash is unchanged (or, with no hash, when it has Service Changed to say
+    /// otherwise); else it is discovered, and, while the link is encrypted with a bond, kept
+    /// with the bond for the next link. Service Changed indications keep it current either way
+    /// (`gatt.database`, `gatt.databaseEvents`); a bonded peer's are enabled.
+    public func discoverDatabase() async throws -> GATTDatabase { try await bondedGATT.database() }
+
+    /// Whether the last `discoverDatabase()` took the database from the bond.
+    public var databaseFromCache: Bool { bondedGATT.usedCache }
 
     public var description: String { "connection \(handle) to \(peerAddress) (\(peerAddressType))" }
 

@@ -1,5 +1,5 @@
 /// Characteristic Properties (Vol 3, Part G, 3.3.1.1).
-public struct GATTCharacteristicProperties: OptionSet, Hashable, Sendable {
+public struct GATTCharacteristicProperties: OptionSet, Hashable, Sendable, Codable {
     public var rawValue: UInt8
     public init(rawValue: UInt8) { self.rawValue = rawValue }
 
@@ -14,7 +14,7 @@ public struct GATTCharacteristicProperties: OptionSet, Hashable, Sendable {
 }
 
 /// A characteristic found by discovery (Vol 3, Part G, 3.3).
-public struct GATTCharacteristic: Hashable, Sendable, CustomStringConvertible {
+public struct GATTCharacteristic: Hashable, Sendable, Codable, CustomStringConvertible {
     public var uuid: BluetoothUUID
     public var properties: GATTCharacteristicProperties
     /// The characteristic declaration.
@@ -42,7 +42,7 @@ public struct GATTCharacteristic: Hashable, Sendable, CustomStringConvertible {
 }
 
 /// A characteristic descriptor (Vol 3, Part G, 3.3.3).
-public struct GATTDescriptor: Hashable, Sendable {
+public struct GATTDescriptor: Hashable, Sendable, Codable {
     public var uuid: BluetoothUUID
     public var handle: AttributeHandle
 
@@ -53,7 +53,7 @@ public struct GATTDescriptor: Hashable, Sendable {
 }
 
 /// Client Characteristic Configuration bits (Vol 3, Part G, 3.3.3.3).
-public struct GATTClientConfiguration: OptionSet, Hashable, Sendable {
+public struct GATTClientConfiguration: OptionSet, Hashable, Sendable, Codable {
     public var rawValue: UInt16
     public init(rawValue: UInt16) { self.rawValue = rawValue }
 

@@ -19,6 +19,7 @@ public final class GATTClient: Sendable {
         var serviceChangedHandle: AttributeHandle?
         var subscribeToServiceChanged = false
         var malformedServiceChanged: UInt64 = 0
+        var onRediscovered: (@Sendable (GATTDatabase) -> Void)?
     }
 
     public init(bearer: ATTBearer) {

@@ -1,7 +1,7 @@
 /// A client's picture of a server's attributes: services, their characteristics and
 /// descriptors, in handle order. Valid until a Service Changed indication says otherwise.
-public struct GATTDatabase: Hashable, Sendable {
-    public struct Characteristic: Hashable, Sendable {
+public struct GATTDatabase: Hashable, Sendable, Codable {
+    public struct Characteristic: Hashable, Sendable, Codable {
         public var characteristic: GATTCharacteristic
         public var descriptors: [GATTDescriptor]
 
@@ -13,7 +13,7 @@ public struct GATTDatabase: Hashable, Sendable {
         public func descriptor(_ uuid: BluetoothUUID) -> GATTDescriptor? { descriptors.first { $0.uuid == uuid } }
     }
 
-    public struct Service: Hashable, Sendable {
+    public struct Service: Hashable, Sendable, Codable {
         public var service: GATTService
         public var includedServices: [GATTIncludedService]
         public var characteristics: [Characteristic]

@@ -1,5 +1,5 @@
 /// A service found by discovery: its UUID and the handles of its group (Vol 3, Part G, 3.1).
-public struct GATTService: Hashable, Sendable, CustomStringConvertible {
+public struct GATTService: Hashable, Sendable, Codable, CustomStringConvertible {
     public var uuid: BluetoothUUID
     /// The service declaration.
     public var startHandle: AttributeHandle
@@ -18,7 +18,7 @@ public struct GATTService: Hashable, Sendable, CustomStringConvertible {
 }
 
 /// An include declaration inside a service (Vol 3, Part G, 3.2).
-public struct GATTIncludedService: Hashable, Sendable {
+public struct GATTIncludedService: Hashable, Sendable, Codable {
     /// The include declaration's own handle.
     public var declarationHandle: AttributeHandle
     /// The included service.

@@ -47,14 +47,15 @@ extension GATTClient {
     private func rediscover(_ range: ClosedRange<AttributeHandle>) async {
         do {
             let trees = try await discoverServiceTrees(in: range)
-            let (database, subscribe) = state.withLock { state in
+            let (database, subscribe, observer) = state.withLock { state in
                 _ = state.database?.remove(overlapping: range)
                 state.database?.insert(trees)
-                return (state.database, state.subscribeToServiceChanged)
+                return (state.database, state.subscribeToServiceChanged, state.onRediscovered)
             }
             if let database, trees.contains(where: { $0.service.uuid == .genericAttributeService }) {
                 try await armServiceChanged(in: database, subscribe: subscribe)
             }
+            if let database { observer?(database) }
             events.yield(.rediscovered(range))
         } catch {
             events.yield(.rediscoveryFailed(range, error))

@@ -25,6 +25,8 @@ public final class GATTServerConnection: Sendable {
         /// The indication waiting for its confirmation (one at a time, Vol 3, Part F, 3.3.2).
         var indication: (waiter: Waiter<Void>, handle: AttributeHandle, deadline: Duration)?
         var onSubscription: SubscriptionHandler?
+        /// The host's own watcher of CCCD writes (it keeps a bonded client's), beside the app's.
+        var onConfigurationWritten: (@Sendable () -> Void)?
         var closed = false
         var counters = GATTServerCounters()
     }
@@ -65,6 +67,34 @@ public final class GATTServerConnection: Sendable {
     public func configuration(ofValue valueHandle: AttributeHandle) -> GATTClientConfiguration {
         guard let cccd = clientConfigurationHandle(ofValue: valueHandle) else { return [] }
         return state.withLock { $0.configurations[cccd] ?? [] }
+    }
+
+    /// Every CCCD the client enabled on this link, by CCCD handle.
+    public var clientConfigurations: [AttributeHandle: GATTClientConfiguration] {
+        state.withLock { $0.configurations.filter { !$0.value.isEmpty } }
+    }
+
+    /// Sets again what a bonded client enabled on an earlier link (Vol 3, Part G, 3.3.3.3):
+    /// each value on a CCCD of the database that this link has not set yet, each reported to
+    /// the subscription handler as if written. Handles that are not CCCDs are ignored.
+    func restore(_ configurations: [AttributeHandle: GATTClientConfiguration]) {
+        let attributes = database.snapshot
+        var restored: [(valueHandle: AttributeHandle, configuration: GATTClientConfiguration)] = []
+        state.withLock { s in
+            for (handle, configuration) in configurations.sorted(by: { $0.key < $1.key }) where s.configurations[handle] == nil {
+                guard attributes.contains(where: { $0.handle == handle && $0.isClientConfiguration }),
+                      let valueHandle = attributes.last(where: { $0.handle < handle && $0.properties != nil })?.handle
+                else { continue }
+                s.configurations[handle] = configuration
+                restored.append((valueHandle, configuration))
+            }
+        }
+        let handler = state.withLock { $0.onSubscription }
+        for entry in restored { handler?(entry.valueHandle, entry.configuration) }
+    }
+
+    func setConfigurationWrittenHandler(_ handler: (@Sendable () -> Void)?) {
+        state.withLock { $0.onConfigurationWritten = handler }
     }
 
     // MARK: Server-initiated
@@ -150,11 +180,13 @@ public final class GATTServerConnection: Sendable {
             if expected { finishIndication(.success(())) } else { state.withLock { $0.counters.unexpectedConfirmations += 1 } }
             return
         }
+        state.withLock { $0.counters.requests[opcode, default: 0] += 1 }
         let (response, subscription) = answer(opcode, Array(pdu))
         if let response { bearer.channel.post(response, completion: nil) }
         if let subscription {
-            let handler = state.withLock { $0.onSubscription }
+            let (handler, written) = state.withLock { ($0.onSubscription, $0.onConfigurationWritten) }
             handler?(subscription.valueHandle, subscription.configuration)
+            written?()
         }
     }
 
@@ -391,6 +423,8 @@ public final class GATTServerConnection: Sendable {
 
 /// What a server connection has done.
 public struct GATTServerCounters: Sendable, Hashable {
+    /// Each request and command the client sent, by opcode.
+    public var requests: [ATTOpcode: Int] = [:]
     public var reads = 0
     public var writes = 0
     public var notificationsSent = 0

@@ -39,6 +39,7 @@ final class LinkSecurity: Sendable {
         var smpTimedOut = false
         var closed = false
         var lastResult: SMPPairingResult?
+        var onSecured: (@Sendable (SMPSecurityLevel) -> Void)?
     }
 
     init(handle: ConnectionHandle, role: LERole, peer: BluetoothAddress, peerType: LEAddressType,
@@ -64,6 +65,22 @@ final class LinkSecurity: Sendable {
     func levelChanges() -> AsyncStream<SMPSecurityLevel> { levels.stream(startingWith: level) }
     var lastResult: SMPPairingResult? { state.withLock { $0.lastResult } }
     var bond: Bond? { manager.bond(for: peer, type: peerType) }
+
+    /// Called, on the thread that learnt it, each time the link becomes encrypted (with a
+    /// bond's key, or by a pairing whose bond, if any, is stored by then).
+    func setSecuredHandler(_ handler: (@Sendable (SMPSecurityLevel) -> Void)?) {
+        state.withLock { $0.onSecured = handler }
+    }
+
+    func logFailedSave(_ error: any Error) {
+        controller.logger.warning("GATT state not kept with the bond", metadata: ["handle": "\(handle)", "error": "\(error)"])
+    }
+
+    private func announce(_ level: SMPSecurityLevel) {
+        levels.yield(level)
+        guard level > .none, let handler = state.withLock({ $0.onSecured }) else { return }
+        handler(level)
+    }
 
     /// A pairing machine for this link; `verifyingStore` when it is about to start one.
     private func newPairing(verifyingStore: Bool) throws(BondStoreError) -> SMPPairing {
@@ -145,7 +162,7 @@ final class LinkSecurity: Sendable {
             return ([], waiter, .success(s.level))
         }
         if let waiter, let outcome { waiter.resolve(outcome) }
-        if case .success(let level)? = outcome { levels.yield(level) }
+        if case .success(let level)? = outcome { announce(level) }
         if !event.status.isSuccess {
             controller.logger.warning("encryption failed", metadata: ["handle": "\(handle)", "status": "\(event.status)"])
         }
@@ -475,7 +492,7 @@ final class LinkSecurity: Sendable {
             s.level = result.securityLevel
             s.lastResult = result
         }
-        levels.yield(result.securityLevel)
+        announce(result.securityLevel)
         controller.logger.info("paired", metadata: ["handle": "\(handle)", "result": "\(result)"])
         for waiter in waiters { waiter.resolve(outcome) }
     }

@@ -72,6 +72,24 @@ public final class SecurityManager: Sendable {
     public func bond(for address: BluetoothAddress, type: LEAddressType) -> Bond? {
         try? store?.bond(for: address, type: type)
     }
+
+    /// Changes what is kept with the bond for `peer` (a GATT cache, subscriptions), never its
+    /// keys: read, changed and saved only if no one changed it meanwhile, else tried again.
+    /// Returns false when there is no such bond or no store.
+    @discardableResult
+    func updateBond(for peer: IdentityAddress, _ change: (inout Bond) -> Void) throws(BondStoreError) -> Bool {
+        guard let store else { return false }
+        for _ in 0..<5 {
+            guard let stored = try store.bonds().first(where: { $0.peer == peer }) else { return false }
+            var bond = stored
+            change(&bond)
+            guard bond != stored else { return true }
+            bond.longTermKey = stored.longTermKey
+            bond.peerIRK = stored.peerIRK
+            if try store.save(bond, replacing: stored) { return true }
+        }
+        return false
+    }
 }
 
 /// What a central does when the server refuses a request for want of security.

@@ -26,6 +26,10 @@ Outcomes, one JSON object each, with the number of the connection (1, 2, ...) th
     PARAMETERS {"connection": n, "interval": ms, "latency": n, "timeout": ms}   the link's new parameters
     UPDATE_DONE {"interval": ms, "seconds": s} / UPDATE_FAILED {"error": int, "seconds": s}
                             the outcome of each --update-parameters request, and how long it took
+    SERVICE_ADDED {"after": n}   --add-service-after: a new service joined the database
+    DATABASE_HASH {"hash": hex}  the Database Hash Bumble serves now (at READY and SERVICE_ADDED)
+Bumble's own GATT service (Service Changed, Client Supported Features, Database Hash computed
+by Bumble) is part of every database.
 Keys go to stdout here only because this is a test peer: the test compares them with Strobe's.
 """
 import argparse
@@ -41,6 +45,7 @@ from bumble.device import Device, DeviceConfiguration
 from bumble.gatt import Characteristic, Service
 from bumble.keys import JsonKeyStore, MemoryKeyStore
 from bumble.pairing import PairingConfig, PairingDelegate
+from bumble.profiles.gatt_service import GenericAttributeProfileService
 from bumble.transport import open_transport
 
 IO = {
@@ -91,13 +96,32 @@ def key_hex(key):
 
 
 connections = 0
+disconnections = 0
+ADDED_SERVICE = '5EC00003-5EC0-4E00-8000-00805F9B34FB'
 
 
-def watch(connection):
+def database_hash(device):
+    # What Bumble's GATT service answers to a Database Hash read, least significant octet first.
+    service = next(s for s in device.gatt_server.attributes if isinstance(s, GenericAttributeProfileService))
+    return service.get_database_hash(type('Connection', (), {'device': device})())
+
+
+def watch(connection, device, args):
     # Events carry the number of the connection they belong to (1, 2, ...).
     global connections
     connections += 1
     number = connections
+
+    def on_disconnection(reason):
+        global disconnections
+        disconnections += 1
+        emit('DISCONNECTED', {'connection': number, 'reason': int(reason)})
+        if args.add_service_after == disconnections:
+            # The database changes while no client is connected, as after a firmware update.
+            device.add_service(Service(ADDED_SERVICE, [Characteristic(
+                '5EC00004-5EC0-4E00-8000-00805F9B34FB', Characteristic.Properties.READ, att.Attribute.READABLE, b'\x01')]))
+            emit('SERVICE_ADDED', {'after': disconnections})
+            emit('DATABASE_HASH', {'hash': database_hash(device).hex()})
 
     def on_pairing(keys):
         emit('PAIRED', {
@@ -116,7 +140,7 @@ def watch(connection):
                   lambda: emit('ENCRYPTED', {'connection': number, 'encrypted': bool(connection.is_encrypted)}))
     connection.on('connection_encryption_failure',
                   lambda error: emit('ENCRYPTION_FAILED', {'connection': number, 'error': str(error)}))
-    connection.on('disconnection', lambda reason: emit('DISCONNECTED', {'connection': number, 'reason': int(reason)}))
+    connection.on('disconnection', on_disconnection)
 
     def on_security_request(auth_req):
         # The peripheral asks for security: pair, as an application would.
@@ -176,6 +200,7 @@ async def main(args):
             device.l2cap_channel_manager.deregister_fixed_channel(att.ATT_CID)
             device.l2cap_channel_manager.register_fixed_channel(att.ATT_CID, lambda handle, pdu: None)
         emit('READY', {'address': str(device.random_address), 'public': str(device.public_address)})
+        emit('DATABASE_HASH', {'hash': database_hash(device).hex()})
         if args.claim_identity:
             # Key distribution reads these: the peer now claims another device's identity.
             if args.identity_address_type == 'public':
@@ -185,7 +210,7 @@ async def main(args):
 
         if args.role == 'peripheral':
             def on_connection(connection):
-                watch(connection)
+                watch(connection, device, args)
                 if args.request_security:
                     connection.request_pairing()
                 if args.update_parameters:
@@ -201,7 +226,7 @@ async def main(args):
             connection = await device.connect(
                 hci.Address(args.peer, hci.Address.PUBLIC_DEVICE_ADDRESS),
                 own_address_type=hci.OwnAddressType.RANDOM, timeout=20)
-            watch(connection)
+            watch(connection, device, args)
             emit('CONNECTED', {'peer': str(connection.peer_address)})
             try:
                 if args.pair:
@@ -240,6 +265,8 @@ if __name__ == '__main__':
                         help='peripheral: ask for these connection parameters once connected (repeatable, in order)')
     parser.add_argument('--silent-att', action='store_true', help='answer no ATT request (as a host with no GATT server running)')
     parser.add_argument('--claim-identity', help='distribute this address (of --identity-address-type) as its identity')
+    parser.add_argument('--add-service-after', type=int, metavar='N',
+                        help='add a service to the database when the Nth link ends')
     parser.add_argument('--timeout', type=float, default=120)
     args = parser.parse_args()
     # Test runners start children with SIGTERM blocked; take it back.

@@ -1,0 +1,110 @@
+import Synchronization
+
+/// What one link keeps with the peer's bond for GATT, both ways: as client, the peer's
+/// database (used on the next link while its Database Hash is unchanged); as server, the CCCDs
+/// the peer enabled (set again on its next encrypted link). Saved only while the link is
+/// encrypted with a bond, so only a peer that proved its identity writes to its bond.
+final class BondedGATT: Sendable {
+    private let security: LinkSecurity
+    private let gatt: GATTClient
+    private let state = Mutex(State())
+
+    private struct State {
+        var discovered: GATTDatabaseCache?
+        var server: GATTServerConnection?
+        /// Saves run one after another, each writing what the link has by then.
+        var saving: Task<Void, Never>?
+        var usedCache = false
+    }
+
+    init(security: LinkSecurity, gatt: GATTClient) {
+        self.security = security
+        self.gatt = gatt
+        security.setSecuredHandler { [weak self] _ in self?.secured() }
+        gatt.setRediscoveryHandler { [weak self] database in self?.rediscovered(database) }
+    }
+
+    /// Whether the last `database()` took the bond's cache.
+    var usedCache: Bool { state.withLock { $0.usedCache } }
+
+    func serving(_ server: GATTServerConnection) {
+        state.withLock { $0.server = server }
+        server.setConfigurationWrittenHandler { [weak self] in self?.save() }
+        if security.level > .none { secured() }
+    }
+
+    /// The peer's database: the bond's cache when the peer's Database Hash says it is current,
+    /// else discovered (Service Changed subscribed and robust caching enabled for a bonded
+    /// peer, so that it will say when it changes).
+    func database() async throws -> GATTDatabase {
+        let bond = security.bond
+        if let cache = bond?.peerDatabase {
+            await gatt.adopt(cache.database)
+            if cache.isCurrent(currentHash: try await gatt.readDatabaseHash()) {
+                state.withLock {
+                    $0.discovered = cache
+                    $0.usedCache = true
+                }
+                return cache.database
+            }
+        }
+        let database = try await gatt.discoverDatabase(subscribeToServiceChanged: bond != nil)
+        let hash = try await gatt.readDatabaseHash()
+        if bond != nil, let features = database.characteristic(.clientSupportedFeatures, inService: .genericAttributeService),
+           features.characteristic.properties.contains(.write) {
+            try? await gatt.write([0x01], handle: features.characteristic.valueHandle)  // Robust Caching
+        }
+        state.withLock {
+            $0.discovered = GATTDatabaseCache(database: database, hash: hash)
+            $0.usedCache = false
+        }
+        save()
+        return database
+    }
+
+    /// The link is encrypted: a bonded client's subscriptions come back (while this server's
+    /// database is the one they were made on), and what the link has is saved.
+    private func secured() {
+        guard let bond = security.bond else { return }
+        if let server = state.withLock({ $0.server }), let kept = bond.clientConfigurations,
+           kept.databaseHash == server.database.hash {
+            server.restore(kept.values)
+        }
+        save()
+    }
+
+    private func rediscovered(_ database: GATTDatabase) {
+        Task {
+            let hash = try? await gatt.readDatabaseHash()
+            state.withLock { $0.discovered = GATTDatabaseCache(database: database, hash: hash) }
+            save()
+        }
+    }
+
+    private func save() {
+        state.withLock { s in
+            let previous = s.saving
+            s.saving = Task {
+                await previous?.value
+                self.write()
+            }
+        }
+    }
+
+    private func write() {
+        guard security.level > .none, let bond = security.bond else { return }
+        let (cache, server) = state.withLock { ($0.discovered, $0.server) }
+        var configurations: GATTClientConfigurations?
+        if let values = server?.clientConfigurations, let server, !values.isEmpty {
+            configurations = GATTClientConfigurations(databaseHash: server.database.hash, values: values)
+        }
+        do {
+            try security.manager.updateBond(for: bond.peer) { bond in
+                if let cache { bond.peerDatabase = cache }
+                if server != nil { bond.clientConfigurations = configurations }
+            }
+        } catch {
+            security.logFailedSave(error)
+        }
+    }
+}

@@ -1,0 +1,131 @@
+import StrobeDevices
+import StrobeHCI
+import StrobeHost
+import Testing
+
+@testable import StrobeSim
+
+/// Both ends of GATT caching between bonded devices, in virtual time: the host's client keeps
+/// the grip's database with the bond and takes it again while the grip's Database Hash is
+/// unchanged; the grip's server keeps the host's subscription with its bond and sets it again
+/// when the link is encrypted, so the grip sends at once and the host, which routed its events
+/// before encrypting, loses none.
+@Suite(.serialized, .timeLimit(.minutes(2))) struct GATTCacheTests {
+    static func gripScenario() -> SimScenario {
+        var grip = SimulatedDeviceDescription(kind: .grip, name: "Grip-S1", rssi: -60)
+        grip.firmware = "1.4.0"
+        // The first event goes out the moment the grip sees a subscription.
+        grip.gripEvents = [.init(after: 0, code: 0x01), .init(after: 0.2, code: 0x02), .init(after: 0.1, code: 0x03)]
+        return SimScenario(devices: [grip])
+    }
+
+    static let discovery: [ATTOpcode] = [.readByGroupTypeRequest, .findByTypeValueRequest, .findInformationRequest]
+
+    @Test func aBondedGripsNextLinkTakesTheCachedDatabaseAndLosesNoFirstEvent() async {
+        await #expect(processExitsWith: .success) {
+            let clock = VirtualClock()
+            try await VirtualTimeDriver.run(clock: clock, timeLimit: .seconds(300)) {
+                let world = SimWorld(scenario: Self.gripScenario(), clock: clock)
+                try await world.start()
+                let device = try #require(world.devices.first)
+                let controller = HCIController(transport: world.makeHostController(), clock: clock)
+                try await controller.open()
+                let store = InMemoryBondStore()
+                let central = Central(controller: controller, clock: clock, security: SecurityManager(store: store))
+
+                func shoot() async throws -> (LEConnection, [GripEvent], GATTServerCounters) {
+                    let connection = try await central.connect(name: "Grip-S1")
+                    let (events, sink) = AsyncStream.makeStream(of: GripEvent.self)
+                    _ = try await Grip.attach(to: connection) { sink.yield($0.event) }
+                    var received: [GripEvent] = []
+                    for await event in events {
+                        received.append(event)
+                        if received.count == 3 { break }
+                    }
+                    let server = try #require(device.peripheral.withLock { $0 }?.connections.first?.server)
+                    return (connection, received, server.counters)
+                }
+
+                let (first, firstEvents, firstCounters) = try await shoot()
+                #expect(firstEvents == [.shutterButtonHalfDown, .shutterButtonDown, .shutterButtonReleased])
+                #expect(!first.databaseFromCache)
+                #expect(Self.discovery.contains { firstCounters.requests[$0, default: 0] > 0 })
+                // Kept with each side's bond: the database and its hash here, the subscription there.
+                let kept = try #require(store.bonds().first?.peerDatabase)
+                let grip = try #require(device.peripheral.withLock { $0 }?.database)
+                #expect(kept.hash == grip.hash)
+                #expect(kept.database.service(GripProfile.service) != nil)
+                // The grip's events and its Service Changed, enabled by the host.
+                let subscribed = try #require(device.bonds.bonds().first?.clientConfigurations)
+                #expect(subscribed.databaseHash == grip.hash)
+                #expect(Set(subscribed.values.values) == [.notification, .indication])
+                _ = try await first.disconnect()
+                // Wait for the grip to advertise again.
+                try await clock.sleep(for: .seconds(1))
+
+                let (second, secondEvents, secondCounters) = try await shoot()
+                #expect(secondEvents == [.shutterButtonHalfDown, .shutterButtonDown, .shutterButtonReleased])
+                #expect(second.databaseFromCache)
+                #expect(second.pairingResult == nil, "encrypted with the bond")
+                // One Read By Type for the hash (and none to discover), reads and writes of its own.
+                #expect(Self.discovery.allSatisfy { secondCounters.requests[$0, default: 0] == 0 }, "\(secondCounters.requests)")
+                #expect(secondCounters.requests[.readByTypeRequest] == 1)
+                _ = try await second.disconnect()
+                try await clock.sleep(for: .seconds(1))
+
+                // The grip's own part: encrypted with the bond, it notifies with no CCCD written.
+                let third = try await central.connect(name: "Grip-S1")
+                let database = try await third.discoverDatabase()
+                let events = try #require(database.characteristic(GripProfile.events, inService: GripProfile.service))
+                let collector = GripEventCollector()
+                third.gatt.bearer.setValueHandler(collector, forHandle: events.characteristic.valueHandle)
+                try await third.encrypt()
+                let values = await collector.first(3)
+                #expect(values.count == 3)
+                let server = try #require(device.peripheral.withLock { $0 }?.connections.first?.server)
+                #expect(server.counters.requests[.writeRequest, default: 0] == 0, "no CCCD written on this link")
+                _ = try await third.disconnect()
+                controller.close()
+                world.stop()
+            }
+        }
+    }
+
+    @Test func aChangedHashOrNoServiceChangedMeansDiscoveringAgain() {
+        let database = GATTDatabase(services: [.init(service: GATTService(uuid: .batteryService, startHandle: 1, endHandle: 3))])
+        let hash = [UInt8](repeating: 7, count: 16)
+        #expect(GATTDatabaseCache(database: database, hash: hash).isCurrent(currentHash: hash))
+        #expect(!GATTDatabaseCache(database: database, hash: hash).isCurrent(currentHash: [UInt8](repeating: 8, count: 16)))
+        #expect(!GATTDatabaseCache(database: database, hash: hash).isCurrent(currentHash: nil))
+        #expect(!GATTDatabaseCache(database: database, hash: nil).isCurrent(currentHash: hash))
+        // No hash either time: only Service Changed can say it changed.
+        #expect(!GATTDatabaseCache(database: database, hash: nil).isCurrent(currentHash: nil))
+        let withServiceChanged = GATTDatabase(services: database.services + [.init(
+            service: GATTService(uuid: .genericAttributeService, startHandle: 4, endHandle: 6),
+            characteristics: [.init(characteristic: GATTCharacteristic(uuid: .serviceChanged, properties: .indicate,
+                                                                       declarationHandle: 5, valueHandle: 6, endHandle: 6),
+                                    descriptors: [])])])
+        #expect(GATTDatabaseCache(database: withServiceChanged, hash: nil).isCurrent(currentHash: nil))
+    }
+}
+
+/// Collects the values routed to it, for a test to await.
+final class GripEventCollector: ATTValueHandler {
+    private let values: AsyncStream<[UInt8]>
+    private let sink: AsyncStream<[UInt8]>.Continuation
+
+    init() { (values, sink) = AsyncStream.makeStream(of: [UInt8].self) }
+
+    func attributeValueReceived(_ value: UnsafeRawBufferPointer, handle: AttributeHandle, kind: ATTValueKind, at time: HostTime) {
+        sink.yield(Array(value))
+    }
+
+    func first(_ count: Int) async -> [[UInt8]] {
+        var collected: [[UInt8]] = []
+        for await value in values {
+            collected.append(value)
+            if collected.count == count { break }
+        }
+        return collected
+    }
+}

@@ -24,6 +24,11 @@ final class BondedGATT: Sendable {
         gatt.setRediscoveryHandler { [weak self] database in self?.rediscovered(database) }
     }
 
+    /// Waits until every save started so far is written.
+    func saved() async {
+        await state.withLock { $0.saving }?.value
+    }
+
     /// Whether the last `database()` took the bond's cache.
     var usedCache: Bool { state.withLock { $0.usedCache } }
 
@@ -58,7 +63,8 @@ final class BondedGATT: Sendable {
             $0.discovered = GATTDatabaseCache(database: database, hash: hash)
             $0.usedCache = false
         }
-        save()
+        // Kept before this returns, so that a link that ends now has kept it.
+        await save().value
         return database
     }
 
@@ -77,17 +83,20 @@ final class BondedGATT: Sendable {
         Task {
             let hash = try? await gatt.readDatabaseHash()
             state.withLock { $0.discovered = GATTDatabaseCache(database: database, hash: hash) }
-            save()
+            await save().value
         }
     }
 
-    private func save() {
+    @discardableResult
+    private func save() -> Task<Void, Never> {
         state.withLock { s in
             let previous = s.saving
-            s.saving = Task {
+            let task = Task {
                 await previous?.value
                 self.write()
             }
+            s.saving = task
+            return task
         }
     }
 

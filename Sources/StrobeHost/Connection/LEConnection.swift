@@ -98,6 +98,10 @@ public final class LEConnection: Sendable, CustomStringConvertible {
     /// (`gatt.database`, `gatt.databaseEvents`); a bonded peer's are enabled.
     public func discoverDatabase() async throws -> GATTDatabase { try await bondedGATT.database() }
 
+    /// Waits until what this link keeps with the bond (the peer's database, its subscriptions),
+    /// saved in the background once the link is encrypted, is written.
+    public func bondUpdatesWritten() async { await bondedGATT.saved() }
+
     /// Whether the last `discoverDatabase()` took the database from the bond.
     public var databaseFromCache: Bool { bondedGATT.usedCache }
 

@@ -42,7 +42,8 @@ public final class SimulatedDevice: Sendable {
                               security: SecurityManager(store: bonds, random: random.bytes))
         let database = GATTAttributeDatabase()
         behaviour.build(database)
-        let peripheral = Peripheral(central: central, database: database)
+        let peripheral = Peripheral(central: central, database: database,
+                                    genericAccess: GATTGenericAccess(deviceName: description.name, appearance: behaviour.appearance))
         self.peripheral.withLock { $0 = peripheral }
         behaviour.attach(to: peripheral)
         try await peripheral.startAdvertising(name: description.name, serviceUUIDs: behaviour.advertisedServices,
@@ -65,10 +66,13 @@ protocol SimulatedBehaviour: Sendable {
     var log: [String] { get }
     /// Service UUIDs the device advertises (in its scan response).
     var advertisedServices: [BluetoothUUID] { get }
+    /// What its GAP service's Appearance says (Assigned Numbers, 2.6).
+    var appearance: UInt16 { get }
 }
 
 extension SimulatedBehaviour {
     var advertisedServices: [BluetoothUUID] { [] }
+    var appearance: UInt16 { 0x0000 }  // Unknown
 }
 
 /// A thread-safe list of what happened, with a bound.

@@ -43,6 +43,8 @@ final class SimulatedShutterRemote: SimulatedBehaviour {
 
     var log: [String] { events.all }
     var advertisedServices: [BluetoothUUID] { [HIDProfile.service] }
+    /// Generic Human Interface Device, as a shutter remote presents itself.
+    var appearance: UInt16 { 0x03C0 }
 
     func build(_ database: GATTAttributeDatabase) {
         database.addPrimaryService(HIDProfile.service)

@@ -4,7 +4,8 @@ import Synchronization
 import Testing
 
 /// Strobe's peripheral role and GATT server against Bumble's own host as the central and GATT
-/// client: it scans for Strobe's advertisement, connects, discovers, reads, writes and subscribes.
+/// client: it scans for Strobe's advertisement, connects, discovers, reads (the GAP service's name
+/// and appearance too), writes and subscribes.
 @Suite(.timeLimit(.minutes(1))) struct PeripheralInteropTests {
     static let service = BluetoothUUID("8D1E0001-3B5A-4C6E-9F00-5A7B0BE0C0DE")
     static let readable = BluetoothUUID("8D1E0002-3B5A-4C6E-9F00-5A7B0BE0C0DE")
@@ -57,5 +58,10 @@ import Testing
         #expect(summary["read"] as? String == Data("hello from Strobe".utf8).map { String(format: "%02x", $0) }.joined())
         #expect(written.values.withLock { $0 } == [[0xA1, 0xB2, 0xC3]])
         #expect(summary["notifications"] as? [String] == ["00ee", "01ee", "02ee", "03ee", "04ee"])
+        // The GAP service Peripheral added: the advertised name, and the appearance it was given.
+        let gap = try #require(summary["gap"] as? [String: Any])
+        #expect(gap["device_name"] as? String == "Strobe-Periph")
+        #expect(gap["appearance"] as? Int == 0)
+        #expect(services.contains { $0.contains("1801") }, "the GATT service: \(services)")
     }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import StrobeSim
 import Testing
 
 /// Bumble's own host drives a controller of Strobe's simulated world over H4/TCP
@@ -27,5 +28,24 @@ import Testing
         // The test device counts up, a little-endian u32 per notification.
         let expected = (0..<10).map { i in withUnsafeBytes(of: UInt32(i).littleEndian) { $0.map { String(format: "%02x", $0) }.joined() } }
         #expect(summary["notifications"] as? [String] == expected)
+    }
+
+    /// Every simulated device serves the GAP service: Bumble reads its name and appearance, as a
+    /// phone does on connecting.
+    @Test(.timeLimit(.minutes(2))) func bumbleReadsEveryDevicesNameAndAppearance() async throws {
+        let server = try await SimServer(duration: 90)
+        defer { withExtendedLifetime(server) {} }
+        let devices = SimScenario.standard.devices
+        let client = try await StrobeCommand.run(executable: RepositoryPaths.bumblePython, [
+            RepositoryPaths.bumbleFixtures.appendingPathComponent("sim_client.py").path, server.endpoint, "--timeout", "80",
+        ] + devices.flatMap { ["--gap-of", $0.name] })
+        let line = try #require(client.stdout.split(separator: "\n").first { $0.hasPrefix("SUMMARY ") }, "stderr: \(client.stderr)")
+        let summary = try #require(try JSONSerialization.jsonObject(with: Data(line.dropFirst(8).utf8)) as? [String: Any])
+        #expect(summary["exit_reason"] as? String == "done")
+        let gap = try #require(summary["gap"] as? [String: [String: Any]])
+        for device in devices {
+            #expect(gap[device.name]?["device_name"] as? String == device.name, "\(device.name): \(gap[device.name] ?? [:])")
+            #expect(gap[device.name]?["appearance"] as? Int == (device.kind == .remote ? 0x03C0 : 0), "\(device.name)")
+        }
     }
 }

@@ -63,6 +63,7 @@ async def run(args):
     summary['mtu'] = await peer.request_mtu(args.mtu)
     characteristics = await gatt_client.discover_all(peer, summary)
     summary['characteristics'] = sorted(characteristics)
+    summary['gap'] = await gatt_client.read_gap(peer)
     summary['read'] = bytes(await peer.read_value(gatt_client.find(characteristics, args.read_uuid))).hex()
     await peer.write_value(gatt_client.find(characteristics, args.write_uuid), bytes.fromhex(args.write_value),
                            with_response=True)

@@ -1,7 +1,8 @@
 """
 gatt_client.py - what central.py and sim_client.py both do as a Bumble GATT client: find a peer
-by its advertised name, discover everything, look characteristics up by UUID, collect
-notifications, and print the summary line the Swift tests read.
+by its advertised name, discover everything, look characteristics up by UUID, read the GAP
+service's name and appearance, collect notifications, and print the summary line the Swift
+tests read.
 """
 import asyncio
 import json
@@ -57,6 +58,17 @@ async def collect_notifications(peer, characteristic, count):
     await peer.subscribe(characteristic, on_value)
     await done
     return notifications[:count]
+
+
+async def read_gap(peer):
+    """Device Name (0x2A00) and Appearance (0x2A01), read by type as a phone does on connecting."""
+    from bumble.core import UUID
+    names = await peer.read_characteristics_by_uuid(UUID.from_16_bits(0x2A00))
+    appearances = await peer.read_characteristics_by_uuid(UUID.from_16_bits(0x2A01))
+    return {
+        'device_name': bytes(names[0]).decode() if names else None,
+        'appearance': int.from_bytes(bytes(appearances[0]), 'little') if appearances else None,
+    }
 
 
 def run_and_summarise(coroutine, timeout):

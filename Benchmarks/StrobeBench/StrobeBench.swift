@@ -6,11 +6,11 @@ import Foundation
 struct StrobeBench: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "strobe-bench",
-        abstract: "Measure Strobe: ring, decode, e2e (against Bumble), memory, sequencer, soak.",
+        abstract: "Measure Strobe: ring, decode, e2e (against Bumble), memory, sequencer, reconnect, soak.",
         discussion: "Build with `swift build -c release`; run with `swift run -c release strobe-bench [SCENARIO...] [--json]`.")
 
     enum Scenario: String, ExpressibleByArgument, CaseIterable {
-        case ring, decode, e2e, memory, sequencer, soak
+        case ring, decode, e2e, memory, sequencer, reconnect, soak
 
         /// What runs when no scenario is named: all but the long soak.
         static var standard: [Scenario] { allCases.filter { $0 != .soak } }
@@ -46,6 +46,9 @@ struct StrobeBench: AsyncParsableCommand {
     @Flag(help: "sequencer: triggered by the simulated HID shutter remote instead of the grip.")
     var sequencerRemote = false
 
+    @Option(help: "reconnect: links of each kind (from the bond's cache, discovered), alternating.")
+    var reconnectRounds = 20
+
     @Option(help: "memory: seconds of streaming at 1,000 batches/s.")
     var memorySeconds = 5
 
@@ -78,6 +81,7 @@ struct StrobeBench: AsyncParsableCommand {
             case .sequencer:
                 report = try await SequencerScenario.run(shots: sequencerShots, modellingLights: sequencerModellingLights,
                                                          trigger: sequencerRemote ? .remote : .grip)
+            case .reconnect: report = try await ReconnectScenario.run(rounds: reconnectRounds)
             case .soak: report = try await SoakScenario.run(notifications: soakNotifications)
             }
             emit(report)

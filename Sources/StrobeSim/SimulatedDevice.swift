@@ -55,6 +55,9 @@ public final class SimulatedDevice: Sendable {
         hci.close()
     }
 
+    /// The centrals connected to the device now (its GATT server's counters are on each).
+    public var peripheralConnections: [LEConnection] { peripheral.withLock { $0 }?.connections ?? [] }
+
     /// What the device did, for tests and `strobe sim list`.
     public var log: [String] { behaviour.log }
 }

@@ -91,6 +91,45 @@ import Testing
         }
     }
 
+    /// The grip's database changes between links (a firmware update): the host sees a new hash
+    /// and discovers again, and the grip, which kept the host's Service Changed subscription,
+    /// indicates every handle changed instead of restoring subscriptions made on the old one.
+    @Test func aChangedDatabaseIsDiscoveredAgainAndIndicated() async {
+        await #expect(processExitsWith: .success) {
+            let clock = VirtualClock()
+            try await VirtualTimeDriver.run(clock: clock, timeLimit: .seconds(300)) {
+                let world = SimWorld(scenario: Self.gripScenario(), clock: clock)
+                try await world.start()
+                let device = try #require(world.devices.first)
+                let controller = HCIController(transport: world.makeHostController(), clock: clock)
+                try await controller.open()
+                let central = Central(controller: controller, clock: clock, security: SecurityManager(store: InMemoryBondStore()))
+                let first = try await central.connect(name: "Grip-S1")
+                _ = try await Grip.attach(to: first)
+                _ = try await first.disconnect()
+                let added = BluetoothUUID("5EC00003-5EC0-4E00-8000-00805F9B34FB")
+                let database = try #require(device.peripheral.withLock { $0 }?.database)
+                database.addPrimaryService(added)
+                database.addCharacteristic(BluetoothUUID("5EC00004-5EC0-4E00-8000-00805F9B34FB"), properties: .read, value: [1])
+                try await clock.sleep(for: .seconds(1))
+
+                let second = try await central.connect(name: "Grip-S1")
+                let (events, sink) = AsyncStream.makeStream(of: GripEvent.self)
+                _ = try await Grip.attach(to: second) { sink.yield($0.event) }
+                var iterator = events.makeAsyncIterator()
+                #expect(await iterator.next() == .shutterButtonHalfDown)
+                #expect(!second.databaseFromCache)
+                await second.gatt.waitForRediscovery()
+                #expect(second.gatt.database?.service(added) != nil)
+                let server = try #require(device.peripheralConnections.first?.server)
+                #expect(server.counters.indicationsSent == 1)
+                _ = try await second.disconnect()
+                controller.close()
+                world.stop()
+            }
+        }
+    }
+
     @Test func aChangedHashOrNoServiceChangedMeansDiscoveringAgain() {
         let database = GATTDatabase(services: [.init(service: GATTService(uuid: .batteryService, startHandle: 1, endHandle: 3))])
         let hash = [UInt8](repeating: 7, count: 16)

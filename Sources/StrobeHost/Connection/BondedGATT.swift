@@ -2,7 +2,8 @@ import Synchronization
 
 /// What one link keeps with the peer's bond for GATT, both ways: as client, the peer's
 /// database (used on the next link while its Database Hash is unchanged); as server, the CCCDs
-/// the peer enabled (set again on its next encrypted link). Saved only while the link is
+/// the peer enabled (set again on its next encrypted link, or, when this database changed since,
+/// Service Changed indicated for every handle). Saved only while the link is
 /// encrypted with a bond, so only a peer that proved its identity writes to its bond.
 final class BondedGATT: Sendable {
     private let security: LinkSecurity
@@ -72,9 +73,14 @@ final class BondedGATT: Sendable {
     /// database is the one they were made on), and what the link has is saved.
     private func secured() {
         guard let bond = security.bond else { return }
-        if let server = state.withLock({ $0.server }), let kept = bond.clientConfigurations,
-           kept.databaseHash == server.database.hash {
-            server.restore(kept.values)
+        if let server = state.withLock({ $0.server }), let kept = bond.clientConfigurations {
+            if kept.databaseHash == server.database.hash {
+                server.restore(kept.values)
+            } else if kept.serviceChanged, let changed = server.database.serviceChanged {
+                // The database changed since: the client must discover it again.
+                server.restore([changed.configuration: .indication])
+                Task { _ = try? await server.indicate(valueHandle: changed.value, value: [0x01, 0x00, 0xFF, 0xFF]) }
+            }
         }
         save()
     }
@@ -105,7 +111,8 @@ final class BondedGATT: Sendable {
         let (cache, server) = state.withLock { ($0.discovered, $0.server) }
         var configurations: GATTClientConfigurations?
         if let values = server?.clientConfigurations, let server, !values.isEmpty {
-            configurations = GATTClientConfigurations(databaseHash: server.database.hash, values: values)
+            let serviceChanged = server.database.serviceChanged.map { values[$0.configuration]?.contains(.indication) == true } ?? false
+            configurations = GATTClientConfigurations(databaseHash: server.database.hash, values: values, serviceChanged: serviceChanged)
         }
         do {
             try security.manager.updateBond(for: bond.peer) { bond in

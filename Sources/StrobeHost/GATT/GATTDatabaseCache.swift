@@ -25,15 +25,20 @@ public struct GATTDatabaseCache: Sendable, Hashable, Codable {
 
 /// The Client Characteristic Configuration values a bonded client set on this host's GATT
 /// server, kept with its bond (Vol 3, Part G, 3.3.3.3) and set again on its next encrypted
-/// link, while the database is the one they were set on.
+/// link while the database is the one they were set on; when it changed, Service Changed is
+/// indicated for every handle instead.
 public struct GATTClientConfigurations: Sendable, Hashable, Codable {
     /// This server's Database Hash when they were set: a changed database drops them.
     public var databaseHash: [UInt8]
     /// By CCCD handle; only enabled ones.
     public var values: [AttributeHandle: GATTClientConfiguration]
+    /// Whether Service Changed indications were among them: after a change of database they are
+    /// the one thing kept, and the client is told (Vol 3, Part G, 7.1).
+    public var serviceChanged: Bool
 
-    public init(databaseHash: [UInt8], values: [AttributeHandle: GATTClientConfiguration]) {
+    public init(databaseHash: [UInt8], values: [AttributeHandle: GATTClientConfiguration], serviceChanged: Bool = false) {
         self.databaseHash = databaseHash
         self.values = values
+        self.serviceChanged = serviceChanged
     }
 }

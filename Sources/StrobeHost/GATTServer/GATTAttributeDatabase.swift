@@ -123,6 +123,16 @@ public final class GATTAttributeDatabase: Sendable {
         return snapshot.contains { $0.type == .primaryService && $0.value == value }
     }
 
+    /// Service Changed's value and CCCD handles, when the table has the GATT service's.
+    var serviceChanged: (value: AttributeHandle, configuration: AttributeHandle)? {
+        let list = snapshot
+        guard let index = list.firstIndex(where: { $0.type == .serviceChanged }),
+              let cccd = list[(index + 1)...].prefix(while: { $0.type != .characteristic && $0.type != .primaryService })
+                .first(where: \.isClientConfiguration)
+        else { return nil }
+        return (list[index].handle, cccd.handle)
+    }
+
     var snapshot: [Attribute] { attributes.withLock { $0 } }
 
     func update(_ body: (inout [Attribute]) -> Void) { attributes.withLock { body(&$0) } }

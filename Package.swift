@@ -18,6 +18,11 @@ let package = Package(
         // libFuzzer targets for every parser; built and run by Scripts/fuzz.sh.
         .executable(name: "strobe-fuzz", targets: ["StrobeFuzz"]),
     ],
+    traits: [
+        .trait(name: "LIFXHTTP", description: "The strobe tool's LIFX HTTP API backend (AsyncHTTPClient, swift-nio). "
+            + "The kernel suite's static strobe is built without it (--disable-default-traits)."),
+        .default(enabledTraits: ["LIFXHTTP"]),
+    ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
         .package(url: "https://github.com/apple/swift-system", from: "1.8.1"),
@@ -63,7 +68,8 @@ let package = Package(
         .executableTarget(
             name: "strobe",
             dependencies: [
-                "Strobe", "StrobeSim", "StrobeSequencer", "StrobeLights", "StrobeLightsHTTP",
+                "Strobe", "StrobeSim", "StrobeSequencer", "StrobeLights",
+                .target(name: "StrobeLightsHTTP", condition: .when(traits: ["LIFXHTTP"])),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Histogram", package: "hdrhistogram-swift"),
                 .product(name: "Logging", package: "swift-log"),

@@ -232,7 +232,8 @@ rm -rf "$O" && mkdir -p "$O/bin" "$O/test"
 "$CC_BIN" -O2 -static -Wall -Wextra -Werror -o "$O/bin/hci-helper" "$GUEST/hci-helper.c"
 if [ -z "$STROBE_BIN" ]; then
     say "building a static strobe"
-    swift_args=(-c release --product strobe --static-swift-stdlib -Xswiftc -static-executable
+    # Without the LIFX HTTP backend (the LIFXHTTP trait): no HTTP client, swift-nio or its TLS to build.
+    swift_args=(-c release --product strobe --disable-default-traits --static-swift-stdlib -Xswiftc -static-executable
         --scratch-path "$ROOT/.build-static" --package-path "$ROOT")
     # glibc's linker warnings about getpwnam & co. in static binaries are expected: hide them.
     set +e

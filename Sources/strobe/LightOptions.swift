@@ -2,7 +2,9 @@ import ArgumentParser
 import Foundation
 import Strobe
 import StrobeLights
+#if LIFXHTTP
 import StrobeLightsHTTP
+#endif
 
 /// What every `strobe light` command takes: which backend reaches the lights, which lights,
 /// and how to answer.
@@ -21,7 +23,10 @@ struct LightOptions: ParsableArguments {
     var tokenFile: String?
 
     @Option(help: ArgumentHelp("The LIFX HTTP API's base URL.", valueName: "url"))
-    var apiURL: String = LIFXHTTPBackend.defaultBaseURL.absoluteString
+    var apiURL: String = LightOptions.defaultAPIURL
+
+    /// LIFXHTTPBackend's, here too in a strobe built without it.
+    static let defaultAPIURL = "https://api.lifx.com/v1/"
 
     @Option(help: ArgumentHelp("Scenes for the LAN and Bluetooth backends (JSON; default $XDG_STATE_HOME/strobe/scenes.json).",
                                valueName: "file"))
@@ -73,7 +78,11 @@ struct LightOptions: ParsableArguments {
             guard let url = URL(string: apiURL), url.scheme == "https" || url.scheme == "http" else {
                 throw ValidationError("--api-url '\(apiURL)' is no http(s) URL")
             }
+            #if LIFXHTTP
             return LIFXHTTPBackend(token: try token(file: tokenFile), baseURL: url)
+            #else
+            throw ValidationError("this strobe was built without the LIFX HTTP API (the package's LIFXHTTP trait)")
+            #endif
         case "ble":
             return LEDnetBackend(central: try await central(), configuration: .init(scanDuration: .milliseconds(discoverMs), scenes: scenes))
         default:

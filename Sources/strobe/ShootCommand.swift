@@ -3,7 +3,6 @@ import Foundation
 import Histogram
 import Strobe
 import StrobeLights
-import StrobeLightsHTTP
 import StrobeSequencer
 
 /// `strobe shoot`: shots through the flash/shutter sequencer, each timed end to end.
@@ -77,7 +76,7 @@ struct ShootCommand: AsyncParsableCommand {
         var lightsClient: Client?
         if let modellingLights {
             let backend = try await LightOptions.makeBackend(lightsBackend, discoverMs: scanMs, scenes: LocalScenes(file: LocalScenes.defaultFile),
-                                                             apiURL: LIFXHTTPBackend.defaultBaseURL.absoluteString, tokenFile: nil) { central }
+                                                             apiURL: LightOptions.defaultAPIURL, tokenFile: nil) { central }
             let client = Client(backend: backend)
             lightsClient = client
             try await client.fetch()

@@ -9,8 +9,12 @@ import Testing
 /// nothing until fired, its ack is collected even when it comes before the bookkeeping, and
 /// anything else the flash is asked to do first withdraws it.
 @Suite(.timeLimit(.minutes(1))) struct NovaArmedFlashTests {
-    @Test func aFiredFlashIsAcknowledgedEvenBeforeItsBookkeeping() async throws {
-        let (host, connected) = try await NovaFailureRulesTests.flash(nil)
+    @Test func aFiredFlashIsAcknowledgedEvenBeforeItsBookkeeping() async {
+        await #expect(processExitsWith: .success) { try await inVirtualTime(Self.aFiredFlashIsAcknowledgedEvenBeforeItsBookkeeping) }
+    }
+
+    static func aFiredFlashIsAcknowledgedEvenBeforeItsBookkeeping(_ clock: VirtualClock) async throws {
+        let (host, connected) = try await NovaFailureRulesTests.flash(nil, clock: clock)
         let flash = connected.flash
         let sentBefore = host.controller.counters.aclPacketsSent
         let armed = try #require(await flash.armFlash(.full))
@@ -33,8 +37,12 @@ import Testing
         host.world.stop()
     }
 
-    @Test func aCommandMadeMeanwhileWithdrawsIt() async throws {
-        let (host, connected) = try await NovaFailureRulesTests.flash(nil)
+    @Test func aCommandMadeMeanwhileWithdrawsIt() async {
+        await #expect(processExitsWith: .success) { try await inVirtualTime(Self.aCommandMadeMeanwhileWithdrawsIt) }
+    }
+
+    static func aCommandMadeMeanwhileWithdrawsIt(_ clock: VirtualClock) async throws {
+        let (host, connected) = try await NovaFailureRulesTests.flash(nil, clock: clock)
         let flash = connected.flash
         let armed = try #require(await flash.armFlash(.full))
         _ = try await flash.ping()
@@ -48,8 +56,12 @@ import Testing
         host.world.stop()
     }
 
-    @Test func disarmingGivesTheFlashBack() async throws {
-        let (host, connected) = try await NovaFailureRulesTests.flash(nil)
+    @Test func disarmingGivesTheFlashBack() async {
+        await #expect(processExitsWith: .success) { try await inVirtualTime(Self.disarmingGivesTheFlashBack) }
+    }
+
+    static func disarmingGivesTheFlashBack(_ clock: VirtualClock) async throws {
+        let (host, connected) = try await NovaFailureRulesTests.flash(nil, clock: clock)
         let flash = connected.flash
         let credits = host.controller.aclCredits
         let armed = try #require(await flash.armFlash(.full))
@@ -63,8 +75,12 @@ import Testing
         host.world.stop()
     }
 
-    @Test func aGATTRequestMadeMeanwhileWithdrawsIt() async throws {
-        let (host, connected) = try await NovaFailureRulesTests.flash(nil)
+    @Test func aGATTRequestMadeMeanwhileWithdrawsIt() async {
+        await #expect(processExitsWith: .success) { try await inVirtualTime(Self.aGATTRequestMadeMeanwhileWithdrawsIt) }
+    }
+
+    static func aGATTRequestMadeMeanwhileWithdrawsIt(_ clock: VirtualClock) async throws {
+        let (host, connected) = try await NovaFailureRulesTests.flash(nil, clock: clock)
         let flash = connected.flash
         let armed = try #require(await flash.armFlash(.full))
         #expect(try await flash.batteryLevel().percent <= 100)
@@ -75,13 +91,17 @@ import Testing
         host.world.stop()
     }
 
-    @Test func aDisconnectEndsIt() async throws {
-        let (host, connected) = try await NovaFailureRulesTests.flash(nil)
+    @Test func aDisconnectEndsIt() async {
+        await #expect(processExitsWith: .success) { try await inVirtualTime(Self.aDisconnectEndsIt) }
+    }
+
+    static func aDisconnectEndsIt(_ clock: VirtualClock) async throws {
+        let (host, connected) = try await NovaFailureRulesTests.flash(nil, clock: clock)
         let armed = try #require(await connected.flash.armFlash(.full))
         let credits = host.controller.aclCredits
         try #require(host.world.devices.first).stop()
         _ = await connected.connection.disconnected()
-        #expect(await eventually { !connected.flash.isOpen })
+        #expect(await eventually(clock) { !connected.flash.isOpen })
         #expect(!armed.fire())
         // The buffer held for it came back with the connection's.
         #expect(host.controller.aclCredits == credits + 1)
@@ -90,11 +110,12 @@ import Testing
     }
 }
 
-/// Bounded cooperative wait for state another task reaches; fails instead of hanging.
-private func eventually(_ condition: () -> Bool) async -> Bool {
-    for _ in 0..<100_000 {
+/// Waits, a virtual millisecond at a time for at most a second, for state another task reaches;
+/// fails instead of hanging.
+private func eventually(_ clock: VirtualClock, _ condition: () -> Bool) async -> Bool {
+    for _ in 0..<1000 {
         if condition() { return true }
-        await Task.yield()
+        try? await clock.sleep(for: .milliseconds(1))
     }
     return condition()
 }

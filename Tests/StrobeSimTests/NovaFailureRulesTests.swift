@@ -10,15 +10,14 @@ import Testing
 /// times the command out and the queue moves on; a wrong id or an unparsable answer fails
 /// everything and drops the link; a disconnect fails every queued command. None hangs.
 @Suite(.timeLimit(.minutes(1))) struct NovaFailureRulesTests {
-    /// The default ack timeout is long: real time on a machine that may be loaded. Tests of the
-    /// timeout itself pass their own.
-    static func flash(_ misbehaviour: SimulatedDeviceDescription.NovaMisbehaviour?, ackTimeout: Duration = .seconds(10))
+    /// A connected Nova V2 that misbehaves so; tests of the ack timeout pass their own.
+    static func flash(_ misbehaviour: SimulatedDeviceDescription.NovaMisbehaviour?, ackTimeout: Duration = .seconds(10), clock: VirtualClock)
         async throws -> (SimulatedDevicesTests.Host, NovaFlashManager.ConnectedFlash) {
         var scenario = SimScenario.standard
         scenario.devices = scenario.devices.filter { $0.kind == .nova2 }
         scenario.devices[0].misbehaviour = misbehaviour
-        let host = try await SimulatedDevicesTests.host(scenario)
-        let manager = NovaFlashManager(central: host.central, clock: ContinuousClock(),
+        let host = try await SimulatedDevicesTests.host(scenario, clock: clock)
+        let manager = NovaFlashManager(central: host.central, clock: clock,
                                        configuration: .init(scanBurst: .seconds(1), ackTimeout: ackTimeout))
         let connected = try #require(try await manager.connect(.closest).first)
         return (host, connected)
@@ -31,8 +30,12 @@ import Testing
         return await [first, second, third]
     }
 
-    @Test func aLostAckTimesOutAndTheQueueMovesOn() async throws {
-        let (host, connected) = try await Self.flash(.noAck, ackTimeout: .milliseconds(200))
+    @Test func aLostAckTimesOutAndTheQueueMovesOn() async {
+        await #expect(processExitsWith: .success) { try await inVirtualTime(Self.aLostAckTimesOutAndTheQueueMovesOn) }
+    }
+
+    static func aLostAckTimesOutAndTheQueueMovesOn(_ clock: VirtualClock) async throws {
+        let (host, connected) = try await Self.flash(.noAck, ackTimeout: .milliseconds(200), clock: clock)
         for result in await Self.threeQueued(connected.flash) {
             #expect(throws: NovaCommandFailure.ackTimeout) { try result.get() }
         }
@@ -42,9 +45,17 @@ import Testing
         host.world.stop()
     }
 
-    @Test(arguments: [SimulatedDeviceDescription.NovaMisbehaviour.wrongID, .garbage])
-    func aBadAnswerFailsEverythingAndDropsTheLink(_ misbehaviour: SimulatedDeviceDescription.NovaMisbehaviour) async throws {
-        let (host, connected) = try await Self.flash(misbehaviour)
+    @Test func aWrongIDFailsEverythingAndDropsTheLink() async {
+        await #expect(processExitsWith: .success) { try await inVirtualTime { try await Self.aBadAnswerFailsEverythingAndDropsTheLink(.wrongID, $0) } }
+    }
+
+    @Test func garbageFailsEverythingAndDropsTheLink() async {
+        await #expect(processExitsWith: .success) { try await inVirtualTime { try await Self.aBadAnswerFailsEverythingAndDropsTheLink(.garbage, $0) } }
+    }
+
+    static func aBadAnswerFailsEverythingAndDropsTheLink(_ misbehaviour: SimulatedDeviceDescription.NovaMisbehaviour,
+                                                         _ clock: VirtualClock) async throws {
+        let (host, connected) = try await Self.flash(misbehaviour, clock: clock)
         for result in await Self.threeQueued(connected.flash) {
             #expect(throws: NovaCommandFailure.self) { try result.get() }
         }
@@ -54,8 +65,12 @@ import Testing
         host.world.stop()
     }
 
-    @Test func aDisconnectFailsEveryQueuedCommand() async throws {
-        let (host, connected) = try await Self.flash(.noAck, ackTimeout: .seconds(30))
+    @Test func aDisconnectFailsEveryQueuedCommand() async {
+        await #expect(processExitsWith: .success) { try await inVirtualTime(Self.aDisconnectFailsEveryQueuedCommand) }
+    }
+
+    static func aDisconnectFailsEveryQueuedCommand(_ clock: VirtualClock) async throws {
+        let (host, connected) = try await Self.flash(.noAck, ackTimeout: .seconds(30), clock: clock)
         let device = try #require(host.world.devices.first)
         async let results = Self.threeQueued(connected.flash)
         // The flash goes away (switched off) while the first command waits for its ack.
@@ -79,10 +94,14 @@ extension Result where Failure == any Error {
 /// Auto-pairing as the reference SDK does it: enable, the status stream, a mode change at run
 /// time reconnecting accordingly, disable.
 @Suite(.timeLimit(.minutes(1))) struct NovaAutoPairTests {
-    @Test func closestThenAllThenDisabled() async throws {
-        let host = try await SimulatedDevicesTests.host(.standard)
+    @Test func closestThenAllThenDisabled() async {
+        await #expect(processExitsWith: .success) { try await inVirtualTime(Self.closestThenAllThenDisabled) }
+    }
+
+    static func closestThenAllThenDisabled(_ clock: VirtualClock) async throws {
+        let host = try await SimulatedDevicesTests.host(.standard, clock: clock)
         // Real time on a machine that may be loaded: an ack deadline no healthy link misses.
-        let manager = NovaFlashManager(central: host.central, clock: ContinuousClock(), mode: .closest,
+        let manager = NovaFlashManager(central: host.central, clock: clock, mode: .closest,
                                        configuration: .init(scanBurst: .milliseconds(500), ackTimeout: .seconds(10)))
         let seen = StatusLog()
         manager.setStatusHandler { seen.append($0) }
@@ -121,8 +140,12 @@ final class StatusLog: Sendable {
 extension NovaFailureRulesTests {
     /// A FLASH queued without suspending is collected once, with its ack; a second collection,
     /// or a ticket never issued, is a typed error.
-    @Test func aQueuedFlashIsCollectedOnce() async throws {
-        let (host, connected) = try await Self.flash(nil)
+    @Test func aQueuedFlashIsCollectedOnce() async {
+        await #expect(processExitsWith: .success) { try await inVirtualTime(Self.aQueuedFlashIsCollectedOnce) }
+    }
+
+    static func aQueuedFlashIsCollectedOnce(_ clock: VirtualClock) async throws {
+        let (host, connected) = try await Self.flash(nil, clock: clock)
         let ticket = connected.flash.enqueueFlash(.full)
         let ack = try await connected.flash.acknowledgement(of: ticket)
         #expect(ack.roundTrip > .zero)
@@ -136,8 +159,12 @@ extension NovaFailureRulesTests {
 
     /// Waiting can stop (a shot's deadline) while the command stays queued: it still times out
     /// by the queue's rules, and the next command runs.
-    @Test func aCancelledWaitLeavesTheCommandToTheQueue() async throws {
-        let (host, connected) = try await Self.flash(.noAck, ackTimeout: .milliseconds(200))
+    @Test func aCancelledWaitLeavesTheCommandToTheQueue() async {
+        await #expect(processExitsWith: .success) { try await inVirtualTime(Self.aCancelledWaitLeavesTheCommandToTheQueue) }
+    }
+
+    static func aCancelledWaitLeavesTheCommandToTheQueue(_ clock: VirtualClock) async throws {
+        let (host, connected) = try await Self.flash(.noAck, ackTimeout: .milliseconds(200), clock: clock)
         let ticket = connected.flash.enqueueFlash(.full)
         let waiting = Task { try await connected.flash.acknowledgement(of: ticket) }
         waiting.cancel()

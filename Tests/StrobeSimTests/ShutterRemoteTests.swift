@@ -12,18 +12,18 @@ import Testing
 /// its events flow again without pairing.
 @Suite(.timeLimit(.minutes(1))) struct ShutterRemoteTests {
     /// A started world with one remote, `adjust`ed from the AB Shutter3 pressing `presses` times.
-    static func world(presses: Int, _ adjust: (inout SimulatedDeviceDescription) -> Void = { _ in }) async throws -> SimWorld {
+    static func world(presses: Int, clock: VirtualClock, _ adjust: (inout SimulatedDeviceDescription) -> Void = { _ in }) async throws -> SimWorld {
         var remote = SimulatedDeviceDescription(kind: .remote, name: "AB Shutter3", rssi: -58)
         remote.count = presses
         adjust(&remote)
-        let world = SimWorld(scenario: SimScenario(devices: [remote]), clock: ContinuousClock())
+        let world = SimWorld(scenario: SimScenario(devices: [remote]), clock: clock)
         try await world.start()
         return world
     }
 
     /// The host under test's controller, open, on `world`.
-    static func openHost(_ world: SimWorld) async throws -> HCIController {
-        let controller = HCIController(transport: world.makeHostController(), configuration: .loadedMachine)
+    static func openHost(_ world: SimWorld, clock: VirtualClock) async throws -> HCIController {
+        let controller = HCIController(transport: world.makeHostController(), clock: clock)
         try await controller.open()
         return controller
     }
@@ -37,13 +37,17 @@ import Testing
         return out
     }
 
-    @Test func pressesArriveInOrderOnABondedLinkAndAgainAfterAReconnect() async throws {
-        let world = try await Self.world(presses: 3)
+    @Test func pressesArriveInOrderOnABondedLinkAndAgainAfterAReconnect() async {
+        await #expect(processExitsWith: .success) { try await inVirtualTime(Self.pressesArriveInOrderOnABondedLinkAndAgainAfterAReconnect) }
+    }
+
+    static func pressesArriveInOrderOnABondedLinkAndAgainAfterAReconnect(_ clock: VirtualClock) async throws {
+        let world = try await Self.world(presses: 3, clock: clock)
         defer { world.stop() }
-        let controller = try await Self.openHost(world)
+        let controller = try await Self.openHost(world, clock: clock)
         defer { controller.close() }
         let store = InMemoryBondStore()
-        let central = Central(controller: controller, security: SecurityManager(store: store))
+        let central = Central(controller: controller, clock: clock, security: SecurityManager(store: store))
 
         let first = try await central.connect(name: "AB Shutter3")
         let (events, sink) = AsyncStream.makeStream(of: ShutterRemoteEvent.self)
@@ -74,13 +78,17 @@ import Testing
 
     /// A remote that ends its link (as one that sleeps when idle does) is found again, encrypted
     /// with the bond and subscribed again; its presses reach the same handler, none lost.
-    @Test func aRemoteThatEndsItsLinkIsReconnectedAndKeepsReporting() async throws {
-        let world = try await Self.world(presses: 1) { $0.triggerPresses = [0.2] }  // one press on each link
+    @Test func aRemoteThatEndsItsLinkIsReconnectedAndKeepsReporting() async {
+        await #expect(processExitsWith: .success) { try await inVirtualTime(Self.aRemoteThatEndsItsLinkIsReconnectedAndKeepsReporting) }
+    }
+
+    static func aRemoteThatEndsItsLinkIsReconnectedAndKeepsReporting(_ clock: VirtualClock) async throws {
+        let world = try await Self.world(presses: 1, clock: clock) { $0.triggerPresses = [0.2] }  // one press on each link
         defer { world.stop() }
-        let controller = try await Self.openHost(world)
+        let controller = try await Self.openHost(world, clock: clock)
         defer { controller.close() }
         let store = InMemoryBondStore()
-        let central = Central(controller: controller, security: SecurityManager(store: store))
+        let central = Central(controller: controller, clock: clock, security: SecurityManager(store: store))
         let first = try await central.connect(name: "AB Shutter3")
         let (events, sink) = AsyncStream.makeStream(of: ShutterRemoteEvent.self)
         let remote = try await ShutterRemote.attach(to: first, handler: { sink.yield($0) })
@@ -106,15 +114,19 @@ import Testing
         #expect(remote.counters.malformed == 0)
     }
 
-    @Test func aBootKeyboardOnlyRemoteIsUsedInTheBootProtocol() async throws {
-        let world = try await Self.world(presses: 2) {
+    @Test func aBootKeyboardOnlyRemoteIsUsedInTheBootProtocol() async {
+        await #expect(processExitsWith: .success) { try await inVirtualTime(Self.aBootKeyboardOnlyRemoteIsUsedInTheBootProtocol) }
+    }
+
+    static func aBootKeyboardOnlyRemoteIsUsedInTheBootProtocol(_ clock: VirtualClock) async throws {
+        let world = try await Self.world(presses: 2, clock: clock) {
             $0.name = "Boot-Remote"
             $0.bootKeyboardOnly = true
         }
         defer { world.stop() }
-        let controller = try await Self.openHost(world)
+        let controller = try await Self.openHost(world, clock: clock)
         defer { controller.close() }
-        let connection = try await Central(controller: controller).connect(name: "Boot-Remote")
+        let connection = try await Central(controller: controller, clock: clock).connect(name: "Boot-Remote")
         let (events, sink) = AsyncStream.makeStream(of: ShutterRemoteEvent.self)
         let attached = try await ShutterRemote.attach(to: connection, handler: { sink.yield($0) })
         #expect(attached.device.usesBootProtocol)
@@ -125,22 +137,30 @@ import Testing
         #expect(seen.allSatisfy { $0.usage == .enter && $0.role == .shutter })
     }
 
-    @Test func aHostThatWillNotSecureTheLinkCannotRead() async throws {
-        let world = try await Self.world(presses: 1)
+    @Test func aHostThatWillNotSecureTheLinkCannotRead() async {
+        await #expect(processExitsWith: .success) { try await inVirtualTime(Self.aHostThatWillNotSecureTheLinkCannotRead) }
+    }
+
+    static func aHostThatWillNotSecureTheLinkCannotRead(_ clock: VirtualClock) async throws {
+        let world = try await Self.world(presses: 1, clock: clock)
         defer { world.stop() }
-        let controller = try await Self.openHost(world)
+        let controller = try await Self.openHost(world, clock: clock)
         defer { controller.close() }
-        let central = Central(controller: controller, security: SecurityManager(configuration: .init(allowsPairing: false)))
+        let central = Central(controller: controller, clock: clock, security: SecurityManager(configuration: .init(allowsPairing: false)))
         let connection = try await central.connect(name: "AB Shutter3")
         await #expect(throws: SecurityError.pairingNotAllowed) { _ = try await ShutterRemote.attach(to: connection) }
     }
 
-    @Test func aUsageMapDecidesWhatIsTheShutter() async throws {
-        let world = try await Self.world(presses: 1)
+    @Test func aUsageMapDecidesWhatIsTheShutter() async {
+        await #expect(processExitsWith: .success) { try await inVirtualTime(Self.aUsageMapDecidesWhatIsTheShutter) }
+    }
+
+    static func aUsageMapDecidesWhatIsTheShutter(_ clock: VirtualClock) async throws {
+        let world = try await Self.world(presses: 1, clock: clock)
         defer { world.stop() }
-        let controller = try await Self.openHost(world)
+        let controller = try await Self.openHost(world, clock: clock)
         defer { controller.close() }
-        let central = Central(controller: controller)
+        let central = Central(controller: controller, clock: clock)
         let connection = try await central.connect(name: "AB Shutter3")
         let (events, sink) = AsyncStream.makeStream(of: ShutterRemoteEvent.self)
         _ = try await ShutterRemote.attach(to: connection, map: .init(shutter: [.enter], halfPress: [.volumeUp]),

@@ -7,20 +7,23 @@ import Testing
 @testable import StrobeSim
 
 /// The simulated world's encryption: LE Enable Encryption becomes LE Long Term Key Request at the
-/// device, and the link encrypts only when both hold the same key.
+/// device, and the link encrypts only when both hold the same key. In virtual time.
 @Suite(.timeLimit(.minutes(1))) struct SimEncryptionTests {
-    static func world() async throws -> (SimWorld, HCIController, Central, InMemoryBondStore) {
-        let world = SimWorld(scenario: SimScenario(devices: [SimulatedDeviceDescription(kind: .test, name: "Strobe-Test")]),
-                             clock: ContinuousClock())
+    static func world(_ clock: VirtualClock) async throws -> (SimWorld, HCIController, Central, InMemoryBondStore) {
+        let world = SimWorld(scenario: SimScenario(devices: [SimulatedDeviceDescription(kind: .test, name: "Strobe-Test")]), clock: clock)
         try await world.start()
-        let controller = HCIController(transport: world.makeHostController(), configuration: .loadedMachine)
+        let controller = HCIController(transport: world.makeHostController(), clock: clock)
         try await controller.open()
         let store = InMemoryBondStore()
-        return (world, controller, Central(controller: controller, security: SecurityManager(store: store)), store)
+        return (world, controller, Central(controller: controller, clock: clock, security: SecurityManager(store: store)), store)
     }
 
-    @Test func theBondsKeyEncryptsAndAWrongOneEndsTheLink() async throws {
-        let (world, controller, central, store) = try await Self.world()
+    @Test func theBondsKeyEncryptsAndAWrongOneEndsTheLink() async {
+        await #expect(processExitsWith: .success) { try await inVirtualTime(Self.theBondsKeyEncryptsAndAWrongOneEndsTheLink) }
+    }
+
+    static func theBondsKeyEncryptsAndAWrongOneEndsTheLink(_ clock: VirtualClock) async throws {
+        let (world, controller, central, store) = try await Self.world(clock)
         defer {
             controller.close()
             world.stop()
@@ -45,8 +48,12 @@ import Testing
         #expect(world.air.counters.encryptionFailures == 1)
     }
 
-    @Test func aDeviceThatForgotTheBondRefusesWithPinOrKeyMissing() async throws {
-        let (world, controller, central, _) = try await Self.world()
+    @Test func aDeviceThatForgotTheBondRefusesWithPinOrKeyMissing() async {
+        await #expect(processExitsWith: .success) { try await inVirtualTime(Self.aDeviceThatForgotTheBondRefusesWithPinOrKeyMissing) }
+    }
+
+    static func aDeviceThatForgotTheBondRefusesWithPinOrKeyMissing(_ clock: VirtualClock) async throws {
+        let (world, controller, central, _) = try await Self.world(clock)
         defer {
             controller.close()
             world.stop()

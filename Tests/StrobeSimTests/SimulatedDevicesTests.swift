@@ -17,17 +17,21 @@ import Testing
         let central: Central
     }
 
-    static func host(_ scenario: SimScenario = .standard) async throws -> Host {
-        let world = SimWorld(scenario: scenario, clock: ContinuousClock())
+    static func host(_ scenario: SimScenario = .standard, clock: VirtualClock) async throws -> Host {
+        let world = SimWorld(scenario: scenario, clock: clock)
         try await world.start()
         let virtual = world.makeHostController()
-        let controller = HCIController(transport: virtual, configuration: .loadedMachine)
+        let controller = HCIController(transport: virtual, clock: clock)
         try await controller.open()
-        return Host(world: world, virtual: virtual, controller: controller, central: Central(controller: controller))
+        return Host(world: world, virtual: virtual, controller: controller, central: Central(controller: controller, clock: clock))
     }
 
-    @Test func scanFindsEveryDeviceWithItsRSSI() async throws {
-        let host = try await Self.host()
+    @Test func scanFindsEveryDeviceWithItsRSSI() async {
+        await #expect(processExitsWith: .success) { try await inVirtualTime(Self.scanFindsEveryDeviceWithItsRSSI) }
+    }
+
+    static func scanFindsEveryDeviceWithItsRSSI(_ clock: VirtualClock) async throws {
+        let host = try await Self.host(clock: clock)
         let scanner = StrobeHost.Scanner(controller: host.controller)
         let updates = scanner.updates()
         try await scanner.start()
@@ -43,8 +47,12 @@ import Testing
         host.world.stop()
     }
 
-    @Test func connectDiscoverReadWriteAndSubscribe() async throws {
-        let host = try await Self.host()
+    @Test func connectDiscoverReadWriteAndSubscribe() async {
+        await #expect(processExitsWith: .success) { try await inVirtualTime(Self.connectDiscoverReadWriteAndSubscribe) }
+    }
+
+    static func connectDiscoverReadWriteAndSubscribe(_ clock: VirtualClock) async throws {
+        let host = try await Self.host(clock: clock)
         let connection = try await host.central.connect(name: "Strobe-Test")
         let services = try await connection.gatt.discoverPrimaryServices(uuid: SimulatedTestDevice.service)
         let characteristics = try await connection.gatt.discoverCharacteristics(of: try #require(services.first))
@@ -66,13 +74,17 @@ import Testing
         host.world.stop()
     }
 
-    @Test func novaV2AcksLightsAndReportsItsState() async throws {
+    @Test func novaV2AcksLightsAndReportsItsState() async {
+        await #expect(processExitsWith: .success) { try await inVirtualTime(Self.novaV2AcksLightsAndReportsItsState) }
+    }
+
+    static func novaV2AcksLightsAndReportsItsState(_ clock: VirtualClock) async throws {
         var scenario = SimScenario.standard
         scenario.devices = scenario.devices.filter { $0.kind == .nova2 }
         scenario.devices[0].triggerPresses = [0.05]
-        let host = try await Self.host(scenario)
+        let host = try await Self.host(scenario, clock: clock)
         // Real time on a machine that may be loaded: an ack deadline no healthy link misses.
-        let manager = NovaFlashManager(central: host.central, clock: ContinuousClock(),
+        let manager = NovaFlashManager(central: host.central, clock: clock,
                                        configuration: .init(scanBurst: .seconds(1), ackTimeout: .seconds(10)))
         let flash = try #require(try await manager.connect(.closest).first).flash
         #expect(flash.model == .v2)
@@ -98,11 +110,15 @@ import Testing
         host.world.stop()
     }
 
-    @Test func novaV1SafetyTimeoutTurnsTheLightOff() async throws {
+    @Test func novaV1SafetyTimeoutTurnsTheLightOff() async {
+        await #expect(processExitsWith: .success) { try await inVirtualTime(Self.novaV1SafetyTimeoutTurnsTheLightOff) }
+    }
+
+    static func novaV1SafetyTimeoutTurnsTheLightOff(_ clock: VirtualClock) async throws {
         var scenario = SimScenario.standard
         scenario.devices = scenario.devices.filter { $0.kind == .nova1 }
-        let host = try await Self.host(scenario)
-        let manager = NovaFlashManager(central: host.central, clock: ContinuousClock(),
+        let host = try await Self.host(scenario, clock: clock)
+        let manager = NovaFlashManager(central: host.central, clock: clock,
                                        configuration: .init(scanBurst: .seconds(1), ackTimeout: .seconds(10)))
         let flash = try #require(try await manager.connect(.closest).first).flash
         var changes = flash.events().makeAsyncIterator()
@@ -119,10 +135,14 @@ import Testing
         host.world.stop()
     }
 
-    @Test func gripSendsItsScriptedEvents() async throws {
+    @Test func gripSendsItsScriptedEvents() async {
+        await #expect(processExitsWith: .success) { try await inVirtualTime(Self.gripSendsItsScriptedEvents) }
+    }
+
+    static func gripSendsItsScriptedEvents(_ clock: VirtualClock) async throws {
         var scenario = SimScenario.standard
         scenario.devices = scenario.devices.filter { $0.kind == .grip }
-        let host = try await Self.host(scenario)
+        let host = try await Self.host(scenario, clock: clock)
         let connection = try await host.central.connect(name: "Grip-S1")
         let received = Mutex<[GripEvent]>([])
         let (done, finish) = AsyncStream.makeStream(of: Void.self)
@@ -138,11 +158,15 @@ import Testing
         host.world.stop()
     }
 
-    @Test func gripWithOldFirmwareIsRefusedNamingBothVersions() async throws {
+    @Test func gripWithOldFirmwareIsRefusedNamingBothVersions() async {
+        await #expect(processExitsWith: .success) { try await inVirtualTime(Self.gripWithOldFirmwareIsRefusedNamingBothVersions) }
+    }
+
+    static func gripWithOldFirmwareIsRefusedNamingBothVersions(_ clock: VirtualClock) async throws {
         var scenario = SimScenario.standard
         scenario.devices = scenario.devices.filter { $0.kind == .grip }
         scenario.devices[0].firmware = "1.1.9"
-        let host = try await Self.host(scenario)
+        let host = try await Self.host(scenario, clock: clock)
         let connection = try await host.central.connect(name: "Grip-S1")
         await #expect(throws: GripFirmwareError.tooOld(found: FirmwareVersion(major: 1, minor: 1, patch: 9),
                                                        minimum: FirmwareVersion(major: 1, minor: 2, patch: 0))) {
@@ -152,11 +176,15 @@ import Testing
         host.world.stop()
     }
 
-    @Test func stylusStrokeArrivesInBatchesWithPhases() async throws {
+    @Test func stylusStrokeArrivesInBatchesWithPhases() async {
+        await #expect(processExitsWith: .success) { try await inVirtualTime(Self.stylusStrokeArrivesInBatchesWithPhases) }
+    }
+
+    static func stylusStrokeArrivesInBatchesWithPhases(_ clock: VirtualClock) async throws {
         var scenario = SimScenario.standard
         scenario.devices = scenario.devices.filter { $0.kind == .stylus }
         scenario.devices[0].count = 20
-        let host = try await Self.host(scenario)
+        let host = try await Self.host(scenario, clock: clock)
         let connection = try await host.central.connect(name: "Pen-S1")
         let stylus = try await Stylus.attach(to: connection.gatt)
         #expect(stylus.penIdentifier == "PEN-0001")
@@ -165,7 +193,7 @@ import Testing
         // A drawing app pulls once per frame (60 Hz) until the stroke ended: 20 batches of 8 samples.
         var drawingSeen = false
         while !phases.contains(.ended) {
-            try await Task.sleep(for: .milliseconds(16))
+            try await clock.sleep(for: .milliseconds(16))
             stylus.drain { event in
                 if case .sample(_, let phase, _) = event { phases.append(phase) }
             }
@@ -180,13 +208,17 @@ import Testing
         host.world.stop()
     }
 
-    @Test func lossIsRetransmittedAndLatencyDelaysButNothingIsLost() async throws {
+    @Test func lossIsRetransmittedAndLatencyDelaysButNothingIsLost() async {
+        await #expect(processExitsWith: .success) { try await inVirtualTime(Self.lossIsRetransmittedAndLatencyDelaysButNothingIsLost) }
+    }
+
+    static func lossIsRetransmittedAndLatencyDelaysButNothingIsLost(_ clock: VirtualClock) async throws {
         var scenario = SimScenario.standard
         scenario.devices = scenario.devices.filter { $0.kind == .test }
         scenario.loss = 0.3
         scenario.latencyMilliseconds = 5
         scenario.jitterMilliseconds = 3
-        let host = try await Self.host(scenario)
+        let host = try await Self.host(scenario, clock: clock)
         let connection = try await host.central.connect(name: "Strobe-Test", scanTimeout: .seconds(5))
         let services = try await connection.gatt.discoverPrimaryServices(uuid: SimulatedTestDevice.service)
         let service = try #require(services.first)
@@ -206,12 +238,16 @@ import Testing
 }
 
 extension SimulatedDevicesTests {
-    @Test func stylusManagerConnectsEveryPenAndStops() async throws {
+    @Test func stylusManagerConnectsEveryPenAndStops() async {
+        await #expect(processExitsWith: .success) { try await inVirtualTime(Self.stylusManagerConnectsEveryPenAndStops) }
+    }
+
+    static func stylusManagerConnectsEveryPenAndStops(_ clock: VirtualClock) async throws {
         var scenario = SimScenario.standard
         var second = try #require(scenario.devices.first { $0.kind == .stylus })
         second.name = "Pen-S2"
         scenario.devices.append(second)
-        let host = try await Self.host(scenario)
+        let host = try await Self.host(scenario, clock: clock)
         let manager = StylusManager(central: host.central, scanDuration: .milliseconds(500))
         let connected = try await manager.start()
         #expect(Set(connected.map(\.name)) == ["Pen-S1", "Pen-S2"])

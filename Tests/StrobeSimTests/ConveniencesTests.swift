@@ -8,12 +8,16 @@ import Testing
 /// What apps built on CoreBluetooth helper libraries expect: connect with retry, per-operation
 /// timeouts, a scan for a duration with a stop callback.
 @Suite(.timeLimit(.minutes(1))) struct ConveniencesTests {
-    @Test func connectRetriesThenGivesUpWithATypedError() async throws {
-        let world = SimWorld(scenario: SimScenario(devices: []), clock: ContinuousClock())
-        let controller = HCIController(transport: world.makeHostController(), configuration: .loadedMachine)
+    @Test func connectRetriesThenGivesUpWithATypedError() async {
+        await #expect(processExitsWith: .success) { try await inVirtualTime(Self.connectRetriesThenGivesUpWithATypedError) }
+    }
+
+    static func connectRetriesThenGivesUpWithATypedError(_ clock: VirtualClock) async throws {
+        let world = SimWorld(scenario: SimScenario(devices: []), clock: clock)
+        let controller = HCIController(transport: world.makeHostController(), clock: clock)
         try await controller.open()
         defer { controller.close() }
-        let central = Central(controller: controller)
+        let central = Central(controller: controller, clock: clock)
         let absent = BluetoothAddress("C4:5E:00:00:00:77")!
         let before = controller.counters.commandsSent
         await #expect(throws: ConnectionError.timeout(address: absent, after: .milliseconds(100))) {
@@ -39,10 +43,14 @@ import Testing
         #expect(try await withTimeout(.seconds(2), clock: clock) { 42 } == 42)
     }
 
-    @Test func scanForADurationReportsThroughItsCallback() async throws {
-        let world = SimWorld(scenario: .standard, clock: ContinuousClock())
+    @Test func scanForADurationReportsThroughItsCallback() async {
+        await #expect(processExitsWith: .success) { try await inVirtualTime(Self.scanForADurationReportsThroughItsCallback) }
+    }
+
+    static func scanForADurationReportsThroughItsCallback(_ clock: VirtualClock) async throws {
+        let world = SimWorld(scenario: .standard, clock: clock)
         try await world.start()
-        let controller = HCIController(transport: world.makeHostController(), configuration: .loadedMachine)
+        let controller = HCIController(transport: world.makeHostController(), clock: clock)
         try await controller.open()
         defer { controller.close() }
         let (results, report) = AsyncStream.makeStream(of: [DiscoveredDevice].self)

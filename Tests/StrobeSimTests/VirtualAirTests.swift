@@ -11,9 +11,13 @@ import Testing
         SimulatedDeviceDescription(kind: .test, name: name, rssi: -61)
     }
 
-    @Test func hostInitRunsUnchangedOnAVirtualController() async throws {
-        let world = SimWorld(scenario: SimScenario(devices: []), clock: ContinuousClock())
-        let controller = HCIController(transport: world.makeHostController(), configuration: .loadedMachine)
+    @Test func hostInitRunsUnchangedOnAVirtualController() async {
+        await #expect(processExitsWith: .success) { try await inVirtualTime(Self.hostInitRunsUnchangedOnAVirtualController) }
+    }
+
+    static func hostInitRunsUnchangedOnAVirtualController(_ clock: VirtualClock) async throws {
+        let world = SimWorld(scenario: SimScenario(devices: []), clock: clock)
+        let controller = HCIController(transport: world.makeHostController(), clock: clock)
         let info = try await controller.open()
         #expect(info.address == BluetoothAddress("00:5E:00:00:F0:01"))
         #expect(info.leACLDataPacketLength == 27)
@@ -33,8 +37,12 @@ import Testing
 
     /// `flush` returns only once what was queued for the host has reached it (what `sim serve`
     /// waits for before its process exits), and at once on a closed controller.
-    @Test func flushReturnsOnceQueuedPacketsHaveReachedTheHost() async throws {
-        let world = SimWorld(scenario: SimScenario(devices: []), clock: ContinuousClock())
+    @Test func flushReturnsOnceQueuedPacketsHaveReachedTheHost() async {
+        await #expect(processExitsWith: .success) { try await inVirtualTime(Self.flushReturnsOnceQueuedPacketsHaveReachedTheHost) }
+    }
+
+    static func flushReturnsOnceQueuedPacketsHaveReachedTheHost(_ clock: VirtualClock) async throws {
+        let world = SimWorld(scenario: SimScenario(devices: []), clock: clock)
         let controller = world.makeHostController()
         let sink = CountingSink()
         try controller.start(sink)
@@ -45,9 +53,13 @@ import Testing
         await controller.flush()
     }
 
-    @Test func anUnknownCommandIsAnsweredNotIgnored() async throws {
-        let world = SimWorld(scenario: SimScenario(devices: []), clock: ContinuousClock())
-        let controller = HCIController(transport: world.makeHostController(), configuration: .loadedMachine)
+    @Test func anUnknownCommandIsAnsweredNotIgnored() async {
+        await #expect(processExitsWith: .success) { try await inVirtualTime(Self.anUnknownCommandIsAnsweredNotIgnored) }
+    }
+
+    static func anUnknownCommandIsAnsweredNotIgnored(_ clock: VirtualClock) async throws {
+        let world = SimWorld(scenario: SimScenario(devices: []), clock: clock)
+        let controller = HCIController(transport: world.makeHostController(), clock: clock)
         try await controller.open()
         await #expect(throws: HCIError.commandFailed(.leSetDataLength, .unknownHCICommand)) {
             _ = try await controller.send(HCILESetDataLength(connectionHandle: 0x40, txOctets: 251, txTime: 2120))
@@ -58,7 +70,11 @@ import Testing
 
     /// The advertising schedule (interval plus the random advDelay) under a virtual clock: the
     /// same seed gives the same times, another seed other times, and no real time passes.
-    @Test func advertisingTimesRepeatFromTheSeed() async throws {
+    @Test func advertisingTimesRepeatFromTheSeed() async {
+        await #expect(processExitsWith: .success) { try await inVirtualTime(Self.advertisingTimesRepeatFromTheSeed) }
+    }
+
+    static func advertisingTimesRepeatFromTheSeed(_ clock: VirtualClock) async throws {
         func schedule(seed: UInt64) async throws -> [Duration] {
             let clock = VirtualClock()
             var scenario = SimScenario(devices: [Self.testDevice()], seed: seed)

@@ -52,6 +52,14 @@ public enum VirtualTimeDriver {
         return try result.value.withLock { $0! }.get()
     }
 
+    /// Runs `body` in virtual time on a new clock starting at zero.
+    public static func run<T: Sendable>(
+        timeLimit: Duration = .seconds(3600), _ body: @escaping @Sendable (VirtualClock) async throws -> T
+    ) async throws -> T {
+        let clock = VirtualClock()
+        return try await run(clock: clock, timeLimit: timeLimit) { try await body(clock) }
+    }
+
     /// The driver loop: runs jobs while there are any, then moves time to the earliest timer.
     private static func drive(clock: VirtualClock, until limit: VirtualClock.Instant, finished: () -> Bool) -> VirtualTimeError? {
         while true {

@@ -14,13 +14,17 @@ import Testing
         ])
     }
 
-    @Test func lightsAreFoundReadAndDrivenThroughTheLightTargetAPI() async throws {
-        let world = SimWorld(scenario: Self.world(), clock: ContinuousClock())
+    @Test func lightsAreFoundReadAndDrivenThroughTheLightTargetAPI() async {
+        await #expect(processExitsWith: .success) { try await VirtualTimeDriver.run(Self.lightsAreFoundReadAndDrivenThroughTheLightTargetAPI) }
+    }
+
+    static func lightsAreFoundReadAndDrivenThroughTheLightTargetAPI(_ clock: VirtualClock) async throws {
+        let world = SimWorld(scenario: Self.world(), clock: clock)
         try await world.start()
-        let controller = HCIController(transport: world.makeHostController(), configuration: .loadedMachine)
+        let controller = HCIController(transport: world.makeHostController(), clock: clock)
         try await controller.open()
         defer { controller.close(); world.stop() }
-        let backend = LEDnetBackend(central: Central(controller: controller), configuration: .init(scanDuration: .milliseconds(300)))
+        let backend = LEDnetBackend(central: Central(controller: controller, clock: clock), configuration: .init(scanDuration: .milliseconds(300)))
         let client = Client(backend: backend)
         try await client.fetch()
         #expect(client.lights.map(\.label).sorted() == ["LEDBLE-Key", "Triones-Fill"])
@@ -45,13 +49,17 @@ import Testing
         await client.close()
     }
 
-    @Test func aLightThatStopsAnsweringIsRevertedAndDisconnected() async throws {
-        let world = SimWorld(scenario: Self.world(), clock: ContinuousClock())
+    @Test func aLightThatStopsAnsweringIsRevertedAndDisconnected() async {
+        await #expect(processExitsWith: .success) { try await VirtualTimeDriver.run(Self.aLightThatStopsAnsweringIsRevertedAndDisconnected) }
+    }
+
+    static func aLightThatStopsAnsweringIsRevertedAndDisconnected(_ clock: VirtualClock) async throws {
+        let world = SimWorld(scenario: Self.world(), clock: clock)
         try await world.start()
-        let controller = HCIController(transport: world.makeHostController(), configuration: .loadedMachine)
+        let controller = HCIController(transport: world.makeHostController(), clock: clock)
         try await controller.open()
         defer { controller.close(); world.stop() }
-        let backend = LEDnetBackend(central: Central(controller: controller),
+        let backend = LEDnetBackend(central: Central(controller: controller, clock: clock),
                                     configuration: .init(scanDuration: .milliseconds(300), answerTimeout: .milliseconds(300)))
         let client = Client(backend: backend)
         try await client.fetch()

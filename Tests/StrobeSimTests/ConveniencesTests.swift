@@ -9,7 +9,7 @@ import Testing
 /// timeouts, a scan for a duration with a stop callback.
 @Suite(.timeLimit(.minutes(1))) struct ConveniencesTests {
     @Test func connectRetriesThenGivesUpWithATypedError() async {
-        await #expect(processExitsWith: .success) { try await inVirtualTime(Self.connectRetriesThenGivesUpWithATypedError) }
+        await #expect(processExitsWith: .success) { try await VirtualTimeDriver.run(Self.connectRetriesThenGivesUpWithATypedError) }
     }
 
     static func connectRetriesThenGivesUpWithATypedError(_ clock: VirtualClock) async throws {
@@ -44,7 +44,7 @@ import Testing
     }
 
     @Test func scanForADurationReportsThroughItsCallback() async {
-        await #expect(processExitsWith: .success) { try await inVirtualTime(Self.scanForADurationReportsThroughItsCallback) }
+        await #expect(processExitsWith: .success) { try await VirtualTimeDriver.run(Self.scanForADurationReportsThroughItsCallback) }
     }
 
     static func scanForADurationReportsThroughItsCallback(_ clock: VirtualClock) async throws {

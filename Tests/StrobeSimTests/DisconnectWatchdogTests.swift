@@ -27,7 +27,7 @@ import Testing
     }
 
     @Test func disconnectGivesUpWaitingAfterItsTimeout() async {
-        await #expect(processExitsWith: .success) { try await inVirtualTime(Self.disconnectGivesUpWaitingAfterItsTimeout) }
+        await #expect(processExitsWith: .success) { try await VirtualTimeDriver.run(Self.disconnectGivesUpWaitingAfterItsTimeout) }
     }
 
     static func disconnectGivesUpWaitingAfterItsTimeout(_ clock: VirtualClock) async throws {

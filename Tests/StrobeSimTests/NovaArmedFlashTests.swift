@@ -10,7 +10,7 @@ import Testing
 /// anything else the flash is asked to do first withdraws it.
 @Suite(.timeLimit(.minutes(1))) struct NovaArmedFlashTests {
     @Test func aFiredFlashIsAcknowledgedEvenBeforeItsBookkeeping() async {
-        await #expect(processExitsWith: .success) { try await inVirtualTime(Self.aFiredFlashIsAcknowledgedEvenBeforeItsBookkeeping) }
+        await #expect(processExitsWith: .success) { try await VirtualTimeDriver.run(Self.aFiredFlashIsAcknowledgedEvenBeforeItsBookkeeping) }
     }
 
     static func aFiredFlashIsAcknowledgedEvenBeforeItsBookkeeping(_ clock: VirtualClock) async throws {
@@ -38,7 +38,7 @@ import Testing
     }
 
     @Test func aCommandMadeMeanwhileWithdrawsIt() async {
-        await #expect(processExitsWith: .success) { try await inVirtualTime(Self.aCommandMadeMeanwhileWithdrawsIt) }
+        await #expect(processExitsWith: .success) { try await VirtualTimeDriver.run(Self.aCommandMadeMeanwhileWithdrawsIt) }
     }
 
     static func aCommandMadeMeanwhileWithdrawsIt(_ clock: VirtualClock) async throws {
@@ -57,7 +57,7 @@ import Testing
     }
 
     @Test func disarmingGivesTheFlashBack() async {
-        await #expect(processExitsWith: .success) { try await inVirtualTime(Self.disarmingGivesTheFlashBack) }
+        await #expect(processExitsWith: .success) { try await VirtualTimeDriver.run(Self.disarmingGivesTheFlashBack) }
     }
 
     static func disarmingGivesTheFlashBack(_ clock: VirtualClock) async throws {
@@ -76,7 +76,7 @@ import Testing
     }
 
     @Test func aGATTRequestMadeMeanwhileWithdrawsIt() async {
-        await #expect(processExitsWith: .success) { try await inVirtualTime(Self.aGATTRequestMadeMeanwhileWithdrawsIt) }
+        await #expect(processExitsWith: .success) { try await VirtualTimeDriver.run(Self.aGATTRequestMadeMeanwhileWithdrawsIt) }
     }
 
     static func aGATTRequestMadeMeanwhileWithdrawsIt(_ clock: VirtualClock) async throws {
@@ -92,7 +92,7 @@ import Testing
     }
 
     @Test func aDisconnectEndsIt() async {
-        await #expect(processExitsWith: .success) { try await inVirtualTime(Self.aDisconnectEndsIt) }
+        await #expect(processExitsWith: .success) { try await VirtualTimeDriver.run(Self.aDisconnectEndsIt) }
     }
 
     static func aDisconnectEndsIt(_ clock: VirtualClock) async throws {

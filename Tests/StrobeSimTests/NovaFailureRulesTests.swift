@@ -31,7 +31,7 @@ import Testing
     }
 
     @Test func aLostAckTimesOutAndTheQueueMovesOn() async {
-        await #expect(processExitsWith: .success) { try await inVirtualTime(Self.aLostAckTimesOutAndTheQueueMovesOn) }
+        await #expect(processExitsWith: .success) { try await VirtualTimeDriver.run(Self.aLostAckTimesOutAndTheQueueMovesOn) }
     }
 
     static func aLostAckTimesOutAndTheQueueMovesOn(_ clock: VirtualClock) async throws {
@@ -46,11 +46,11 @@ import Testing
     }
 
     @Test func aWrongIDFailsEverythingAndDropsTheLink() async {
-        await #expect(processExitsWith: .success) { try await inVirtualTime { try await Self.aBadAnswerFailsEverythingAndDropsTheLink(.wrongID, $0) } }
+        await #expect(processExitsWith: .success) { try await VirtualTimeDriver.run { try await Self.aBadAnswerFailsEverythingAndDropsTheLink(.wrongID, $0) } }
     }
 
     @Test func garbageFailsEverythingAndDropsTheLink() async {
-        await #expect(processExitsWith: .success) { try await inVirtualTime { try await Self.aBadAnswerFailsEverythingAndDropsTheLink(.garbage, $0) } }
+        await #expect(processExitsWith: .success) { try await VirtualTimeDriver.run { try await Self.aBadAnswerFailsEverythingAndDropsTheLink(.garbage, $0) } }
     }
 
     static func aBadAnswerFailsEverythingAndDropsTheLink(_ misbehaviour: SimulatedDeviceDescription.NovaMisbehaviour,
@@ -66,7 +66,7 @@ import Testing
     }
 
     @Test func aDisconnectFailsEveryQueuedCommand() async {
-        await #expect(processExitsWith: .success) { try await inVirtualTime(Self.aDisconnectFailsEveryQueuedCommand) }
+        await #expect(processExitsWith: .success) { try await VirtualTimeDriver.run(Self.aDisconnectFailsEveryQueuedCommand) }
     }
 
     static func aDisconnectFailsEveryQueuedCommand(_ clock: VirtualClock) async throws {
@@ -95,7 +95,7 @@ extension Result where Failure == any Error {
 /// time reconnecting accordingly, disable.
 @Suite(.timeLimit(.minutes(1))) struct NovaAutoPairTests {
     @Test func closestThenAllThenDisabled() async {
-        await #expect(processExitsWith: .success) { try await inVirtualTime(Self.closestThenAllThenDisabled) }
+        await #expect(processExitsWith: .success) { try await VirtualTimeDriver.run(Self.closestThenAllThenDisabled) }
     }
 
     static func closestThenAllThenDisabled(_ clock: VirtualClock) async throws {
@@ -141,7 +141,7 @@ extension NovaFailureRulesTests {
     /// A FLASH queued without suspending is collected once, with its ack; a second collection,
     /// or a ticket never issued, is a typed error.
     @Test func aQueuedFlashIsCollectedOnce() async {
-        await #expect(processExitsWith: .success) { try await inVirtualTime(Self.aQueuedFlashIsCollectedOnce) }
+        await #expect(processExitsWith: .success) { try await VirtualTimeDriver.run(Self.aQueuedFlashIsCollectedOnce) }
     }
 
     static func aQueuedFlashIsCollectedOnce(_ clock: VirtualClock) async throws {
@@ -160,7 +160,7 @@ extension NovaFailureRulesTests {
     /// Waiting can stop (a shot's deadline) while the command stays queued: it still times out
     /// by the queue's rules, and the next command runs.
     @Test func aCancelledWaitLeavesTheCommandToTheQueue() async {
-        await #expect(processExitsWith: .success) { try await inVirtualTime(Self.aCancelledWaitLeavesTheCommandToTheQueue) }
+        await #expect(processExitsWith: .success) { try await VirtualTimeDriver.run(Self.aCancelledWaitLeavesTheCommandToTheQueue) }
     }
 
     static func aCancelledWaitLeavesTheCommandToTheQueue(_ clock: VirtualClock) async throws {

@@ -38,7 +38,7 @@ import Testing
     }
 
     @Test func pressesArriveInOrderOnABondedLinkAndAgainAfterAReconnect() async {
-        await #expect(processExitsWith: .success) { try await inVirtualTime(Self.pressesArriveInOrderOnABondedLinkAndAgainAfterAReconnect) }
+        await #expect(processExitsWith: .success) { try await VirtualTimeDriver.run(Self.pressesArriveInOrderOnABondedLinkAndAgainAfterAReconnect) }
     }
 
     static func pressesArriveInOrderOnABondedLinkAndAgainAfterAReconnect(_ clock: VirtualClock) async throws {
@@ -79,7 +79,7 @@ import Testing
     /// A remote that ends its link (as one that sleeps when idle does) is found again, encrypted
     /// with the bond and subscribed again; its presses reach the same handler, none lost.
     @Test func aRemoteThatEndsItsLinkIsReconnectedAndKeepsReporting() async {
-        await #expect(processExitsWith: .success) { try await inVirtualTime(Self.aRemoteThatEndsItsLinkIsReconnectedAndKeepsReporting) }
+        await #expect(processExitsWith: .success) { try await VirtualTimeDriver.run(Self.aRemoteThatEndsItsLinkIsReconnectedAndKeepsReporting) }
     }
 
     static func aRemoteThatEndsItsLinkIsReconnectedAndKeepsReporting(_ clock: VirtualClock) async throws {
@@ -115,7 +115,7 @@ import Testing
     }
 
     @Test func aBootKeyboardOnlyRemoteIsUsedInTheBootProtocol() async {
-        await #expect(processExitsWith: .success) { try await inVirtualTime(Self.aBootKeyboardOnlyRemoteIsUsedInTheBootProtocol) }
+        await #expect(processExitsWith: .success) { try await VirtualTimeDriver.run(Self.aBootKeyboardOnlyRemoteIsUsedInTheBootProtocol) }
     }
 
     static func aBootKeyboardOnlyRemoteIsUsedInTheBootProtocol(_ clock: VirtualClock) async throws {
@@ -138,7 +138,7 @@ import Testing
     }
 
     @Test func aHostThatWillNotSecureTheLinkCannotRead() async {
-        await #expect(processExitsWith: .success) { try await inVirtualTime(Self.aHostThatWillNotSecureTheLinkCannotRead) }
+        await #expect(processExitsWith: .success) { try await VirtualTimeDriver.run(Self.aHostThatWillNotSecureTheLinkCannotRead) }
     }
 
     static func aHostThatWillNotSecureTheLinkCannotRead(_ clock: VirtualClock) async throws {
@@ -152,7 +152,7 @@ import Testing
     }
 
     @Test func aUsageMapDecidesWhatIsTheShutter() async {
-        await #expect(processExitsWith: .success) { try await inVirtualTime(Self.aUsageMapDecidesWhatIsTheShutter) }
+        await #expect(processExitsWith: .success) { try await VirtualTimeDriver.run(Self.aUsageMapDecidesWhatIsTheShutter) }
     }
 
     static func aUsageMapDecidesWhatIsTheShutter(_ clock: VirtualClock) async throws {

@@ -19,7 +19,7 @@ import Testing
     }
 
     @Test func theBondsKeyEncryptsAndAWrongOneEndsTheLink() async {
-        await #expect(processExitsWith: .success) { try await inVirtualTime(Self.theBondsKeyEncryptsAndAWrongOneEndsTheLink) }
+        await #expect(processExitsWith: .success) { try await VirtualTimeDriver.run(Self.theBondsKeyEncryptsAndAWrongOneEndsTheLink) }
     }
 
     static func theBondsKeyEncryptsAndAWrongOneEndsTheLink(_ clock: VirtualClock) async throws {
@@ -49,7 +49,7 @@ import Testing
     }
 
     @Test func aDeviceThatForgotTheBondRefusesWithPinOrKeyMissing() async {
-        await #expect(processExitsWith: .success) { try await inVirtualTime(Self.aDeviceThatForgotTheBondRefusesWithPinOrKeyMissing) }
+        await #expect(processExitsWith: .success) { try await VirtualTimeDriver.run(Self.aDeviceThatForgotTheBondRefusesWithPinOrKeyMissing) }
     }
 
     static func aDeviceThatForgotTheBondRefusesWithPinOrKeyMissing(_ clock: VirtualClock) async throws {

@@ -27,7 +27,7 @@ import Testing
     }
 
     @Test func scanFindsEveryDeviceWithItsRSSI() async {
-        await #expect(processExitsWith: .success) { try await inVirtualTime(Self.scanFindsEveryDeviceWithItsRSSI) }
+        await #expect(processExitsWith: .success) { try await VirtualTimeDriver.run(Self.scanFindsEveryDeviceWithItsRSSI) }
     }
 
     static func scanFindsEveryDeviceWithItsRSSI(_ clock: VirtualClock) async throws {
@@ -48,7 +48,7 @@ import Testing
     }
 
     @Test func connectDiscoverReadWriteAndSubscribe() async {
-        await #expect(processExitsWith: .success) { try await inVirtualTime(Self.connectDiscoverReadWriteAndSubscribe) }
+        await #expect(processExitsWith: .success) { try await VirtualTimeDriver.run(Self.connectDiscoverReadWriteAndSubscribe) }
     }
 
     static func connectDiscoverReadWriteAndSubscribe(_ clock: VirtualClock) async throws {
@@ -75,7 +75,7 @@ import Testing
     }
 
     @Test func novaV2AcksLightsAndReportsItsState() async {
-        await #expect(processExitsWith: .success) { try await inVirtualTime(Self.novaV2AcksLightsAndReportsItsState) }
+        await #expect(processExitsWith: .success) { try await VirtualTimeDriver.run(Self.novaV2AcksLightsAndReportsItsState) }
     }
 
     static func novaV2AcksLightsAndReportsItsState(_ clock: VirtualClock) async throws {
@@ -111,7 +111,7 @@ import Testing
     }
 
     @Test func novaV1SafetyTimeoutTurnsTheLightOff() async {
-        await #expect(processExitsWith: .success) { try await inVirtualTime(Self.novaV1SafetyTimeoutTurnsTheLightOff) }
+        await #expect(processExitsWith: .success) { try await VirtualTimeDriver.run(Self.novaV1SafetyTimeoutTurnsTheLightOff) }
     }
 
     static func novaV1SafetyTimeoutTurnsTheLightOff(_ clock: VirtualClock) async throws {
@@ -136,7 +136,7 @@ import Testing
     }
 
     @Test func gripSendsItsScriptedEvents() async {
-        await #expect(processExitsWith: .success) { try await inVirtualTime(Self.gripSendsItsScriptedEvents) }
+        await #expect(processExitsWith: .success) { try await VirtualTimeDriver.run(Self.gripSendsItsScriptedEvents) }
     }
 
     static func gripSendsItsScriptedEvents(_ clock: VirtualClock) async throws {
@@ -159,7 +159,7 @@ import Testing
     }
 
     @Test func gripWithOldFirmwareIsRefusedNamingBothVersions() async {
-        await #expect(processExitsWith: .success) { try await inVirtualTime(Self.gripWithOldFirmwareIsRefusedNamingBothVersions) }
+        await #expect(processExitsWith: .success) { try await VirtualTimeDriver.run(Self.gripWithOldFirmwareIsRefusedNamingBothVersions) }
     }
 
     static func gripWithOldFirmwareIsRefusedNamingBothVersions(_ clock: VirtualClock) async throws {
@@ -177,7 +177,7 @@ import Testing
     }
 
     @Test func stylusStrokeArrivesInBatchesWithPhases() async {
-        await #expect(processExitsWith: .success) { try await inVirtualTime(Self.stylusStrokeArrivesInBatchesWithPhases) }
+        await #expect(processExitsWith: .success) { try await VirtualTimeDriver.run(Self.stylusStrokeArrivesInBatchesWithPhases) }
     }
 
     static func stylusStrokeArrivesInBatchesWithPhases(_ clock: VirtualClock) async throws {
@@ -209,7 +209,7 @@ import Testing
     }
 
     @Test func lossIsRetransmittedAndLatencyDelaysButNothingIsLost() async {
-        await #expect(processExitsWith: .success) { try await inVirtualTime(Self.lossIsRetransmittedAndLatencyDelaysButNothingIsLost) }
+        await #expect(processExitsWith: .success) { try await VirtualTimeDriver.run(Self.lossIsRetransmittedAndLatencyDelaysButNothingIsLost) }
     }
 
     static func lossIsRetransmittedAndLatencyDelaysButNothingIsLost(_ clock: VirtualClock) async throws {
@@ -239,7 +239,7 @@ import Testing
 
 extension SimulatedDevicesTests {
     @Test func stylusManagerConnectsEveryPenAndStops() async {
-        await #expect(processExitsWith: .success) { try await inVirtualTime(Self.stylusManagerConnectsEveryPenAndStops) }
+        await #expect(processExitsWith: .success) { try await VirtualTimeDriver.run(Self.stylusManagerConnectsEveryPenAndStops) }
     }
 
     static func stylusManagerConnectsEveryPenAndStops(_ clock: VirtualClock) async throws {

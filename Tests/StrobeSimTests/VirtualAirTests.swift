@@ -12,7 +12,7 @@ import Testing
     }
 
     @Test func hostInitRunsUnchangedOnAVirtualController() async {
-        await #expect(processExitsWith: .success) { try await inVirtualTime(Self.hostInitRunsUnchangedOnAVirtualController) }
+        await #expect(processExitsWith: .success) { try await VirtualTimeDriver.run(Self.hostInitRunsUnchangedOnAVirtualController) }
     }
 
     static func hostInitRunsUnchangedOnAVirtualController(_ clock: VirtualClock) async throws {
@@ -38,7 +38,7 @@ import Testing
     /// `flush` returns only once what was queued for the host has reached it (what `sim serve`
     /// waits for before its process exits), and at once on a closed controller.
     @Test func flushReturnsOnceQueuedPacketsHaveReachedTheHost() async {
-        await #expect(processExitsWith: .success) { try await inVirtualTime(Self.flushReturnsOnceQueuedPacketsHaveReachedTheHost) }
+        await #expect(processExitsWith: .success) { try await VirtualTimeDriver.run(Self.flushReturnsOnceQueuedPacketsHaveReachedTheHost) }
     }
 
     static func flushReturnsOnceQueuedPacketsHaveReachedTheHost(_ clock: VirtualClock) async throws {
@@ -54,7 +54,7 @@ import Testing
     }
 
     @Test func anUnknownCommandIsAnsweredNotIgnored() async {
-        await #expect(processExitsWith: .success) { try await inVirtualTime(Self.anUnknownCommandIsAnsweredNotIgnored) }
+        await #expect(processExitsWith: .success) { try await VirtualTimeDriver.run(Self.anUnknownCommandIsAnsweredNotIgnored) }
     }
 
     static func anUnknownCommandIsAnsweredNotIgnored(_ clock: VirtualClock) async throws {
@@ -71,7 +71,7 @@ import Testing
     /// The advertising schedule (interval plus the random advDelay) under a virtual clock: the
     /// same seed gives the same times, another seed other times, and no real time passes.
     @Test func advertisingTimesRepeatFromTheSeed() async {
-        await #expect(processExitsWith: .success) { try await inVirtualTime(Self.advertisingTimesRepeatFromTheSeed) }
+        await #expect(processExitsWith: .success) { try await VirtualTimeDriver.run(Self.advertisingTimesRepeatFromTheSeed) }
     }
 
     static func advertisingTimesRepeatFromTheSeed(_ clock: VirtualClock) async throws {

@@ -15,23 +15,27 @@ import Testing
 
     /// One run of an app: a host controller with the same address each time (the same
     /// adapter), a central, the bond store file and the remembered grip file.
-    static func run(in world: SimWorld, configuration: GripManager.Configuration, bonds: String) async throws -> GripManager {
-        let controller = HCIController(transport: world.makeHostController(address: BluetoothAddress("00:5E:00:00:F0:AA")!), configuration: .loadedMachine)
+    static func run(in world: SimWorld, configuration: GripManager.Configuration, bonds: String, clock: VirtualClock) async throws -> GripManager {
+        let controller = HCIController(transport: world.makeHostController(address: BluetoothAddress("00:5E:00:00:F0:AA")!), clock: clock)
         try await controller.open()
-        let central = Central(controller: controller, security: SecurityManager(store: FileBondStore(path: bonds)))
-        return GripManager(central: central, clock: ContinuousClock(), configuration: configuration)
+        let central = Central(controller: controller, clock: clock, security: SecurityManager(store: FileBondStore(path: bonds)))
+        return GripManager(central: central, clock: clock, configuration: configuration)
     }
 
-    @Test func connectBondsAndANewRunReconnectsEncryptedUntilForgotten() async throws {
+    @Test func connectBondsAndANewRunReconnectsEncryptedUntilForgotten() async {
+        await #expect(processExitsWith: .success) { try await VirtualTimeDriver.run(Self.connectBondsAndANewRunReconnectsEncryptedUntilForgotten) }
+    }
+
+    static func connectBondsAndANewRunReconnectsEncryptedUntilForgotten(_ clock: VirtualClock) async throws {
         let configuration = Self.configuration()
         let directory = configuration.rememberedGripFile.deletingLastPathComponent()
         defer { try? FileManager.default.removeItem(at: directory) }
         let bonds = directory.appendingPathComponent("bonds.json").path
-        let world = SimWorld(scenario: .standard, clock: ContinuousClock())
+        let world = SimWorld(scenario: .standard, clock: clock)
         try await world.start()
         defer { world.stop() }
 
-        let manager = try await Self.run(in: world, configuration: configuration, bonds: bonds)
+        let manager = try await Self.run(in: world, configuration: configuration, bonds: bonds, clock: clock)
         await manager.start()
         #expect(manager.currentState == .ready, "nothing remembered yet")
         var discoveries = manager.discoveries().makeAsyncIterator()
@@ -61,7 +65,7 @@ import Testing
         manager.central.controller.close()
 
         // The next run reconnects the bonded grip by itself and encrypts with the stored key.
-        let again = try await Self.run(in: world, configuration: configuration, bonds: bonds)
+        let again = try await Self.run(in: world, configuration: configuration, bonds: bonds, clock: clock)
         let moreEvents = again.events()
         await again.start()
         #expect(again.currentState == .connected(found), "\(String(describing: again.lastError))")
@@ -80,14 +84,18 @@ import Testing
 
     /// The grip sends events only on an encrypted link: a host that will not secure it gets
     /// Insufficient Authentication when it subscribes.
-    @Test func theGripsEventsNeedAnEncryptedLink() async throws {
-        let world = SimWorld(scenario: .standard, clock: ContinuousClock())
+    @Test func theGripsEventsNeedAnEncryptedLink() async {
+        await #expect(processExitsWith: .success) { try await VirtualTimeDriver.run(Self.theGripsEventsNeedAnEncryptedLink) }
+    }
+
+    static func theGripsEventsNeedAnEncryptedLink(_ clock: VirtualClock) async throws {
+        let world = SimWorld(scenario: .standard, clock: clock)
         try await world.start()
         defer { world.stop() }
-        let controller = HCIController(transport: world.makeHostController(), configuration: .loadedMachine)
+        let controller = HCIController(transport: world.makeHostController(), clock: clock)
         try await controller.open()
         defer { controller.close() }
-        let central = Central(controller: controller, security: SecurityManager(configuration: .init(onInsufficientSecurity: .fail)))
+        let central = Central(controller: controller, clock: clock, security: SecurityManager(configuration: .init(onInsufficientSecurity: .fail)))
         let connection = try await central.connect(name: "Grip-S1")
         await #expect(throws: SecurityError.insufficientLevel(reached: .none, required: .unauthenticated)) {
             _ = try await Grip.attach(to: connection.gatt, handler: { _ in })
@@ -95,7 +103,11 @@ import Testing
         #expect(connection.securityLevel == .none)
     }
 
-    @Test func aRememberedGripThatDoesNotShowUpIsGivenUpAfterTheTimeout() async throws {
+    @Test func aRememberedGripThatDoesNotShowUpIsGivenUpAfterTheTimeout() async {
+        await #expect(processExitsWith: .success) { try await VirtualTimeDriver.run(Self.aRememberedGripThatDoesNotShowUpIsGivenUpAfterTheTimeout) }
+    }
+
+    static func aRememberedGripThatDoesNotShowUpIsGivenUpAfterTheTimeout(_ clock: VirtualClock) async throws {
         var scenario = SimScenario.standard
         scenario.devices = scenario.devices.filter { $0.kind != .grip }
         let configuration = Self.configuration(timeout: .milliseconds(300))
@@ -103,7 +115,7 @@ import Testing
         try FileManager.default.createDirectory(at: configuration.rememberedGripFile.deletingLastPathComponent(), withIntermediateDirectories: true)
         try JSONEncoder().encode(GripManager.DiscoveredGrip(address: "C4:5E:00:00:00:99", addressType: "random", name: "Grip-S1", rssi: nil))
             .write(to: configuration.rememberedGripFile)
-        let manager = try await GripManager.simulated(scenario: scenario, configuration: configuration)
+        let manager = try await GripManager.simulated(scenario: scenario, configuration: configuration, clock: clock)
         let stream = manager.states()
         let observer = Task {
             var states: [GripManager.State] = []
@@ -120,10 +132,14 @@ import Testing
 }
 
 extension GripManagerTests {
-    @Test func withoutAnOpenControllerBluetoothIsUnavailable() async throws {
-        let world = SimWorld(scenario: SimScenario(devices: []), clock: ContinuousClock())
-        let controller = HCIController(transport: world.makeHostController(), configuration: .loadedMachine)  // never opened
-        let manager = GripManager(central: Central(controller: controller), clock: ContinuousClock(), configuration: Self.configuration())
+    @Test func withoutAnOpenControllerBluetoothIsUnavailable() async {
+        await #expect(processExitsWith: .success) { try await VirtualTimeDriver.run(Self.withoutAnOpenControllerBluetoothIsUnavailable) }
+    }
+
+    static func withoutAnOpenControllerBluetoothIsUnavailable(_ clock: VirtualClock) async throws {
+        let world = SimWorld(scenario: SimScenario(devices: []), clock: clock)
+        let controller = HCIController(transport: world.makeHostController(), clock: clock)  // never opened
+        let manager = GripManager(central: Central(controller: controller, clock: clock), clock: clock, configuration: Self.configuration())
         await manager.start()
         #expect(manager.currentState == .bluetoothUnavailable)
     }

@@ -25,16 +25,15 @@ import StrobeLights
         }
     }
 
-    static func rig(devices kinds: Set<SimulatedDeviceDescription.Kind> = [.nova1, .nova2]) async throws -> Rig {
+    static func rig(devices kinds: Set<SimulatedDeviceDescription.Kind> = [.nova1, .nova2], clock: VirtualClock) async throws -> Rig {
         var scenario = SimScenario.standard
         scenario.devices = scenario.devices.filter { kinds.contains($0.kind) }
-        let world = SimWorld(scenario: scenario, clock: ContinuousClock())
+        let world = SimWorld(scenario: scenario, clock: clock)
         try await world.start()
-        let controller = HCIController(transport: world.makeHostController(), configuration: .loadedMachine)
+        let controller = HCIController(transport: world.makeHostController(), clock: clock)
         try await controller.open()
-        let central = Central(controller: controller)
-        // Real time on a machine that may be loaded: an ack timeout no healthy link misses.
-        let manager = NovaFlashManager(central: central, clock: ContinuousClock(),
+        let central = Central(controller: controller, clock: clock)
+        let manager = NovaFlashManager(central: central, clock: clock,
                                        configuration: .init(scanBurst: .seconds(1), ackTimeout: .seconds(10)))
         return Rig(world: world, controller: controller, central: central, manager: manager)
     }
@@ -43,14 +42,28 @@ import StrobeLights
         let count = Mutex(0)
     }
 
-    @Test(arguments: [(ShotPolicy.MissingAck.abort, ShotOutcome.aborted, 0), (.captureWithoutFlash, .capturedWithoutFlash, 1)])
-    func aMissedAckDeadlineFollowsThePolicy(policy: ShotPolicy.MissingAck, expected: ShotOutcome, captured: Int) async throws {
-        let rig = try await Self.rig(devices: [.nova2])
+    @Test func aMissedAckDeadlineAbortsWhenThePolicySaysSo() async {
+        await #expect(processExitsWith: .success) {
+            try await VirtualTimeDriver.run { try await Self.aMissedAckDeadlineFollowsThePolicy(.abort, expected: .aborted, captured: 0, $0) }
+        }
+    }
+
+    @Test func aMissedAckDeadlineCapturesWithoutFlashWhenThePolicySaysSo() async {
+        await #expect(processExitsWith: .success) {
+            try await VirtualTimeDriver.run {
+                try await Self.aMissedAckDeadlineFollowsThePolicy(.captureWithoutFlash, expected: .capturedWithoutFlash, captured: 1, $0)
+            }
+        }
+    }
+
+    static func aMissedAckDeadlineFollowsThePolicy(_ policy: ShotPolicy.MissingAck, expected: ShotOutcome, captured: Int,
+                                                   _ clock: VirtualClock) async throws {
+        let rig = try await Self.rig(devices: [.nova2], clock: clock)
         try await rig.manager.connect(.all)
         let captures = Captures()
         // No flash answers within a microsecond.
         let sequencer = ShutterSequencer(flashes: rig.manager, camera: { captures.count.withLock { $0 += 1 } },
-                                         policy: ShotPolicy(ackDeadline: .microseconds(1), onMissingAck: policy), clock: ContinuousClock())
+                                         policy: ShotPolicy(ackDeadline: .microseconds(1), onMissingAck: policy), clock: clock)
         let record = await sequencer.shoot()
         #expect(record.outcome == expected)
         #expect(captures.count.withLock { $0 } == captured)
@@ -60,17 +73,25 @@ import StrobeLights
         await rig.close()
     }
 
-    @Test func withNoFlashTheShotSaysSo() async throws {
-        let rig = try await Self.rig(devices: [])
-        let sequencer = ShutterSequencer(flashes: rig.manager, camera: {}, clock: ContinuousClock())
+    @Test func withNoFlashTheShotSaysSo() async {
+        await #expect(processExitsWith: .success) { try await VirtualTimeDriver.run(Self.withNoFlashTheShotSaysSo) }
+    }
+
+    static func withNoFlashTheShotSaysSo(_ clock: VirtualClock) async throws {
+        let rig = try await Self.rig(devices: [], clock: clock)
+        let sequencer = ShutterSequencer(flashes: rig.manager, camera: {}, clock: clock)
         #expect(await sequencer.shoot().outcome == .noFlash)
         await rig.close()
     }
 
-    @Test func aGripsFullPressTriggersAShot() async throws {
-        let rig = try await Self.rig(devices: [.nova2, .grip])
+    @Test func aGripsFullPressTriggersAShot() async {
+        await #expect(processExitsWith: .success) { try await VirtualTimeDriver.run(Self.aGripsFullPressTriggersAShot) }
+    }
+
+    static func aGripsFullPressTriggersAShot(_ clock: VirtualClock) async throws {
+        let rig = try await Self.rig(devices: [.nova2, .grip], clock: clock)
         try await rig.manager.connect(.named("Nova2"))
-        let sequencer = ShutterSequencer(flashes: rig.manager, camera: {}, policy: ShotPolicy(ackDeadline: .seconds(5)), clock: ContinuousClock())
+        let sequencer = ShutterSequencer(flashes: rig.manager, camera: {}, policy: ShotPolicy(ackDeadline: .seconds(5)), clock: clock)
         var records = sequencer.records().makeAsyncIterator()
         let gripConnection = try await rig.central.connect(name: "Grip-S1")
         let grip = try await Grip.attach(to: gripConnection.gatt)
@@ -84,8 +105,12 @@ import StrobeLights
 }
 
 extension ShutterSequencerTests {
-    @Test func aTriggerDuringAShotIsReportedBusy() async throws {
-        let rig = try await Self.rig(devices: [.nova2])
+    @Test func aTriggerDuringAShotIsReportedBusy() async {
+        await #expect(processExitsWith: .success) { try await VirtualTimeDriver.run(Self.aTriggerDuringAShotIsReportedBusy) }
+    }
+
+    static func aTriggerDuringAShotIsReportedBusy(_ clock: VirtualClock) async throws {
+        let rig = try await Self.rig(devices: [.nova2], clock: clock)
         try await rig.manager.connect(.all)
         let (release, releaser) = AsyncStream.makeStream(of: Void.self)
         let (exposing, exposingSignal) = AsyncStream.makeStream(of: Void.self)
@@ -93,7 +118,7 @@ extension ShutterSequencerTests {
         let sequencer = ShutterSequencer(flashes: rig.manager, camera: {
             exposingSignal.yield()
             for await _ in release { break }
-        }, policy: ShotPolicy(ackDeadline: .seconds(5)), clock: ContinuousClock())
+        }, policy: ShotPolicy(ackDeadline: .seconds(5)), clock: clock)
         let first = Task { await sequencer.shoot() }
         var iterator = exposing.makeAsyncIterator()
         _ = await iterator.next()
@@ -103,12 +128,16 @@ extension ShutterSequencerTests {
         await rig.close()
     }
 
-    @Test func aFlashThatDisconnectsMidShotFollowsThePolicy() async throws {
-        let rig = try await Self.rig(devices: [.nova2])
+    @Test func aFlashThatDisconnectsMidShotFollowsThePolicy() async {
+        await #expect(processExitsWith: .success) { try await VirtualTimeDriver.run(Self.aFlashThatDisconnectsMidShotFollowsThePolicy) }
+    }
+
+    static func aFlashThatDisconnectsMidShotFollowsThePolicy(_ clock: VirtualClock) async throws {
+        let rig = try await Self.rig(devices: [.nova2], clock: clock)
         try await rig.manager.connect(.all)
         let device = try #require(rig.world.devices.first)
         // The flash is switched off just as the shot begins: its command fails, the policy decides.
-        let sequencer = ShutterSequencer(flashes: rig.manager, camera: {}, policy: ShotPolicy(onMissingAck: .abort), clock: ContinuousClock())
+        let sequencer = ShutterSequencer(flashes: rig.manager, camera: {}, policy: ShotPolicy(onMissingAck: .abort), clock: clock)
         device.stop()
         let record = await sequencer.shoot()
         #expect(record.outcome == .aborted)
@@ -116,10 +145,14 @@ extension ShutterSequencerTests {
         await rig.close()
     }
 
-    @Test func aHalfPressTurnsOnThePreflash() async throws {
-        let rig = try await Self.rig(devices: [.nova2])
+    @Test func aHalfPressTurnsOnThePreflash() async {
+        await #expect(processExitsWith: .success) { try await VirtualTimeDriver.run(Self.aHalfPressTurnsOnThePreflash) }
+    }
+
+    static func aHalfPressTurnsOnThePreflash(_ clock: VirtualClock) async throws {
+        let rig = try await Self.rig(devices: [.nova2], clock: clock)
         try await rig.manager.connect(.all)
-        let sequencer = ShutterSequencer(flashes: rig.manager, camera: {}, clock: ContinuousClock())
+        let sequencer = ShutterSequencer(flashes: rig.manager, camera: {}, clock: clock)
         await sequencer.preflash()
         // The simulated Nova V2's stored preflash: warm 64, cool 0, 60 ms.
         let device = try #require(rig.world.devices.first)
@@ -130,15 +163,19 @@ extension ShutterSequencerTests {
 
 /// Modelling lights in the shot: down after the FLASH is out, before the capture; back after the OFF.
 @Suite(.timeLimit(.minutes(1))) struct ModellingLightsShotTests {
-    @Test func lightsGoDownAfterTheFlashAndComeBackAfterTheOff() async throws {
-        let rig = try await ShutterSequencerTests.rig(devices: [.nova2, .lednet])
+    @Test func lightsGoDownAfterTheFlashAndComeBackAfterTheOff() async {
+        await #expect(processExitsWith: .success) { try await VirtualTimeDriver.run(Self.lightsGoDownAfterTheFlashAndComeBackAfterTheOff) }
+    }
+
+    static func lightsGoDownAfterTheFlashAndComeBackAfterTheOff(_ clock: VirtualClock) async throws {
+        let rig = try await ShutterSequencerTests.rig(devices: [.nova2, .lednet], clock: clock)
         try await rig.manager.connect(.all)
         let client = Client(backend: LEDnetBackend(central: rig.central, configuration: .init(scanDuration: .milliseconds(300))))
         try await client.fetch()
         let all = client.allLightTarget()
         try #require(all.count == 1)
         #expect(all.power)
-        let sequencer = ShutterSequencer(flashes: rig.manager, camera: {}, policy: ShotPolicy(ackDeadline: .seconds(5)), clock: ContinuousClock(),
+        let sequencer = ShutterSequencer(flashes: rig.manager, camera: {}, policy: ShotPolicy(ackDeadline: .seconds(5)), clock: clock,
                                          modellingLights: ModellingLights(target: all, deadline: .seconds(5)))
         for _ in 0..<3 {
             let record = await sequencer.shoot()

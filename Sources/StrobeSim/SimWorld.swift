@@ -59,11 +59,30 @@ public final class SimWorld: Sendable {
 /// started in the background (its devices advertise within a few milliseconds).
 public final class SimTransport: HCITransport, Sendable {
     public let world: SimWorld
+    /// The clock the world runs on, for the host above it to run on too.
+    public let clock: any Clock<Duration>
     private let controller: VirtualController
 
+    /// Where a `sim` transport's world runs: on the real clock unless a caller (a test running
+    /// the tool's commands in virtual time) sets a clock, and told of each world opened.
+    public struct Environment: Sendable {
+        public var clock: any Clock<Duration>
+        public var opened: @Sendable (SimWorld) -> Void
+
+        public init(clock: any Clock<Duration>, opened: @escaping @Sendable (SimWorld) -> Void = { _ in }) {
+            self.clock = clock
+            self.opened = opened
+        }
+    }
+
+    @TaskLocal public static var environment: Environment?
+
     public init(scenario: SimScenario = .standard) {
-        world = SimWorld(scenario: scenario, clock: ContinuousClock())
+        let environment = Self.environment
+        clock = environment?.clock ?? ContinuousClock()
+        world = SimWorld(scenario: scenario, clock: clock)
         controller = world.makeHostController()
+        environment?.opened(world)
         Task { [world] in try? await world.start() }
     }
 

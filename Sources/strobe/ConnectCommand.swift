@@ -75,7 +75,7 @@ struct ConnectCommand: AsyncParsableCommand {
         }
         // Until the hold ends or the link does, whichever is first.
         await withTaskGroup(of: Void.self) { group in
-            group.addTask { try? await Task.sleep(for: .milliseconds(Int64(hold * 1000))) }
+            group.addTask { try? await session.clock.sleep(for: .milliseconds(Int64(hold * 1000))) }
             group.addTask { _ = await connection.disconnected() }
             await group.next()
             group.cancelAll()

@@ -44,7 +44,7 @@ struct FlashSelectionOptions: ParsableArguments {
     /// Opens the controller and connects the selected flashes; fails when none answers.
     func connect(_ global: GlobalOptions) async throws -> (ControllerSession, NovaFlashManager) {
         let session = try await ControllerSession.open(global)
-        let manager = NovaFlashManager(central: Central(controller: session.controller), clock: ContinuousClock(),
+        let manager = NovaFlashManager(central: session.central(), clock: session.clock,
                                        configuration: .init(scanBurst: .milliseconds(scanMs)))
         do {
             let connected = try await manager.connect(selection)
@@ -177,7 +177,7 @@ struct FlashFireCommand: AsyncParsableCommand {
         let (session, manager) = try await flashes.connect(global)
         defer { try? session.close() }
         var failures = report(await manager.beginFlash(settings), "flash (\(settings))")
-        try await Task.sleep(for: .milliseconds(holdMs))
+        try await session.clock.sleep(for: .milliseconds(holdMs))
         failures += report(await manager.endFlash(), "off")
         if failures > 0 { throw FlashCommandError.someFailed(failures) }
     }

@@ -48,9 +48,9 @@ struct GATTSubscribeCommand: AsyncParsableCommand {
         }
         let start = HostTime.now()
         // The values end with the duration; the link's end closes the ring by itself.
-        let ending = Task { [duration] in
+        let ending = Task { [duration, clock = session.clock] in
             guard let duration else { return }
-            try? await Task.sleep(for: .milliseconds(Int64(duration * 1000)))
+            try? await clock.sleep(for: .milliseconds(Int64(duration * 1000)))
             if !Task.isCancelled { ring.close() }
         }
         var received = 0

@@ -24,7 +24,7 @@ struct GATTTargetOptions: ParsableArguments {
 
     /// Connects and exchanges the MTU.
     func connect(_ session: ControllerSession, security: SecurityManager = SecurityManager()) async throws -> LEConnection {
-        let central = Central(controller: session.controller, configuration: .init(preferredMTU: mtu), security: security)
+        let central = session.central(configuration: .init(preferredMTU: mtu), security: security)
         let limit = Duration.milliseconds(Int64(timeout * 1000))
         let connection: LEConnection
         if let name {

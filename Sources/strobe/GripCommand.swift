@@ -26,7 +26,7 @@ struct GripEventsCommand: AsyncParsableCommand {
     func run() async throws {
         let session = try await ControllerSession.open(global)
         defer { try? session.close() }
-        let central = Central(controller: session.controller)
+        let central = session.central()
         let connection = try await device.connect(central, prefix: GripProfile.localNamePrefix)
         // The stream is fed by the receive-path handler, in place before notifications are
         // enabled, so that an event the grip sends at once is not lost.
@@ -57,7 +57,7 @@ struct GripEventsCommand: AsyncParsableCommand {
         }
         // Cancelling ends the event stream's iteration.
         let timer = Task {
-            try? await Task.sleep(for: .milliseconds(Int64(duration * 1000)))
+            try? await session.clock.sleep(for: .milliseconds(Int64(duration * 1000)))
             collector.cancel()
         }
         let completed = await collector.value

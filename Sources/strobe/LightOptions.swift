@@ -57,7 +57,7 @@ struct LightOptions: ParsableArguments {
             backend, discoverMs: discoverMs, scenes: localScenes, apiURL: apiURL, tokenFile: tokenFile) {
                 let opened = try await ControllerSession.open(global)
                 session = opened
-                return Central(controller: opened.controller)
+                return opened.central()
             }
         return (Client(backend: backend), session)
     }

@@ -43,7 +43,7 @@ struct RemoteEventsCommand: AsyncParsableCommand {
     func run() async throws {
         let session = try await ControllerSession.open(global)
         defer { try? session.close() }
-        let central = Central(controller: session.controller, security: try security.manager(global))
+        let central = session.central(security: try security.manager(global))
         let connection = try await device.connect(central, describing: "a HID device (service 0x1812)") {
             $0.serviceUUIDs.contains(HIDProfile.service)
         }
@@ -86,7 +86,7 @@ struct RemoteEventsCommand: AsyncParsableCommand {
             return (Task.isCancelled, presses, releases)
         }
         let timer = Task {
-            try? await Task.sleep(for: .milliseconds(Int64(duration * 1000)))
+            try? await session.clock.sleep(for: .milliseconds(Int64(duration * 1000)))
             collector.cancel()
         }
         let result = await collector.value

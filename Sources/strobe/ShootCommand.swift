@@ -68,8 +68,8 @@ struct ShootCommand: AsyncParsableCommand {
     func run() async throws {
         let session = try await ControllerSession.open(global)
         defer { try? session.close() }
-        let central = Central(controller: session.controller)
-        let manager = NovaFlashManager(central: central, clock: ContinuousClock(), configuration: .init(scanBurst: .milliseconds(scanMs)))
+        let central = session.central()
+        let manager = NovaFlashManager(central: central, clock: session.clock, configuration: .init(scanBurst: .milliseconds(scanMs)))
         let connected = try await manager.connect(.all)
         guard !connected.isEmpty else { throw FlashCommandError.noFlash(scannedMs: scanMs) }
         var lights: ModellingLights?
@@ -86,12 +86,12 @@ struct ShootCommand: AsyncParsableCommand {
             if !json { print("\(target.count) modelling light(s): \(target.lights.map { "\"\($0.label)\"" }.joined(separator: ", "))") }
         }
         let sequencer = ShutterSequencer(
-            flashes: manager, camera: ShutterSequencer.testCamera(exposure: .milliseconds(exposureMs), clock: ContinuousClock()),
+            flashes: manager, camera: ShutterSequencer.testCamera(exposure: .milliseconds(exposureMs), clock: session.clock),
             policy: ShotPolicy(settings: preset.settings, ackDeadline: .milliseconds(ackDeadlineMs), onMissingAck: policy.value),
-            clock: ContinuousClock(), hostTime: session.hostTime, modellingLights: lights)
+            clock: session.clock, hostTime: session.hostTime, modellingLights: lights)
         await sequencer.arm()
         if !json { print("\(connected.count) flash(es): \(connected.map { "\($0.address) \"\($0.name)\"" }.joined(separator: ", "))") }
-        let feed = RecordFeed(sequencer.records())
+        let feed = RecordFeed(sequencer.records(), clock: session.clock)
         let triggerConnection = try await follow(trigger, central: central, sequencer: sequencer)
 
         var outcomes: [String: Int] = [:]
@@ -102,7 +102,7 @@ struct ShootCommand: AsyncParsableCommand {
         for index in 0..<count {
             let record: ShotRecord
             if trigger == .none {
-                if index > 0 { try await Task.sleep(for: .milliseconds(intervalMs)) }
+                if index > 0 { try await session.clock.sleep(for: .milliseconds(intervalMs)) }
                 record = await sequencer.shoot()
             } else {
                 guard let next = await feed.next(within: .milliseconds(Int64(triggerTimeout * 1000))) else {
@@ -176,15 +176,19 @@ struct ShootCommand: AsyncParsableCommand {
 private final class RecordFeed: @unchecked Sendable {
     // Used by one task at a time (the command's loop, through `next`).
     private var iterator: AsyncStream<ShotRecord>.AsyncIterator
+    private let clock: any Clock<Duration>
 
-    init(_ records: AsyncStream<ShotRecord>) { iterator = records.makeAsyncIterator() }
+    init(_ records: AsyncStream<ShotRecord>, clock: any Clock<Duration>) {
+        iterator = records.makeAsyncIterator()
+        self.clock = clock
+    }
 
     /// The next record, or nil when none came within `limit` (the feed then ends).
     func next(within limit: Duration) async -> ShotRecord? {
         await withTaskGroup(of: ShotRecord?.self) { group in
             group.addTask { await self.iterator.next() }
             group.addTask {
-                try? await Task.sleep(for: limit)
+                try? await self.clock.sleep(for: limit)
                 return nil
             }
             let first = await group.next() ?? nil

@@ -12,27 +12,34 @@ struct StrobeTool: AsyncParsableCommand {
 
     @OptionGroup var global: GlobalOptions
 
-    /// Exit status: 0 success, 1 a one-line error, 2 bad usage.
     static func main() async {
+        Foundation.exit(await status(running: nil))
+    }
+
+    /// Runs a command line (`arguments`, else the process's) and returns its exit status: 0
+    /// success (help and version included), 1 a one-line error, 2 bad usage.
+    static func status(running arguments: [String]?) async -> Int32 {
         do {
-            var command = try parseAsRoot()
+            var command = try parseAsRoot(arguments)
             if var asyncCommand = command as? AsyncParsableCommand {
                 try await asyncCommand.run()
             } else {
                 try command.run()
             }
+            return 0
         } catch {
             let code = exitCode(for: error)
             if code == .success {
-                exit(withError: error)
+                print(fullMessage(for: error))
+                return 0
             } else if code == .validationFailure || error is ValidationError {
                 FileHandle.standardError.write(Data((fullMessage(for: error) + "\n").utf8))
-                Foundation.exit(2)
+                return 2
             } else if error is ExitCode {
-                Foundation.exit(code.rawValue)
+                return code.rawValue
             } else {
                 FileHandle.standardError.write(Data("strobe: error: \(String(describing: error))\n".utf8))
-                Foundation.exit(1)
+                return 1
             }
         }
     }

@@ -39,19 +39,25 @@ struct StylusStreamCommand: AsyncParsableCommand {
         }
     }
 
+    /// Time since the call, on `clock`.
+    static func stopwatch<C: Clock>(_ clock: C) -> () -> Duration where C.Duration == Duration {
+        let start = clock.now
+        return { start.duration(to: clock.now) }
+    }
+
     func run() async throws {
         let session = try await ControllerSession.open(global)
         defer { try? session.close() }
-        let central = Central(controller: session.controller)
+        let central = session.central()
         let connection = try await device.connect(central, prefix: StylusProfile.localNamePrefix)
         let stylus = try await Stylus.attach(to: connection.gatt)
         if !json { print("stylus \(connection.peerAddress), pen \(stylus.penIdentifier ?? "unknown"), side buttons \(stylus.buttonMap.side1) and \(stylus.buttonMap.side2)") }
-        let start = ContinuousClock.now
+        let elapsed = Self.stopwatch(session.clock)
         var samples = 0
         let frame = Duration.microseconds(Int64(1_000_000 / frameRate))
         // Until the duration passes or the link goes down (an error, after the summary).
-        while ContinuousClock.now - start < .milliseconds(Int64(duration * 1000)), connection.disconnectReason == nil {
-            try await Task.sleep(for: frame)
+        while elapsed() < .milliseconds(Int64(duration * 1000)), connection.disconnectReason == nil {
+            try await session.clock.sleep(for: frame)
             stylus.drain { event in
                 switch event {
                 case .sample(let sample, let phase, let timestamp):
@@ -65,8 +71,8 @@ struct StylusStreamCommand: AsyncParsableCommand {
                 }
             }
         }
-        let elapsed = ContinuousClock.now - start
-        let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
+        let took = elapsed()
+        let seconds = Double(took.components.seconds) + Double(took.components.attoseconds) / 1e18
         let counters = stylus.counters
         let summary = Summary(samples: samples, samplesPerSecond: Double(samples) / seconds, batches: counters.batches,
                               lostBatches: counters.lostBatches, droppedInRing: stylus.ring.counters.dropped,

@@ -1,23 +1,40 @@
 import Foundation
+import StrobeSim
 import Testing
 
 /// Streaming commands whose link goes down before their duration fail with the cause, after
-/// printing what they had: `strobe sim serve --duration` ends the simulated devices' links while
-/// `grip events` and `stylus stream` are still reading.
+/// printing what they had: the simulated world's devices are switched off after 30 s (of virtual
+/// time) while `grip events` and `stylus stream` are still reading for 60.
 @Suite(.timeLimit(.minutes(2))) struct LinkLossCommandTests {
-    @Test(arguments: [(["grip", "events", "--name", "Grip-S1"], "grip"), (["stylus", "stream", "--name", "Pen-S1"], "stylus")])
-    func aLinkLostMidStreamFailsTheCommandWithItsCause(command: [String], device: String) async throws {
-        let server = try await SimServer(duration: 30)
-        // Serving until the test ends (its deinit stops it).
-        defer { withExtendedLifetime(server) {} }
-        let endpoint = server.endpoint
+    /// The devices go at 30 s, as `strobe sim serve --duration 30` ends its links.
+    @Sendable static func switchOffAfter30Seconds(_ world: SimWorld, _ clock: any Clock<Duration>) {
+        Task {
+            try? await clock.sleep(for: .seconds(30))
+            for device in world.devices { device.stop() }
+        }
+    }
 
-        // Asked to read for 60 s; the server ends the link after 30 (margins for a loaded machine:
-        // the simulated world runs in real time).
-        let result = try await StrobeCommand.run(["--transport", endpoint] + command + ["--scan-ms", "15000", "--duration", "60"])
-        #expect(result.status == 1, "stdout: \(result.stdout) stderr: \(result.stderr)")
-        #expect(result.stderr.contains("the link to the \(device) was lost: Remote User Terminated Connection (0x13)"), "\(result.stderr)")
+    @Test func gripEventsFailsWithTheCause() async throws {
+        let run = await #expect(processExitsWith: .exitCode(1), observing: [\.standardOutputContent, \.standardErrorContent]) {
+            exit(try await InProcessCommand.run(["grip", "events", "--name", "Grip-S1", "--duration", "60"],
+                                                opened: LinkLossCommandTests.switchOffAfter30Seconds))
+        }
+        try Self.expectLost(try #require(run), device: "grip")
+    }
+
+    @Test func stylusStreamFailsWithTheCause() async throws {
+        let run = await #expect(processExitsWith: .exitCode(1), observing: [\.standardOutputContent, \.standardErrorContent]) {
+            exit(try await InProcessCommand.run(["stylus", "stream", "--name", "Pen-S1", "--duration", "60"],
+                                                opened: LinkLossCommandTests.switchOffAfter30Seconds))
+        }
+        try Self.expectLost(try #require(run), device: "stylus")
+    }
+
+    static func expectLost(_ result: ExitTest.Result, device: String) throws {
+        let stdout = String(decoding: result.standardOutputContent, as: UTF8.self)
+        let stderr = String(decoding: result.standardErrorContent, as: UTF8.self)
+        #expect(stderr.contains("the link to the \(device) was lost: Remote User Terminated Connection (0x13)"), "\(stderr)")
         // What arrived before is still printed, with its summary.
-        #expect(!result.stdout.isEmpty)
+        #expect(!stdout.isEmpty)
     }
 }

@@ -27,15 +27,20 @@ done
 
 build=.build/fuzz
 mkdir -p "$build"
+# The release scratch path the kernel suite's static strobe is built in: the sanitizer is on the
+# Swift code only, so the C dependencies (swift-crypto's BoringSSL) built there are used as they are.
+release=.build-release
 # gold cannot link address-sanitized Swift; lld ships with the toolchain.
-if ! swift build -c release --product strobe-fuzz --build-path "$build" \
+if ! swift build -c release --product strobe-fuzz --scratch-path "$release" \
     -Xswiftc -sanitize=fuzzer,address -Xswiftc -use-ld=lld \
     -Xlinker -u -Xlinker LLVMFuzzerRunDriver >"$build/build.log" 2>&1; then
   cat "$build/build.log" >&2
   echo "fuzz: the build failed" >&2
   exit 1
 fi
-fuzz="$build/release/strobe-fuzz"
+fuzz="$build/strobe-fuzz"
+# Kept apart, since the next build in the shared path replaces it.
+cp "$release/release/strobe-fuzz" "$fuzz"
 
 if $list; then "$fuzz" list; exit 0; fi
 if [ ${#targets[@]} -eq 0 ]; then

@@ -234,7 +234,7 @@ if [ -z "$STROBE_BIN" ]; then
     say "building a static strobe"
     # Without the LIFX HTTP backend (the LIFXHTTP trait): no HTTP client, swift-nio or its TLS to build.
     swift_args=(-c release --product strobe --disable-default-traits --static-swift-stdlib -Xswiftc -static-executable
-        --scratch-path "$ROOT/.build-static" --package-path "$ROOT")
+        --scratch-path "$ROOT/.build-release" --package-path "$ROOT")
     # glibc's linker warnings about getpwnam & co. in static binaries are expected: hide them.
     set +e
     swift build "${swift_args[@]}" 2>&1 | grep -v -e "in statically linked applications requires" -e "is dangerous, better use"

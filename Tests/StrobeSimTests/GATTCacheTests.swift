@@ -21,17 +21,22 @@ import Testing
 
     static let discovery: [ATTOpcode] = [.readByGroupTypeRequest, .findByTypeValueRequest, .findInformationRequest]
 
+    /// The grip's world started, and a host with a bond store on it.
+    static func gripAndHost(_ clock: VirtualClock)
+        async throws -> (world: SimWorld, device: SimulatedDevice, controller: HCIController, central: Central, store: InMemoryBondStore) {
+        let world = SimWorld(scenario: Self.gripScenario(), clock: clock)
+        try await world.start()
+        let device = try #require(world.devices.first)
+        let controller = HCIController(transport: world.makeHostController(), clock: clock)
+        try await controller.open()
+        let store = InMemoryBondStore()
+        return (world, device, controller, Central(controller: controller, clock: clock, security: SecurityManager(store: store)), store)
+    }
+
     @Test func aBondedGripsNextLinkTakesTheCachedDatabaseAndLosesNoFirstEvent() async {
         await #expect(processExitsWith: .success) {
-            let clock = VirtualClock()
-            try await VirtualTimeDriver.run(clock: clock, timeLimit: .seconds(300)) {
-                let world = SimWorld(scenario: Self.gripScenario(), clock: clock)
-                try await world.start()
-                let device = try #require(world.devices.first)
-                let controller = HCIController(transport: world.makeHostController(), clock: clock)
-                try await controller.open()
-                let store = InMemoryBondStore()
-                let central = Central(controller: controller, clock: clock, security: SecurityManager(store: store))
+            try await VirtualTimeDriver.run(timeLimit: .seconds(300)) { clock in
+                let (world, device, controller, central, store) = try await Self.gripAndHost(clock)
 
                 func shoot() async throws -> (LEConnection, [GripEvent], GATTServerCounters) {
                     let connection = try await central.connect(name: "Grip-S1")
@@ -96,14 +101,8 @@ import Testing
     /// indicates every handle changed instead of restoring subscriptions made on the old one.
     @Test func aChangedDatabaseIsDiscoveredAgainAndIndicated() async {
         await #expect(processExitsWith: .success) {
-            let clock = VirtualClock()
-            try await VirtualTimeDriver.run(clock: clock, timeLimit: .seconds(300)) {
-                let world = SimWorld(scenario: Self.gripScenario(), clock: clock)
-                try await world.start()
-                let device = try #require(world.devices.first)
-                let controller = HCIController(transport: world.makeHostController(), clock: clock)
-                try await controller.open()
-                let central = Central(controller: controller, clock: clock, security: SecurityManager(store: InMemoryBondStore()))
+            try await VirtualTimeDriver.run(timeLimit: .seconds(300)) { clock in
+                let (world, device, controller, central, _) = try await Self.gripAndHost(clock)
                 let first = try await central.connect(name: "Grip-S1")
                 _ = try await Grip.attach(to: first)
                 _ = try await first.disconnect()

@@ -1,6 +1,7 @@
 import StrobeDevices
 import StrobeHCI
 import StrobeHost
+import Synchronization
 import Testing
 
 @testable import StrobeSim
@@ -129,6 +130,44 @@ import Testing
         }
     }
 
+    /// Another host at the bonded host's address, which pairs without bonding, proves nothing:
+    /// the grip neither restores the bonded host's subscriptions to it (no event reaches it) nor
+    /// lets it change what the bond keeps.
+    @Test func aPeerAtABondedAddressThatDidNotProveTheBondGetsNothingOfIt() async {
+        await #expect(processExitsWith: .success) {
+            try await VirtualTimeDriver.run(timeLimit: .seconds(300)) { clock in
+                let (world, device, controller, central, _) = try await Self.gripAndHost(clock)
+                let first = try await central.connect(name: "Grip-S1")
+                _ = try await Grip.attach(to: first)
+                _ = try await first.disconnect()
+                let kept = try #require(device.bonds.bonds().first)
+                #expect(kept.clientConfigurations != nil)
+                let address = controller.info?.address
+                controller.close()
+                try await clock.sleep(for: .seconds(1))
+
+                // The same address, no bond of its own, pairing without bonding.
+                let impostorController = HCIController(transport: world.makeHostController(address: address), clock: clock)
+                try await impostorController.open()
+                let impostor = Central(controller: impostorController, clock: clock,
+                                       security: SecurityManager(configuration: .init(bonding: false)))
+                let link = try await impostor.connect(name: "Grip-S1")
+                let database = try await link.discoverDatabase()
+                let events = try #require(database.characteristic(GripProfile.events, inService: GripProfile.service))
+                let collector = GripEventCollector()
+                link.gatt.bearer.setValueHandler(collector, forHandle: events.characteristic.valueHandle)
+                _ = try await link.pair()
+                #expect(link.securityLevel == .unauthenticated)
+                try await clock.sleep(for: .seconds(2))
+                #expect(collector.count == 0, "the bonded host's subscription was not restored to it")
+                #expect(device.bonds.bonds() == [kept], "the bond is as the bonded host left it")
+                _ = try await link.disconnect()
+                impostorController.close()
+                world.stop()
+            }
+        }
+    }
+
     @Test func aChangedHashOrNoServiceChangedMeansDiscoveringAgain() {
         let database = GATTDatabase(services: [.init(service: GATTService(uuid: .batteryService, startHandle: 1, endHandle: 3))])
         let hash = [UInt8](repeating: 7, count: 16)
@@ -154,9 +193,14 @@ final class GripEventCollector: ATTValueHandler {
 
     init() { (values, sink) = AsyncStream.makeStream(of: [UInt8].self) }
 
+    private let received = Mutex(0)
+
     func attributeValueReceived(_ value: UnsafeRawBufferPointer, handle: AttributeHandle, kind: ATTValueKind, at time: HostTime) {
+        received.withLock { $0 += 1 }
         sink.yield(Array(value))
     }
+
+    var count: Int { received.withLock { $0 } }
 
     func first(_ count: Int) async -> [[UInt8]] {
         var collected: [[UInt8]] = []

@@ -3,8 +3,9 @@ import Synchronization
 /// What one link keeps with the peer's bond for GATT, both ways: as client, the peer's
 /// database (used on the next link while its Database Hash is unchanged); as server, the CCCDs
 /// the peer enabled (set again on its next encrypted link, or, when this database changed since,
-/// Service Changed indicated for every handle). Saved only while the link is
-/// encrypted with a bond, so only a peer that proved its identity writes to its bond.
+/// Service Changed indicated for every handle). Restored and saved only on a link whose
+/// encryption proved the peer is the bond's (`LinkSecurity.provenBond`), never on the strength
+/// of its address.
 final class BondedGATT: Sendable {
     private let security: LinkSecurity
     private let gatt: GATTClient
@@ -43,27 +44,25 @@ final class BondedGATT: Sendable {
     /// else discovered (Service Changed subscribed and robust caching enabled for a bonded
     /// peer, so that it will say when it changes).
     func database() async throws -> GATTDatabase {
+        state.withLock { $0.usedCache = false }
+        // The cache is looked up by address (the link may not be encrypted yet): the peer's own
+        // Database Hash decides whether it is used.
         let bond = security.bond
-        if let cache = bond?.peerDatabase {
+        if let cache = bond?.peerDatabase, cache.isCurrent(currentHash: try await gatt.readDatabaseHash()) {
             await gatt.adopt(cache.database)
-            if cache.isCurrent(currentHash: try await gatt.readDatabaseHash()) {
-                state.withLock {
-                    $0.discovered = cache
-                    $0.usedCache = true
-                }
-                return cache.database
+            state.withLock {
+                $0.discovered = cache
+                $0.usedCache = true
             }
+            return cache.database
         }
         let database = try await gatt.discoverDatabase(subscribeToServiceChanged: bond != nil)
-        let hash = try await gatt.readDatabaseHash()
+        let hash = try await verifiedHash(of: database)
         if bond != nil, let features = database.characteristic(.clientSupportedFeatures, inService: .genericAttributeService),
            features.characteristic.properties.contains(.write) {
             try? await gatt.write([0x01], handle: features.characteristic.valueHandle)  // Robust Caching
         }
-        state.withLock {
-            $0.discovered = GATTDatabaseCache(database: database, hash: hash)
-            $0.usedCache = false
-        }
+        state.withLock { $0.discovered = GATTDatabaseCache(database: database, hash: hash) }
         // Kept before this returns, so that a link that ends now has kept it.
         await save().value
         return database
@@ -72,7 +71,7 @@ final class BondedGATT: Sendable {
     /// The link is encrypted: a bonded client's subscriptions come back (while this server's
     /// database is the one they were made on), and what the link has is saved.
     private func secured() {
-        guard let bond = security.bond else { return }
+        guard let bond = security.provenBond else { return }
         if let server = state.withLock({ $0.server }), let kept = bond.clientConfigurations {
             if kept.databaseHash == server.database.hash {
                 server.restore(kept.values)
@@ -85,9 +84,25 @@ final class BondedGATT: Sendable {
         save()
     }
 
+    /// The peer's Database Hash when it is the one of `database` as discovered; nil when the
+    /// peer has none, or its hash is another (it changed meanwhile, or does not compute it as the
+    /// spec says): such a database is discovered again next time.
+    private func verifiedHash(of database: GATTDatabase) async throws -> [UInt8]? {
+        guard let hash = try await gatt.readDatabaseHash() else { return nil }
+        var extendedProperties: [AttributeHandle: [UInt8]] = [:]
+        for service in database.services {
+            for characteristic in service.characteristics {
+                if let descriptor = characteristic.descriptor(.characteristicExtendedProperties) {
+                    extendedProperties[descriptor.handle] = try await gatt.read(handle: descriptor.handle)
+                }
+            }
+        }
+        return GATTDatabaseHash.hash(database.hashAttributes(extendedProperties: extendedProperties)) == hash ? hash : nil
+    }
+
     private func rediscovered(_ database: GATTDatabase) {
         Task {
-            let hash = try? await gatt.readDatabaseHash()
+            let hash = try? await verifiedHash(of: database)
             state.withLock { $0.discovered = GATTDatabaseCache(database: database, hash: hash) }
             await save().value
         }
@@ -107,7 +122,7 @@ final class BondedGATT: Sendable {
     }
 
     private func write() {
-        guard security.level > .none, let bond = security.bond else { return }
+        guard let bond = security.provenBond else { return }
         let (cache, server) = state.withLock { ($0.discovered, $0.server) }
         var configurations: GATTClientConfigurations?
         if let values = server?.clientConfigurations, let server, !values.isEmpty {
@@ -115,10 +130,11 @@ final class BondedGATT: Sendable {
             configurations = GATTClientConfigurations(databaseHash: server.database.hash, values: values, serviceChanged: serviceChanged)
         }
         do {
-            try security.manager.updateBond(for: bond.peer) { bond in
+            let saved = try security.manager.updateBond(for: bond.peer) { bond in
                 if let cache { bond.peerDatabase = cache }
                 if server != nil { bond.clientConfigurations = configurations }
             }
+            if !saved { security.logFailedSave("the bond was changed by others five times over, or removed") }
         } catch {
             security.logFailedSave(error)
         }

@@ -33,6 +33,11 @@ final class LinkSecurity: Sendable {
         var encryptionWaiter: Waiter<SMPSecurityLevel>?
         /// The level the key being used (a bond's) gives once the link is encrypted.
         var pendingLevel: SMPSecurityLevel?
+        /// Whose bond that key is.
+        var pendingBond: IdentityAddress?
+        /// The bond whose key encrypts the link now, or that the pairing which encrypted it
+        /// stored: the peer has proved it is that bond's peer.
+        var provenBond: IdentityAddress?
         var timerGeneration = 0
         var timer: Task<Void, Never>?
         /// After an SMP timeout no more SMP is sent or taken on the link.
@@ -66,14 +71,21 @@ final class LinkSecurity: Sendable {
     var lastResult: SMPPairingResult? { state.withLock { $0.lastResult } }
     var bond: Bond? { manager.bond(for: peer, type: peerType) }
 
+    /// The bond the peer proved to be its own on this link (its key encrypts the link, or this
+    /// link's pairing stored it); nil on a link not encrypted so, whatever its address says.
+    var provenBond: Bond? {
+        guard let identity = state.withLock({ $0.provenBond }) else { return nil }
+        return try? manager.store?.bonds().first { $0.peer == identity }
+    }
+
     /// Called, on the thread that learnt it, each time the link becomes encrypted (with a
     /// bond's key, or by a pairing whose bond, if any, is stored by then).
     func setSecuredHandler(_ handler: (@Sendable (SMPSecurityLevel) -> Void)?) {
         state.withLock { $0.onSecured = handler }
     }
 
-    func logFailedSave(_ error: any Error) {
-        controller.logger.warning("GATT state not kept with the bond", metadata: ["handle": "\(handle)", "error": "\(error)"])
+    func logFailedSave(_ reason: any Sendable) {
+        controller.logger.warning("GATT state not kept with the bond", metadata: ["handle": "\(handle)", "reason": "\(reason)"])
     }
 
     private func announce(_ level: SMPSecurityLevel) {
@@ -153,12 +165,20 @@ final class LinkSecurity: Sendable {
             s.encryptionWaiter = nil
             guard event.status.isSuccess, event.enabled else {
                 s.pendingLevel = nil
+                s.pendingBond = nil
                 // Encryption turned off: the link is plain again.
-                if event.status.isSuccess { s.level = .none }
+                if event.status.isSuccess {
+                    s.level = .none
+                    s.provenBond = nil
+                }
                 return ([], waiter, .failure(SecurityError.encryptionFailed(address: peer, status: event.status)))
             }
-            if let pending = s.pendingLevel { s.level = pending }
+            if let pending = s.pendingLevel {
+                s.level = pending
+                s.provenBond = s.pendingBond
+            }
             s.pendingLevel = nil
+            s.pendingBond = nil
             return ([], waiter, .success(s.level))
         }
         if let waiter, let outcome { waiter.resolve(outcome) }
@@ -177,6 +197,7 @@ final class LinkSecurity: Sendable {
             guard let bond = manager.bond(for: peer, type: peerType), bond.role == .peripheral, let ltk = bond.longTermKey,
                   ltk.ediv == event.encryptedDiversifier, ltk.rand == event.random else { return nil }
             s.pendingLevel = bond.securityLevel
+            s.pendingBond = bond.peer
             return ltk
         }
         Task { [controller, handle] in
@@ -276,6 +297,7 @@ final class LinkSecurity: Sendable {
             s.encryptionWaiter?.fail(CancellationError())
             s.encryptionWaiter = waiter
             s.pendingLevel = bond.securityLevel
+            s.pendingBond = bond.peer
         }
         do {
             try await controller.send(HCILEEnableEncryption(
@@ -433,6 +455,8 @@ final class LinkSecurity: Sendable {
     /// other than the stored bond's, needs the delegate's word; refused, the link is ended and
     /// nothing of the pairing is used.
     private func completed(_ result: SMPPairingResult, waiters: [Waiter<SMPPairingResult>]) {
+        // The pairing's keys encrypt the link now: it is proven to be a bond's only once stored.
+        state.withLock { $0.provenBond = nil }
         guard result.bonded, let store = manager.store else { return finish(result, waiters, outcome: .success(result)) }
         let checked = PeerIdentity(claimed: result.peerIdentity, irk: result.peerIRK, pairedFrom: peer, type: peerType)
         if let ignored = checked.ignoredClaim {
@@ -481,6 +505,7 @@ final class LinkSecurity: Sendable {
             }
             // A bond under the connection address gives way to the identity's.
             if bond.peer.address != peer { try store.removeBond(for: peer) }
+            state.withLock { $0.provenBond = bond.peer }
             finish(result, waiters, outcome: .success(result))
         } catch {
             finish(result, waiters, outcome: .failure(SecurityError.bondNotStored(error)))

@@ -73,19 +73,20 @@ public final class SecurityManager: Sendable {
         try? store?.bond(for: address, type: type)
     }
 
-    /// Changes what is kept with the bond for `peer` (a GATT cache, subscriptions), never its
-    /// keys: read, changed and saved only if no one changed it meanwhile, else tried again.
-    /// Returns false when there is no such bond or no store.
+    /// Changes what is kept with the bond for `peer` beside its keys (the peer's GATT database,
+    /// its subscriptions): read, changed and saved only if no one changed it meanwhile, else
+    /// tried again. Returns false when there is no such bond, no store, or others kept changing it.
     @discardableResult
     func updateBond(for peer: IdentityAddress, _ change: (inout Bond) -> Void) throws(BondStoreError) -> Bool {
         guard let store else { return false }
         for _ in 0..<5 {
             guard let stored = try store.bonds().first(where: { $0.peer == peer }) else { return false }
+            var changed = stored
+            change(&changed)
             var bond = stored
-            change(&bond)
+            bond.peerDatabase = changed.peerDatabase
+            bond.clientConfigurations = changed.clientConfigurations
             guard bond != stored else { return true }
-            bond.longTermKey = stored.longTermKey
-            bond.peerIRK = stored.peerIRK
             if try store.save(bond, replacing: stored) { return true }
         }
         return false

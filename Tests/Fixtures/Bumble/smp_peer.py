@@ -26,8 +26,8 @@ Outcomes, one JSON object each, with the number of the connection (1, 2, ...) th
     PARAMETERS {"connection": n, "interval": ms, "latency": n, "timeout": ms}   the link's new parameters
     UPDATE_DONE {"interval": ms, "seconds": s} / UPDATE_FAILED {"error": int, "seconds": s}
                             the outcome of each --update-parameters request, and how long it took
-    SERVICE_ADDED {"after": n}   --add-service-after: a new service joined the database
-    DATABASE_HASH {"hash": hex}  the Database Hash Bumble serves now (at READY and SERVICE_ADDED)
+    SERVICE_ADDED {"after": n, "hash": hex}   --add-service-after: a new service joined the
+                            database; the Database Hash Bumble serves now (READY has the first)
 Bumble's own GATT service (Service Changed, Client Supported Features, Database Hash computed
 by Bumble) is part of every database.
 Keys go to stdout here only because this is a test peer: the test compares them with Strobe's.
@@ -120,8 +120,7 @@ def watch(connection, device, args):
             # The database changes while no client is connected, as after a firmware update.
             device.add_service(Service(ADDED_SERVICE, [Characteristic(
                 '5EC00004-5EC0-4E00-8000-00805F9B34FB', Characteristic.Properties.READ, att.Attribute.READABLE, b'\x01')]))
-            emit('SERVICE_ADDED', {'after': disconnections})
-            emit('DATABASE_HASH', {'hash': database_hash(device).hex()})
+            emit('SERVICE_ADDED', {'after': disconnections, 'hash': database_hash(device).hex()})
 
     def on_pairing(keys):
         emit('PAIRED', {
@@ -199,8 +198,8 @@ async def main(args):
             # Bumble's GATT server no longer hears ATT: every request goes unanswered.
             device.l2cap_channel_manager.deregister_fixed_channel(att.ATT_CID)
             device.l2cap_channel_manager.register_fixed_channel(att.ATT_CID, lambda handle, pdu: None)
-        emit('READY', {'address': str(device.random_address), 'public': str(device.public_address)})
-        emit('DATABASE_HASH', {'hash': database_hash(device).hex()})
+        emit('READY', {'address': str(device.random_address), 'public': str(device.public_address),
+                       'hash': database_hash(device).hex()})
         if args.claim_identity:
             # Key distribution reads these: the peer now claims another device's identity.
             if args.identity_address_type == 'public':

@@ -85,6 +85,7 @@ final class RootCanal: Sendable {
 /// come as lines on stdout.
 final class BumbleSMPPeer: Sendable {
     let address: String
+    private let readyLine: String
     private let process: Process
     private let input: FileHandle
     let output: LineCollector
@@ -113,6 +114,7 @@ final class BumbleSMPPeer: Sendable {
             process = launched.process
             input = launched.input
             output = launched.output
+            readyLine = ready
             address = (Self.json(ready)["address"] as? String) ?? ""
             break
         }
@@ -158,6 +160,9 @@ final class BumbleSMPPeer: Sendable {
         _ = try await output.firstLine(withPrefix: "ASK_PASSKEY", timeout: .seconds(30))
         input.write(Data("\(passkey)\n".utf8))
     }
+
+    /// What its READY line said.
+    var ready: [String: Any] { Self.json(readyLine) }
 
     func has(_ kind: String) -> Bool { output.lines.contains { $0.hasPrefix(kind) } }
 

@@ -22,6 +22,16 @@ import Testing
 
     static let discovery: [ATTOpcode] = [.readByGroupTypeRequest, .findByTypeValueRequest, .findInformationRequest]
 
+    /// `gripAndHost`, after a first link that bonded, attached the grip and ended.
+    static func gripBondedOnce(_ clock: VirtualClock)
+        async throws -> (world: SimWorld, device: SimulatedDevice, controller: HCIController, central: Central) {
+        let (world, device, controller, central, _) = try await gripAndHost(clock)
+        let first = try await central.connect(name: "Grip-S1")
+        _ = try await Grip.attach(to: first)
+        _ = try await first.disconnect()
+        return (world, device, controller, central)
+    }
+
     /// The grip's world started, and a host with a bond store on it.
     static func gripAndHost(_ clock: VirtualClock)
         async throws -> (world: SimWorld, device: SimulatedDevice, controller: HCIController, central: Central, store: InMemoryBondStore) {
@@ -48,7 +58,7 @@ import Testing
                         received.append(event)
                         if received.count == 3 { break }
                     }
-                    let server = try #require(device.peripheral.withLock { $0 }?.connections.first?.server)
+                    let server = try #require(device.peripheralConnections.first?.server)
                     return (connection, received, server.counters)
                 }
 
@@ -66,8 +76,6 @@ import Testing
                 #expect(subscribed.databaseHash == grip.hash)
                 #expect(Set(subscribed.values.values) == [.notification, .indication])
                 _ = try await first.disconnect()
-                // Wait for the grip to advertise again.
-                try await clock.sleep(for: .seconds(1))
 
                 let (second, secondEvents, secondCounters) = try await shoot()
                 #expect(secondEvents == [.shutterButtonHalfDown, .shutterButtonDown, .shutterButtonReleased])
@@ -77,7 +85,6 @@ import Testing
                 #expect(Self.discovery.allSatisfy { secondCounters.requests[$0, default: 0] == 0 }, "\(secondCounters.requests)")
                 #expect(secondCounters.requests[.readByTypeRequest] == 1)
                 _ = try await second.disconnect()
-                try await clock.sleep(for: .seconds(1))
 
                 // The grip's own part: encrypted with the bond, it notifies with no CCCD written.
                 let third = try await central.connect(name: "Grip-S1")
@@ -88,7 +95,7 @@ import Testing
                 try await third.encrypt()
                 let values = await collector.first(3)
                 #expect(values.count == 3)
-                let server = try #require(device.peripheral.withLock { $0 }?.connections.first?.server)
+                let server = try #require(device.peripheralConnections.first?.server)
                 #expect(server.counters.requests[.writeRequest, default: 0] == 0, "no CCCD written on this link")
                 _ = try await third.disconnect()
                 controller.close()
@@ -103,15 +110,11 @@ import Testing
     @Test func aChangedDatabaseIsDiscoveredAgainAndIndicated() async {
         await #expect(processExitsWith: .success) {
             try await VirtualTimeDriver.run(timeLimit: .seconds(300)) { clock in
-                let (world, device, controller, central, _) = try await Self.gripAndHost(clock)
-                let first = try await central.connect(name: "Grip-S1")
-                _ = try await Grip.attach(to: first)
-                _ = try await first.disconnect()
+                let (world, device, controller, central) = try await Self.gripBondedOnce(clock)
                 let added = BluetoothUUID("5EC00003-5EC0-4E00-8000-00805F9B34FB")
                 let database = try #require(device.peripheral.withLock { $0 }?.database)
                 database.addPrimaryService(added)
                 database.addCharacteristic(BluetoothUUID("5EC00004-5EC0-4E00-8000-00805F9B34FB"), properties: .read, value: [1])
-                try await clock.sleep(for: .seconds(1))
 
                 let second = try await central.connect(name: "Grip-S1")
                 let (events, sink) = AsyncStream.makeStream(of: GripEvent.self)
@@ -136,15 +139,11 @@ import Testing
     @Test func aPeerAtABondedAddressThatDidNotProveTheBondGetsNothingOfIt() async {
         await #expect(processExitsWith: .success) {
             try await VirtualTimeDriver.run(timeLimit: .seconds(300)) { clock in
-                let (world, device, controller, central, _) = try await Self.gripAndHost(clock)
-                let first = try await central.connect(name: "Grip-S1")
-                _ = try await Grip.attach(to: first)
-                _ = try await first.disconnect()
+                let (world, device, controller, _) = try await Self.gripBondedOnce(clock)
                 let kept = try #require(device.bonds.bonds().first)
                 #expect(kept.clientConfigurations != nil)
                 let address = controller.info?.address
                 controller.close()
-                try await clock.sleep(for: .seconds(1))
 
                 // The same address, no bond of its own, pairing without bonding.
                 let impostorController = HCIController(transport: world.makeHostController(address: address), clock: clock)

@@ -15,6 +15,9 @@ let package = Package(
         .library(name: "StrobeSequencer", targets: ["StrobeSequencer"]),
         .executable(name: "strobe", targets: ["strobe"]),
         .executable(name: "strobe-bench", targets: ["StrobeBench"]),
+        // A Pandora gRPC server (Google's Bluetooth test interfaces) for the avatar conformance
+        // suite: its own product, so nothing else links gRPC.
+        .executable(name: "strobe-pandora", targets: ["strobe-pandora"]),
         // libFuzzer targets for every parser; built and run by Scripts/fuzz.sh.
         .executable(name: "strobe-fuzz", targets: ["StrobeFuzz"]),
     ],
@@ -31,6 +34,10 @@ let package = Package(
         .package(url: "https://github.com/ordo-one/malloc-interposer", from: "1.6.1"),
         .package(url: "https://github.com/swift-server/async-http-client", from: "1.37.0"),
         .package(url: "https://github.com/apple/swift-crypto", from: "4.5.2"),
+        .package(url: "https://github.com/grpc/grpc-swift-2", from: "2.4.3"),
+        .package(url: "https://github.com/grpc/grpc-swift-nio-transport", from: "2.9.2"),
+        .package(url: "https://github.com/grpc/grpc-swift-protobuf", from: "2.4.1"),
+        .package(url: "https://github.com/apple/swift-protobuf", from: "1.39.0"),
     ],
     targets: [
         // The only C in the stack: the kernel's HCI socket, over the libbluetooth-dev headers.
@@ -86,6 +93,25 @@ let package = Package(
             ],
             path: "Benchmarks/StrobeBench"
         ),
+        // The Pandora services over Strobe (the generated code comes from Protos through
+        // Scripts/generate-pandora.sh), and the executable that serves them.
+        .target(
+            name: "StrobePandora",
+            dependencies: [
+                "Strobe", "StrobeSim",
+                .product(name: "GRPCCore", package: "grpc-swift-2"),
+                .product(name: "GRPCProtobuf", package: "grpc-swift-protobuf"),
+                .product(name: "SwiftProtobuf", package: "swift-protobuf"),
+            ],
+            exclude: ["Protos"]),
+        .executableTarget(
+            name: "strobe-pandora",
+            dependencies: [
+                "StrobePandora",
+                .product(name: "GRPCNIOTransportHTTP2Posix", package: "grpc-swift-nio-transport"),
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
+            ]),
         // Links without libFuzzer (the driver is a weak symbol) so a normal build stays whole.
         .target(name: "CFuzzerDriver", path: "Tests/Fuzz/CFuzzerDriver"),
         .executableTarget(
@@ -101,6 +127,14 @@ let package = Package(
         .testTarget(name: "StrobeSimTests", dependencies: ["StrobeSim", "StrobeCapture"]),
         .testTarget(name: "StrobeSequencerTests", dependencies: ["StrobeSequencer", "StrobeSim", "StrobeCapture", "StrobeLights"]),
         .testTarget(name: "StrobeTests", dependencies: ["Strobe", "StrobeSim"]),
+        .testTarget(
+            name: "StrobePandoraTests",
+            dependencies: [
+                "StrobePandora", "strobe-pandora",
+                .product(name: "GRPCCore", package: "grpc-swift-2"),
+                .product(name: "GRPCNIOTransportHTTP2Posix", package: "grpc-swift-nio-transport"),
+                .product(name: "SwiftProtobuf", package: "swift-protobuf"),
+            ]),
         .testTarget(
             name: "StrobeInteropTests",
             dependencies: [

@@ -346,6 +346,30 @@ extension RootCanalTests {
             }
         }
 
+        /// A central that missed the Security Request (Bumble hears one only once its connect call
+        /// has returned; here it ignores the first) is asked again, and pairs on the second.
+        @Test func aMissedSecurityRequestIsAskedAgain() async throws {
+            try await RootCanal.with { rootCanal in
+                let setup = try await Setup(rootCanal, nil)
+                let peripheral = Peripheral(central: setup.host.central, database: GATTAttributeDatabase())
+                var connections = peripheral.incomingConnections().makeAsyncIterator()
+                try await peripheral.startAdvertising(name: "Strobe-SMP")
+                let central = try await BumbleSMPPeer(on: rootCanal, arguments: [
+                    "--role", "central", "--peer", "\(setup.host.controller.info!.address)", "--ignore-security-requests", "1"])
+                let incoming = try #require(await connections.next())
+                _ = try await central.event("CONNECTED")
+                let result = try await incoming.pair()
+                _ = try await central.event("PAIRED")
+                let requests = central.output.lines.filter { $0.hasPrefix("SECURITY_REQUEST ") }
+                #expect(requests.count == 2)
+                #expect(requests.first?.contains("\"ignored\": true") == true && requests.last?.contains("\"ignored\": false") == true)
+                #expect(result.bonded && incoming.securityLevel == .unauthenticated)
+                await central.stop()
+                try await peripheral.stopAdvertising()
+                await setup.stop()
+            }
+        }
+
         /// Strobe as the peripheral: Bumble's central pairs, comes back and encrypts with its key;
         /// Strobe answers LE Long Term Key Request from the bond. Forgotten, the same request gets a
         /// negative reply and Bumble's encryption fails.

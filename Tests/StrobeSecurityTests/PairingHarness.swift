@@ -16,6 +16,8 @@ struct PairingHarness {
     private(set) var failures: [Side: SMPPairingError] = [:]
     private(set) var shownPasskey: UInt32?
     private(set) var comparedNumbers: [Side: UInt32] = [:]
+    /// The sides whose user was asked to go on with Just Works.
+    private(set) var justWorksAsked: Set<Side> = []
     private(set) var sent: [Side: [[UInt8]]] = [:]
     private var pdus: [(to: Side, pdu: [UInt8])] = []
     private var user: [(Side, SMPPairingAction)] = []
@@ -56,6 +58,9 @@ struct PairingHarness {
         case .confirmNumber:
             let yes = confirms[side] ?? true
             return side == .initiator ? initiator.numberConfirmed(yes) : responder.numberConfirmed(yes)
+        case .confirmJustWorks:
+            let yes = confirms[side] ?? true
+            return side == .initiator ? initiator.justWorksConfirmed(yes) : responder.justWorksConfirmed(yes)
         default:
             return []
         }
@@ -74,6 +79,9 @@ struct PairingHarness {
                 user.append((side, action))
             case .confirmNumber(let value):
                 comparedNumbers[side] = value
+                user.append((side, action))
+            case .confirmJustWorks:
+                justWorksAsked.insert(side)
                 user.append((side, action))
             case .acceptPairing:
                 handle(side, responder.accept(true))

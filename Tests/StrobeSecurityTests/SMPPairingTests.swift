@@ -95,6 +95,29 @@ struct SMPPairingTests {
         #expect(harness.failures[.initiator] == .failedByPeer(.numericComparisonFailed))
     }
 
+    @Test func justWorksWaitsForTheUserWhereTheyAreAsked() {
+        var harness = PairingHarness(initiator: Config(confirmsJustWorks: true), responder: Config(confirmsJustWorks: true))
+        harness.run()
+        #expect(harness.justWorksAsked == [.initiator, .responder])
+        #expect(harness.results[.initiator]?.method == .justWorks && harness.results[.responder] != nil)
+        // Not asked: Just Works goes through without a question.
+        var silent = PairingHarness(initiator: Config(), responder: Config(confirmsJustWorks: true))
+        silent.run()
+        #expect(silent.justWorksAsked == [.responder])
+        #expect(silent.results.count == 2)
+    }
+
+    @Test(arguments: [PairingHarness.Side.initiator, .responder])
+    func refusedJustWorksFailsWithNumericComparisonFailed(refusing side: PairingHarness.Side) {
+        var harness = PairingHarness(initiator: Config(confirmsJustWorks: true), responder: Config(confirmsJustWorks: true))
+        harness.confirms[side] = false
+        harness.run()
+        let other: PairingHarness.Side = side == .initiator ? .responder : .initiator
+        #expect(harness.results.isEmpty)
+        #expect(harness.failures[side] == .failedLocally(.numericComparisonFailed, detail: "the user did not agree to pair"))
+        #expect(harness.failures[other] == .failedByPeer(.numericComparisonFailed))
+    }
+
     @Test func encryptionFailureEndsPairingWithoutKeys() {
         var initiator = SMPPairing(role: .initiator, configuration: Config(), addresses: PairingHarness.addresses)
         var responder = SMPPairing(role: .responder, configuration: Config(), addresses: PairingHarness.addresses)

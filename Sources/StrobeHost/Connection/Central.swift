@@ -321,6 +321,13 @@ public final class Central: Sendable {
         return OwnAddressInUse(address: address, type: .public, identity: IdentityAddress(address: address, isRandom: false))
     }
 
+    /// Gives the controller the random own address now (LE Set Random Address), before the
+    /// first connection or advertisement would: a scan from the random address needs it.
+    /// Nothing to do with a public own address.
+    public func setUpOwnAddress() async throws {
+        _ = try await prepareOwnAddress()
+    }
+
     /// The address to connect or advertise from, given to the controller (LE Set Random
     /// Address) when it is a random one not set yet, or a private one due for rotation.
     func prepareOwnAddress() async throws -> OwnAddressInUse {

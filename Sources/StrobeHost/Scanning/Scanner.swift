@@ -24,19 +24,20 @@ public final class Scanner: Sendable {
         public var ownAddressType: LEOwnAddressType
         /// Let the controller drop repeated reports too (the host folds them either way).
         public var filterDuplicatesInController: Bool
-        /// With extended scanning, also listen on LE Coded (long range).
-        public var includeCodedPHY: Bool
+        /// The primary PHYs listened on with extended scanning: LE 1M, LE Coded (long range) or
+        /// both (the controller must have LE Coded). Legacy scanning is on LE 1M only.
+        public var phys: LEPHYs
 
         public init(active: Bool = true, interval: Duration = .milliseconds(60), window: Duration = .milliseconds(60),
                     mode: Mode = .automatic, ownAddressType: LEOwnAddressType = .public,
-                    filterDuplicatesInController: Bool = false, includeCodedPHY: Bool = false) {
+                    filterDuplicatesInController: Bool = false, phys: LEPHYs = .le1M) {
             self.active = active
             self.interval = interval
             self.window = window
             self.mode = mode
             self.ownAddressType = ownAddressType
             self.filterDuplicatesInController = filterDuplicatesInController
-            self.includeCodedPHY = includeCodedPHY
+            self.phys = phys
         }
     }
 
@@ -62,7 +63,9 @@ public final class Scanner: Sendable {
 
     deinit {
         if let token = state.withLock({ $0.observer }) { controller.removeEventHandler(token) }
-        for continuation in state.withLock({ Array($0.streams.values) }) { continuation.finish() }
+        let (devices, reports) = state.withLock { (Array($0.streams.values), Array($0.reportStreams.values)) }
+        for continuation in devices { continuation.finish() }
+        for continuation in reports { continuation.finish() }
     }
 
     // MARK: - Public state
@@ -106,6 +109,28 @@ public final class Scanner: Sendable {
         return stream
     }
 
+    /// Every advertising report as it comes (extended ones reassembled), before it is folded
+    /// into its device. Finishes when the controller closes or the scanner goes away.
+    public func reports(
+        bufferingPolicy: AsyncStream<ScanReport>.Continuation.BufferingPolicy = .unbounded
+    ) -> AsyncStream<ScanReport> {
+        let (stream, continuation) = AsyncStream.makeStream(of: ScanReport.self, bufferingPolicy: bufferingPolicy)
+        let id = state.withLock { s -> UInt64? in
+            guard !s.closed else { return nil }
+            s.nextStreamID += 1
+            s.reportStreams[s.nextStreamID] = continuation
+            return s.nextStreamID
+        }
+        guard let id else {
+            continuation.finish()
+            return stream
+        }
+        continuation.onTermination = { [weak self] _ in
+            _ = self?.state.withLock { $0.reportStreams.removeValue(forKey: id) }
+        }
+        return stream
+    }
+
     // MARK: - Scanning
 
     /// Starts scanning (stopping a running scan first) and forgets earlier results.
@@ -137,8 +162,8 @@ public final class Scanner: Sendable {
             if extended {
                 let phy = HCILESetExtendedScanParameters.PHYParameters(scanType: type, scanInterval: interval, scanWindow: window)
                 try await controller.send(HCILESetExtendedScanParameters(
-                    ownAddressType: configuration.ownAddressType, le1M: phy,
-                    leCoded: configuration.includeCodedPHY ? phy : nil))
+                    ownAddressType: configuration.ownAddressType, le1M: configuration.phys.contains(.le1M) ? phy : nil,
+                    leCoded: configuration.phys.contains(.leCoded) ? phy : nil))
                 try await controller.send(HCILESetExtendedScanEnable(
                     enable: true, filterDuplicates: configuration.filterDuplicatesInController ? 1 : 0))
             } else {
@@ -205,6 +230,7 @@ public final class Scanner: Sendable {
         switch event {
         case .leAdvertisingReport(let reports):
             for report in reports {
+                publish(ScanReport(report))
                 fold(DiscoveredDevice.ID(address: report.address, addressType: report.addressType),
                      isScanResponse: report.eventType.isScanResponse, connectable: report.eventType.isConnectable,
                      data: report.data, rssi: report.rssi, txPower: nil, at: time)
@@ -223,12 +249,18 @@ public final class Scanner: Sendable {
                     return (s.fragments.removeValue(forKey: key) ?? []) + report.data
                 }
                 guard let data else { continue }
+                publish(ScanReport(report, data: data))
                 fold(id, isScanResponse: report.eventType.isScanResponse, connectable: report.eventType.isConnectable,
                      data: data, rssi: report.rssi, txPower: report.txPower, at: time)
             }
         default:
             return
         }
+    }
+
+    private func publish(_ report: ScanReport) {
+        let streams = state.withLock { s in s.scanning ? Array(s.reportStreams.values) : [] }
+        for stream in streams { stream.yield(report) }
     }
 
     private func fold(_ id: DiscoveredDevice.ID, isScanResponse: Bool, connectable: Bool, data: [UInt8],
@@ -274,10 +306,14 @@ public final class Scanner: Sendable {
         let streams = state.withLock { s in
             s.closed = true
             s.scanning = false
-            defer { s.streams.removeAll() }
-            return Array(s.streams.values)
+            defer {
+                s.streams.removeAll()
+                s.reportStreams.removeAll()
+            }
+            return (Array(s.streams.values), Array(s.reportStreams.values))
         }
-        for stream in streams { stream.finish() }
+        for stream in streams.0 { stream.finish() }
+        for stream in streams.1 { stream.finish() }
     }
 }
 
@@ -297,6 +333,7 @@ extension Scanner {
         var order: [DiscoveredDevice.ID] = []
         var fragments: [FragmentKey: [UInt8]] = [:]
         var streams: [UInt64: AsyncStream<DiscoveredDevice>.Continuation] = [:]
+        var reportStreams: [UInt64: AsyncStream<ScanReport>.Continuation] = [:]
         var nextStreamID: UInt64 = 0
         var counters = Counters()
         var lastMalformed: AdvertisingDataError?

@@ -44,6 +44,9 @@ final class LinkSecurity: Sendable {
         var smpTimedOut = false
         var closed = false
         var lastResult: SMPPairingResult?
+        /// Peripheral: a Security Request went out and the central has sent no SMP PDU since,
+        /// nor encrypted the link.
+        var awaitingCentral = false
         var onSecured: (@Sendable (SMPSecurityLevel) -> Void)?
     }
 
@@ -125,6 +128,7 @@ final class LinkSecurity: Sendable {
         }
         let actions = state.withLock { s -> [SMPPairingAction] in
             guard !s.smpTimedOut, !s.closed else { return [] }
+            s.awaitingCentral = false
             if s.pairing?.isActive != true {
                 // A Security Request to a central not pairing: decided below, outside the machine.
                 if role == .central, pdu.first == SMPCommandCode.securityRequest.rawValue, pdu.count == 2 {
@@ -249,7 +253,10 @@ final class LinkSecurity: Sendable {
             guard !s.smpTimedOut else { throw SecurityError.pairing(.notAllowed("SMP timed out on this link")) }
             s.pairingWaiters.append(waiter)
             if s.pairing?.isActive == true { return [] }
-            if let requirements { return [.send([SMPCommandCode.securityRequest.rawValue, requirements.rawValue])] }
+            if let requirements {
+                s.awaitingCentral = true
+                return [.send([SMPCommandCode.securityRequest.rawValue, requirements.rawValue])]
+            }
             // Made here only if a pairing ended meanwhile.
             guard var pairing = fresh ?? (try? newPairing(verifyingStore: false)) else {
                 throw SecurityError.pairing(.notAllowed("the bond store cannot be used"))
@@ -266,7 +273,26 @@ final class LinkSecurity: Sendable {
             waiter.fail(SecurityError.pairing(.timeout))
         }
         defer { deadline.cancel() }
+        let reminder = role == .peripheral ? remindCentral() : nil
+        defer { reminder?.cancel() }
         return try await waiter.wait()
+    }
+
+    /// Peripheral: a central may miss a Security Request (one that came before its host
+    /// listened, as with a central that reads it only once its own connect call returned) and
+    /// the Core Specification leaves answering it to the central: asked again after 1, 2, 4
+    /// and 8 s while the central has sent nothing since and not encrypted the link.
+    private func remindCentral() -> Task<Void, Never> {
+        Task { [clock] in
+            for delay in [1, 2, 4, 8] {
+                guard (try? await clock.sleep(for: .seconds(delay))) != nil else { return }
+                let requirements = try? manager.pairingConfiguration(identity: identity, verifyingStore: false).authentication
+                let ask = state.withLock { s in s.awaitingCentral && !s.closed && !s.smpTimedOut && s.level == .none }
+                guard ask, let requirements else { return }
+                controller.logger.debug("the central has not answered the Security Request: asking again", metadata: ["handle": "\(handle)"])
+                sender.post([SMPCommandCode.securityRequest.rawValue, requirements.rawValue], on: .smp)
+            }
+        }
     }
 
     /// Waits for the pairing the peer runs (or returns the one already done), up to `timeout`.
@@ -388,6 +414,8 @@ final class LinkSecurity: Sendable {
                 ask { delegate, peer in await delegate.enterPasskey(for: peer) } answer: { pairing, value in pairing.passkeyEntered(value ?? nil) }
             case .confirmNumber(let number):
                 ask { delegate, peer in await delegate.confirmNumber(number, with: peer) } answer: { pairing, yes in pairing.numberConfirmed(yes ?? false) }
+            case .confirmJustWorks:
+                ask { delegate, peer in await delegate.confirmJustWorks(with: peer) } answer: { pairing, yes in pairing.justWorksConfirmed(yes ?? false) }
             case .startEncryption(let key):
                 Task { [controller, handle] in
                     do {

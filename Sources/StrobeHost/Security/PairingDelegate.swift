@@ -10,6 +10,12 @@ public protocol PairingDelegate: Sendable {
     func acceptPairing(with peer: BluetoothAddress) async -> Bool
     /// Both devices show `number`: does the user say they match?
     func confirmNumber(_ number: UInt32, with peer: BluetoothAddress) async -> Bool
+    /// Whether a Just Works pairing (LE Secure Connections) waits for `confirmJustWorks`, at
+    /// the step where Numeric Comparison shows its number. Default: no.
+    var confirmsJustWorks: Bool { get }
+    /// May this Just Works pairing go on? A no ends it (Pairing Failed, Numeric Comparison
+    /// Failed). Asked only when `confirmsJustWorks`. Default: yes.
+    func confirmJustWorks(with peer: BluetoothAddress) async -> Bool
     /// Show `passkey` (six digits) for the user to type on the peer.
     func displayPasskey(_ passkey: UInt32, to peer: BluetoothAddress) async
     /// The passkey the peer shows, as the user typed it; `nil` to give up.
@@ -23,5 +29,7 @@ public protocol PairingDelegate: Sendable {
 
 extension PairingDelegate {
     public func acceptPairing(with peer: BluetoothAddress) async -> Bool { true }
+    public var confirmsJustWorks: Bool { false }
+    public func confirmJustWorks(with peer: BluetoothAddress) async -> Bool { true }
     public func replaceBond(_ existing: Bond, with new: Bond, reason: String) async -> Bool { false }
 }

@@ -65,7 +65,8 @@ public final class SecurityManager: Sendable {
         return SMPPairing.Configuration(
             ioCapability: delegate?.ioCapability ?? .noInputNoOutput, bonding: configuration.bonding,
             secureConnections: configuration.secureConnections, minimumKeySize: configuration.minimumKeySize,
-            identity: irk.map { LocalIdentity(address: identity, irk: $0) }, asksToAccept: delegate != nil)
+            identity: irk.map { LocalIdentity(address: identity, irk: $0) }, asksToAccept: delegate != nil,
+            confirmsJustWorks: delegate?.confirmsJustWorks ?? false)
     }
 
     /// The bond for a peer seen at `address` (by identity, or resolved with its IRK).

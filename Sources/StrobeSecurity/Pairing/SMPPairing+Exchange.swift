@@ -139,7 +139,9 @@ extension SMPPairing {
             phase = .dhKeyCheck
             return [.confirmNumber(comparisonNumber())]
         case .justWorks:
-            return sendDHKeyCheck()
+            guard configuration.confirmsJustWorks else { return sendDHKeyCheck() }
+            phase = .dhKeyCheck
+            return [.confirmJustWorks]
         }
     }
 
@@ -162,7 +164,8 @@ extension SMPPairing {
             return [.send([SMPCommandCode.pairingRandom.rawValue] + localRandom), .confirmNumber(comparisonNumber())]
         case .justWorks:
             phase = .dhKeyCheck
-            return [.send([SMPCommandCode.pairingRandom.rawValue] + localRandom)]
+            let random: [SMPPairingAction] = [.send([SMPCommandCode.pairingRandom.rawValue] + localRandom)]
+            return configuration.confirmsJustWorks ? random + [.confirmJustWorks] : random
         }
     }
 
@@ -216,7 +219,7 @@ extension SMPPairing {
             phase = .encryption
             return [.startEncryption(pairingKey)]
         }
-        if method == .numericComparison, !numberConfirmed { return [] }
+        if awaitsUser, !userConfirmed { return [] }
         return checkInitiatorDHKey()
     }
 

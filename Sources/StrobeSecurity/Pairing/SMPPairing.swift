@@ -31,10 +31,15 @@ public struct SMPPairing: Sendable {
         public var identity: LocalIdentity?
         /// A responder asks the user (`acceptPairing`) before answering a Pairing Request.
         public var asksToAccept: Bool
+        /// LE Secure Connections Just Works asks the user to go on (`confirmJustWorks`) where
+        /// Numeric Comparison would show the number, in either role.
+        public var confirmsJustWorks: Bool
 
         public init(ioCapability: SMPIOCapability = .noInputNoOutput, bonding: Bool = true, secureConnections: Bool = true,
                     minimumKeySize: UInt8 = 16, keysToDistribute: SMPKeyDistribution = .supported,
-                    keysToRequest: SMPKeyDistribution = .supported, identity: LocalIdentity? = nil, asksToAccept: Bool = false) {
+                    keysToRequest: SMPKeyDistribution = .supported, identity: LocalIdentity? = nil, asksToAccept: Bool = false,
+                    confirmsJustWorks: Bool = false) {
+            self.confirmsJustWorks = confirmsJustWorks
             self.ioCapability = ioCapability
             self.bonding = bonding
             self.secureConnections = secureConnections
@@ -121,7 +126,8 @@ public struct SMPPairing: Sendable {
     var peerPublicKey: (x: [UInt8], y: [UInt8])?
     var dhKey: [UInt8] = []
     var passkeyRound = 0
-    var numberConfirmed = false
+    /// The user confirmed the number (Numeric Comparison) or agreed to Just Works.
+    var userConfirmed = false
     var peerDHKeyCheck: [UInt8]?
     var macKey: [UInt8] = []
     /// The STK (legacy) or LTK (Secure Connections) the link is encrypted with during pairing.
@@ -241,11 +247,29 @@ public struct SMPPairing: Sendable {
 
     /// The user's answer to `confirmNumber`.
     public mutating func numberConfirmed(_ confirmed: Bool) -> [SMPPairingAction] {
-        guard isActive, method == .numericComparison, !numberConfirmed, phase == .dhKeyCheck else { return [] }
-        guard confirmed else { return fail(.numericComparisonFailed, "the user did not confirm the number") }
-        numberConfirmed = true
+        guard method == .numericComparison else { return [] }
+        return userAnswered(confirmed, refusal: "the user did not confirm the number")
+    }
+
+    /// The user's answer to `confirmJustWorks`.
+    public mutating func justWorksConfirmed(_ confirmed: Bool) -> [SMPPairingAction] {
+        guard method == .justWorks, configuration.confirmsJustWorks else { return [] }
+        return userAnswered(confirmed, refusal: "the user did not agree to pair")
+    }
+
+    /// Numeric Comparison and confirmed Just Works: the DHKey checks wait for the user. A
+    /// refusal ends the pairing with Numeric Comparison Failed, as both share this step.
+    private mutating func userAnswered(_ confirmed: Bool, refusal: String) -> [SMPPairingAction] {
+        guard isActive, secureConnections, !userConfirmed, phase == .dhKeyCheck else { return [] }
+        guard confirmed else { return fail(.numericComparisonFailed, refusal) }
+        userConfirmed = true
         if role == .initiator { return sendDHKeyCheck() }
         return peerDHKeyCheck == nil ? [] : checkInitiatorDHKey()
+    }
+
+    /// Whether the DHKey checks wait for the user's answer.
+    var awaitsUser: Bool {
+        method == .numericComparison || (method == .justWorks && configuration.confirmsJustWorks)
     }
 
     /// Encryption Change (or Encryption Key Refresh Complete) for the link.
@@ -403,6 +427,9 @@ public enum SMPPairingAction: Sendable, Hashable {
     case enterPasskey
     /// Ask the user whether both devices show this number; answer with `numberConfirmed(_:)`.
     case confirmNumber(UInt32)
+    /// Ask the user whether to go on with a Just Works pairing (with `confirmsJustWorks`);
+    /// answer with `justWorksConfirmed(_:)`.
+    case confirmJustWorks
     /// Initiator: encrypt the link with this key (LE Enable Encryption); report Encryption
     /// Change with `encryptionChanged(status:)`.
     case startEncryption(LongTermKey)

@@ -97,6 +97,7 @@ def key_hex(key):
 
 connections = 0
 disconnections = 0
+security_requests = 0
 ADDED_SERVICE = '5EC00003-5EC0-4E00-8000-00805F9B34FB'
 
 
@@ -142,8 +143,14 @@ def watch(connection, device, args):
     connection.on('disconnection', on_disconnection)
 
     def on_security_request(auth_req):
-        # The peripheral asks for security: pair, as an application would.
-        emit('SECURITY_REQUEST', {'connection': number, 'authReq': int(auth_req)})
+        # The peripheral asks for security: pair, as an application would (unless told to miss
+        # the first ones, as a central that was not listening yet).
+        global security_requests
+        security_requests += 1
+        ignored = security_requests <= args.ignore_security_requests
+        emit('SECURITY_REQUEST', {'connection': number, 'authReq': int(auth_req), 'ignored': ignored})
+        if ignored:
+            return
         asyncio.get_running_loop().create_task(connection.pair())
 
     connection.on('security_request', on_security_request)
@@ -252,6 +259,8 @@ if __name__ == '__main__':
     parser.add_argument('--no-bonding', action='store_true')
     parser.add_argument('--reject-number', action='store_true')
     parser.add_argument('--request-security', action='store_true', help='peripheral: send Security Request on connection')
+    parser.add_argument('--ignore-security-requests', type=int, default=0, metavar='N',
+                        help='central: do nothing on the first N Security Requests')
     parser.add_argument('--protected', help='serve this value (hex) in a characteristic that needs security')
     parser.add_argument('--protected-requires', choices=['encryption', 'authentication'], default='encryption')
     parser.add_argument('--privacy', action='store_true',

@@ -1,0 +1,197 @@
+"""Runs Google's avatar LE test classes against a Pandora device under test: Strobe's
+strobe-pandora, or Bumble's own Pandora server (the reference avatar is written against).
+
+Each shard gets its own RootCanal, its own device under test and its own avatar run, so
+shards run in parallel (the cases wait on the air, not on the CPU). Cases listed in
+unsupported.txt are not run. Prints per-class counts, then "N passed, M failed" last.
+"""
+
+import argparse
+import os
+import re
+import shutil
+import socket
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from collections import Counter
+from pathlib import Path
+
+import yaml
+
+HERE = Path(__file__).resolve().parent
+VENV_BIN = Path(sys.executable).parent
+
+
+def free_port():
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def wait_for_port(port, process, deadline):
+    while time.monotonic() < deadline:
+        if process.poll() is not None:
+            return False
+        with socket.socket() as s:
+            if s.connect_ex(("127.0.0.1", port)) == 0:
+                return True
+        time.sleep(0.1)
+    return False
+
+
+def list_cases(classes):
+    out = subprocess.run([VENV_BIN / "avatar", "-l", "-t", *classes], capture_output=True, text=True, check=True).stdout
+    return [line.strip() for line in out.splitlines() if re.match(r"^\w+\.test_", line.strip())]
+
+
+def load_unsupported():
+    cases = {}
+    for line in (HERE / "unsupported.txt").read_text().splitlines():
+        if not line.strip() or line.startswith("#"):
+            continue
+        name, _, reason = line.partition("  # ")
+        cases[name.strip()] = reason.strip()
+    return cases
+
+
+class Shard:
+    """One RootCanal, one device under test and one avatar run over `cases`."""
+
+    def __init__(self, index, dut, cases, workdir, strobe_pandora):
+        self.index, self.dut, self.cases = index, dut, cases
+        self.dir = workdir / f"{dut}-{index}"
+        self.dir.mkdir(parents=True)
+        self.strobe_pandora = strobe_pandora
+        self.results = {}
+        self.processes = []
+
+    def start(self, command, log, **kwargs):
+        process = subprocess.Popen(command, stdout=open(self.dir / f"{log}.out", "w"),
+                                   stderr=open(self.dir / f"{log}.err", "w"), **kwargs)
+        self.processes.append(process)
+        return process
+
+    def run(self):
+        try:
+            self.results = self.run_cases()
+        except Exception as error:  # a shard that could not start fails every case it had
+            (self.dir / "shard.err").write_text(f"{error}\n")
+            self.results = {case: "ERROR" for case in self.cases}
+        finally:
+            for process in reversed(self.processes):
+                process.terminate()
+            for process in self.processes:
+                try:
+                    process.wait(timeout=10)
+                except subprocess.TimeoutExpired:
+                    process.kill()
+
+    def run_cases(self):
+        hci, test, link, link_ble, grpc = (free_port() for _ in range(5))
+        rootcanal = self.start([sys.executable, "-m", "rootcanal", f"-hci_port={hci}", f"-test_port={test}",
+                                f"-link_port={link}", f"-link_ble_port={link_ble}"], "rootcanal")
+        if not wait_for_port(hci, rootcanal, time.monotonic() + 30):
+            raise RuntimeError("RootCanal did not start")
+        if self.dut == "strobe":
+            dut = self.start([self.strobe_pandora, "--transport", f"tcp:127.0.0.1:{hci}", "--port", str(grpc), "--verbose"], "dut")
+        else:
+            dut = self.start([VENV_BIN / "bumble-pandora-server", "--transport", f"tcp-client:127.0.0.1:{hci}",
+                              "--grpc-port", str(grpc)], "dut")
+        if not wait_for_port(grpc, dut, time.monotonic() + 60):
+            raise RuntimeError(f"the device under test ({self.dut}) did not serve")
+        logs = self.dir / "logs"
+        config = {
+            "TestBeds": [{
+                "Name": f"{self.dut}{self.index}",
+                "Controllers": {
+                    "PandoraDevice": [{"grpc_target": f"127.0.0.1:{grpc}", "name": self.dut}],
+                    "BumbleDevice": [{"transport": f"tcp-client:127.0.0.1:{hci}"}],
+                },
+                "TestParams": {"order_PandoraDevice": 0, "order_BumbleDevice": 1},
+            }],
+            "MoblyParams": {"LogPath": str(logs)},
+        }
+        (self.dir / "config.yml").write_text(yaml.safe_dump(config))
+        avatar = self.start([VENV_BIN / "avatar", "-c", self.dir / "config.yml", "-o", self.dir / "btsnoop",
+                             "-t", *self.cases], "avatar", cwd=self.dir)
+        avatar.wait()
+        return self.read_results(logs)
+
+    def read_results(self, logs):
+        results = {case: "ERROR" for case in self.cases}  # a case with no record did not finish
+        for summary in logs.glob("*/*/test_summary.yaml"):
+            for record in yaml.safe_load_all(summary.read_text()):
+                if record and record.get("Type") == "Record" and record.get("Test Class"):
+                    results[f"{record['Test Class']}.{record['Test Name']}"] = record["Result"]
+        return results
+
+
+def run(dut, cases, shards, workdir, strobe_pandora):
+    parts = [Shard(i, dut, cases[i::shards], workdir, strobe_pandora) for i in range(min(shards, len(cases)))]
+    threads = [threading.Thread(target=shard.run) for shard in parts]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    results = {}
+    for shard in parts:
+        results.update(shard.results)
+    return results
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--shards", type=int, default=4)
+    parser.add_argument("--dut", choices=["strobe", "bumble", "both"], default="strobe")
+    parser.add_argument("--strobe-pandora", required=True)
+    parser.add_argument("--keep", help="keep every shard's logs in this directory")
+    parser.add_argument("classes", nargs="*", default=["LeHostTest", "LeSecurityTest"],
+                        help="classes, or case names as avatar lists them (a prefix selects every case it starts)")
+    args = parser.parse_args()
+    unsupported = load_unsupported()
+    listed = list_cases(args.classes)
+    cases = [case for case in listed if case not in unsupported]
+    skipped = [case for case in listed if case in unsupported]
+    workdir = Path(args.keep) if args.keep else Path(tempfile.mkdtemp(prefix="strobe-conformance-"))
+    if args.keep and workdir.exists():
+        shutil.rmtree(workdir)
+    workdir.mkdir(parents=True, exist_ok=True)
+
+    duts = ["strobe", "bumble"] if args.dut == "both" else [args.dut]
+    outcome = {}
+    for dut in duts:
+        start = time.monotonic()
+        outcome[dut] = (run(dut, cases, args.shards, workdir, args.strobe_pandora), time.monotonic() - start)
+
+    classes = sorted({case.split(".")[0] for case in listed})
+    print(f"\n{'class':<16}" + "".join(f"{dut + ' passed':>16}" for dut in duts) + f"{'not run':>10}{'cases':>8}")
+    for cls in classes:
+        row = f"{cls:<16}"
+        for dut in duts:
+            results = outcome[dut][0]
+            row += f"{sum(1 for c, r in results.items() if c.startswith(cls + '.') and r == 'PASS'):>16}"
+        row += f"{sum(1 for c in skipped if c.startswith(cls + '.')):>10}{sum(1 for c in listed if c.startswith(cls + '.')):>8}"
+        print(row)
+    for dut in duts:
+        results, seconds = outcome[dut]
+        failed = sorted(c for c, r in results.items() if r not in ("PASS", "SKIP"))
+        avatar_skipped = sum(1 for r in results.values() if r == "SKIP")
+        print(f"\n{dut}: {len(results) - len(failed) - avatar_skipped} of {len(results) - avatar_skipped} passed in {seconds:.0f} s "
+              f"({avatar_skipped} skipped by avatar itself, {len(skipped)} listed in unsupported.txt not run)")
+        for case in failed:
+            print(f"  {results[case]:<6} {case}")
+    if not args.keep:
+        shutil.rmtree(workdir, ignore_errors=True)
+    # The device under test the suite is about is the first one.
+    results = outcome[duts[0]][0]
+    passed = sum(1 for r in results.values() if r == "PASS")
+    failed = sum(1 for r in results.values() if r not in ("PASS", "SKIP"))
+    print(f"\n{passed} passed, {failed} failed")
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,83 @@
+import Foundation
+import GRPCCore
+import GRPCNIOTransportHTTP2Posix
+import StrobePandora
+import SwiftProtobuf
+import Testing
+
+/// The `strobe-pandora` process on the simulated world, asked over gRPC on loopback what
+/// avatar asks first: its address, then what it hears when it scans.
+@Suite struct PandoraServerProcessTests {
+    @Test func servesTheSimulatedWorldOverGRPC() async throws {
+        let server = try PandoraServerProcess()
+        defer { server.stop() }
+        let port = try await server.ready()
+        try await withGRPCClient(transport: .http2NIOPosix(target: .ipv4(address: "127.0.0.1", port: port),
+                                                            transportSecurity: .plaintext)) { client in
+            let host = Pandora_Host.Client(wrapping: client)
+            var options = CallOptions.defaults
+            options.timeout = .seconds(20)
+            let address = try await host.readLocalAddress(Google_Protobuf_Empty(), options: options)
+            // The simulated world's first host controller, most significant byte first.
+            #expect(address.address == Data([0x00, 0x5E, 0x00, 0x00, 0xF0, 0x01]))
+
+            var request = Pandora_ScanRequest()
+            request.ownAddressType = .random
+            let names = try await host.scan(request, options: options) { response in
+                var names: Set<String> = []
+                for try await report in response.messages {
+                    names.insert(report.data.completeLocalName)
+                    if names.isSuperset(of: ["Nova2", "Grip-S1", "Pen-S1"]) { break }
+                }
+                return names
+            }
+            #expect(names.isSuperset(of: ["Nova2", "Grip-S1", "Pen-S1"]))
+        }
+    }
+}
+
+/// `strobe-pandora --transport sim --port 0`, started next to the test bundle's build.
+final class PandoraServerProcess: Sendable {
+    private let process: Process
+    private let output: Pipe
+
+    init() throws {
+        let buildDirectory = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
+        let executable = [buildDirectory, buildDirectory.deletingLastPathComponent()]
+            .map { $0.appendingPathComponent("strobe-pandora") }
+            .first { FileManager.default.isExecutableFile(atPath: $0.path) } ?? buildDirectory.appendingPathComponent("strobe-pandora")
+        process = Process()
+        process.executableURL = executable
+        process.arguments = ["--transport", "sim", "--port", "0"]
+        output = Pipe()
+        process.standardOutput = output
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+    }
+
+    /// The port from the READY line (the process ends the wait if it dies first).
+    func ready() async throws -> Int {
+        let handle = output.fileHandleForReading
+        let line = await Task.detached { () -> String in
+            var bytes: [UInt8] = []
+            while let byte = try? handle.read(upToCount: 1), let first = byte.first, first != UInt8(ascii: "\n") {
+                bytes.append(first)
+            }
+            return String(decoding: bytes, as: UTF8.self)
+        }.value
+        guard line.hasPrefix("READY grpc=127.0.0.1:"), let port = Int(line.split(separator: ":").last ?? "") else {
+            throw ServerFailure(line: line)
+        }
+        return port
+    }
+
+    func stop() {
+        if process.isRunning { process.terminate() }
+        process.waitUntilExit()
+    }
+
+    struct ServerFailure: Error, CustomStringConvertible {
+        var line: String
+        var description: String { "strobe-pandora did not print READY (it printed \"\(line)\")" }
+    }
+}

@@ -4,6 +4,7 @@
 #   - a Python venv with the pinned Bumble (virtual controller + GATT peers for interop tests)
 #   - a Python venv with the pinned lifx-emulator (virtual LIFX LAN lights)
 #   - a Python venv with the pinned RootCanal (a virtual controller that checks encryption keys)
+#   - a Python venv with the pinned avatar suite, its Bumble reference and RootCanal (conformance)
 # Idempotent: a second run only checks.
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
@@ -38,3 +39,4 @@ make_venv() {
 make_venv .venv-bumble Tests/Fixtures/Bumble/requirements.lock.txt
 make_venv .venv-lights Tests/Fixtures/LIFX/requirements.lock.txt
 make_venv .venv-rootcanal Tests/Fixtures/RootCanal/requirements.lock.txt
+make_venv .venv-avatar Tests/Conformance/requirements.lock.txt

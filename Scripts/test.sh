@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # The test command: installs missing test dependencies, builds, runs the whole Swift suite, then
-# the kernel suite (strobe on the real Linux HCI user channel, in a qemu guest), then every fuzz
-# target for a few seconds (Scripts/fuzz.sh). Every phase runs even when an earlier one failed;
+# the kernel suite (strobe on the real Linux HCI user channel, in a qemu guest) with the
+# conformance suite beside it (avatar's LE classes against strobe-pandora, Scripts/conformance.sh:
+# it waits on the air, the kernel suite on qemu), then every fuzz target for a few seconds
+# (Scripts/fuzz.sh). Every phase runs even when an earlier one failed;
 # at the end one line per phase gives its time and counts, then the "N passed, M failed" total.
 #
 #   Scripts/test.sh               everything
@@ -84,6 +86,14 @@ read -r passed failed < <(swift_counts "$logs/swift.log")
 [ "$status" -eq 0 ] || [ "$failed" -gt 0 ] || failed=1
 swift_time=$((SECONDS - start))
 
+# The conformance suite runs beside the kernel suite, in a process group of its own that an
+# interrupted test command ends; its time is its own wall time.
+rm -f "$logs/conformance.status"
+setsid bash -c 'status=0; Scripts/conformance.sh >"$1" 2>&1 || status=$?; echo "$status $SECONDS" >"$2"' \
+  conformance "$logs/conformance.log" "$logs/conformance.status" &
+conformance_pid=$!
+trap 'kill -TERM -- "-$conformance_pid" 2>/dev/null || true' INT TERM
+
 start=$SECONDS
 status=0
 Scripts/kernel-test.sh 2>&1 | tee "$logs/kernel.log" || status=$?
@@ -92,6 +102,16 @@ kernel_passed=$(echo "${kernel:-0 passed}" | sed 's/ passed.*//')
 kernel_failed=$(echo "${kernel:-, 1 failed}" | sed 's/.*, \([0-9]*\) failed/\1/')
 [ "$status" -eq 0 ] || [ "$kernel_failed" -gt 0 ] || kernel_failed=1
 kernel_time=$((SECONDS - start))
+
+wait "$conformance_pid" || true
+trap - INT TERM
+cat "$logs/conformance.log"
+conformance_status=1 conformance_time=0
+[ -f "$logs/conformance.status" ] && read -r conformance_status conformance_time <"$logs/conformance.status"
+conformance=$(grep -E '^[0-9]+ passed, [0-9]+ failed$' "$logs/conformance.log" | tail -1 || true)
+conformance_passed=$(echo "${conformance:-0 passed}" | sed 's/ passed.*//')
+conformance_failed=$(echo "${conformance:-, 1 failed}" | sed 's/.*, \([0-9]*\) failed/\1/')
+[ "$conformance_status" -eq 0 ] || [ "$conformance_failed" -gt 0 ] || conformance_failed=1
 
 start=$SECONDS
 status=0
@@ -104,6 +124,7 @@ record install "$install_time"
 record build "$build_time"
 record swift-suite "$swift_time" "$passed" "$failed"
 record kernel-suite "$kernel_time" "$kernel_passed" "$kernel_failed"
+record conformance "$conformance_time" "$conformance_passed" "$conformance_failed" "beside the kernel suite"
 record fuzzers "$fuzz_time" "$fuzz_clean" "$fuzz_failed" "targets run 5 s each without a crash"
 echo
 printf '%s\n' "${phases[@]}"

@@ -1,8 +1,9 @@
 import GRPCCore
 import Logging
 
-/// Every call that fails is logged with its method and error, and an error that is not an
-/// `RPCError` reaches the runner as UNKNOWN with its description (gRPC would send it empty).
+/// Every call that fails is logged with its method and error (at debug level when the runner
+/// had cancelled it), and an error that is not an `RPCError` reaches the runner as UNKNOWN with
+/// its description (gRPC would send it empty).
 struct ErrorReporting: ServerInterceptor {
     let logger: Logger
 
@@ -33,7 +34,8 @@ struct ErrorReporting: ServerInterceptor {
 
     private func report(_ error: any Error, in method: String) -> RPCError {
         let rpcError = error as? RPCError ?? RPCError(code: .unknown, message: "\(error)")
-        logger.warning("call failed", metadata: ["method": "\(method)", "code": "\(rpcError.code)", "error": "\(rpcError.message)"])
+        logger.log(level: Task.isCancelled ? .debug : .warning, "call failed", metadata: [
+            "method": "\(method)", "code": "\(rpcError.code)", "error": "\(rpcError.message)"])
         return rpcError
     }
 }

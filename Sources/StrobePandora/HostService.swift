@@ -105,9 +105,9 @@ struct HostService: Pandora_Host.SimpleServiceProtocol {
             throw RPCError(code: .unimplemented, message: "this device advertises from its static random address only (own_address_type RANDOM)")
         }
         let stack = try await device.stack()
-        let data = try AdvertisingData(bytes: PandoraDataTypes.encode(request.data))
-        let scanResponse = request.hasScanResponseData ? try AdvertisingData(bytes: PandoraDataTypes.encode(request.scanResponseData)) : nil
-        let interval = request.interval > 0 ? Duration.milliseconds(Double(request.interval)) : .milliseconds(100)
+        let data = try AdvertisingData(bytes: try PandoraDataTypes.encode(request.data))
+        let scanResponse = request.hasScanResponseData ? try AdvertisingData(bytes: try PandoraDataTypes.encode(request.scanResponseData)) : nil
+        let interval = try Self.milliseconds(request.interval, named: "interval", default: .milliseconds(100))
         let incoming = stack.peripheral.incomingConnections()
         try await stack.peripheral.startAdvertising(data: data, scanResponse: scanResponse, interval: interval)
         do {
@@ -135,13 +135,16 @@ struct HostService: Pandora_Host.SimpleServiceProtocol {
             phys.insert(.leCoded)
         }
         if phys.isEmpty { phys = .le1M }
-        let interval = request.interval > 0 ? Duration.milliseconds(Double(request.interval)) : .milliseconds(60)
-        let window = request.window > 0 ? Duration.milliseconds(Double(request.window)) : interval
+        let interval = try Self.milliseconds(request.interval, named: "interval", default: .milliseconds(60))
+        let window = try Self.milliseconds(request.window, named: "window", default: interval)
+        guard let ownAddressType = UInt8(exactly: request.ownAddressType.rawValue), ownAddressType <= 0x03 else {
+            throw RPCError(code: .invalidArgument, message: "own_address_type \(request.ownAddressType.rawValue) is none of the four")
+        }
         let scanner = Scanner(controller: stack.controller)
         let reports = scanner.reports()
         try await scanner.start(Scanner.Configuration(
             active: !request.passive, interval: interval, window: window, mode: request.legacy ? .legacy : .automatic,
-            ownAddressType: LEOwnAddressType(rawValue: UInt8(request.ownAddressType.rawValue)), phys: phys))
+            ownAddressType: LEOwnAddressType(rawValue: ownAddressType), phys: phys))
         var merger = ScanResponseMerger(active: !request.passive)
         do {
             for await report in reports {
@@ -219,6 +222,15 @@ struct HostService: Pandora_Host.SimpleServiceProtocol {
             throw RPCError(code: .invalidArgument, message: "the request names no peer address of six bytes")
         }
         return (address, type)
+    }
+
+    /// A time in milliseconds from a request (0: the default); the controller's own limits
+    /// apply after this.
+    static func milliseconds(_ value: Float, named name: String, default fallback: Duration) throws -> Duration {
+        guard value.isFinite, value >= 0, value <= 60_000 else {
+            throw RPCError(code: .invalidArgument, message: "\(name) \(value) ms is not a time of 0 ... 60000 ms")
+        }
+        return value == 0 ? fallback : .microseconds(Int64(value * 1000))
     }
 
     /// Runs `body` in a task of its own, so that the caller's cancellation does not cancel it

@@ -1,4 +1,5 @@
 import Foundation
+import GRPCCore
 import Strobe
 
 /// Advertising data (AD structures, Core Specification Supplement Part A) as Pandora's
@@ -22,6 +23,11 @@ enum PandoraDataTypes {
 
     private static func add(type: UInt8, value: [UInt8], to types: inout Pandora_DataTypes) {
         switch type {
+        case 0x01 where value.count >= 1:
+            if value[0] & 0x01 != 0 { types.leDiscoverabilityMode = .discoverableLimited }
+            else if value[0] & 0x02 != 0 { types.leDiscoverabilityMode = .discoverableGeneral }
+        case 0x17: types.publicTargetAddresses += targets(value)
+        case 0x18: types.randomTargetAddresses += targets(value)
         case 0x02: types.incompleteServiceClassUuids16 += uuids(value, width: 2)
         case 0x03: types.completeServiceClassUuids16 += uuids(value, width: 2)
         case 0x04: types.incompleteServiceClassUuids32 += uuids(value, width: 4)
@@ -51,10 +57,26 @@ enum PandoraDataTypes {
     }
 
     /// AD structures for the fields set in `types`, with Flags first when a discoverability
-    /// mode is asked for.
-    static func encode(_ types: Pandora_DataTypes) -> [UInt8] {
+    /// mode is asked for. Throws INVALID_ARGUMENT for a field longer than an AD structure holds,
+    /// UNIMPLEMENTED for the fields that ask the device to fill in its own values.
+    static func encode(_ types: Pandora_DataTypes) throws -> [UInt8] {
+        let own: [(String, Bool)] = [
+            ("include_shortened_local_name", types.includeShortenedLocalName),
+            ("include_complete_local_name", types.includeCompleteLocalName),
+            ("include_tx_power_level", types.includeTxPowerLevel),
+            ("include_class_of_device", types.includeClassOfDevice),
+            ("include_advertising_interval", types.includeAdvertisingInterval),
+        ]
+        if let (name, _) = own.first(where: { $0.1 }) {
+            throw RPCError(code: .unimplemented, message: "\(name) is not served: give the value itself")
+        }
         var out: [UInt8] = []
+        var tooLong: UInt8?
         func put(_ type: UInt8, _ value: [UInt8]) {
+            guard value.count < 255 else {
+                tooLong = type
+                return
+            }
             out += [UInt8(value.count + 1), type] + value
         }
         switch types.leDiscoverabilityMode {
@@ -91,7 +113,25 @@ enum PandoraDataTypes {
         if !types.uri.isEmpty { put(0x24, Array(types.uri.utf8)) }
         if !types.leSupportedFeatures.isEmpty { put(0x27, Array(types.leSupportedFeatures)) }
         if !types.manufacturerSpecificData.isEmpty { put(0xFF, Array(types.manufacturerSpecificData)) }
+        if !types.publicTargetAddresses.isEmpty { put(0x17, try addresses(types.publicTargetAddresses)) }
+        if !types.randomTargetAddresses.isEmpty { put(0x18, try addresses(types.randomTargetAddresses)) }
+        if let tooLong {
+            throw RPCError(code: .invalidArgument, message: "the AD structure of type \(tooLong) would be longer than 254 bytes")
+        }
         return out
+    }
+
+    /// Target addresses, each six bytes most significant first, as the AD structure carries
+    /// them (least significant first).
+    private static func addresses(_ list: [Data]) throws -> [UInt8] {
+        try list.flatMap { bytes -> [UInt8] in
+            guard bytes.count == 6 else { throw RPCError(code: .invalidArgument, message: "a target address is not six bytes") }
+            return bytes.reversed()
+        }
+    }
+
+    private static func targets(_ value: [UInt8]) -> [Data] {
+        stride(from: 0, to: value.count - value.count % 6, by: 6).map { Data(value[$0..<($0 + 6)].reversed()) }
     }
 
     // MARK: UUID strings

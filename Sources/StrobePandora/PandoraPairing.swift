@@ -12,6 +12,7 @@ import SwiftProtobuf
 /// to confirm them where Numeric Comparison would show its number.
 final class PandoraPairing: PairingDelegate, Sendable {
     private struct Question: Sendable {
+        var id: UInt64
         var event: Pandora_PairingEvent
         /// `.some(nil)`: withdrawn unanswered.
         var answer: CheckedContinuation<Pandora_PairingEventAnswer??, Never>
@@ -20,6 +21,7 @@ final class PandoraPairing: PairingDelegate, Sendable {
     private struct State {
         var stream: (id: UInt64, continuation: AsyncStream<Pandora_PairingEvent>.Continuation)?
         var nextStreamID: UInt64 = 0
+        var nextQuestionID: UInt64 = 0
         var questions: [Question] = []
     }
 
@@ -84,12 +86,11 @@ final class PandoraPairing: PairingDelegate, Sendable {
         for question in questions { question.answer.resume(returning: .some(nil)) }
     }
 
-    /// An answer from the runner, for the question whose event it echoes (or, when it echoes
-    /// none that is open, the oldest).
+    /// An answer from the runner, for the open question whose event it echoes (the oldest of
+    /// equal ones); an answer that echoes none is dropped.
     func receive(_ answer: Pandora_PairingEventAnswer) {
         let question = state.withLock { s -> Question? in
-            guard !s.questions.isEmpty else { return nil }
-            let index = s.questions.firstIndex { $0.event == answer.event } ?? 0
+            guard let index = s.questions.firstIndex(where: { $0.event == answer.event }) else { return nil }
             return s.questions.remove(at: index)
         }
         question?.answer.resume(returning: .some(answer))
@@ -106,6 +107,14 @@ final class PandoraPairing: PairingDelegate, Sendable {
     }
 
     // MARK: Asking
+
+    private func withdraw(_ id: UInt64) {
+        let question = state.withLock { s -> Question? in
+            guard let index = s.questions.firstIndex(where: { $0.id == id }) else { return nil }
+            return s.questions.remove(at: index)
+        }
+        question?.answer.resume(returning: .some(nil))
+    }
 
     private func event(for peer: BluetoothAddress, _ method: (inout Pandora_PairingEvent) -> Void) -> Pandora_PairingEvent {
         var event = Pandora_PairingEvent()
@@ -131,15 +140,30 @@ final class PandoraPairing: PairingDelegate, Sendable {
         case answered(Pandora_PairingEventAnswer)
     }
 
+    /// Asks on the open stream; a question whose pairing ended (the asking task cancelled) is
+    /// withdrawn unanswered.
     private func ask(_ event: Pandora_PairingEvent) async -> Outcome {
-        let answer: Pandora_PairingEventAnswer?? = await withCheckedContinuation { continuation in
-            let asked = state.withLock { s -> Bool in
-                guard let stream = s.stream else { return false }
-                s.questions.append(Question(event: event, answer: continuation))
-                stream.continuation.yield(event)
-                return true
+        let id = state.withLock { s in
+            s.nextQuestionID += 1
+            return s.nextQuestionID
+        }
+        let answer: Pandora_PairingEventAnswer?? = await withTaskCancellationHandler {
+            await withCheckedContinuation { continuation in
+                let asked = state.withLock { s -> Bool? in
+                    guard let stream = s.stream else { return false }
+                    guard !Task.isCancelled else { return nil }
+                    s.questions.append(Question(id: id, event: event, answer: continuation))
+                    stream.continuation.yield(event)
+                    return true
+                }
+                switch asked {
+                case false?: continuation.resume(returning: .none)
+                case nil: continuation.resume(returning: .some(nil))
+                case true?: break
+                }
             }
-            if !asked { continuation.resume(returning: .none) }
+        } onCancel: {
+            withdraw(id)
         }
         switch answer {
         case .none: return .noRunner

@@ -37,11 +37,28 @@ struct SecurityService: Pandora_Security.SimpleServiceProtocol {
             response.success = Google_Protobuf_Empty()
             return response
         }
-        do {
-            // Pairs as central, or asks the central to (Security Request) as peripheral; joins
-            // a pairing under way.
-            _ = try await connection.pair()
-        } catch {
+        // Encrypts with a bond, or pairs (as central), or asks the central to (Security Request,
+        // as peripheral), joining a pairing under way; a central that answers by encrypting with
+        // its bond reaches the level without a pairing.
+        let outcome: Result<Void, any Error> = await withTaskGroup(of: Result<Void, any Error>?.self) { group in
+            group.addTask {
+                do {
+                    _ = try await connection.secure(to: .unauthenticated)
+                    return .success(())
+                } catch {
+                    return .failure(error)
+                }
+            }
+            group.addTask {
+                for await _ in connection.securityLevelChanges() where Self.reached(level, on: connection) { return .success(()) }
+                return nil
+            }
+            var outcome: Result<Void, any Error>?
+            while outcome == nil, let next = await group.next() { outcome = next }
+            group.cancelAll()
+            return outcome ?? .failure(CancellationError())
+        }
+        if case .failure(let error) = outcome, !Self.reached(level, on: connection) {
             if !connection.isConnected || error as? SecurityError == .pairing(.disconnected) {
                 response.connectionDied = Google_Protobuf_Empty()
             } else {
@@ -85,19 +102,16 @@ struct SecurityService: Pandora_Security.SimpleServiceProtocol {
                 return Task.isCancelled ? nil : .connectionDied
             }
             group.addTask {
-                // Each pairing the peer (or this host, on its Security Request) runs, until one
-                // fails or brings the level.
-                while !Task.isCancelled {
-                    do {
-                        _ = try await connection.pairingCompleted(timeout: .seconds(3600))
-                        if reached(level, on: connection) { return .reached }
-                        return nil  // a pairing that did not bring the level: the level stream decides
-                    } catch {
-                        if Task.isCancelled { return nil }
-                        return connection.isConnected ? .pairingFailed : .connectionDied
-                    }
+                // The pairing the peer (or this host, on its Security Request) runs: one that
+                // fails ends the wait. (One that succeeded earlier is returned at once; the
+                // level stream decides then.)
+                do {
+                    _ = try await connection.pairingCompleted(timeout: .seconds(3600))
+                    return reached(level, on: connection) ? .reached : nil
+                } catch {
+                    if Task.isCancelled { return nil }
+                    return connection.isConnected ? .pairingFailed : .connectionDied
                 }
-                return nil
             }
             var result: Outcome?
             while result == nil, let next = await group.next() { result = next }

@@ -25,6 +25,7 @@ public final class VirtualAir: Sendable {
     struct Scanning {
         var active = false
         var enabled = false
+        var ownAddressType: UInt8 = 0x00
     }
 
     struct Node {
@@ -176,8 +177,13 @@ public final class VirtualAir: Sendable {
             complete(controller, opcode)
         case 0x2005:  // LE Set Random Address
             let address = r.readAddress()
-            state.withLock { $0.nodes[id]?.randomAddress = address }
-            complete(controller, opcode)
+            // Not while legacy advertising, scanning or initiating is on (Vol 4, Part E, 7.8.4).
+            let allowed = state.withLock { s -> Bool in
+                guard let node = s.nodes[id], !node.advertising.enabled, !node.scanning.enabled, node.initiating == nil else { return false }
+                s.nodes[id]?.randomAddress = address
+                return true
+            }
+            complete(controller, opcode, status: allowed ? .success : .commandDisallowed)
         case 0x1001:  // Read Local Version Information: HCI 5.3, company 0xFFFF (none)
             complete(controller, opcode, [0x0C, 0x00, 0x00, 0x0C, 0xFF, 0xFF, 0x00, 0x00])
         case 0x1002:  // Read Local Supported Commands
@@ -218,12 +224,23 @@ public final class VirtualAir: Sendable {
             complete(controller, opcode)
         case 0x200B:  // LE Set Scan Parameters
             let active = r.readUInt8OrZero() == 1
-            state.withLock { $0.nodes[id]?.scanning.active = active }
+            _ = r.readUInt16OrZero(); _ = r.readUInt16OrZero()
+            let ownAddressType = r.readUInt8OrZero()
+            state.withLock { s in
+                s.nodes[id]?.scanning.active = active
+                s.nodes[id]?.scanning.ownAddressType = ownAddressType
+            }
             complete(controller, opcode)
         case 0x200C:  // LE Set Scan Enable
             let enabled = r.readUInt8OrZero() == 1
-            state.withLock { $0.nodes[id]?.scanning.enabled = enabled }
-            complete(controller, opcode)
+            // Scanning from a random address needs one (Vol 4, Part E, 7.8.11).
+            let allowed = state.withLock { s -> Bool in
+                guard let node = s.nodes[id] else { return false }
+                if enabled, node.scanning.ownAddressType & 0x01 == 0x01, node.randomAddress == nil { return false }
+                s.nodes[id]?.scanning.enabled = enabled
+                return true
+            }
+            complete(controller, opcode, status: allowed ? .success : .invalidHCICommandParameters)
         case 0x200D:  // LE Create Connection
             _ = r.readUInt16OrZero(); _ = r.readUInt16OrZero(); _ = r.readUInt8OrZero()
             _ = r.readUInt8OrZero()

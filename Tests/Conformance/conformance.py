@@ -9,6 +9,7 @@ unsupported.txt are not run. Prints per-class counts, then "N passed, M failed" 
 import argparse
 import os
 import re
+import signal
 import shutil
 import socket
 import subprocess
@@ -22,7 +23,27 @@ from pathlib import Path
 import yaml
 
 HERE = Path(__file__).resolve().parent
+# No shard may run longer than this (a whole run takes about 3 minutes).
+SHARD_DEADLINE = 900
 VENV_BIN = Path(sys.executable).parent
+
+
+# Every process a shard started, so that an interrupted run ends them all (they run in sessions
+# of their own, out of reach of the signal that interrupted this one).
+STARTED = []
+
+
+def end_everything(signum, _frame):
+    for process in STARTED:
+        signal_group(process, signal.SIGKILL)
+    sys.exit(128 + signum)
+
+
+def signal_group(process, sig):
+    try:
+        os.killpg(process.pid, sig)
+    except ProcessLookupError:
+        pass
 
 
 def free_port():
@@ -69,9 +90,12 @@ class Shard:
         self.processes = []
 
     def start(self, command, log, **kwargs):
+        # A process group of its own: `python -m rootcanal` runs the controller as its child, and
+        # the whole group ends with the shard.
         process = subprocess.Popen(command, stdout=open(self.dir / f"{log}.out", "w"),
-                                   stderr=open(self.dir / f"{log}.err", "w"), **kwargs)
+                                   stderr=open(self.dir / f"{log}.err", "w"), start_new_session=True, **kwargs)
         self.processes.append(process)
+        STARTED.append(process)
         return process
 
     def run(self):
@@ -82,12 +106,13 @@ class Shard:
             self.results = {case: "ERROR" for case in self.cases}
         finally:
             for process in reversed(self.processes):
-                process.terminate()
+                signal_group(process, signal.SIGTERM)
             for process in self.processes:
                 try:
                     process.wait(timeout=10)
                 except subprocess.TimeoutExpired:
-                    process.kill()
+                    signal_group(process, signal.SIGKILL)
+                    process.wait()
 
     def run_cases(self):
         hci, test, link, link_ble, grpc = (free_port() for _ in range(5))
@@ -117,7 +142,12 @@ class Shard:
         (self.dir / "config.yml").write_text(yaml.safe_dump(config))
         avatar = self.start([VENV_BIN / "avatar", "-c", self.dir / "config.yml", "-o", self.dir / "btsnoop",
                              "-t", *self.cases], "avatar", cwd=self.dir)
-        avatar.wait()
+        try:
+            # A case that hangs (a call without a deadline that never returns) ends the shard:
+            # its cases without a record count as errors.
+            avatar.wait(timeout=SHARD_DEADLINE)
+        except subprocess.TimeoutExpired:
+            (self.dir / "shard.err").write_text(f"avatar did not finish within {SHARD_DEADLINE} s\n")
         return self.read_results(logs)
 
     def read_results(self, logs):
@@ -144,15 +174,20 @@ def run(dut, cases, shards, workdir, strobe_pandora):
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--shards", type=int, default=4)
+    parser.add_argument("--shards", type=int, default=6)
     parser.add_argument("--dut", choices=["strobe", "bumble", "both"], default="strobe")
     parser.add_argument("--strobe-pandora", required=True)
     parser.add_argument("--keep", help="keep every shard's logs in this directory")
     parser.add_argument("classes", nargs="*", default=["LeHostTest", "LeSecurityTest"],
                         help="classes, or case names as avatar lists them (a prefix selects every case it starts)")
     args = parser.parse_args()
+    signal.signal(signal.SIGTERM, end_everything)
+    signal.signal(signal.SIGINT, end_everything)
     unsupported = load_unsupported()
     listed = list_cases(args.classes)
+    if not listed:
+        print(f"avatar lists no case for {' '.join(args.classes)}", file=sys.stderr)
+        return 2
     cases = [case for case in listed if case not in unsupported]
     skipped = [case for case in listed if case in unsupported]
     workdir = Path(args.keep) if args.keep else Path(tempfile.mkdtemp(prefix="strobe-conformance-"))

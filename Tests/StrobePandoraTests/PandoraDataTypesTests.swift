@@ -1,10 +1,11 @@
 import Foundation
+import GRPCCore
 import Testing
 @testable import StrobePandora
 
 /// Advertising data in Pandora's `DataTypes`, as avatar's scan-response case sends and checks it.
 @Suite struct PandoraDataTypesTests {
-    @Test func everyFieldAvatarChecksSurvivesTheAir() {
+    @Test func everyFieldAvatarChecksSurvivesTheAir() throws {
         var types = Pandora_DataTypes()
         types.incompleteServiceClassUuids16 = ["183A", "181F"]
         types.incompleteServiceClassUuids32 = ["FFFF183A", "FFFF181F"]
@@ -26,7 +27,9 @@ import Testing
         types.uri = "https://www.google.com"
         types.leSupportedFeatures = Data(repeating: 0, count: 14) + Data([0x10, 0x9F])
         types.manufacturerSpecificData = Data([0, 1, 2, 3, 4])
-        #expect(PandoraDataTypes.decode(PandoraDataTypes.encode(types)) == types)
+        types.publicTargetAddresses = [Data([0xF0, 0xF1, 0xF2, 0xF3, 0xF4, 0xF5])]
+        types.leDiscoverabilityMode = .discoverableGeneral
+        #expect(PandoraDataTypes.decode(try PandoraDataTypes.encode(types)) == types)
     }
 
     @Test func bytesAreReadAsTheSpecificationLaysThemOut() {
@@ -37,6 +40,15 @@ import Testing
         #expect(types.incompleteServiceClassUuids16 == ["183A", "181F"])
         #expect(types.manufacturerSpecificData == Data([0xE0, 0x00, 0xCA, 0xFE]))
         #expect(types.txPowerLevel == 0xEC)
+    }
+
+    @Test func whatCannotBeSentIsRefused() {
+        var long = Pandora_DataTypes()
+        long.manufacturerSpecificData = Data(repeating: 0xAB, count: 255)
+        #expect(throws: RPCError.self) { try PandoraDataTypes.encode(long) }
+        var own = Pandora_DataTypes()
+        own.includeCompleteLocalName = true
+        #expect { try PandoraDataTypes.encode(own) } throws: { ($0 as? RPCError)?.code == .unimplemented }
     }
 
     @Test func aMalformedTailIsDropped() {

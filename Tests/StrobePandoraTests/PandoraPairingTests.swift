@@ -5,7 +5,7 @@ import Testing
 
 /// The user's part in pairing, played over OnPairing: questions become events, echoed answers
 /// go back to the question they name.
-@Suite struct PandoraPairingTests {
+@Suite(.timeLimit(.minutes(1))) struct PandoraPairingTests {
     static let peer = BluetoothAddress("C4:00:00:00:00:01")!
 
     @Test func withNoRunnerJustWorksGoesOnAndNoPasskeyIsEntered() async {
@@ -35,6 +35,25 @@ import Testing
         pairing.receive(refused)
         #expect(await passkey == 123_456)
         #expect(await justWorks == false)
+    }
+
+    @Test func aQuestionWhosePairingEndedIsWithdrawn() async throws {
+        let pairing = PandoraPairing { _ in nil }
+        let (_, events) = pairing.open()
+        var iterator = events.makeAsyncIterator()
+        let asking = Task { await pairing.confirmJustWorks(with: Self.peer) }
+        let event = try #require(await iterator.next())
+        asking.cancel()
+        #expect(await asking.value == false)
+        // Its answer, come late, goes nowhere.
+        var late = Pandora_PairingEventAnswer()
+        late.event = event
+        late.confirm = true
+        pairing.receive(late)
+        async let next = pairing.confirmJustWorks(with: Self.peer)
+        _ = try #require(await iterator.next())
+        pairing.receive(late)
+        #expect(await next == true)
     }
 
     @Test func aClosedStreamRefusesWhatIsStillAsked() async throws {

@@ -7,7 +7,7 @@ import Testing
 
 /// The `strobe-pandora` process on the simulated world, asked over gRPC on loopback what
 /// avatar asks first: its address, then what it hears when it scans.
-@Suite struct PandoraServerProcessTests {
+@Suite(.timeLimit(.minutes(1))) struct PandoraServerProcessTests {
     @Test func servesTheSimulatedWorldOverGRPC() async throws {
         let server = try PandoraServerProcess()
         defer { server.stop() }
@@ -55,16 +55,19 @@ final class PandoraServerProcess: Sendable {
         try process.run()
     }
 
-    /// The port from the READY line (the process ends the wait if it dies first).
+    /// The port from the READY line, read on the pipe's own handler (no thread of the
+    /// concurrency pool waits on the process); an end of output before it fails the test.
     func ready() async throws -> Int {
         let handle = output.fileHandleForReading
-        let line = await Task.detached { () -> String in
-            var bytes: [UInt8] = []
-            while let byte = try? handle.read(upToCount: 1), let first = byte.first, first != UInt8(ascii: "\n") {
-                bytes.append(first)
+        let line: String = await withCheckedContinuation { continuation in
+            let buffer = LineBuffer()
+            handle.readabilityHandler = { handle in
+                let data = handle.availableData
+                guard let line = buffer.append(data) else { return }
+                handle.readabilityHandler = nil
+                continuation.resume(returning: line)
             }
-            return String(decoding: bytes, as: UTF8.self)
-        }.value
+        }
         guard line.hasPrefix("READY grpc=127.0.0.1:"), let port = Int(line.split(separator: ":").last ?? "") else {
             throw ServerFailure(line: line)
         }
@@ -74,6 +77,25 @@ final class PandoraServerProcess: Sendable {
     func stop() {
         if process.isRunning { process.terminate() }
         process.waitUntilExit()
+    }
+
+    /// Bytes until the first line ends (or the output does: an empty read), said once.
+    private final class LineBuffer: @unchecked Sendable {
+        private var bytes: [UInt8] = []
+        private var done = false
+
+        /// Called on the handle's serial queue only.
+        func append(_ data: Data) -> String? {
+            guard !done else { return nil }
+            if let newline = data.firstIndex(of: UInt8(ascii: "\n")) {
+                bytes += data[data.startIndex..<newline]
+            } else if !data.isEmpty {
+                bytes += data
+                return nil
+            }
+            done = true
+            return String(decoding: bytes, as: UTF8.self)
+        }
     }
 
     struct ServerFailure: Error, CustomStringConvertible {

@@ -47,6 +47,11 @@ final class LinkSecurity: Sendable {
         /// Peripheral: a Security Request went out and the central has sent no SMP PDU since,
         /// nor encrypted the link.
         var awaitingCentral = false
+        /// Counts the pairings on this link: an answer from the user goes to the pairing that
+        /// asked, never to a later one.
+        var pairingNumber = 0
+        /// The questions to the user still open, withdrawn (cancelled) when their pairing ends.
+        var questions: [Task<Void, Never>] = []
         var onSecured: (@Sendable (SMPSecurityLevel) -> Void)?
     }
 
@@ -144,6 +149,7 @@ final class LinkSecurity: Sendable {
                     return [.send(Self.pairingFailedUnspecified)]
                 }
                 s.pairing = made
+                s.pairingNumber += 1
             }
             guard var pairing = s.pairing else { return [] }
             let actions = pairing.receive(pdu)
@@ -197,6 +203,7 @@ final class LinkSecurity: Sendable {
     /// encrypts the link, else the bond's when EDIV and Rand name it, else a negative reply.
     func longTermKeyRequested(_ event: LELongTermKeyRequestEvent) {
         let key = state.withLock { s -> LongTermKey? in
+            s.awaitingCentral = false  // the central answers the Security Request by encrypting
             if let key = s.pairing?.keyForEncryption, event.encryptedDiversifier == 0, event.random == 0 { return key }
             guard let bond = manager.bond(for: peer, type: peerType), bond.role == .peripheral, let ltk = bond.longTermKey,
                   ltk.ediv == event.encryptedDiversifier, ltk.rand == event.random else { return nil }
@@ -220,6 +227,8 @@ final class LinkSecurity: Sendable {
             s.closed = true
             s.timer?.cancel()
             s.pairing = nil
+            for question in s.questions { question.cancel() }
+            s.questions = []
             defer {
                 s.pairingWaiters = []
                 s.encryptionWaiter = nil
@@ -263,6 +272,7 @@ final class LinkSecurity: Sendable {
             }
             let actions = pairing.start()
             s.pairing = pairing
+            s.pairingNumber += 1
             return actions
         }
         perform(actions, restartTimer: true)
@@ -280,8 +290,8 @@ final class LinkSecurity: Sendable {
 
     /// Peripheral: a central may miss a Security Request (one that came before its host
     /// listened, as with a central that reads it only once its own connect call returned) and
-    /// the Core Specification leaves answering it to the central: asked again after 1, 2, 4
-    /// and 8 s while the central has sent nothing since and not encrypted the link.
+    /// the Core Specification leaves answering it to the central: asked again 1, 3, 7 and 15 s
+    /// after the first while the central has sent no SMP PDU since, nor started encryption.
     private func remindCentral() -> Task<Void, Never> {
         Task { [clock] in
             for delay in [1, 2, 4, 8] {
@@ -455,15 +465,18 @@ final class LinkSecurity: Sendable {
         answer: @escaping @Sendable (inout SMPPairing, Answer?) -> [SMPPairingAction]
     ) {
         let delegate = manager.delegate
-        Task { [peer] in
-            let value: Answer? = if let delegate { await question(delegate, peer) } else { nil }
-            let actions = self.state.withLock { s -> [SMPPairingAction] in
-                guard var pairing = s.pairing else { return [] }
-                let actions = answer(&pairing, value)
-                s.pairing = pairing
-                return actions
-            }
-            self.perform(actions, restartTimer: true)
+        state.withLock { s in
+            let number = s.pairingNumber
+            s.questions.append(Task { [peer] in
+                let value: Answer? = if let delegate { await question(delegate, peer) } else { nil }
+                let actions = self.state.withLock { s -> [SMPPairingAction] in
+                    guard !Task.isCancelled, s.pairingNumber == number, var pairing = s.pairing else { return [] }
+                    let actions = answer(&pairing, value)
+                    s.pairing = pairing
+                    return actions
+                }
+                self.perform(actions, restartTimer: true)
+            })
         }
     }
 
@@ -472,6 +485,8 @@ final class LinkSecurity: Sendable {
     private func takeWaiters(ending error: SMPPairingError? = nil) -> [Waiter<SMPPairingResult>] {
         state.withLock { s in
             s.timer?.cancel()
+            for question in s.questions { question.cancel() }
+            s.questions = []
             if error == .timeout { s.smpTimedOut = true }
             defer { s.pairingWaiters = [] }
             return s.pairingWaiters

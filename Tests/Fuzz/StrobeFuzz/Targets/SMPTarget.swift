@@ -12,9 +12,9 @@ extension FuzzTarget {
             let addresses = SMPPairing.Addresses(
                 initiator: BluetoothAddress("C0:00:00:00:00:01")!, initiatorType: .random,
                 responder: BluetoothAddress("00:11:22:33:44:55")!, responderType: .public)
-            var responder = SMPPairing(role: .responder, configuration: .init(ioCapability: .displayYesNo),
+            var responder = SMPPairing(role: .responder, configuration: .init(ioCapability: .displayYesNo, confirmsJustWorks: true),
                                        addresses: addresses, keyPair: SMPKeyAgreement(random: fixed), random: fixed)
-            var initiator = SMPPairing(role: .initiator, configuration: .init(ioCapability: .keyboardDisplay),
+            var initiator = SMPPairing(role: .initiator, configuration: .init(ioCapability: .keyboardDisplay, confirmsJustWorks: true),
                                        addresses: addresses, keyPair: SMPKeyAgreement(random: fixed), random: fixed)
             _ = initiator.start()
             var rest = input[...]
@@ -25,6 +25,8 @@ extension FuzzTarget {
                 _ = responder.receive(pdu)
                 _ = initiator.receive(pdu)
                 _ = responder.numberConfirmed(true)
+                _ = responder.justWorksConfirmed(true)
+                _ = initiator.justWorksConfirmed(true)
                 _ = initiator.passkeyEntered(123_456)
                 _ = responder.encryptionChanged(status: 0)
                 _ = initiator.encryptionChanged(status: 0)

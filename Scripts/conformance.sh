@@ -8,7 +8,7 @@
 # --dut bumble runs Bumble's own Pandora server in Strobe's place; both runs the two, one after
 # the other, and prints their figures side by side. The pinned venv (.venv-avatar: pandora-avatar,
 # bumble 0.0.233, rootcanal 1.10.0) comes from Scripts/install-test-deps.sh; strobe-pandora is
-# built first. The last line is "N passed, M failed" for the first device under test.
+# built first (or taken from $STROBE_PANDORA). The last line is "N passed, M failed" for the first device under test.
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 cd "$root"
@@ -16,6 +16,10 @@ cd "$root"
 venv="$root/.venv-avatar"
 Scripts/install-test-deps.sh
 
-swift build --product strobe-pandora  # nothing to do when it is built and up to date
-bin="$(swift build --show-bin-path)"
-exec "$venv/bin/python" "$root/Tests/Conformance/conformance.py" --strobe-pandora "$bin/strobe-pandora" "$@"
+# The test command has built it (with the tests) and says where; on its own this builds it.
+pandora="${STROBE_PANDORA:-}"
+if [ -z "$pandora" ]; then
+  swift build --product strobe-pandora
+  pandora="$(swift build --show-bin-path)/strobe-pandora"
+fi
+exec "$venv/bin/python" "$root/Tests/Conformance/conformance.py" --strobe-pandora "$pandora" "$@"

@@ -1,10 +1,10 @@
 #!/usr/bin/env bash
-# The test command: installs missing test dependencies, builds, runs the whole Swift suite, then
-# the kernel suite (strobe on the real Linux HCI user channel, in a qemu guest) with the
-# conformance suite beside it (avatar's LE classes against strobe-pandora, Scripts/conformance.sh:
-# it waits on the air, the kernel suite on qemu), then every fuzz target for a few seconds
-# (Scripts/fuzz.sh). Every phase runs even when an earlier one failed;
-# at the end one line per phase gives its time and counts, then the "N passed, M failed" total.
+# The test command: installs missing test dependencies, builds, runs the whole Swift suite with
+# the kernel suite (strobe on the real Linux HCI user channel, in a qemu guest) beside it, then
+# the conformance suite (avatar's LE classes against strobe-pandora, Scripts/conformance.sh) with
+# every fuzz target for a few seconds (Scripts/fuzz.sh) beside it. Every phase runs even when
+# an earlier one failed; at the end one line per phase gives its time and counts, then the
+# "N passed, M failed" total.
 #
 #   Scripts/test.sh               everything
 #   Scripts/test.sh --repeat N    only the Swift suite, N times, then every test that failed in any run
@@ -79,53 +79,68 @@ if [ $# -gt 0 ]; then
   exit
 fi
 
-start=$SECONDS
-status=0
-swift test --skip-build 2>&1 | tee "$logs/swift.log" || status=$?
+# The phases after the build run two at a time, each pair a real-time one beside a CPU-bound
+# one: the Swift suite (which waits on foreign peers and virtual time) beside the kernel suite
+# (a release build, then qemu), and the conformance suite (which waits on the air) beside the
+# fuzzers (whose build reuses the kernel suite's release objects). Each runs in a process group
+# of its own, ended when the test command is interrupted; its time is its own wall time.
+declare -A pid_of=()
+trap 'for pid in "${pid_of[@]}"; do kill -TERM -- "-$pid" 2>/dev/null || true; done' INT TERM
+# begin NAME COMMAND...: output to $logs/NAME.log, then "STATUS SECONDS" to $logs/NAME.status.
+begin() {
+  local name=$1
+  shift
+  rm -f "$logs/$name.status"
+  setsid bash -c 'status=0; "${@:3}" >"$1" 2>&1 || status=$?; echo "$status $SECONDS" >"$2"' \
+    "$name" "$logs/$name.log" "$logs/$name.status" "$@" &
+  pid_of[$name]=$!
+}
+# end NAME: waits for it, shows its log, and sets job_status and job_time.
+end() {
+  local name=$1
+  wait "${pid_of[$name]}" 2>/dev/null || true
+  cat "$logs/$name.log"
+  job_status=1 job_time=0
+  if [ -f "$logs/$name.status" ]; then read -r job_status job_time <"$logs/$name.status"; fi
+}
+# The "N passed, M failed" line a script prints last, as "N M" (none: "0 1").
+last_counts() {
+  local line
+  line=$(grep -E '^[0-9]+ passed, [0-9]+ failed$' "$1" | tail -1 || true)
+  if [ -z "$line" ]; then echo "0 1"; else echo "$line" | sed 's/^\([0-9]*\) passed, \([0-9]*\) failed$/\1 \2/'; fi
+}
+
+begin swift swift test --skip-build
+begin kernel Scripts/kernel-test.sh
+end swift
 read -r passed failed < <(swift_counts "$logs/swift.log")
-[ "$status" -eq 0 ] || [ "$failed" -gt 0 ] || failed=1
-swift_time=$((SECONDS - start))
+[ "$job_status" -eq 0 ] || [ "$failed" -gt 0 ] || failed=1
+swift_time=$job_time
+end kernel
+read -r kernel_passed kernel_failed < <(last_counts "$logs/kernel.log")
+[ "$job_status" -eq 0 ] || [ "$kernel_failed" -gt 0 ] || kernel_failed=1
+kernel_time=$job_time
 
-# The conformance suite runs beside the kernel suite, in a process group of its own that an
-# interrupted test command ends; its time is its own wall time.
-rm -f "$logs/conformance.status"
-setsid bash -c 'status=0; Scripts/conformance.sh >"$1" 2>&1 || status=$?; echo "$status $SECONDS" >"$2"' \
-  conformance "$logs/conformance.log" "$logs/conformance.status" &
-conformance_pid=$!
-trap 'kill -TERM -- "-$conformance_pid" 2>/dev/null || true' INT TERM
-
-start=$SECONDS
-status=0
-Scripts/kernel-test.sh 2>&1 | tee "$logs/kernel.log" || status=$?
-kernel=$(grep -E '^[0-9]+ passed, [0-9]+ failed$' "$logs/kernel.log" | tail -1 || true)
-kernel_passed=$(echo "${kernel:-0 passed}" | sed 's/ passed.*//')
-kernel_failed=$(echo "${kernel:-, 1 failed}" | sed 's/.*, \([0-9]*\) failed/\1/')
-[ "$status" -eq 0 ] || [ "$kernel_failed" -gt 0 ] || kernel_failed=1
-kernel_time=$((SECONDS - start))
-
-wait "$conformance_pid" || true
-trap - INT TERM
-cat "$logs/conformance.log"
-conformance_status=1 conformance_time=0
-[ -f "$logs/conformance.status" ] && read -r conformance_status conformance_time <"$logs/conformance.status"
-conformance=$(grep -E '^[0-9]+ passed, [0-9]+ failed$' "$logs/conformance.log" | tail -1 || true)
-conformance_passed=$(echo "${conformance:-0 passed}" | sed 's/ passed.*//')
-conformance_failed=$(echo "${conformance:-, 1 failed}" | sed 's/.*, \([0-9]*\) failed/\1/')
-[ "$conformance_status" -eq 0 ] || [ "$conformance_failed" -gt 0 ] || conformance_failed=1
-
-start=$SECONDS
-status=0
-Scripts/fuzz.sh --seconds 5 2>&1 | tee "$logs/fuzz.log" || status=$?
+# The strobe-pandora the build made (a build of it alone would build its modules again).
+export STROBE_PANDORA="$(swift build --show-bin-path)/strobe-pandora"
+begin conformance Scripts/conformance.sh
+begin fuzz Scripts/fuzz.sh --seconds 5
+end conformance
+read -r conformance_passed conformance_failed < <(last_counts "$logs/conformance.log")
+[ "$job_status" -eq 0 ] || [ "$conformance_failed" -gt 0 ] || conformance_failed=1
+conformance_time=$job_time
+end fuzz
 fuzz_clean=$(grep -c '^fuzz: .*, no crash$' "$logs/fuzz.log" || true)
-fuzz_failed=$([ "$status" -eq 0 ] && echo 0 || echo 1)
-fuzz_time=$((SECONDS - start))
+fuzz_failed=$([ "$job_status" -eq 0 ] && echo 0 || echo 1)
+fuzz_time=$job_time
+trap - INT TERM
 
 record install "$install_time"
 record build "$build_time"
 record swift-suite "$swift_time" "$passed" "$failed"
-record kernel-suite "$kernel_time" "$kernel_passed" "$kernel_failed"
-record conformance "$conformance_time" "$conformance_passed" "$conformance_failed" "beside the kernel suite"
-record fuzzers "$fuzz_time" "$fuzz_clean" "$fuzz_failed" "targets run 5 s each without a crash"
+record kernel-suite "$kernel_time" "$kernel_passed" "$kernel_failed" "beside the Swift suite"
+record conformance "$conformance_time" "$conformance_passed" "$conformance_failed"
+record fuzzers "$fuzz_time" "$fuzz_clean" "$fuzz_failed" "beside conformance; targets run 5 s each without a crash"
 echo
 printf '%s\n' "${phases[@]}"
 echo "$total_passed passed, $total_failed failed"

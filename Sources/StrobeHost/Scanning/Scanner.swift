@@ -25,7 +25,8 @@ public final class Scanner: Sendable {
         /// Let the controller drop repeated reports too (the host folds them either way).
         public var filterDuplicatesInController: Bool
         /// The primary PHYs listened on with extended scanning: LE 1M, LE Coded (long range) or
-        /// both (the controller must have LE Coded). Legacy scanning is on LE 1M only.
+        /// both (the controller must have LE Coded); LE 1M when neither is in the set. Legacy
+        /// scanning is on LE 1M only.
         public var phys: LEPHYs
 
         public init(active: Bool = true, interval: Duration = .milliseconds(60), window: Duration = .milliseconds(60),
@@ -161,8 +162,10 @@ public final class Scanner: Sendable {
         do {
             if extended {
                 let phy = HCILESetExtendedScanParameters.PHYParameters(scanType: type, scanInterval: interval, scanWindow: window)
+                // LE 1M unless LE Coded alone is asked for (no PHY at all would scan nothing).
+                let listensOn1M = configuration.phys.contains(.le1M) || !configuration.phys.contains(.leCoded)
                 try await controller.send(HCILESetExtendedScanParameters(
-                    ownAddressType: configuration.ownAddressType, le1M: configuration.phys.contains(.le1M) ? phy : nil,
+                    ownAddressType: configuration.ownAddressType, le1M: listensOn1M ? phy : nil,
                     leCoded: configuration.phys.contains(.leCoded) ? phy : nil))
                 try await controller.send(HCILESetExtendedScanEnable(
                     enable: true, filterDuplicates: configuration.filterDuplicatesInController ? 1 : 0))

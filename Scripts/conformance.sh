@@ -22,4 +22,5 @@ if [ -z "$pandora" ]; then
   swift build --product strobe-pandora
   pandora="$(swift build --show-bin-path)/strobe-pandora"
 fi
+[ -x "$pandora" ] || { echo "conformance: no strobe-pandora at $pandora" >&2; exit 1; }
 exec "$venv/bin/python" "$root/Tests/Conformance/conformance.py" --strobe-pandora "$pandora" "$@"

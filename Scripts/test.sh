@@ -85,7 +85,13 @@ fi
 # fuzzers (whose build reuses the kernel suite's release objects). Each runs in a process group
 # of its own, ended when the test command is interrupted; its time is its own wall time.
 declare -A pid_of=()
-trap 'for pid in "${pid_of[@]}"; do kill -TERM -- "-$pid" 2>/dev/null || true; done' INT TERM
+# Every process of every job (each is a session of its own: qemu under `timeout` is in a group
+# of its own within it), then the test command itself.
+stop_jobs() {
+  for pid in "${pid_of[@]}"; do pkill -TERM -s "$pid" 2>/dev/null || true; done
+}
+trap 'stop_jobs; exit 130' INT
+trap 'stop_jobs; exit 143' TERM
 # begin NAME COMMAND...: output to $logs/NAME.log, then "STATUS SECONDS" to $logs/NAME.status.
 begin() {
   local name=$1
@@ -99,6 +105,7 @@ begin() {
 end() {
   local name=$1
   wait "${pid_of[$name]}" 2>/dev/null || true
+  unset 'pid_of[$name]'
   cat "$logs/$name.log"
   job_status=1 job_time=0
   if [ -f "$logs/$name.status" ]; then read -r job_status job_time <"$logs/$name.status"; fi
@@ -122,7 +129,8 @@ read -r kernel_passed kernel_failed < <(last_counts "$logs/kernel.log")
 kernel_time=$job_time
 
 # The strobe-pandora the build made (a build of it alone would build its modules again).
-export STROBE_PANDORA="$(swift build --show-bin-path)/strobe-pandora"
+bin=$(swift build --show-bin-path)
+export STROBE_PANDORA=$bin/strobe-pandora
 begin conformance Scripts/conformance.sh
 begin fuzz Scripts/fuzz.sh --seconds 5
 end conformance

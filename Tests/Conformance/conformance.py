@@ -115,17 +115,20 @@ class Shard:
                     process.wait()
 
     def run_cases(self):
-        hci, test, link, link_ble, grpc = (free_port() for _ in range(5))
-        rootcanal = self.start([sys.executable, "-m", "rootcanal", f"-hci_port={hci}", f"-test_port={test}",
-                                f"-link_port={link}", f"-link_ble_port={link_ble}"], "rootcanal")
-        if not wait_for_port(hci, rootcanal, time.monotonic() + 30):
-            raise RuntimeError("RootCanal did not start")
-        if self.dut == "strobe":
-            dut = self.start([self.strobe_pandora, "--transport", f"tcp:127.0.0.1:{hci}", "--port", str(grpc), "--verbose"], "dut")
+        # A port found free may be taken (an outgoing connection's local port) before the
+        # process binds it: each start is checked by what the process says it listens on, and
+        # tried again on other ports.
+        for attempt in range(3):
+            hci = self.start_rootcanal(attempt)
+            if hci:
+                break
         else:
-            dut = self.start([VENV_BIN / "bumble-pandora-server", "--transport", f"tcp-client:127.0.0.1:{hci}",
-                              "--grpc-port", str(grpc)], "dut")
-        if not wait_for_port(grpc, dut, time.monotonic() + 60):
+            raise RuntimeError("RootCanal did not start")
+        for attempt in range(3):
+            grpc = self.start_dut(hci, attempt)
+            if grpc:
+                break
+        else:
             raise RuntimeError(f"the device under test ({self.dut}) did not serve")
         logs = self.dir / "logs"
         config = {
@@ -149,6 +152,46 @@ class Shard:
         except subprocess.TimeoutExpired:
             (self.dir / "shard.err").write_text(f"avatar did not finish within {SHARD_DEADLINE} s\n")
         return self.read_results(logs)
+
+    def start_rootcanal(self, attempt):
+        """RootCanal on free ports; its HCI port once it says it listens there, else None."""
+        hci, test, link, link_ble = (free_port() for _ in range(4))
+        log = f"rootcanal-{attempt}"
+        process = self.start([sys.executable, "-m", "rootcanal", f"-hci_port={hci}", f"-test_port={test}",
+                              f"-link_port={link}", f"-link_ble_port={link_ble}"], log)
+        deadline = time.monotonic() + 30
+        while time.monotonic() < deadline and process.poll() is None:
+            if f"Listening on: {hci} " in (self.dir / f"{log}.out").read_text(errors="replace"):
+                return hci
+            time.sleep(0.1)
+        signal_group(process, signal.SIGKILL)
+        return None
+
+    def start_dut(self, hci, attempt):
+        """The device under test on RootCanal; its gRPC port once it serves, else None."""
+        log = f"dut-{attempt}"
+        if self.dut == "strobe":
+            # Any free port, the one bound read from its READY line.
+            process = self.start([self.strobe_pandora, "--transport", f"tcp:127.0.0.1:{hci}", "--port", "0",
+                                  "--verbose"], log)
+            deadline = time.monotonic() + 60
+            while time.monotonic() < deadline and process.poll() is None:
+                ready = re.search(r"^READY grpc=127\.0\.0\.1:(\d+)$", (self.dir / f"{log}.out").read_text(), re.M)
+                if ready:
+                    return int(ready.group(1))
+                time.sleep(0.1)
+        else:
+            grpc = free_port()
+            process = self.start([VENV_BIN / "bumble-pandora-server", "--transport", f"tcp-client:127.0.0.1:{hci}",
+                                  "--grpc-port", str(grpc)], log)
+            # Bumble prints nothing when it serves: the port answering, with the process alive a
+            # moment later (a port taken by another process would not keep it alive).
+            if wait_for_port(grpc, process, time.monotonic() + 60):
+                time.sleep(1)
+                if process.poll() is None:
+                    return grpc
+        signal_group(process, signal.SIGKILL)
+        return None
 
     def read_results(self, logs):
         results = {case: "ERROR" for case in self.cases}  # a case with no record did not finish

@@ -53,6 +53,7 @@ public final class Scanner: Sendable {
 
     public let controller: HCIController
     private let state = Mutex(State())
+    private let reportBroadcast = AsyncBroadcast<ScanReport>()
 
     public init(controller: HCIController) {
         self.controller = controller
@@ -64,9 +65,8 @@ public final class Scanner: Sendable {
 
     deinit {
         if let token = state.withLock({ $0.observer }) { controller.removeEventHandler(token) }
-        let (devices, reports) = state.withLock { (Array($0.streams.values), Array($0.reportStreams.values)) }
-        for continuation in devices { continuation.finish() }
-        for continuation in reports { continuation.finish() }
+        for continuation in state.withLock({ Array($0.streams.values) }) { continuation.finish() }
+        reportBroadcast.finish()
     }
 
     // MARK: - Public state
@@ -112,25 +112,7 @@ public final class Scanner: Sendable {
 
     /// Every advertising report as it comes (extended ones reassembled), before it is folded
     /// into its device. Finishes when the controller closes or the scanner goes away.
-    public func reports(
-        bufferingPolicy: AsyncStream<ScanReport>.Continuation.BufferingPolicy = .unbounded
-    ) -> AsyncStream<ScanReport> {
-        let (stream, continuation) = AsyncStream.makeStream(of: ScanReport.self, bufferingPolicy: bufferingPolicy)
-        let id = state.withLock { s -> UInt64? in
-            guard !s.closed else { return nil }
-            s.nextStreamID += 1
-            s.reportStreams[s.nextStreamID] = continuation
-            return s.nextStreamID
-        }
-        guard let id else {
-            continuation.finish()
-            return stream
-        }
-        continuation.onTermination = { [weak self] _ in
-            _ = self?.state.withLock { $0.reportStreams.removeValue(forKey: id) }
-        }
-        return stream
-    }
+    public func reports() -> AsyncStream<ScanReport> { reportBroadcast.stream() }
 
     // MARK: - Scanning
 
@@ -262,8 +244,7 @@ public final class Scanner: Sendable {
     }
 
     private func publish(_ report: ScanReport) {
-        let streams = state.withLock { s in s.scanning ? Array(s.reportStreams.values) : [] }
-        for stream in streams { stream.yield(report) }
+        if isScanning { reportBroadcast.yield(report) }
     }
 
     private func fold(_ id: DiscoveredDevice.ID, isScanResponse: Bool, connectable: Bool, data: [UInt8],
@@ -309,14 +290,11 @@ public final class Scanner: Sendable {
         let streams = state.withLock { s in
             s.closed = true
             s.scanning = false
-            defer {
-                s.streams.removeAll()
-                s.reportStreams.removeAll()
-            }
-            return (Array(s.streams.values), Array(s.reportStreams.values))
+            defer { s.streams.removeAll() }
+            return Array(s.streams.values)
         }
-        for stream in streams.0 { stream.finish() }
-        for stream in streams.1 { stream.finish() }
+        for stream in streams { stream.finish() }
+        reportBroadcast.finish()
     }
 }
 
@@ -336,7 +314,6 @@ extension Scanner {
         var order: [DiscoveredDevice.ID] = []
         var fragments: [FragmentKey: [UInt8]] = [:]
         var streams: [UInt64: AsyncStream<DiscoveredDevice>.Continuation] = [:]
-        var reportStreams: [UInt64: AsyncStream<ScanReport>.Continuation] = [:]
         var nextStreamID: UInt64 = 0
         var counters = Counters()
         var lastMalformed: AdvertisingDataError?

@@ -283,7 +283,7 @@ final class LinkSecurity: Sendable {
             waiter.fail(SecurityError.pairing(.timeout))
         }
         defer { deadline.cancel() }
-        let reminder = role == .peripheral ? remindCentral() : nil
+        let reminder = requirements.map { remindCentral(asking: $0) }
         defer { reminder?.cancel() }
         return try await waiter.wait()
     }
@@ -292,13 +292,11 @@ final class LinkSecurity: Sendable {
     /// listened, as with a central that reads it only once its own connect call returned) and
     /// the Core Specification leaves answering it to the central: asked again 1, 3, 7 and 15 s
     /// after the first while the central has sent no SMP PDU since, nor started encryption.
-    private func remindCentral() -> Task<Void, Never> {
+    private func remindCentral(asking requirements: SMPAuthenticationRequirements) -> Task<Void, Never> {
         Task { [clock] in
             for delay in [1, 2, 4, 8] {
                 guard (try? await clock.sleep(for: .seconds(delay))) != nil else { return }
-                let requirements = try? manager.pairingConfiguration(identity: identity, verifyingStore: false).authentication
-                let ask = state.withLock { s in s.awaitingCentral && !s.closed && !s.smpTimedOut && s.level == .none }
-                guard ask, let requirements else { return }
+                guard state.withLock({ s in s.awaitingCentral && !s.closed && !s.smpTimedOut && s.level == .none }) else { return }
                 controller.logger.debug("the central has not answered the Security Request: asking again", metadata: ["handle": "\(handle)"])
                 sender.post([SMPCommandCode.securityRequest.rawValue, requirements.rawValue], on: .smp)
             }

@@ -14,17 +14,15 @@ let package = Package(
         // The flash/shutter timing engine.
         .library(name: "StrobeSequencer", targets: ["StrobeSequencer"]),
         .executable(name: "strobe", targets: ["strobe"]),
+        // The same tool without the LIFX HTTP API backend (no HTTP client, swift-nio or TLS): for
+        // small devices, and what the kernel suite runs.
+        .executable(name: "strobe-lite", targets: ["strobe-lite"]),
         .executable(name: "strobe-bench", targets: ["StrobeBench"]),
         // A Pandora gRPC server (Google's Bluetooth test interfaces) for the avatar conformance
         // suite: its own product, so nothing else links gRPC.
         .executable(name: "strobe-pandora", targets: ["strobe-pandora"]),
         // libFuzzer targets for every parser; built and run by Scripts/fuzz.sh.
         .executable(name: "strobe-fuzz", targets: ["StrobeFuzz"]),
-    ],
-    traits: [
-        .trait(name: "LIFXHTTP", description: "The strobe tool's LIFX HTTP API backend (AsyncHTTPClient, swift-nio). "
-            + "The kernel suite's static strobe is built without it (--disable-default-traits)."),
-        .default(enabledTraits: ["LIFXHTTP"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
@@ -72,16 +70,18 @@ let package = Package(
             dependencies: ["StrobeLights", .product(name: "AsyncHTTPClient", package: "async-http-client")]),
         .target(name: "StrobeSequencer", dependencies: ["StrobeHCI", "StrobeHost", "StrobeDevices", "StrobeLights"]),
         .target(name: "Strobe", dependencies: ["StrobeHCI", "StrobeCapture", "StrobeHost", "StrobeDevices"]),
-        .executableTarget(
-            name: "strobe",
+        // The `strobe` tool's commands; its two executables differ only in the LIFX HTTP backend.
+        .target(
+            name: "StrobeCLI",
             dependencies: [
                 "Strobe", "StrobeSim", "StrobeSequencer", "StrobeLights",
-                .target(name: "StrobeLightsHTTP", condition: .when(traits: ["LIFXHTTP"])),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Histogram", package: "hdrhistogram-swift"),
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
+        .executableTarget(name: "strobe", dependencies: ["StrobeCLI", "StrobeLightsHTTP"]),
+        .executableTarget(name: "strobe-lite", dependencies: ["StrobeCLI"]),
         // Performance claims are made here and nowhere else: `swift run -c release strobe-bench`.
         .executableTarget(
             name: "StrobeBench",
@@ -138,7 +138,7 @@ let package = Package(
         .testTarget(
             name: "StrobeInteropTests",
             dependencies: [
-                "Strobe", "StrobeSim", "StrobeSequencer", "StrobeLights", "StrobeLightsHTTP", "strobe",
+                "Strobe", "StrobeSim", "StrobeSequencer", "StrobeLights", "StrobeLightsHTTP", "StrobeCLI", "strobe", "strobe-lite",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
             ]),
     ],

@@ -4,6 +4,8 @@
 #   Scripts/fuzz.sh                      every target, 60 s each
 #   Scripts/fuzz.sh TARGET               one target (Scripts/fuzz.sh --list names them)
 #   Scripts/fuzz.sh [TARGET] --seconds N N seconds per target
+#   Scripts/fuzz.sh --debug ...          an unoptimised build: a third of the build time, a fraction
+#                                        of the executions per second (the test command's short run)
 #
 # Corpora live in .build/fuzz/corpus/TARGET, seeded from Captures/ on first use; the inputs in
 # Tests/Fuzz/Regressions/TARGET (each one a crash found earlier) are run first, every time.
@@ -16,22 +18,23 @@ cd "$root"
 seconds=60
 targets=()
 list=false
+configuration=release
 while [ $# -gt 0 ]; do
   case "$1" in
     --seconds) seconds="$2"; shift 2 ;;
     --list) list=true; shift ;;
-    -h|--help) sed -n '2,12p' "$0"; exit 0 ;;
+    --debug) configuration=debug; shift ;;
+    -h|--help) sed -n '2,14p' "$0"; exit 0 ;;
     *) targets+=("$1"); shift ;;
   esac
 done
 
 build=.build/fuzz
 mkdir -p "$build"
-# The release scratch path the kernel suite's static strobe is built in: the sanitizer is on the
-# Swift code only, so the C dependencies (swift-crypto's BoringSSL) built there are used as they are.
-release=.build-release
+# A scratch path of its own: the sanitizer changes how every Swift module is compiled.
+scratch=.build-fuzz
 # gold cannot link address-sanitized Swift; lld ships with the toolchain.
-if ! swift build -c release --product strobe-fuzz --scratch-path "$release" \
+if ! swift build -c "$configuration" --product strobe-fuzz --scratch-path "$scratch" \
     -Xswiftc -sanitize=fuzzer,address -Xswiftc -use-ld=lld \
     -Xlinker -u -Xlinker LLVMFuzzerRunDriver >"$build/build.log" 2>&1; then
   cat "$build/build.log" >&2
@@ -39,8 +42,8 @@ if ! swift build -c release --product strobe-fuzz --scratch-path "$release" \
   exit 1
 fi
 fuzz="$build/strobe-fuzz"
-# Kept apart, since the next build in the shared path replaces it.
-cp "$release/release/strobe-fuzz" "$fuzz"
+# Kept apart, so that reproducing a crash runs the build that found it.
+cp "$scratch/$configuration/strobe-fuzz" "$fuzz"
 
 if $list; then "$fuzz" list; exit 0; fi
 if [ ${#targets[@]} -eq 0 ]; then

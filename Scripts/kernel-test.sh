@@ -1,12 +1,13 @@
 #!/usr/bin/env bash
 # Runs strobe against the real Linux HCI socket layer: boots a stock Debian kernel under
 # qemu (software emulation, TCG) from a small initramfs with the bluetooth and hci_vhci
-# modules, BlueZ's btvirt (emulated LE controllers) and a static strobe, and runs
+# modules, BlueZ's btvirt (emulated LE controllers) and strobe-lite with its libraries, and runs
 # Tests/Kernel/guest-tests.sh inside it. See Tests/Kernel/README.md.
 #
 #   Scripts/kernel-test.sh [--strobe PATH] [--refresh] [--inject-failure]
 #
-#   --strobe PATH      put this (static) strobe binary in the guest instead of building one
+#   --strobe PATH      put this strobe binary in the guest (with the libraries it links) instead
+#                      of building strobe-lite
 #   --refresh          download the kernel and bluez-test-tools packages again
 #   --inject-failure   add a guest test whose expectation cannot hold (checks the harness)
 #
@@ -231,22 +232,22 @@ O=$RUN/overlay
 rm -rf "$O" && mkdir -p "$O/bin" "$O/test"
 "$CC_BIN" -O2 -static -Wall -Wextra -Werror -o "$O/bin/hci-helper" "$GUEST/hci-helper.c"
 if [ -z "$STROBE_BIN" ]; then
-    say "building a static strobe"
-    # Without the LIFX HTTP backend (the LIFXHTTP trait): no HTTP client, swift-nio or its TLS to build.
-    swift_args=(-c release --product strobe --disable-default-traits --static-swift-stdlib -Xswiftc -static-executable
-        --scratch-path "$ROOT/.build-release" --package-path "$ROOT")
-    # glibc's linker warnings about getpwnam & co. in static binaries are expected: hide them.
-    set +e
-    swift build "${swift_args[@]}" 2>&1 | grep -v -e "in statically linked applications requires" -e "is dangerous, better use"
-    build_rc=${PIPESTATUS[0]}
-    set -e
-    [ "$build_rc" -eq 0 ] || die "swift build failed"
-    STROBE_BIN=$(swift build "${swift_args[@]}" --show-bin-path)/strobe
+    # strobe-lite: the strobe tool without the LIFX HTTP backend (no HTTP client, swift-nio or
+    # TLS), from the package's debug build, which the test command has already made.
+    say "building strobe-lite"
+    swift build --product strobe-lite --package-path "$ROOT" || die "swift build failed"
+    STROBE_BIN=$(swift build --package-path "$ROOT" --show-bin-path)/strobe-lite
 fi
 [ -x "$STROBE_BIN" ] || die "no strobe binary at $STROBE_BIN"
 STRIP=$(command -v strip || command -v llvm-strip || true)
-# Stripped, the binary is a quarter of the size: a smaller initramfs boots faster.
+# Stripped, the binary is a fraction of the size: a smaller initramfs boots faster.
 [ -n "$STRIP" ] && "$STRIP" -o "$O/bin/strobe" "$STROBE_BIN" 2>/dev/null || cp "$STROBE_BIN" "$O/bin/strobe"
+# Its libraries (the Swift runtime, Foundation, the C library) and loader come from this host,
+# at the paths the binary looks for them; a static binary has none.
+for lib in $(ldd "$STROBE_BIN" 2>/dev/null | sed -n 's/.*=> \(\/[^ ]*\).*/\1/p; s/^[[:space:]]*\(\/[^ ]*\) (0x.*/\1/p'); do
+    mkdir -p "$O$(dirname "$lib")"
+    cp -L "$lib" "$O$lib"
+done
 cp "$GUEST/init.sh" "$O/init"
 cp "$GUEST/guest-tests.sh" "$O/test/guest-tests.sh"
 chmod 755 "$O/init" "$O/bin/"* "$O/test/guest-tests.sh"

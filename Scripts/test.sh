@@ -1,10 +1,10 @@
 #!/usr/bin/env bash
-# The test command: installs missing test dependencies, builds, runs the whole Swift suite with
-# the kernel suite (strobe on the real Linux HCI user channel, in a qemu guest) beside it, then
-# the conformance suite (avatar's LE classes against strobe-pandora, Scripts/conformance.sh) with
-# every fuzz target for a few seconds (Scripts/fuzz.sh) beside it. Every phase runs even when
-# an earlier one failed; at the end one line per phase gives its time and counts, then the
-# "N passed, M failed" total.
+# The test command: installs missing test dependencies, builds once, runs the whole Swift suite
+# with the kernel suite (the build's strobe-lite on the real Linux HCI user channel, in a qemu
+# guest) and the fuzzers (Scripts/fuzz.sh --debug: every target for a few seconds) beside it,
+# then the conformance suite (avatar's LE classes against the build's strobe-pandora,
+# Scripts/conformance.sh). Every phase runs even when an earlier one failed; at the end one line
+# per phase gives its time and counts, then the "N passed, M failed" total.
 #
 #   Scripts/test.sh               everything
 #   Scripts/test.sh --repeat N    only the Swift suite, N times, then every test that failed in any run
@@ -79,10 +79,9 @@ if [ $# -gt 0 ]; then
   exit
 fi
 
-# The phases after the build run two at a time, each pair a real-time one beside a CPU-bound
-# one: the Swift suite (which waits on foreign peers and virtual time) beside the kernel suite
-# (a release build, then qemu), and the conformance suite (which waits on the air) beside the
-# fuzzers (whose build reuses the kernel suite's release objects). Each runs in a process group
+# After the build the Swift suite (which waits on foreign peers and virtual time) runs with the
+# kernel suite (qemu, one core) and the fuzzers' build and run beside it; the conformance suite,
+# whose six shards keep both cores busy, runs alone after them. Each job runs in a process group
 # of its own, ended when the test command is interrupted; its time is its own wall time.
 declare -A pid_of=()
 # Every process of every job (each is a session of its own: qemu under `timeout` is in a group
@@ -117,8 +116,11 @@ last_counts() {
   if [ -z "$line" ]; then echo "0 1"; else echo "$line" | sed 's/^\([0-9]*\) passed, \([0-9]*\) failed$/\1 \2/'; fi
 }
 
+# The executables the build made: building them again here would wait on the Swift suite's lock.
+bin=$(swift build --show-bin-path)
 begin swift swift test --skip-build
-begin kernel Scripts/kernel-test.sh
+begin kernel Scripts/kernel-test.sh --strobe "$bin/strobe-lite"
+begin fuzz Scripts/fuzz.sh --debug --seconds 5
 end swift
 read -r passed failed < <(swift_counts "$logs/swift.log")
 [ "$job_status" -eq 0 ] || [ "$failed" -gt 0 ] || failed=1
@@ -127,29 +129,27 @@ end kernel
 read -r kernel_passed kernel_failed < <(last_counts "$logs/kernel.log")
 [ "$job_status" -eq 0 ] || [ "$kernel_failed" -gt 0 ] || kernel_failed=1
 kernel_time=$job_time
-
-# The strobe-pandora the build made (a build of it alone would build its modules again).
-bin=$(swift build --show-bin-path)
-export STROBE_PANDORA=$bin/strobe-pandora
-begin conformance Scripts/conformance.sh
-begin fuzz Scripts/fuzz.sh --seconds 5
-end conformance
-read -r conformance_passed conformance_failed < <(last_counts "$logs/conformance.log")
-[ "$job_status" -eq 0 ] || [ "$conformance_failed" -gt 0 ] || conformance_failed=1
-conformance_time=$job_time
 end fuzz
 fuzz_clean=$(grep -c '^fuzz: .*, no crash$' "$logs/fuzz.log" || true)
 fuzz_failed=$([ "$job_status" -eq 0 ] && echo 0 || echo 1)
 fuzz_time=$job_time
+
+export STROBE_PANDORA=$bin/strobe-pandora
+begin conformance Scripts/conformance.sh
+end conformance
+read -r conformance_passed conformance_failed < <(last_counts "$logs/conformance.log")
+[ "$job_status" -eq 0 ] || [ "$conformance_failed" -gt 0 ] || conformance_failed=1
+conformance_time=$job_time
 trap - INT TERM
 
 record install "$install_time"
 record build "$build_time"
 record swift-suite "$swift_time" "$passed" "$failed"
 record kernel-suite "$kernel_time" "$kernel_passed" "$kernel_failed" "beside the Swift suite"
+record fuzzers "$fuzz_time" "$fuzz_clean" "$fuzz_failed" "beside the Swift suite; targets run 5 s each without a crash"
 record conformance "$conformance_time" "$conformance_passed" "$conformance_failed"
-record fuzzers "$fuzz_time" "$fuzz_clean" "$fuzz_failed" "beside conformance; targets run 5 s each without a crash"
 echo
 printf '%s\n' "${phases[@]}"
+echo "time: $SECONDS s in all, $((SECONDS - conformance_time)) s without the conformance suite"
 echo "$total_passed passed, $total_failed failed"
 [ "$total_failed" -eq 0 ]

@@ -76,6 +76,21 @@ import Testing
         await server.stop()
     }
 
+    /// `strobe-lite` is the same tool without the HTTP backend: it refuses `--backend http` with
+    /// the reason, and no HTTP client is linked into it (its module's symbols are absent).
+    @Test func strobeLiteHasNoHTTPBackendAndSaysSo() async throws {
+        let lite = RepositoryPaths.builtExecutable("strobe-lite")
+        let refused = try await StrobeCommand.run(executable: lite, ["light", "--backend", "http", "list"],
+                                                  environment: ["LIFX_TOKEN": "t", "PATH": "/usr/bin:/bin"])
+        #expect(refused.status == 2)
+        #expect(refused.stderr.contains("without the LIFX HTTP API"), "\(refused.stderr)")
+        let help = try await StrobeCommand.run(executable: lite, ["light", "--help"])
+        #expect(help.status == 0 && help.stdout.contains("--backend"))
+        let module = Data("AsyncHTTPClient".utf8)
+        #expect(try Data(contentsOf: lite).range(of: module) == nil)
+        #expect(try Data(contentsOf: RepositoryPaths.strobeExecutable).range(of: module) != nil)
+    }
+
     @Test func bleAgainstABumbleLEDnetPeer() async throws {
         let peer = try await BumblePeripheral(script: "lednet.py", arguments: ["--names", "Triones-A1,LEDBLE-B2"])
         let ble = ["--transport", peer.transport, "--backend", "ble", "--discover-ms", "1500"]

@@ -24,12 +24,15 @@ enum RepositoryPaths {
     }
 
     /// The `strobe` executable built next to the test bundle.
-    static var strobeExecutable: URL {
+    static var strobeExecutable: URL { builtExecutable("strobe") }
+
+    /// An executable product built next to the test bundle.
+    static func builtExecutable(_ name: String) -> URL {
         let buildDir = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
         for candidate in [buildDir, buildDir.deletingLastPathComponent()] {
-            let url = candidate.appendingPathComponent("strobe")
+            let url = candidate.appendingPathComponent(name)
             if FileManager.default.isExecutableFile(atPath: url.path) { return url }
         }
-        return buildDir.appendingPathComponent("strobe")
+        return buildDir.appendingPathComponent(name)
     }
 }

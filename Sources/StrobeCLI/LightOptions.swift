@@ -2,9 +2,10 @@ import ArgumentParser
 import Foundation
 import Strobe
 import StrobeLights
-#if LIFXHTTP
-import StrobeLightsHTTP
-#endif
+
+/// Makes the LIFX HTTP API's backend from a token and the API's base URL: the `strobe`
+/// executable passes one, `strobe-lite` (no HTTP client) none.
+public typealias LIFXHTTPBackendFactory = @Sendable (_ token: String, _ baseURL: URL) -> any LightsBackend
 
 /// What every `strobe light` command takes: which backend reaches the lights, which lights,
 /// and how to answer.
@@ -24,6 +25,9 @@ struct LightOptions: ParsableArguments {
 
     @Option(help: ArgumentHelp("The LIFX HTTP API's base URL.", valueName: "url"))
     var apiURL: String = LightOptions.defaultAPIURL
+
+    /// How the running executable makes the LIFX HTTP API's backend, if it has one.
+    @TaskLocal static var lifxHTTPBackend: LIFXHTTPBackendFactory?
 
     /// LIFXHTTPBackend's, here too in a strobe built without it.
     static let defaultAPIURL = "https://api.lifx.com/v1/"
@@ -78,11 +82,10 @@ struct LightOptions: ParsableArguments {
             guard let url = URL(string: apiURL), url.scheme == "https" || url.scheme == "http" else {
                 throw ValidationError("--api-url '\(apiURL)' is no http(s) URL")
             }
-            #if LIFXHTTP
-            return LIFXHTTPBackend(token: try token(file: tokenFile), baseURL: url)
-            #else
-            throw ValidationError("this strobe was built without the LIFX HTTP API (the package's LIFXHTTP trait)")
-            #endif
+            guard let lifxHTTPBackend else {
+                throw ValidationError("this strobe was built without the LIFX HTTP API (strobe-lite): use the strobe executable")
+            }
+            return lifxHTTPBackend(try token(file: tokenFile), url)
         case "ble":
             return LEDnetBackend(central: try await central(), configuration: .init(scanDuration: .milliseconds(discoverMs), scenes: scenes))
         default:

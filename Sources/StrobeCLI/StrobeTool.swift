@@ -3,7 +3,16 @@ import Foundation
 import Strobe
 import StrobeSim
 
-@main
+/// Runs the process's command line as the `strobe` tool and exits with its status.
+/// `lifxHTTPBackend` makes the LIFX HTTP API's backend from a token and base URL; without it
+/// (`strobe-lite`) `--backend http` is refused with the reason.
+public func runStrobeTool(lifxHTTPBackend: LIFXHTTPBackendFactory? = nil) async -> Never {
+    let status = await LightOptions.$lifxHTTPBackend.withValue(lifxHTTPBackend) {
+        await StrobeTool.status(running: nil)
+    }
+    Foundation.exit(status)
+}
+
 struct StrobeTool: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "strobe",
@@ -11,10 +20,6 @@ struct StrobeTool: AsyncParsableCommand {
         subcommands: [InfoCommand.self, ScanCommand.self, AdvertiseCommand.self, ConnectCommand.self, PairCommand.self, BondsCommand.self, GATTCommand.self, CaptureCommand.self, FlashCommand.self, GripCommand.self, RemoteCommand.self, StylusCommand.self, ShootCommand.self, LightCommand.self, SimCommand.self])
 
     @OptionGroup var global: GlobalOptions
-
-    static func main() async {
-        Foundation.exit(await status(running: nil))
-    }
 
     /// Runs a command line (`arguments`, else the process's) and returns its exit status: 0
     /// success (help and version included), 1 a one-line error, 2 bad usage.

@@ -7,7 +7,7 @@ extension RootCanalTests {
     /// (`Tests/Fixtures/Bumble/hid_remote.py`: HID over GATT, its reports and CCCDs needing an
     /// encrypted link) on RootCanal: it pairs, subscribes and reports every press in order; after
     /// the remote restarts with its keys, the bond encrypts the link without pairing again.
-    @Suite(.timeLimit(.minutes(2))) struct HIDRemoteInteropTests {
+    struct HIDRemoteInteropTests {
         static func events(_ rootCanal: RootCanal, bonds: String, count: Int) async throws -> (events: [[String: Any]], summary: [String: Any]) {
             let result = try await StrobeCommand.run(
                 ["--transport", rootCanal.transport, "remote", "events", "--name", "Bumble-Shutter", "--count", "\(count)",

@@ -4,7 +4,7 @@ import Testing
 
 /// `strobe pair` and `strobe bonds` against Bumble's Security Manager on RootCanal.
 extension RootCanalTests {
-    @Suite(.timeLimit(.minutes(2))) struct PairCommandTests {
+    struct PairCommandTests {
         @Test func pairsBondsListsAndForgets() async throws {
             try await RootCanal.with { rootCanal in try await Self.pairBondListForget(rootCanal) }
         }

@@ -3,9 +3,10 @@ import Strobe
 import Synchronization
 import Testing
 
-/// The tests on RootCanal with Bumble peers, one at a time: each starts a RootCanal and Python
-/// processes, and a two-core machine running them all at once starves the real-time tests.
-@Suite(.serialized) enum RootCanalTests {}
+/// The tests on RootCanal with Bumble peers: each starts a RootCanal and Python processes, so
+/// `RootCanal.with` lets only a few run at once. One limit against a hang for them all, since a
+/// test's time includes its wait for a world.
+@Suite(.timeLimit(.minutes(8))) enum RootCanalTests {}
 
 extension RootCanalTests {
     /// Strobe's Security Manager against Google Bumble's (its host, from the project's Bumble venv),

@@ -191,8 +191,10 @@ final class LinkSecurity: Sendable {
             s.pendingBond = nil
             return ([], waiter, .success(s.level))
         }
-        if let waiter, let outcome { waiter.resolve(outcome) }
+        // Announced before the caller of encrypt() hears of it, as a pairing's end is: what the
+        // link keeps with the bond once encrypted is under way by the time encrypt() returns.
         if case .success(let level)? = outcome { announce(level) }
+        if let waiter, let outcome { waiter.resolve(outcome) }
         if !event.status.isSuccess {
             controller.logger.warning("encryption failed", metadata: ["handle": "\(handle)", "status": "\(event.status)"])
         }

@@ -129,7 +129,14 @@ final class LineCollector: Sendable {
 
     /// The first line starting with `prefix` and containing `text`.
     func firstLine(withPrefix prefix: String, containing text: String, timeout: Duration) async throws -> String? {
-        let matches: @Sendable (String) -> Bool = { $0.hasPrefix(prefix) && (text.isEmpty || $0.contains(text)) }
+        try await firstLine(timeout: timeout, describedAs: "starting with \(prefix)") {
+            $0.hasPrefix(prefix) && (text.isEmpty || $0.contains(text))
+        }
+    }
+
+    /// The first line that `matches`, `nil` if the stream ended without one.
+    func firstLine(timeout: Duration, describedAs description: String, where matches: @escaping @Sendable (String) -> Bool)
+        async throws -> String? {
         let id = UUID()
         return try await withThrowingTaskGroup(of: String?.self) { group in
             group.addTask {
@@ -147,7 +154,7 @@ final class LineCollector: Sendable {
                 try await Task.sleep(for: timeout)
                 // On a machine busy enough to delay this task, the line may have come meanwhile.
                 if let line = self.lines.first(where: matches) { return line }
-                throw BumblePeripheral.LaunchError(description: "no line starting with \(prefix) within \(timeout); got: \(self.lines)")
+                throw BumblePeripheral.LaunchError(description: "no line \(description) within \(timeout); got: \(self.lines)")
             }
             defer {
                 group.cancelAll()

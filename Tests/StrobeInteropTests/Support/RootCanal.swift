@@ -18,9 +18,19 @@ final class RootCanal: Sendable {
     /// The peers started on it, stopped with it.
     private let peers = Mutex<[BumbleSMPPeer]>([])
 
-    /// Runs `body` with a RootCanal of its own, and stops it and every peer started on it
-    /// however `body` ends.
-    static func with<T: Sendable>(_ body: (RootCanal) async throws -> T) async throws -> T {
+    /// How many RootCanal worlds run at once: each brings Python peers whose start keeps a core
+    /// busy, and a two-core machine running every one at once would starve the real-time tests.
+    private static let worlds = Slots(3)
+
+    /// Runs `body` with a RootCanal of its own (once one of the `worlds` is free, unless the
+    /// test is `mostlyIdle`: it waits on the air once its peers have started), and stops it and
+    /// every peer started on it however `body` ends.
+    static func with<T: Sendable>(mostlyIdle: Bool = false, _ body: (RootCanal) async throws -> T) async throws -> T {
+        if mostlyIdle { return try await run(body) }
+        return try await worlds.holding { try await run(body) }
+    }
+
+    private static func run<T: Sendable>(_ body: (RootCanal) async throws -> T) async throws -> T {
         let rootCanal = try await RootCanal()
         do {
             let result = try await body(rootCanal)
@@ -52,20 +62,35 @@ final class RootCanal: Sendable {
         guard FileManager.default.isExecutableFile(atPath: Self.executable.path) else {
             throw Failure(description: "no RootCanal at \(Self.executable.path): run Scripts/install-test-deps.sh")
         }
-        let ports = try (0..<4).map { _ in try LIFXEmulator.freePort(SOCK_STREAM) }
-        hciPort = ports[0]
-        let process = Process()
-        process.executableURL = Self.executable
-        process.arguments = ["-hci_port", "\(ports[0])", "-link_port", "\(ports[1])", "-link_ble_port", "\(ports[2])",
-                             "-test_port", "\(ports[3])"]
-        let pipe = Pipe()
-        process.standardOutput = pipe
-        process.standardError = pipe
-        output = LineCollector(pipe.fileHandleForReading)
-        try process.run()
-        self.process = process
-        guard try await output.firstLine(withPrefix: "", containing: "Listening on: \(ports[0]) ", timeout: .seconds(60)) != nil else {
-            throw Failure(description: "RootCanal did not listen on \(ports[0]): \(output.lines.suffix(10).joined(separator: "\n"))")
+        // A port found free can be taken by another process before RootCanal binds it (other
+        // worlds start at the same time): RootCanal says so, and starts again on other ports.
+        var attempt = 0
+        while true {
+            attempt += 1
+            let ports = try (0..<4).map { _ in try LIFXEmulator.freePort(SOCK_STREAM) }
+            let process = Process()
+            process.executableURL = Self.executable
+            process.arguments = ["-hci_port", "\(ports[0])", "-link_port", "\(ports[1])", "-link_ble_port", "\(ports[2])",
+                                 "-test_port", "\(ports[3])"]
+            let pipe = Pipe()
+            process.standardOutput = pipe
+            process.standardError = pipe
+            let output = LineCollector(pipe.fileHandleForReading)
+            try process.run()
+            let listening = "Listening on: \(ports[0]) "
+            let line = try await output.firstLine(timeout: .seconds(60), describedAs: "saying it listens on \(ports[0])") {
+                $0.contains(listening) || $0.contains("Error binding")
+            }
+            if let line, line.contains(listening) {
+                hciPort = ports[0]
+                self.process = process
+                self.output = output
+                return
+            }
+            await process.killAndWait()
+            guard attempt < 3 else {
+                throw Failure(description: "RootCanal did not listen on \(ports[0]): \(output.lines.suffix(10).joined(separator: "\n"))")
+            }
         }
     }
 

@@ -1,11 +1,12 @@
 import Logging
 import StrobeHCI
+import StrobeSecurity
 import Synchronization
 
 /// The receiving side of L2CAP on one LE-U link, as the controller hands it the link's ACL data
 /// on the transport's reader thread: fragments reassembled in place and routed by channel, ATT
 /// (CID 4) to the link's bearer, LE signalling (CID 5) answered here, SMP (CID 6) to the
-/// link's Security Manager.
+/// link's Security Manager, dynamic CIDs to the link's credit-based channels (`L2CAPChannelTable`).
 ///
 /// The reassembler belongs to the reader thread: the receive path takes no lock and allocates
 /// nothing. What goes out uses the link's `L2CAPSender`.
@@ -17,6 +18,7 @@ final class L2CAPLink: HCIACLHandler, @unchecked Sendable {
     let security: LinkSecurity
     private let controller: HCIController
     private let parameterPolicy: ConnectionParameterPolicy
+    private let clock: any Clock<Duration>
     /// Used only on the reader thread (the one that calls `controllerDidReceiveACL`), through
     /// a pointer: no exclusivity check and no reference count per packet.
     private let reassembly: UnsafeMutablePointer<L2CAPReassembly>
@@ -41,15 +43,39 @@ final class L2CAPLink: HCIACLHandler, @unchecked Sendable {
         var parameterUpdatesAccepted = 0
         /// This host's own Connection Parameter Update Request, waiting for its response.
         var pendingUpdate: (identifier: UInt8, waiter: Waiter<Bool>)?
-        var nextIdentifier: UInt8 = 1
+        /// The credit-based channels, and what waits on them.
+        var channels = L2CAPChannelTable()
+        var listeners: [UInt16: L2CAPChannelTable.Listener] = [:]
+        var acceptors: [UInt16: (generation: Int, continuation: AsyncStream<L2CAPChannel>.Continuation)] = [:]
+        var generation = 0
+        var opening: [UInt64: Waiter<L2CAPChannel>] = [:]
+        var nextToken: UInt64 = 1
+        var objects: [L2CAPChannelID: L2CAPChannel] = [:]
+        /// Each channel's `send` callers, in the order their SDUs go out.
+        var sendWaiters: [L2CAPChannelID: [Waiter<Void>]] = [:]
+        /// The response deadline of each request of ours, by identifier.
+        var deadlines: [UInt8: Task<Void, Never>] = [:]
+        var linkClosed = false
+    }
+
+    /// What a channel action leaves to do once the signalling lock is released.
+    private enum Followup: Sendable {
+        case deadline(UInt8)
+        case opened(Waiter<L2CAPChannel>, L2CAPChannel)
+        case openFailed(Waiter<L2CAPChannel>, L2CAPChannelError)
+        case accepted(AsyncStream<L2CAPChannel>.Continuation?, L2CAPChannel)
+        case deliver(L2CAPChannel, [UInt8])
+        case sent(Waiter<Void>)
+        case ended(L2CAPChannel?, [Waiter<Void>], L2CAPChannelError?)
     }
 
     /// How long a signalling request waits for its response (the spec's RTX: 1 to 60 s).
     static let responseTimeout = Duration.seconds(30)
 
     init(controller: HCIController, handle: ConnectionHandle, role: LERole, sender: L2CAPSender, bearer: ATTBearer,
-         security: LinkSecurity, parameterPolicy: ConnectionParameterPolicy = .lowLatency) {
+         security: LinkSecurity, clock: any Clock<Duration>, parameterPolicy: ConnectionParameterPolicy = .lowLatency) {
         self.controller = controller
+        self.clock = clock
         self.parameterPolicy = parameterPolicy
         self.security = security
         self.handle = handle
@@ -122,6 +148,7 @@ final class L2CAPLink: HCIACLHandler, @unchecked Sendable {
             counts.smp.incrementBySoleWriter()
             security.receive(Array(pdu.payload))
         default:
+            if pdu.channel.isDynamicLE, receiveKFrame(pdu.payload, on: pdu.channel) { return }
             counts.unknownChannel.incrementBySoleWriter()
             controller.logger.debug("L2CAP PDU on an unknown channel dropped", metadata: ["handle": "\(handle)", "channel": "\(pdu.channel)"])
         }
@@ -138,6 +165,7 @@ final class L2CAPLink: HCIACLHandler, @unchecked Sendable {
             controller.logger.warning("malformed LE signalling PDU dropped", metadata: ["handle": "\(handle)", "error": "\(error)"])
             return
         }
+        if receiveChannelSignaling(packet) { return }
         switch LESignalingCode(rawValue: packet.code) {
         case .connectionParameterUpdateRequest where role == .central:
             let request: ConnectionParameterUpdateRequest
@@ -199,8 +227,7 @@ final class L2CAPLink: HCIACLHandler, @unchecked Sendable {
         let waiter = Waiter<Bool>()
         let identifier = signaling.withLock { s -> UInt8 in
             s.pendingUpdate?.waiter.fail(CancellationError())
-            let identifier = s.nextIdentifier
-            s.nextIdentifier = identifier == 0xFF ? 1 : identifier + 1
+            let identifier = s.channels.allocateIdentifier()
             s.pendingUpdate = (identifier, waiter)
             return identifier
         }
@@ -218,13 +245,223 @@ final class L2CAPLink: HCIACLHandler, @unchecked Sendable {
         return try await waiter.wait(onCancel: withdraw)
     }
 
-    /// The link is down: a request of ours waiting for its response fails.
+    /// The link is down: a request of ours waiting for its response fails, and every channel ends.
     func closed() {
-        let pending = signaling.withLock { s in
+        let (pending, followups, acceptors) = signaling.withLock { s in
             defer { s.pendingUpdate = nil }
-            return s.pendingUpdate
+            s.linkClosed = true
+            let acceptors = s.acceptors.values.map(\.continuation)
+            s.acceptors = [:]
+            s.listeners = [:]
+            for deadline in s.deadlines.values { deadline.cancel() }
+            s.deadlines = [:]
+            return (s.pendingUpdate, process(s.channels.linkClosed(), &s), acceptors)
         }
         pending?.waiter.fail(HCIError.connectionClosed(handle: handle))
+        run(followups)
+        for acceptor in acceptors { acceptor.finish() }
+    }
+
+    // MARK: Credit-based channels
+
+    /// Accepts the peer's channels on `psm` with `parameters`, when the link is at least at
+    /// `security` (else the peer is refused with Insufficient Authentication or Encryption).
+    /// Replaces an earlier listener on the PSM; ends when the link does.
+    func listen(psm: UInt16, parameters: L2CAPCreditChannel.Parameters, security: SMPSecurityLevel)
+        throws(L2CAPChannelError) -> AsyncStream<L2CAPChannel> {
+        try check(psm: psm, parameters)
+        let (stream, continuation) = AsyncStream.makeStream(of: L2CAPChannel.self)
+        let replaced = signaling.withLock { s -> AsyncStream<L2CAPChannel>.Continuation? in
+            guard !s.linkClosed else { return continuation }
+            s.generation += 1
+            let generation = s.generation
+            continuation.onTermination = { [weak self] _ in
+                self?.signaling.withLock { s in
+                    guard s.acceptors[psm]?.generation == generation else { return }
+                    s.acceptors[psm] = nil
+                    s.listeners[psm] = nil
+                }
+            }
+            defer { s.acceptors[psm] = (generation, continuation) }
+            s.listeners[psm] = L2CAPChannelTable.Listener(parameters: parameters, security: security)
+            return s.acceptors[psm]?.continuation
+        }
+        replaced?.finish()
+        return stream
+    }
+
+    /// Opens a channel to the peer's `psm`: the peer's refusal, Command Reject or silence (the
+    /// signalling timeout) is an `L2CAPChannelError`.
+    func open(psm: UInt16, parameters: L2CAPCreditChannel.Parameters) async throws -> L2CAPChannel {
+        try check(psm: psm, parameters)
+        let waiter = Waiter<L2CAPChannel>()
+        let followups = try signaling.withLock { s throws(L2CAPChannelError) -> [Followup] in
+            guard !s.linkClosed else { throw .linkClosed }
+            let token = s.nextToken
+            s.nextToken += 1
+            s.opening[token] = waiter
+            do throws(L2CAPChannelError) {
+                return process(try s.channels.open(psm: psm, parameters: parameters, token: token), &s)
+            } catch {
+                s.opening[token] = nil
+                throw error
+            }
+        }
+        run(followups)
+        return try await waiter.wait()
+    }
+
+    func send(_ sdu: [UInt8], on cid: L2CAPChannelID, timeout: Duration) async throws {
+        let waiter = Waiter<Void>()
+        let followups = try signaling.withLock { s throws(L2CAPChannelError) -> [Followup] in
+            s.sendWaiters[cid, default: []].append(waiter)
+            do throws(L2CAPChannelError) {
+                return process(try s.channels.send(sdu, on: cid), &s)
+            } catch {
+                s.sendWaiters[cid]?.removeLast()
+                if s.sendWaiters[cid]?.isEmpty == true { s.sendWaiters[cid] = nil }
+                throw error
+            }
+        }
+        run(followups)
+        guard !waiter.isResolved else { return try await waiter.wait() }
+        let deadline = Task { [clock] in
+            guard (try? await clock.sleep(for: timeout)) != nil else { return }
+            waiter.fail(L2CAPChannelError.timeout(after: timeout))
+        }
+        defer { deadline.cancel() }
+        try await waiter.wait()
+    }
+
+    func consumed(_ count: Int, on cid: L2CAPChannelID) {
+        run(signaling.withLock { s in process(s.channels.consumed(count, on: cid), &s) })
+    }
+
+    func closeChannel(_ cid: L2CAPChannelID) {
+        run(signaling.withLock { s in process(s.channels.close(cid), &s) })
+    }
+
+    private func check(psm: UInt16, _ parameters: L2CAPCreditChannel.Parameters) throws(L2CAPChannelError) {
+        guard (0x0001...0x00FF).contains(psm) else { throw .invalidParameters("SPSM \(l2capHex(psm)) is outside 0x0001-0x00FF") }
+        guard parameters.isValid, Int(parameters.mps) <= sender.maximumPayload else {
+            throw .invalidParameters("MTU \(parameters.mtu) and MPS \(parameters.mps): both at least 23, MPS at most \(sender.maximumPayload)")
+        }
+    }
+
+    /// Reader thread: a K-frame for one of the link's channels; false when none has its CID.
+    private func receiveKFrame(_ payload: UnsafeRawBufferPointer, on cid: L2CAPChannelID) -> Bool {
+        let followups = signaling.withLock { s -> [Followup]? in
+            s.channels.received(kFrame: payload, on: cid).map { process($0, &s) }
+        }
+        guard let followups else { return false }
+        run(followups)
+        return true
+    }
+
+    /// Reader thread: a signalling command about credit-based channels; false when it is about
+    /// something else.
+    private func receiveChannelSignaling(_ packet: LESignalingPacket) -> Bool {
+        // Read before the lock: the security a listener requires is checked against them.
+        let request = packet.code == LESignalingCode.leCreditBasedConnectionRequest.rawValue
+        let level = request ? security.level : .none
+        let hasBondKey = request && security.bond?.longTermKey != nil
+        let followups: [Followup]?
+        do throws(L2CAPSignalingError) {
+            followups = try signaling.withLock { s throws(L2CAPSignalingError) -> [Followup]? in
+                try s.channels.received(packet, listeners: s.listeners, level: level, hasBondKey: hasBondKey).map { process($0, &s) }
+            }
+        } catch {
+            counts.malformedSignaling.incrementBySoleWriter()
+            controller.logger.warning("malformed credit-based channel command", metadata: ["handle": "\(handle)", "error": "\(error)"])
+            reject(packet)
+            return true
+        }
+        guard let followups else { return false }
+        run(followups)
+        return true
+    }
+
+    /// Carries out what the channel table decided, under the signalling lock: what goes out is
+    /// queued there, so each channel's K-frames and credits leave in the order decided.
+    private func process(_ actions: [L2CAPChannelTable.Action], _ s: inout SignalingCounts) -> [Followup] {
+        var followups: [Followup] = []
+        for action in actions {
+            switch action {
+            case .signal(let packet):
+                sender.post(packet.encoded, on: .leSignaling)
+            case .kFrame(let peer, let frame):
+                sender.post(frame, on: peer)
+            case .awaitResponse(let identifier):
+                s.deadlines.removeValue(forKey: identifier)?.cancel()
+                followups.append(.deadline(identifier))
+            case .opened(let cid, let token):
+                let channel = makeChannel(cid, s)
+                s.objects[cid] = channel
+                if let waiter = s.opening.removeValue(forKey: token) { followups.append(.opened(waiter, channel)) }
+            case .openFailed(let token, let error):
+                if let waiter = s.opening.removeValue(forKey: token) { followups.append(.openFailed(waiter, error)) }
+            case .accepted(let cid, let psm):
+                let channel = makeChannel(cid, s)
+                s.objects[cid] = channel
+                followups.append(.accepted(s.acceptors[psm]?.continuation, channel))
+            case .sdu(let cid, let sdu):
+                if let channel = s.objects[cid] { followups.append(.deliver(channel, sdu)) }
+            case .sduSent(let cid):
+                if var waiters = s.sendWaiters[cid], !waiters.isEmpty {
+                    followups.append(.sent(waiters.removeFirst()))
+                    s.sendWaiters[cid] = waiters.isEmpty ? nil : waiters
+                }
+            case .closed(let cid, let error):
+                followups.append(.ended(s.objects.removeValue(forKey: cid), s.sendWaiters.removeValue(forKey: cid) ?? [], error))
+            }
+        }
+        return followups
+    }
+
+    private func makeChannel(_ cid: L2CAPChannelID, _ s: SignalingCounts) -> L2CAPChannel {
+        let channel = s.channels.channel(cid)
+        return L2CAPChannel(psm: s.channels.psm(of: cid) ?? 0, cid: cid, mtu: Int(channel?.local.mtu ?? 0), peerMTU: channel?.peerMTU ?? 0,
+                            link: self)
+    }
+
+    private func run(_ followups: [Followup]) {
+        for followup in followups {
+            switch followup {
+            case .deadline(let identifier):
+                let task = Task { [weak self, clock] in
+                    guard (try? await clock.sleep(for: Self.responseTimeout)) != nil, let self else { return }
+                    let followups = self.signaling.withLock { s -> [Followup] in
+                        s.deadlines[identifier] = nil
+                        return self.process(s.channels.responseTimedOut(identifier, after: Self.responseTimeout), &s)
+                    }
+                    self.run(followups)
+                }
+                let stale = signaling.withLock { s -> Bool in
+                    if s.linkClosed { return true }
+                    s.deadlines[identifier] = task
+                    return false
+                }
+                if stale { task.cancel() }
+            case .opened(let waiter, let channel):
+                // A caller that gave up does not hold the channel: it is closed again.
+                if !waiter.succeed(channel) { channel.close() }
+            case .openFailed(let waiter, let error):
+                waiter.fail(error)
+            case .accepted(let continuation, let channel):
+                // Nobody listens any more: the channel is closed again.
+                guard case .enqueued? = continuation?.yield(channel) else {
+                    channel.close()
+                    break
+                }
+            case .deliver(let channel, let sdu):
+                channel.deliver(sdu)
+            case .sent(let waiter):
+                waiter.succeed(())
+            case .ended(let channel, let waiters, let error):
+                channel?.ended(error)
+                for waiter in waiters { waiter.fail(error ?? .notOpen) }
+            }
+        }
     }
 
     private func reject(_ packet: LESignalingPacket) {

@@ -70,7 +70,7 @@ public final class LEConnection: Sendable, CustomStringConvertible {
             identity: ownAddress.identity,
             manager: security, controller: controller, sender: sender, clock: clock)
         link = L2CAPLink(controller: controller, handle: event.connectionHandle, role: event.role, sender: sender, bearer: bearer,
-                         security: linkSecurity, parameterPolicy: parameterPolicy)
+                         security: linkSecurity, clock: clock, parameterPolicy: parameterPolicy)
         bearer.setSecurityEscalation { code in try await linkSecurity.escalate(code) }
         bondedGATT = BondedGATT(security: linkSecurity, gatt: gatt)
         failed.connect { [weak self] error in self?.linkFailed(error) }
@@ -106,6 +106,25 @@ public final class LEConnection: Sendable, CustomStringConvertible {
     public var databaseFromCache: Bool { bondedGATT.usedCache }
 
     public var description: String { "connection \(handle) to \(peerAddress) (\(peerAddressType))" }
+
+    // MARK: Credit-based channels
+
+    /// Opens an LE credit-based channel to the peer's `psm` (0x0001-0x00FF), receiving what
+    /// `parameters` say. Throws `L2CAPChannelError`: the peer's refusal (`refused` with its
+    /// result), a peer without such channels (`commandRejected`), no answer within 30 s
+    /// (`timeout`), or the link's end.
+    public func openChannel(psm: UInt16, parameters: L2CAPCreditChannel.Parameters = .standard) async throws -> L2CAPChannel {
+        try await link.open(psm: psm, parameters: parameters)
+    }
+
+    /// The channels the peer opens on `psm`, received as `parameters` say; a peer asking while
+    /// the link is below `security` is refused (Insufficient Authentication, or Insufficient
+    /// Encryption when a bond could encrypt the link). Listening again on the PSM ends the
+    /// earlier sequence; the sequence ends with the link.
+    public func listen(psm: UInt16, parameters: L2CAPCreditChannel.Parameters = .standard, security: SMPSecurityLevel = .none)
+        throws(L2CAPChannelError) -> AsyncStream<L2CAPChannel> {
+        try link.listen(psm: psm, parameters: parameters, security: security)
+    }
 
     // MARK: Security
 

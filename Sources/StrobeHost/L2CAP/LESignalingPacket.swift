@@ -10,6 +10,10 @@ public enum LESignalingCode: UInt8, Sendable {
     case leCreditBasedConnectionRequest = 0x14
     case leCreditBasedConnectionResponse = 0x15
     case flowControlCredit = 0x16
+    case creditBasedConnectionRequest = 0x17
+    case creditBasedConnectionResponse = 0x18
+    case creditBasedReconfigureRequest = 0x19
+    case creditBasedReconfigureResponse = 0x1A
 }
 
 /// One signalling command: `[code][identifier][length u16][data]`. On LE each C-frame carries

@@ -186,6 +186,11 @@ final class BumbleSMPPeer: Sendable {
         input.write(Data("\(passkey)\n".utf8))
     }
 
+    /// Writes `line` to its standard input (a command for fixtures that take them).
+    func say(_ line: String) {
+        input.write(Data((line + "\n").utf8))
+    }
+
     /// What its READY line said.
     var ready: [String: Any] { Self.json(readyLine) }
 

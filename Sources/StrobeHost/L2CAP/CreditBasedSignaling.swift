@@ -1,0 +1,152 @@
+import StrobeHCI
+
+/// The outcome of an LE Credit Based Connection Request (Core Vol 3, Part A, 4.23). A raw value
+/// the spec does not name is kept as it came.
+public struct L2CAPCreditBasedResult: RawRepresentable, Sendable, Hashable, CustomStringConvertible {
+    public var rawValue: UInt16
+    public init(rawValue: UInt16) { self.rawValue = rawValue }
+
+    public static let success = Self(rawValue: 0x0000)
+    public static let spsmNotSupported = Self(rawValue: 0x0002)
+    public static let noResources = Self(rawValue: 0x0004)
+    public static let insufficientAuthentication = Self(rawValue: 0x0005)
+    public static let insufficientAuthorization = Self(rawValue: 0x0006)
+    public static let encryptionKeySizeTooShort = Self(rawValue: 0x0007)
+    public static let insufficientEncryption = Self(rawValue: 0x0008)
+    public static let invalidSourceCID = Self(rawValue: 0x0009)
+    public static let sourceCIDAlreadyAllocated = Self(rawValue: 0x000A)
+    public static let unacceptableParameters = Self(rawValue: 0x000B)
+
+    public var description: String {
+        let name: String? = switch self {
+        case .success: "success"
+        case .spsmNotSupported: "SPSM not supported"
+        case .noResources: "no resources available"
+        case .insufficientAuthentication: "insufficient authentication"
+        case .insufficientAuthorization: "insufficient authorization"
+        case .encryptionKeySizeTooShort: "encryption key size too short"
+        case .insufficientEncryption: "insufficient encryption"
+        case .invalidSourceCID: "invalid source CID"
+        case .sourceCIDAlreadyAllocated: "source CID already allocated"
+        case .unacceptableParameters: "unacceptable parameters"
+        default: nil
+        }
+        return name.map { "\($0) (\(l2capHex(rawValue)))" } ?? "result \(l2capHex(rawValue))"
+    }
+}
+
+/// LE Credit Based Connection Request (0x14): the requester's channel and what it can receive.
+public struct LECreditBasedConnectionRequest: Sendable, Hashable {
+    public var spsm: UInt16
+    public var sourceCID: L2CAPChannelID
+    public var mtu: UInt16
+    public var mps: UInt16
+    public var initialCredits: UInt16
+
+    public init(spsm: UInt16, sourceCID: L2CAPChannelID, mtu: UInt16, mps: UInt16, initialCredits: UInt16) {
+        self.spsm = spsm
+        self.sourceCID = sourceCID
+        self.mtu = mtu
+        self.mps = mps
+        self.initialCredits = initialCredits
+    }
+
+    public init(data: [UInt8]) throws(L2CAPSignalingError) {
+        let f = try signalingFields(data, code: .leCreditBasedConnectionRequest, count: 5)
+        self.init(spsm: f[0], sourceCID: L2CAPChannelID(f[1]), mtu: f[2], mps: f[3], initialCredits: f[4])
+    }
+
+    public func packet(identifier: UInt8) -> LESignalingPacket {
+        signalingPacket(.leCreditBasedConnectionRequest, identifier, [spsm, sourceCID.rawValue, mtu, mps, initialCredits])
+    }
+}
+
+/// LE Credit Based Connection Response (0x15): the responder's channel and what it can receive,
+/// or why it refused (then the other fields are zero).
+public struct LECreditBasedConnectionResponse: Sendable, Hashable {
+    public var destinationCID: L2CAPChannelID
+    public var mtu: UInt16
+    public var mps: UInt16
+    public var initialCredits: UInt16
+    public var result: L2CAPCreditBasedResult
+
+    public init(destinationCID: L2CAPChannelID, mtu: UInt16, mps: UInt16, initialCredits: UInt16, result: L2CAPCreditBasedResult) {
+        self.destinationCID = destinationCID
+        self.mtu = mtu
+        self.mps = mps
+        self.initialCredits = initialCredits
+        self.result = result
+    }
+
+    public static func refusal(_ result: L2CAPCreditBasedResult) -> Self {
+        Self(destinationCID: L2CAPChannelID(0), mtu: 0, mps: 0, initialCredits: 0, result: result)
+    }
+
+    public init(data: [UInt8]) throws(L2CAPSignalingError) {
+        let f = try signalingFields(data, code: .leCreditBasedConnectionResponse, count: 5)
+        self.init(destinationCID: L2CAPChannelID(f[0]), mtu: f[1], mps: f[2], initialCredits: f[3],
+                  result: L2CAPCreditBasedResult(rawValue: f[4]))
+    }
+
+    public func packet(identifier: UInt8) -> LESignalingPacket {
+        signalingPacket(.leCreditBasedConnectionResponse, identifier, [destinationCID.rawValue, mtu, mps, initialCredits, result.rawValue])
+    }
+}
+
+/// LE Flow Control Credit (0x16): the sender of this indication may receive `credits` more
+/// K-frames on its channel `cid`.
+public struct LEFlowControlCredit: Sendable, Hashable {
+    public var cid: L2CAPChannelID
+    public var credits: UInt16
+
+    public init(cid: L2CAPChannelID, credits: UInt16) {
+        self.cid = cid
+        self.credits = credits
+    }
+
+    public init(data: [UInt8]) throws(L2CAPSignalingError) {
+        let f = try signalingFields(data, code: .flowControlCredit, count: 2)
+        self.init(cid: L2CAPChannelID(f[0]), credits: f[1])
+    }
+
+    public func packet(identifier: UInt8) -> LESignalingPacket {
+        signalingPacket(.flowControlCredit, identifier, [cid.rawValue, credits])
+    }
+}
+
+/// Disconnection Request (0x06) or Response (0x07), which echoes the request's two CIDs: the
+/// destination is the receiver's end of the channel, the source the sender's.
+public struct L2CAPDisconnection: Sendable, Hashable {
+    public var destinationCID: L2CAPChannelID
+    public var sourceCID: L2CAPChannelID
+
+    public init(destinationCID: L2CAPChannelID, sourceCID: L2CAPChannelID) {
+        self.destinationCID = destinationCID
+        self.sourceCID = sourceCID
+    }
+
+    public init(data: [UInt8], code: LESignalingCode) throws(L2CAPSignalingError) {
+        let f = try signalingFields(data, code: code, count: 2)
+        self.init(destinationCID: L2CAPChannelID(f[0]), sourceCID: L2CAPChannelID(f[1]))
+    }
+
+    public func request(identifier: UInt8) -> LESignalingPacket {
+        signalingPacket(.disconnectionRequest, identifier, [destinationCID.rawValue, sourceCID.rawValue])
+    }
+
+    public func response(identifier: UInt8) -> LESignalingPacket {
+        signalingPacket(.disconnectionResponse, identifier, [destinationCID.rawValue, sourceCID.rawValue])
+    }
+}
+
+/// `count` little-endian 16-bit fields, exactly.
+private func signalingFields(_ data: [UInt8], code: LESignalingCode, count: Int) throws(L2CAPSignalingError) -> [UInt16] {
+    guard data.count == 2 * count else { throw .lengthMismatch(code: code.rawValue, announced: 2 * count, actual: data.count) }
+    return (0..<count).map { UInt16(data[2 * $0]) | UInt16(data[2 * $0 + 1]) << 8 }
+}
+
+private func signalingPacket(_ code: LESignalingCode, _ identifier: UInt8, _ fields: [UInt16]) -> LESignalingPacket {
+    var writer = ByteWriter(capacity: 2 * fields.count)
+    for field in fields { writer.write(field) }
+    return LESignalingPacket(code: code.rawValue, identifier: identifier, data: writer.bytes)
+}

@@ -1,0 +1,88 @@
+import Foundation
+import Strobe
+import Testing
+
+extension RootCanalTests {
+    /// LE credit-based channels with Bumble's `LeCreditBasedChannel` on RootCanal
+    /// (`l2cap_peer.py`): Strobe opens and Bumble echoes, Bumble opens and Strobe reads, and the
+    /// peer's refusals reach the app typed.
+    struct L2CAPChannelInteropTests {
+        static let psm: UInt16 = 0x0080
+
+        /// SDU `index` of `size` bytes, as both sides make them.
+        static func sdu(_ index: Int, _ size: Int) -> [UInt8] { (0..<size).map { UInt8((index + $0) % 256) } }
+
+        static func connect(_ rootCanal: RootCanal, _ arguments: [String]) async throws -> (BumbleSMPPeer, HostUnderTest, LEConnection) {
+            let peer = try await BumbleSMPPeer(on: rootCanal, script: "l2cap_peer.py", arguments: ["--role", "peripheral"] + arguments)
+            let host = try await HostUnderTest(transport: rootCanal.transport)
+            let connection = try await host.central.connect(to: BluetoothAddress(peer.address)!, addressType: .random, timeout: .seconds(20))
+            return (peer, host, connection)
+        }
+
+        /// SDUs of 1 to 2,000 bytes through K-frames of at most MPS bytes, each back from Bumble
+        /// byte for byte and in order.
+        @Test(arguments: [UInt16(23), 247])
+        func strobesChannelCarriesEverySDUThereAndBack(mps: UInt16) async throws {
+            try await RootCanal.with { rootCanal in
+                let (peer, host, connection) = try await Self.connect(
+                    rootCanal, ["--listen", "\(Self.psm)", "--echo", "--mps", "\(mps)", "--max-credits", "8"])
+                defer { host.close() }
+                let channel = try await connection.openChannel(psm: Self.psm, parameters: .init(mtu: 2048, mps: mps, initialCredits: 8))
+                let opened = try await peer.event("CHANNEL_OPEN")
+                #expect(opened["peer_mps"] as? Int == Int(mps) && opened["peer_mtu"] as? Int == 2048)
+                #expect(channel.peerMTU == 2048)
+                let sizes = (0..<150).map { 1 + ($0 * 331) % 2000 } + [1, 2000]
+                let reader = Task {
+                    var received: [[UInt8]] = []
+                    for try await sdu in channel.sdus {
+                        received.append(sdu)
+                        if received.count == sizes.count { break }
+                    }
+                    return received
+                }
+                for (index, size) in sizes.enumerated() { try await channel.send(Self.sdu(index, size)) }
+                let echoed = try await reader.value
+                #expect(echoed.count == sizes.count)
+                #expect(echoed == sizes.enumerated().map { Self.sdu($0, $1) })
+                channel.close()
+                let closed = try await peer.event("CHANNEL_CLOSED")
+                #expect(closed["sdus"] as? Int == sizes.count)
+                #expect(closed["bytes"] as? Int == sizes.reduce(0, +))
+                #expect(channel.isClosed && channel.closeReason == nil)
+            }
+        }
+
+        /// Bumble opens a channel to the PSM Strobe listens on and sends; Strobe reads every SDU in order.
+        @Test func bumblesChannelToStrobeDeliversEverySDU() async throws {
+            try await RootCanal.with { rootCanal in
+                let (peer, host, connection) = try await Self.connect(rootCanal, ["--send-count", "120", "--send-max", "700", "--mps", "100"])
+                defer { host.close() }
+                let incoming = try connection.listen(psm: Self.psm, parameters: .init(mtu: 1024, mps: 64, initialCredits: 4))
+                peer.say("OPEN \(Self.psm)")
+                var channels = incoming.makeAsyncIterator()
+                let channel = try #require(await channels.next())
+                #expect(channel.psm == Self.psm && channel.peerMTU == 2048)
+                var received: [[UInt8]] = []
+                for try await sdu in channel.sdus {
+                    received.append(sdu)
+                    if received.count == 120 { break }
+                }
+                #expect(received == (0..<120).map { Self.sdu($0, 1 + $0 % 700) })
+                _ = try await peer.event("SENT")
+            }
+        }
+
+        /// Bumble with no listener on the PSM says SPSM not supported; one told to refuse gives
+        /// each result; both reach the app as `refused` with that result.
+        @Test(arguments: [(nil, L2CAPCreditBasedResult.spsmNotSupported), (0x0004, .noResources), (0x0005, .insufficientAuthentication),
+                          (0x0006, .insufficientAuthorization), (0x0007, .encryptionKeySizeTooShort), (0x0008, .insufficientEncryption),
+                          (0x0009, .invalidSourceCID), (0x000A, .sourceCIDAlreadyAllocated), (0x000B, .unacceptableParameters)])
+        func refusalsAreTyped(refuse: Int?, expected: L2CAPCreditBasedResult) async throws {
+            try await RootCanal.with { rootCanal in
+                let (_, host, connection) = try await Self.connect(rootCanal, refuse.map { ["--refuse", "\($0)"] } ?? [])
+                defer { host.close() }
+                await #expect(throws: L2CAPChannelError.refused(expected)) { _ = try await connection.openChannel(psm: Self.psm) }
+            }
+        }
+    }
+}

@@ -4,15 +4,20 @@ import StrobeSecurity
 /// machine with no I/O and no clock: the signalling that opens and closes channels, their
 /// identifiers, and each channel's data path (`L2CAPCreditChannel`). Its owner feeds it
 /// signalling commands, K-frames, the app's requests and response timeouts, and carries out the
-/// actions it returns.
-struct L2CAPChannelTable: Sendable {
+/// actions it returns. Package-wide so that the fuzz target drives it.
+package struct L2CAPChannelTable: Sendable {
     /// A PSM this side accepts channels on, with what it receives and the security it requires.
-    struct Listener: Sendable, Hashable {
-        var parameters: L2CAPCreditChannel.Parameters
-        var security: SMPSecurityLevel
+    package struct Listener: Sendable, Hashable {
+        package var parameters: L2CAPCreditChannel.Parameters
+        package var security: SMPSecurityLevel
+
+        package init(parameters: L2CAPCreditChannel.Parameters, security: SMPSecurityLevel) {
+            self.parameters = parameters
+            self.security = security
+        }
     }
 
-    enum Action: Sendable, Equatable {
+    package enum Action: Sendable, Equatable {
         /// A signalling command to send on CID 5.
         case signal(LESignalingPacket)
         /// A K-frame's information payload to send on the peer's CID.
@@ -52,15 +57,15 @@ struct L2CAPChannelTable: Sendable {
     private var nextCID: UInt16 = 0x0040
 
     /// How many SDUs may wait for the app before a channel stops giving credits back.
-    let receiveWindow: Int
+    package let receiveWindow: Int
 
-    init(receiveWindow: Int = 4) {
+    package init(receiveWindow: Int = 4) {
         self.receiveWindow = receiveWindow
     }
 
     /// An identifier for a signalling command of this link: never 0, nor one a request of
     /// this table still waits on (`busy` names the link's other waiting requests).
-    mutating func allocateIdentifier(busy: Set<UInt8> = []) -> UInt8 {
+    package mutating func allocateIdentifier(busy: Set<UInt8> = []) -> UInt8 {
         for _ in 0..<255 {
             let identifier = nextIdentifier
             nextIdentifier = identifier == 0xFF ? 1 : identifier + 1
@@ -69,16 +74,16 @@ struct L2CAPChannelTable: Sendable {
         return nextIdentifier  // every identifier waits: the RTX ends them in time
     }
 
-    var openChannels: Int { channels.count }
+    package var openChannels: Int { channels.count }
 
-    func channel(_ cid: L2CAPChannelID) -> L2CAPCreditChannel? { channels[cid]?.channel }
+    package func channel(_ cid: L2CAPChannelID) -> L2CAPCreditChannel? { channels[cid]?.channel }
 
-    func psm(of cid: L2CAPChannelID) -> UInt16? { channels[cid]?.psm }
+    package func psm(of cid: L2CAPChannelID) -> UInt16? { channels[cid]?.psm }
 
     // MARK: The app
 
     /// LE Credit Based Connection Request for `psm`; `token` names the request in its outcome.
-    mutating func open(psm: UInt16, parameters: L2CAPCreditChannel.Parameters, token: UInt64) throws(L2CAPChannelError) -> [Action] {
+    package mutating func open(psm: UInt16, parameters: L2CAPCreditChannel.Parameters, token: UInt64) throws(L2CAPChannelError) -> [Action] {
         guard (0x0001...0x00FF).contains(psm) else { throw .invalidParameters("SPSM \(l2capHex(psm)) is outside 0x0001-0x00FF") }
         guard parameters.isValid else {
             throw .invalidParameters("MTU \(parameters.mtu) and MPS \(parameters.mps): both at least 23, MPS at most 65533")
@@ -91,14 +96,14 @@ struct L2CAPChannelTable: Sendable {
         return [.signal(request.packet(identifier: identifier)), .awaitResponse(identifier: identifier)]
     }
 
-    mutating func send(_ sdu: [UInt8], on cid: L2CAPChannelID) throws(L2CAPChannelError) -> [Action] {
+    package mutating func send(_ sdu: [UInt8], on cid: L2CAPChannelID) throws(L2CAPChannelError) -> [Action] {
         guard var entry = channels[cid] else { throw .notOpen }
         let outputs = try entry.channel.send(sdu)
         channels[cid] = entry
         return actions(for: outputs, cid)
     }
 
-    mutating func consumed(_ count: Int, on cid: L2CAPChannelID) -> [Action] {
+    package mutating func consumed(_ count: Int, on cid: L2CAPChannelID) -> [Action] {
         guard var entry = channels[cid] else { return [] }
         let outputs = entry.channel.consumed(count)
         channels[cid] = entry
@@ -106,7 +111,7 @@ struct L2CAPChannelTable: Sendable {
     }
 
     /// Disconnection Request for one of this side's channels.
-    mutating func close(_ cid: L2CAPChannelID) -> [Action] {
+    package mutating func close(_ cid: L2CAPChannelID) -> [Action] {
         guard channels[cid] != nil, !pendingDisconnects.values.contains(cid) else { return [] }
         return disconnect(cid, because: nil)
     }
@@ -114,7 +119,7 @@ struct L2CAPChannelTable: Sendable {
     // MARK: The peer
 
     /// A K-frame on one of this side's channels; nil when no channel has that CID.
-    mutating func received(kFrame payload: UnsafeRawBufferPointer, on cid: L2CAPChannelID) -> [Action]? {
+    package mutating func received(kFrame payload: UnsafeRawBufferPointer, on cid: L2CAPChannelID) -> [Action]? {
         guard var entry = channels[cid] else { return nil }
         let outputs = entry.channel.received(kFrame: payload)
         channels[cid] = entry
@@ -123,7 +128,7 @@ struct L2CAPChannelTable: Sendable {
 
     /// A signalling command about credit-based channels; nil when it is about something else.
     /// `level` is the link's security, `hasBondKey` whether a bond could encrypt it.
-    mutating func received(_ packet: LESignalingPacket, listeners: [UInt16: Listener], level: SMPSecurityLevel,
+    package mutating func received(_ packet: LESignalingPacket, listeners: [UInt16: Listener], level: SMPSecurityLevel,
                            hasBondKey: Bool) throws(L2CAPSignalingError) -> [Action]? {
         switch LESignalingCode(rawValue: packet.code) {
         case .leCreditBasedConnectionRequest:
@@ -172,7 +177,7 @@ struct L2CAPChannelTable: Sendable {
     }
 
     /// No response came to request `identifier`.
-    mutating func responseTimedOut(_ identifier: UInt8, after timeout: Duration) -> [Action] {
+    package mutating func responseTimedOut(_ identifier: UInt8, after timeout: Duration) -> [Action] {
         if let pending = pendingOpens.removeValue(forKey: identifier) {
             return [.openFailed(token: pending.token, .timeout(after: timeout))]
         }
@@ -181,7 +186,7 @@ struct L2CAPChannelTable: Sendable {
     }
 
     /// The link ended: every channel and request with it.
-    mutating func linkClosed() -> [Action] {
+    package mutating func linkClosed() -> [Action] {
         var actions: [Action] = pendingOpens.values.map { .openFailed(token: $0.token, .linkClosed) }
         for (cid, entry) in channels where !entry.channel.isClosed { actions.append(.closed(cid, .linkClosed)) }
         channels = [:]

@@ -10,7 +10,7 @@ struct FuzzTarget: Sendable {
     let seeds: @Sendable (_ capture: [UInt8]) -> [[UInt8]]
 
     static let all: [FuzzTarget] = [
-        .h4, .hciEvent, .aclL2CAP, .leSignaling, .attClient, .attServer, .advertisingData, .btsnoop, .deviceCodecs, .lights, .smp,
+        .h4, .hciEvent, .aclL2CAP, .leSignaling, .l2capCOC, .attClient, .attServer, .advertisingData, .btsnoop, .deviceCodecs, .lights, .smp,
     ]
 
     static func named(_ name: String) -> FuzzTarget? { all.first { $0.name == name } }

@@ -1,0 +1,58 @@
+import StrobeHCI
+import StrobeHost
+import Testing
+
+@testable import StrobeSim
+
+/// Credit-based channels between two Strobe hosts on one simulated air, in virtual time: every
+/// SDU arrives in order, and a reader that falls behind holds the sender back instead of losing
+/// anything.
+@Suite(.serialized, .timeLimit(.minutes(2))) struct L2CAPChannelSimTests {
+    @Test func aSlowReaderThrottlesTheSenderAndLosesNothing() async {
+        await #expect(processExitsWith: .success) {
+            let clock = VirtualClock()
+            try await VirtualTimeDriver.run(clock: clock, timeLimit: .seconds(600)) {
+                let world = SimWorld(scenario: SimScenario(devices: []), clock: clock)
+                try await world.start()
+                let centralController = HCIController(transport: world.makeHostController(), clock: clock)
+                try await centralController.open()
+                let central = Central(controller: centralController, clock: clock)
+                let peripheralController = HCIController(transport: world.makeHostController(), clock: clock)
+                try await peripheralController.open()
+                let peripheral = Peripheral(central: Central(controller: peripheralController, clock: clock), database: GATTAttributeDatabase())
+                var incoming = peripheral.incomingConnections().makeAsyncIterator()
+                try await peripheral.startAdvertising(name: "Stream")
+                let link = try await central.connect(name: "Stream")
+                let served = try #require(await incoming.next())
+
+                // The reader takes 4 credits' worth at most (MPS 23): a slow app stops the sender.
+                var channels = try served.listen(psm: 0x0081, parameters: .init(mtu: 600, mps: 23, initialCredits: 4)).makeAsyncIterator()
+                let channel = try await link.openChannel(psm: 0x0081, parameters: .init(mtu: 600, mps: 23, initialCredits: 4))
+                let accepted = try #require(await channels.next())
+                let count = 300
+                let sdus = (0..<count).map { index in (0..<(1 + index * 7 % 600)).map { UInt8((index + $0) % 256) } }
+                let reader = Task {
+                    var received: [[UInt8]] = []
+                    for try await sdu in accepted.sdus {
+                        received.append(sdu)
+                        try await clock.sleep(for: .milliseconds(50))  // the slow app
+                        if received.count == count { break }
+                    }
+                    return received
+                }
+                let started = clock.now
+                for sdu in sdus { try await channel.send(sdu, timeout: .seconds(120)) }
+                let sendTime = started.duration(to: clock.now)
+                let received = try await reader.value
+                #expect(received == sdus)
+                // The sender was held back to the reader's pace: all but the last few SDUs waited on it.
+                #expect(sendTime >= .milliseconds(50 * (count - 8)), "\(sendTime)")
+                channel.close()
+                for try await _ in accepted.sdus {}
+                #expect(accepted.isClosed && accepted.closeReason == nil)
+                _ = try await link.disconnect()
+                world.stop()
+            }
+        }
+    }
+}

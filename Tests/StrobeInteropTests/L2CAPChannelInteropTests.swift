@@ -72,6 +72,21 @@ extension RootCanalTests {
             }
         }
 
+        /// Bumble refuses a channel on a plain link: Strobe's central pairs (Just Works) and asks
+        /// again, and the channel opens on the encrypted link.
+        @Test func aRefusalForSecurityPairsAndAsksAgain() async throws {
+            try await RootCanal.with { rootCanal in
+                let (peer, host, connection) = try await Self.connect(rootCanal, ["--listen", "\(Self.psm)", "--echo", "--require-encryption"])
+                defer { host.close() }
+                let channel = try await connection.openChannel(psm: Self.psm)
+                #expect(try await peer.event("REFUSED")["result"] as? Int == 5)
+                #expect(connection.securityLevel == .unauthenticated)
+                try await channel.send([1, 2, 3])
+                var echoed = channel.sdus.makeAsyncIterator()
+                #expect(try await echoed.next() == [1, 2, 3])
+            }
+        }
+
         /// Bumble with no listener on the PSM says SPSM not supported; one told to refuse gives
         /// each result; both reach the app as `refused` with that result.
         @Test(arguments: [(nil, L2CAPCreditBasedResult.spsmNotSupported), (0x0004, .noResources), (0x0005, .insufficientAuthentication),

@@ -110,11 +110,19 @@ public final class LEConnection: Sendable, CustomStringConvertible {
     // MARK: Credit-based channels
 
     /// Opens an LE credit-based channel to the peer's `psm` (0x0001-0x00FF), receiving what
-    /// `parameters` say. Throws `L2CAPChannelError`: the peer's refusal (`refused` with its
+    /// `parameters` say. A central refused for Insufficient Authentication or Encryption secures
+    /// the link as the Security Manager's `onInsufficientSecurity` says (as for a GATT request)
+    /// and asks once more. Throws `L2CAPChannelError`: the peer's refusal (`refused` with its
     /// result), a peer without such channels (`commandRejected`), no answer within 30 s
-    /// (`timeout`), or the link's end.
+    /// (`timeout`), or the link's end; or the `SecurityError` of securing the link.
     public func openChannel(psm: UInt16, parameters: L2CAPCreditChannel.Parameters = .standard) async throws -> L2CAPChannel {
-        try await link.open(psm: psm, parameters: parameters)
+        do {
+            return try await link.open(psm: psm, parameters: parameters)
+        } catch L2CAPChannelError.refused(let result) where role == .central
+            && (result == .insufficientAuthentication || result == .insufficientEncryption) {
+            try await link.security.escalate(result == .insufficientEncryption ? .insufficientEncryption : .insufficientAuthentication)
+            return try await link.open(psm: psm, parameters: parameters)
+        }
     }
 
     /// The channels the peer opens on `psm`, received as `parameters` say; a peer asking while

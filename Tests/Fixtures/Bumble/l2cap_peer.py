@@ -16,6 +16,7 @@ Lines on stdout, one JSON object each:
     CONNECTED {"connection": n, "peer": ...}
     CHANNEL_OPEN {"connection": n, "psm": ..., "cid": ..., "peer_mtu": ..., "peer_mps": ..., "credits": ...}
     CHANNEL_FAILED {"connection": n, "psm": ..., "result": int|null, "error": str}
+    REFUSED {"connection": n, "result": 5}        --require-encryption refused a request
     SENT {"connection": n, "sdus": k}              every SDU of --send-count went out
     CHANNEL_CLOSED {"connection": n, "sdus": k, "bytes": b}   what it received
     DISCONNECTED {"connection": n, "reason": int}
@@ -119,6 +120,18 @@ async def main(args):
         if args.listen is not None:
             device.create_l2cap_server(spec=spec(args, args.listen),
                                        handler=lambda channel: serve(channel, numbers.get(channel.connection.handle, 0), args))
+        if args.require_encryption:
+            # A channel request on a plain link: Insufficient Authentication (nothing to encrypt with yet).
+            manager = device.l2cap_channel_manager
+            accept = manager.on_l2cap_le_credit_based_connection_request
+
+            def require(connection, cid, request):
+                if connection.is_encrypted:
+                    return accept(connection, cid, request)
+                emit('REFUSED', {'connection': numbers.get(connection.handle, 0), 'result': 5})
+                manager.send_control_frame(connection, cid, l2cap.L2CAP_LE_Credit_Based_Connection_Response(
+                    identifier=request.identifier, destination_cid=0, mtu=0, mps=0, initial_credits=0, result=5))
+            manager.on_l2cap_le_credit_based_connection_request = require
         if args.refuse is not None:
             # Every LE Credit Based Connection Request answered with this result.
             manager = device.l2cap_channel_manager
@@ -152,6 +165,8 @@ if __name__ == '__main__':
     parser.add_argument('--listen', type=lambda text: int(text, 0), metavar='PSM', help='accept channels on PSM')
     parser.add_argument('--refuse', type=lambda text: int(text, 0), metavar='RESULT',
                         help='answer every channel request with this result')
+    parser.add_argument('--require-encryption', action='store_true',
+                        help='refuse channel requests on a link that is not encrypted (Insufficient Authentication)')
     parser.add_argument('--mtu', type=int, default=2048)
     parser.add_argument('--mps', type=int, default=247)
     parser.add_argument('--max-credits', type=int, default=16)

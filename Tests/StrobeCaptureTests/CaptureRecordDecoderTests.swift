@@ -50,4 +50,27 @@ import Testing
         let misfit = try #require(try decoder.next())
         #expect(misfit.layers.first?.fields == [DecodedRecord.Field(name: "parameters", value: "010007")])
     }
+
+    /// A credit-based channel's request shows its fields; a K-frame on a dynamic CID shows as one.
+    @Test func creditBasedChannelsShowTheirCommandsAndKFrames() throws {
+        let path = try Fixtures.scratchPath("capture-coc-\(UUID().uuidString).btsnoop")
+        defer { Fixtures.remove(path) }
+        let writer = try BtsnoopWriter(path: path)
+        let at = BtsnoopTimestamp(unixMicroseconds: 1_700_000_000_000_000)
+        // ACL handle 0x0040, first fragment; L2CAP length 14 on CID 5: LE Credit Based Connection Request.
+        let request: [UInt8] = [0x14, 0x01, 0x0A, 0x00, 0x80, 0x00, 0x40, 0x00, 0x00, 0x02, 0xF7, 0x00, 0x0A, 0x00]
+        try writer.write(.acl, direction: .hostToController, payload: [0x40, 0x20, 18, 0x00, 14, 0x00, 0x05, 0x00] + request, at: at)
+        // A K-frame of 3 bytes (SDU length 1, one byte) on CID 0x0041.
+        try writer.write(.acl, direction: .controllerToHost, payload: [0x40, 0x20, 7, 0x00, 3, 0x00, 0x41, 0x00, 0x01, 0x00, 0x2A], at: at)
+        try writer.close()
+        let decoder = try CaptureRecordDecoder(path: path)
+        let command = try #require(try decoder.next())
+        let signaling = try #require(command.layers.last)
+        #expect(signaling.title == "LE Signaling: leCreditBasedConnectionRequest ident 1")
+        #expect(signaling.fields.map(\.name) == ["spsm", "sourceCID", "mtu", "mps", "initialCredits"])
+        #expect(signaling.fields.first?.value == "128")
+        let frame = try #require(try decoder.next())
+        #expect(frame.layers.last?.title == "K-frame on CID 0x0041 len 3")
+        #expect(frame.layers.last?.fields == [DecodedRecord.Field(name: "payload", value: "01002a")])
+    }
 }

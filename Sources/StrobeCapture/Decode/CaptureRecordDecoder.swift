@@ -144,14 +144,36 @@ public final class CaptureRecordDecoder {
                 let command = try LESignalingPacket(parsing: pdu.payload)
                 let name = LESignalingCode(rawValue: command.code).map { "\($0)" } ?? "code 0x\(Self.hex(command.code))"
                 title = "LE Signaling: \(name) ident \(command.identifier)"
-                fields = command.data.isEmpty ? [] : [DecodedRecord.Field(name: "data", value: command.data.map(Self.hex).joined())]
+                if let typed = Self.creditBasedCommand(command) {
+                    fields = ReflectedFields.of(typed)
+                } else {
+                    fields = command.data.isEmpty ? [] : [DecodedRecord.Field(name: "data", value: command.data.map(Self.hex).joined())]
+                }
             } catch {
                 title = "LE Signaling (malformed)"
                 fields = [DecodedRecord.Field(name: "error", value: "\(error)")]
             }
             decoded.layers.append(DecodedRecord.Layer(protocolName: "signaling", title: title, fields: fields))
+        case let channel where channel.isDynamicLE:
+            // A credit-based channel's K-frame: whether it starts an SDU (with its length) takes
+            // the channel's history, which one record does not have.
+            decoded.layers.append(DecodedRecord.Layer(
+                protocolName: "l2cap", title: "K-frame on \(channel) len \(pdu.payload.count)",
+                fields: [DecodedRecord.Field(name: "payload", value: Self.hex(pdu.payload))]))
         default:
             decoded.undecoded = Self.hex(pdu.payload)
+        }
+    }
+
+    /// The fields of a credit-based channel's signalling command, when it is one and well formed.
+    static func creditBasedCommand(_ command: LESignalingPacket) -> Any? {
+        switch LESignalingCode(rawValue: command.code) {
+        case .leCreditBasedConnectionRequest: try? LECreditBasedConnectionRequest(data: command.data)
+        case .leCreditBasedConnectionResponse: try? LECreditBasedConnectionResponse(data: command.data)
+        case .flowControlCredit: try? LEFlowControlCredit(data: command.data)
+        case .disconnectionRequest: try? L2CAPDisconnection(data: command.data, code: .disconnectionRequest)
+        case .disconnectionResponse: try? L2CAPDisconnection(data: command.data, code: .disconnectionResponse)
+        default: nil
         }
     }
 

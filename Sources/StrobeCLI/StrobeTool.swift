@@ -17,7 +17,7 @@ struct StrobeTool: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "strobe",
         abstract: "A Bluetooth Low Energy host stack for latency-sensitive devices.",
-        subcommands: [InfoCommand.self, ScanCommand.self, AdvertiseCommand.self, ConnectCommand.self, PairCommand.self, BondsCommand.self, GATTCommand.self, CaptureCommand.self, FlashCommand.self, GripCommand.self, RemoteCommand.self, StylusCommand.self, ShootCommand.self, LightCommand.self, SimCommand.self])
+        subcommands: [InfoCommand.self, ScanCommand.self, AdvertiseCommand.self, ConnectCommand.self, L2CAPCommand.self, PairCommand.self, BondsCommand.self, GATTCommand.self, CaptureCommand.self, FlashCommand.self, GripCommand.self, RemoteCommand.self, StylusCommand.self, ShootCommand.self, LightCommand.self, SimCommand.self])
 
     @OptionGroup var global: GlobalOptions
 

@@ -72,6 +72,27 @@ extension RootCanalTests {
             }
         }
 
+        /// `strobe l2cap connect` as a user runs it: SDUs out, Bumble's echoes printed, a summary.
+        @Test func theToolSendsAndPrintsWhatComesBack() async throws {
+            try await RootCanal.with { rootCanal in
+                let peer = try await BumbleSMPPeer(on: rootCanal, script: "l2cap_peer.py",
+                                                   arguments: ["--role", "peripheral", "--listen", "\(Self.psm)", "--echo"])
+                let result = try await StrobeCommand.run(["--transport", rootCanal.transport, "l2cap", "connect", "--address", peer.address,
+                                                          "--random", "--psm", "0x80", "--count", "20", "--size", "300", "--json"])
+                #expect(result.status == 0, "\(result.stderr)")
+                let lines = try JSONLines.objects(result.stdout)
+                #expect(lines.dropLast().map { $0["length"] as? Int } == Array(repeating: 300, count: 20))
+                #expect(lines.dropLast().first?["hex"] as? String == (0..<300).map { String(format: "%02x", $0 % 256) }.joined())
+                let summary = try #require(lines.last)
+                #expect(summary["received"] as? Int == 20 && summary["bytesReceived"] as? Int == 6000 && summary["peerMTU"] as? Int == 2048)
+
+                let refused = try await StrobeCommand.run(["--transport", rootCanal.transport, "l2cap", "connect", "--address", peer.address,
+                                                           "--random", "--psm", "0x81"])
+                #expect(refused.status == 1)
+                #expect(refused.stderr.contains("the peer refused the channel: SPSM not supported (0x0002)"), "\(refused.stderr)")
+            }
+        }
+
         /// Bumble refuses a channel on a plain link: Strobe's central pairs (Just Works) and asks
         /// again, and the channel opens on the encrypted link.
         @Test func aRefusalForSecurityPairsAndAsksAgain() async throws {

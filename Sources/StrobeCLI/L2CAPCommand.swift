@@ -1,0 +1,105 @@
+import ArgumentParser
+import Foundation
+import Strobe
+
+/// `strobe l2cap`: LE credit-based channels.
+struct L2CAPCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "l2cap", abstract: "LE credit-based channels (L2CAP connection-oriented channels).",
+        subcommands: [L2CAPConnectCommand.self])
+}
+
+/// `strobe l2cap connect`: opens a channel to a device's PSM, sends SDUs, prints what comes back.
+struct L2CAPConnectCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "connect",
+        abstract: "Connect, open a channel to a PSM, send SDUs and print the SDUs that come back.",
+        discussion: "Sends --count SDUs of --size bytes (byte i of SDU n is (n + i) mod 256), then prints SDUs until --receive have come, then a summary.")
+    @OptionGroup var global: GlobalOptions
+    @OptionGroup var target: GATTTargetOptions
+    @Option(help: "The device's PSM (1...255; 0x prefix for hex).", transform: { text in
+        guard let value = text.hasPrefix("0x") ? UInt16(text.dropFirst(2), radix: 16) : UInt16(text) else {
+            throw ValidationError("--psm '\(text)' is not a number")
+        }
+        return value
+    }) var psm: UInt16
+    @Option(help: "SDUs to send.") var count = 0
+    @Option(help: "Bytes in each SDU sent.") var size = 20
+    @Option(help: "SDUs to wait for and print (default: as many as sent).") var receive: Int?
+    @Option(help: "The largest SDU this side receives.") var channelMTU = 2048
+    @Option(help: "The largest K-frame payload this side receives (23...1024).") var mps = 247
+    @Option(help: "Seconds to wait for the SDUs to come back.") var wait: Double = 30
+    @Flag(help: "One JSON object per SDU received, then one for the summary.") var json = false
+
+    struct SDU: Encodable {
+        var index: Int
+        var length: Int
+        var hex: String
+    }
+
+    struct Summary: Encodable {
+        var psm: UInt16
+        var cid: UInt16
+        var peerMTU: Int
+        var sent: Int
+        var received: Int
+        var bytesReceived: Int
+        var seconds: Double
+    }
+
+    func validate() throws {
+        guard (1...255).contains(psm) else { throw ValidationError("--psm must be 1...255") }
+        guard count >= 0, (0...65535).contains(size) else { throw ValidationError("--count must be 0 or more, --size 0...65535") }
+        guard (23...65535).contains(channelMTU), (23...1024).contains(mps) else {
+            throw ValidationError("--channel-mtu must be 23...65535 and --mps 23...1024")
+        }
+        if let receive, receive < 0 { throw ValidationError("--receive must be 0 or more") }
+        guard wait > 0, wait <= 3600 else { throw ValidationError("--wait must be in (0, 3600] seconds") }
+    }
+
+    func run() async throws {
+        let session = try await ControllerSession.open(global)
+        defer { try? session.close() }
+        let connection = try await target.connect(session)
+        let parameters = L2CAPCreditChannel.Parameters(mtu: UInt16(channelMTU), mps: UInt16(mps), initialCredits: 32)
+        let channel = try await connection.openChannel(psm: psm, parameters: parameters)
+        let start = HostTime.now()
+        let expected = receive ?? count
+        let json = json
+        let reader = Task {
+            var received = (count: 0, bytes: 0)
+            guard expected > 0 else { return received }
+            for try await sdu in channel.sdus {
+                if json {
+                    try JSONOutput.print(SDU(index: received.count, length: sdu.count, hex: sdu.map { String(format: "%02x", $0) }.joined()))
+                } else {
+                    print("SDU \(received.count): \(sdu.count) bytes")
+                }
+                received.count += 1
+                received.bytes += sdu.count
+                if received.count == expected { break }
+            }
+            return received
+        }
+        for index in 0..<count { try await channel.send((0..<size).map { UInt8((index + $0) % 256) }) }
+        let limit = Duration.milliseconds(Int64(wait * 1000))
+        let received = try await withTimeout(limit, clock: session.clock) { try await reader.value }
+        let seconds = Double(HostTime.now().nanoseconds &- start.nanoseconds) / 1e9
+        let summary = Summary(psm: psm, cid: channel.cid.rawValue, peerMTU: channel.peerMTU, sent: count, received: received.count,
+                              bytesReceived: received.bytes, seconds: seconds)
+        channel.close()
+        _ = try? await connection.disconnect()
+        if json {
+            try JSONOutput.print(summary)
+        } else {
+            print("channel \(channel.cid) on PSM \(psm): sent \(count), received \(received.count) SDUs (\(received.bytes) bytes) in \(String(format: "%.3f", summary.seconds)) s")
+        }
+        guard received.count == expected else { throw Incomplete(received: received.count, expected: expected) }
+    }
+
+    struct Incomplete: Error, CustomStringConvertible {
+        var received: Int
+        var expected: Int
+        var description: String { "only \(received) of \(expected) SDUs came back" }
+    }
+}

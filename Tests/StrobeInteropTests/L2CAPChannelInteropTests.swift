@@ -93,6 +93,33 @@ extension RootCanalTests {
             }
         }
 
+        /// `strobe l2cap listen`: Bumble's central connects, opens a channel to the PSM and sends;
+        /// the tool prints every SDU, echoes it, and sums up.
+        @Test func theToolListensPrintsAndEchoes() async throws {
+            try await RootCanal.with { rootCanal in
+                let (process, output) = try LineCollector.launch(RepositoryPaths.strobeExecutable, [
+                    "--transport", rootCanal.transport, "l2cap", "listen", "--psm", "0x80", "--count", "25", "--echo", "--json",
+                    "--duration", "60"])
+                defer { process.kill() }
+                let listening = try #require(try await output.firstLine(withPrefix: "{", timeout: .seconds(30)))
+                let address = try #require(BumbleSMPPeer.json(listening)["address"] as? String)
+                let peer = try await BumbleSMPPeer(on: rootCanal, script: "l2cap_peer.py", arguments: [
+                    "--role", "central", "--peer", address, "--send-count", "25", "--send-max", "400"])
+                _ = try await output.firstLine(withPrefix: "{\"connected\"", timeout: .seconds(30))
+                peer.say("OPEN 0x80")
+                _ = try await peer.event("SENT")
+                let status = try await offPool { process.waitUntilExit(); return process.terminationStatus }
+                #expect(status == 0, "\(output.lines)")
+                let lines = output.lines.map(BumbleSMPPeer.json)
+                let sdus = lines.filter { $0["index"] != nil }
+                #expect(sdus.map { $0["length"] as? Int } == (0..<25).map { 1 + $0 % 400 })
+                #expect(lines.last?["received"] as? Int == 25)
+                // The echoes reached Bumble: it counts what it received when the channel closes.
+                let closed = try await peer.event("CHANNEL_CLOSED")
+                #expect(closed["sdus"] as? Int == 25)
+            }
+        }
+
         /// Bumble refuses a channel on a plain link: Strobe's central pairs (Just Works) and asks
         /// again, and the channel opens on the encrypted link.
         @Test func aRefusalForSecurityPairsAndAsksAgain() async throws {

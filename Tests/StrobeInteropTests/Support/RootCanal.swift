@@ -204,7 +204,8 @@ final class BumbleSMPPeer: Sendable {
         process.kill()
     }
 
-    private static func json(_ line: String) -> [String: Any] {
+    /// The JSON object in `line` (after its first `{`), empty when there is none.
+    static func json(_ line: String) -> [String: Any] {
         guard let start = line.firstIndex(of: "{"),
               let object = try? JSONSerialization.jsonObject(with: Data(line[start...].utf8)) as? [String: Any] else { return [:] }
         return object

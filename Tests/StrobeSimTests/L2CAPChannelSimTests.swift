@@ -40,6 +40,12 @@ import Testing
                     }
                     return received
                 }
+                // One reader at a time: a second is told so rather than left waiting for ever.
+                try await clock.sleep(for: .milliseconds(1))
+                await #expect(throws: L2CAPChannelError.alreadyReading) {
+                    var second = accepted.sdus.makeAsyncIterator()
+                    _ = try await second.next()
+                }
                 let started = clock.now
                 for sdu in sdus { try await channel.send(sdu, timeout: .seconds(120)) }
                 let sendTime = started.duration(to: clock.now)

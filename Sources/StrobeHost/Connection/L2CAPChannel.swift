@@ -35,16 +35,17 @@ public final class L2CAPChannel: Sendable, CustomStringConvertible {
 
     public var description: String { "L2CAP channel \(cid) on PSM \(l2capHex(psm))" }
 
-    /// Sends one SDU (at most `peerMTU` bytes); returns once it is with the controller. Throws
+    /// Sends one SDU (at most `peerMTU` bytes); returns once its last K-frame is queued for the
+    /// controller (the link's sender, in order with everything else on the link). Throws
     /// `L2CAPChannelError` (`timeout` when the peer gave no credits for it in time: it stays
-    /// queued and goes out when credits come).
+    /// queued and goes out when credits come, so sending it again would send it twice).
     public func send(_ sdu: [UInt8], timeout: Duration = .seconds(30)) async throws {
-        try await link.send(sdu, on: cid, timeout: timeout)
+        try await link.send(sdu, on: self, timeout: timeout)
     }
 
     /// Disconnects the channel; what `sdus` had received stays readable.
     public func close() {
-        link.closeChannel(cid)
+        link.closeChannel(self)
     }
 
     /// Why the channel ended: nil while it is open or when it was closed in order.
@@ -54,7 +55,8 @@ public final class L2CAPChannel: Sendable, CustomStringConvertible {
     public var isClosed: Bool { inbox.withLock { $0.ended != nil } }
 
     /// The SDUs from the peer, in order; it ends when the channel ends, throwing its
-    /// `L2CAPChannelError` when the channel did not end in order. Iterate it once.
+    /// `L2CAPChannelError` when the channel did not end in order. One reader at a time: a
+    /// second gets `alreadyReading`.
     public var sdus: SDUs { SDUs(channel: self) }
 
     public struct SDUs: AsyncSequence, Sendable {
@@ -82,7 +84,7 @@ public final class L2CAPChannel: Sendable, CustomStringConvertible {
         }
         if let reader {
             reader.resume(returning: sdu)
-            link.consumed(1, on: cid)
+            link.consumed(1, on: self)
         }
     }
 
@@ -100,11 +102,17 @@ public final class L2CAPChannel: Sendable, CustomStringConvertible {
         try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<[UInt8]?, any Error>) in
                 let outcome = inbox.withLock { inbox -> Result<[UInt8]?, any Error>? in
+                    guard inbox.reader == nil else { return .failure(L2CAPChannelError.alreadyReading) }
                     if inbox.head < inbox.sdus.count {
                         let sdu = inbox.sdus[inbox.head]
+                        inbox.sdus[inbox.head] = []
                         inbox.head += 1
+                        // What was read goes: a reader that keeps a few SDUs behind never empties the inbox.
                         if inbox.head == inbox.sdus.count {
                             inbox.sdus.removeAll(keepingCapacity: true)
+                            inbox.head = 0
+                        } else if inbox.head >= 64, inbox.head * 2 >= inbox.sdus.count {
+                            inbox.sdus.removeFirst(inbox.head)
                             inbox.head = 0
                         }
                         return .success(sdu)
@@ -118,7 +126,7 @@ public final class L2CAPChannel: Sendable, CustomStringConvertible {
                     return nil
                 }
                 guard let outcome else { return }
-                if case .success(.some) = outcome { link.consumed(1, on: cid) }
+                if case .success(.some) = outcome { link.consumed(1, on: self) }
                 continuation.resume(with: outcome)
             }
         } onCancel: {

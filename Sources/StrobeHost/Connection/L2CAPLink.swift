@@ -53,14 +53,15 @@ final class L2CAPLink: HCIACLHandler, @unchecked Sendable {
         var objects: [L2CAPChannelID: L2CAPChannel] = [:]
         /// Each channel's `send` callers, in the order their SDUs go out.
         var sendWaiters: [L2CAPChannelID: [Waiter<Void>]] = [:]
-        /// The response deadline of each request of ours, by identifier.
-        var deadlines: [UInt8: Task<Void, Never>] = [:]
+        /// The response deadline of each request of ours, by identifier; a timer acts only while
+        /// its generation is the one kept here.
+        var deadlines: [UInt8: (generation: Int, task: Task<Void, Never>?)] = [:]
         var linkClosed = false
     }
 
     /// What a channel action leaves to do once the signalling lock is released.
     private enum Followup: Sendable {
-        case deadline(UInt8)
+        case deadline(UInt8, generation: Int)
         case opened(Waiter<L2CAPChannel>, L2CAPChannel)
         case openFailed(Waiter<L2CAPChannel>, L2CAPChannelError)
         case accepted(AsyncStream<L2CAPChannel>.Continuation?, L2CAPChannel)
@@ -201,6 +202,7 @@ final class L2CAPLink: HCIACLHandler, @unchecked Sendable {
             let waiter = signaling.withLock { s -> Waiter<Bool>? in
                 guard let pending = s.pendingUpdate, pending.identifier == packet.identifier else { return nil }
                 s.pendingUpdate = nil
+                s.channels.reservedIdentifier = nil
                 return pending.waiter
             }
             guard packet.data.count == 2 else {
@@ -228,6 +230,7 @@ final class L2CAPLink: HCIACLHandler, @unchecked Sendable {
         let identifier = signaling.withLock { s -> UInt8 in
             s.pendingUpdate?.waiter.fail(CancellationError())
             let identifier = s.channels.allocateIdentifier()
+            s.channels.reservedIdentifier = identifier
             s.pendingUpdate = (identifier, waiter)
             return identifier
         }
@@ -235,7 +238,11 @@ final class L2CAPLink: HCIACLHandler, @unchecked Sendable {
                                                        latency: parameters.maxLatency, timeout: parameters.supervisionTimeout)
         try await sender.send(request.request(identifier: identifier).encoded, on: .leSignaling)
         let withdraw: @Sendable () -> Void = { [weak self] in
-            self?.signaling.withLock { if $0.pendingUpdate?.waiter === waiter { $0.pendingUpdate = nil } }
+            self?.signaling.withLock { s in
+                guard s.pendingUpdate?.waiter === waiter else { return }
+                s.pendingUpdate = nil
+                s.channels.reservedIdentifier = nil
+            }
         }
         let deadline = Task { [peer = security.peer] in
             guard (try? await clock.sleep(for: Self.responseTimeout)) != nil else { return }
@@ -253,7 +260,7 @@ final class L2CAPLink: HCIACLHandler, @unchecked Sendable {
             let acceptors = s.acceptors.values.map(\.continuation)
             s.acceptors = [:]
             s.listeners = [:]
-            for deadline in s.deadlines.values { deadline.cancel() }
+            for deadline in s.deadlines.values { deadline.task?.cancel() }
             s.deadlines = [:]
             return (s.pendingUpdate, process(s.channels.linkClosed(), &s), acceptors)
         }
@@ -311,9 +318,12 @@ final class L2CAPLink: HCIACLHandler, @unchecked Sendable {
         return try await waiter.wait()
     }
 
-    func send(_ sdu: [UInt8], on cid: L2CAPChannelID, timeout: Duration) async throws {
+    func send(_ sdu: [UInt8], on channel: L2CAPChannel, timeout: Duration) async throws {
         let waiter = Waiter<Void>()
+        let cid = channel.cid
         let followups = try signaling.withLock { s throws(L2CAPChannelError) -> [Followup] in
+            // A channel that ended may have left its CID to a newer one.
+            guard s.objects[cid] === channel else { throw .notOpen }
             s.sendWaiters[cid, default: []].append(waiter)
             do throws(L2CAPChannelError) {
                 return process(try s.channels.send(sdu, on: cid), &s)
@@ -333,18 +343,23 @@ final class L2CAPLink: HCIACLHandler, @unchecked Sendable {
         try await waiter.wait()
     }
 
-    func consumed(_ count: Int, on cid: L2CAPChannelID) {
-        run(signaling.withLock { s in process(s.channels.consumed(count, on: cid), &s) })
+    func consumed(_ count: Int, on channel: L2CAPChannel) {
+        run(signaling.withLock { s in
+            s.objects[channel.cid] === channel ? process(s.channels.consumed(count, on: channel.cid), &s) : []
+        })
     }
 
-    func closeChannel(_ cid: L2CAPChannelID) {
-        run(signaling.withLock { s in process(s.channels.close(cid), &s) })
+    func closeChannel(_ channel: L2CAPChannel) {
+        run(signaling.withLock { s in
+            s.objects[channel.cid] === channel ? process(s.channels.close(channel.cid), &s) : []
+        })
     }
 
     private func check(psm: UInt16, _ parameters: L2CAPCreditChannel.Parameters) throws(L2CAPChannelError) {
         guard (0x0001...0x00FF).contains(psm) else { throw .invalidParameters("SPSM \(l2capHex(psm)) is outside 0x0001-0x00FF") }
-        guard parameters.isValid, Int(parameters.mps) <= sender.maximumPayload else {
-            throw .invalidParameters("MTU \(parameters.mtu) and MPS \(parameters.mps): both at least 23, MPS at most \(sender.maximumPayload)")
+        guard parameters.isValid, parameters.initialCredits > 0, Int(parameters.mps) <= sender.maximumPayload else {
+            throw .invalidParameters("MTU \(parameters.mtu), MPS \(parameters.mps) and \(parameters.initialCredits) credits: "
+                + "MTU and MPS at least 23, MPS at most \(sender.maximumPayload), credits at least 1")
         }
     }
 
@@ -392,8 +407,12 @@ final class L2CAPLink: HCIACLHandler, @unchecked Sendable {
             case .kFrame(let peer, let frame):
                 sender.post(frame, on: peer)
             case .awaitResponse(let identifier):
-                s.deadlines.removeValue(forKey: identifier)?.cancel()
-                followups.append(.deadline(identifier))
+                s.deadlines.removeValue(forKey: identifier)?.task?.cancel()
+                s.generation += 1
+                s.deadlines[identifier] = (s.generation, nil)
+                followups.append(.deadline(identifier, generation: s.generation))
+            case .responseReceived(let identifier):
+                s.deadlines.removeValue(forKey: identifier)?.task?.cancel()
             case .opened(let cid, let token):
                 let channel = makeChannel(cid, s)
                 s.objects[cid] = channel
@@ -427,21 +446,23 @@ final class L2CAPLink: HCIACLHandler, @unchecked Sendable {
     private func run(_ followups: [Followup]) {
         for followup in followups {
             switch followup {
-            case .deadline(let identifier):
+            case .deadline(let identifier, let generation):
                 let task = Task { [weak self, clock] in
                     guard (try? await clock.sleep(for: Self.responseTimeout)) != nil, let self else { return }
                     let followups = self.signaling.withLock { s -> [Followup] in
+                        // Answered meanwhile, or the identifier went to a newer request with a timer of its own.
+                        guard s.deadlines[identifier]?.generation == generation else { return [] }
                         s.deadlines[identifier] = nil
                         return self.process(s.channels.responseTimedOut(identifier, after: Self.responseTimeout), &s)
                     }
                     self.run(followups)
                 }
-                let stale = signaling.withLock { s -> Bool in
-                    if s.linkClosed { return true }
-                    s.deadlines[identifier] = task
-                    return false
+                let current = signaling.withLock { s -> Bool in
+                    guard s.deadlines[identifier]?.generation == generation else { return false }
+                    s.deadlines[identifier]?.task = task
+                    return true
                 }
-                if stale { task.cancel() }
+                if !current { task.cancel() }
             case .opened(let waiter, let channel):
                 // A caller that gave up does not hold the channel: it is closed again.
                 if !waiter.succeed(channel) { channel.close() }

@@ -24,6 +24,8 @@ package struct L2CAPChannelTable: Sendable {
         case kFrame(to: L2CAPChannelID, [UInt8])
         /// A request of ours that waits for its response: `responseTimedOut` when none comes in time.
         case awaitResponse(identifier: UInt8)
+        /// The request's response came (or it ended otherwise): its timer can go.
+        case responseReceived(identifier: UInt8)
         /// This side's request `token` opened channel `cid`, or failed.
         case opened(L2CAPChannelID, token: UInt64)
         case openFailed(token: UInt64, L2CAPChannelError)
@@ -63,13 +65,19 @@ package struct L2CAPChannelTable: Sendable {
         self.receiveWindow = receiveWindow
     }
 
-    /// An identifier for a signalling command of this link: never 0, nor one a request of
-    /// this table still waits on (`busy` names the link's other waiting requests).
-    package mutating func allocateIdentifier(busy: Set<UInt8> = []) -> UInt8 {
+    /// The identifier of the link's own request waiting outside this table (a Connection
+    /// Parameter Update Request), which no command of the table takes meanwhile.
+    package var reservedIdentifier: UInt8?
+
+    /// An identifier for a signalling command of this link: never 0, nor one a request still
+    /// waits on.
+    package mutating func allocateIdentifier() -> UInt8 {
         for _ in 0..<255 {
             let identifier = nextIdentifier
             nextIdentifier = identifier == 0xFF ? 1 : identifier + 1
-            if pendingOpens[identifier] == nil, pendingDisconnects[identifier] == nil, !busy.contains(identifier) { return identifier }
+            if pendingOpens[identifier] == nil, pendingDisconnects[identifier] == nil, identifier != reservedIdentifier {
+                return identifier
+            }
         }
         return nextIdentifier  // every identifier waits: the RTX ends them in time
     }
@@ -85,8 +93,9 @@ package struct L2CAPChannelTable: Sendable {
     /// LE Credit Based Connection Request for `psm`; `token` names the request in its outcome.
     package mutating func open(psm: UInt16, parameters: L2CAPCreditChannel.Parameters, token: UInt64) throws(L2CAPChannelError) -> [Action] {
         guard (0x0001...0x00FF).contains(psm) else { throw .invalidParameters("SPSM \(l2capHex(psm)) is outside 0x0001-0x00FF") }
-        guard parameters.isValid else {
-            throw .invalidParameters("MTU \(parameters.mtu) and MPS \(parameters.mps): both at least 23, MPS at most 65533")
+        guard parameters.isValid, parameters.initialCredits > 0 else {
+            throw .invalidParameters("MTU \(parameters.mtu), MPS \(parameters.mps), \(parameters.initialCredits) credits: "
+                + "MTU and MPS at least 23, MPS at most 65533, credits at least 1")
         }
         guard let cid = freeCID() else { throw .noFreeChannelID }
         let identifier = allocateIdentifier()
@@ -140,7 +149,8 @@ package struct L2CAPChannelTable: Sendable {
         case .flowControlCredit:
             let credit = try LEFlowControlCredit(data: packet.data)
             // The CID is the sender's own end of the channel; one of no channel is ignored.
-            guard let (cid, found) = channels.first(where: { $0.value.peerCID == credit.cid }) else { return [] }
+            guard let (cid, found) = channels.first(where: { $0.value.peerCID == credit.cid && !$0.value.channel.isClosed })
+            else { return [] }
             var entry = found
             let outputs = entry.channel.receivedCredits(credit.credits)
             channels[cid] = entry
@@ -163,13 +173,16 @@ package struct L2CAPChannelTable: Sendable {
         case .disconnectionResponse:
             guard let cid = pendingDisconnects.removeValue(forKey: packet.identifier) else { return [] }
             channels[cid] = nil
-            return []
+            return [.responseReceived(identifier: packet.identifier)]
         case .commandReject:
             if let pending = pendingOpens.removeValue(forKey: packet.identifier) {
                 let reason = packet.data.count >= 2 ? UInt16(packet.data[0]) | UInt16(packet.data[1]) << 8 : 0
-                return [.openFailed(token: pending.token, .commandRejected(reason: reason))]
+                return [.responseReceived(identifier: packet.identifier), .openFailed(token: pending.token, .commandRejected(reason: reason))]
             }
-            if let cid = pendingDisconnects.removeValue(forKey: packet.identifier) { channels[cid] = nil }
+            if let cid = pendingDisconnects.removeValue(forKey: packet.identifier) {
+                channels[cid] = nil
+                return [.responseReceived(identifier: packet.identifier)]
+            }
             return nil
         default:
             return nil
@@ -223,22 +236,25 @@ package struct L2CAPChannelTable: Sendable {
 
     private mutating func opened(_ response: LECreditBasedConnectionResponse, identifier: UInt8) -> [Action] {
         guard let pending = pendingOpens.removeValue(forKey: identifier) else { return [] }
-        guard response.result == .success else { return [.openFailed(token: pending.token, .refused(response.result))] }
+        let answered = Action.responseReceived(identifier: identifier)
+        guard response.result == .success else { return [answered, .openFailed(token: pending.token, .refused(response.result))] }
         let peer = L2CAPCreditChannel.Parameters(mtu: response.mtu, mps: response.mps, initialCredits: response.initialCredits)
-        guard peer.isValid, response.destinationCID.isDynamicLE else {
+        // A destination CID another channel of the link has would take that channel's credits.
+        let taken = channels.values.contains { $0.peerCID == response.destinationCID }
+        guard peer.isValid, response.destinationCID.isDynamicLE, !taken else {
             // Accepted with what no channel can use: this side ends it at once.
             channels[pending.cid] = Entry(psm: pending.psm, peerCID: response.destinationCID, channel: Self.closedChannel(pending.parameters))
             let identifier = allocateIdentifier()
             pendingDisconnects[identifier] = pending.cid
             let disconnection = L2CAPDisconnection(destinationCID: response.destinationCID, sourceCID: pending.cid)
-            return [.signal(disconnection.request(identifier: identifier)), .awaitResponse(identifier: identifier),
+            return [answered, .signal(disconnection.request(identifier: identifier)), .awaitResponse(identifier: identifier),
                     .openFailed(token: pending.token, .invalidParameters(
                         "the peer accepted with CID \(l2capHex(response.destinationCID.rawValue)), MTU \(response.mtu), MPS \(response.mps)"))]
         }
         let channel = L2CAPCreditChannel(local: pending.parameters, peerMTU: response.mtu, peerMPS: response.mps,
                                          peerInitialCredits: response.initialCredits, receiveWindow: receiveWindow)
         channels[pending.cid] = Entry(psm: pending.psm, peerCID: response.destinationCID, channel: channel)
-        return [.opened(pending.cid, token: pending.token)]
+        return [answered, .opened(pending.cid, token: pending.token)]
     }
 
     private static func closedChannel(_ parameters: L2CAPCreditChannel.Parameters) -> L2CAPCreditChannel {

@@ -9,8 +9,8 @@ As a peripheral it advertises (random own address) and, with --listen PSM, accep
 PSM (--mtu, --mps, --max-credits: what it receives); with --refuse RESULT it answers every
 channel request with that result instead. As a central it connects to --peer (public address).
 Either way a line "OPEN PSM" on stdin opens a channel to the peer's PSM.
-On every channel it echoes each SDU back (--echo), or sends --send-count SDUs of sizes cycling
-from 1 to --send-max (bytes i % 256 of SDU i, then its index), one at a time.
+On every channel it echoes each SDU back (--echo), or sends --send-count SDUs, SDU n of
+1 + (37 n) % --send-max bytes, byte i of it (n + i) % 256, one at a time.
 Lines on stdout, one JSON object each:
     READY {"address": ..., "public": ...}
     CONNECTED {"connection": n, "peer": ...}
@@ -76,7 +76,7 @@ def serve(channel, number, args):
     if args.send_count:
         async def send():
             for index in range(args.send_count):
-                size = 1 + index % args.send_max
+                size = 1 + (index * 37) % args.send_max
                 sdu = bytes([(index + i) % 256 for i in range(size)])
                 # One write per SDU, drained before the next: Bumble joins queued writes otherwise.
                 channel.write(sdu)

@@ -81,18 +81,23 @@ import Testing
         #expect(actions[1] == .awaitResponse(identifier: 1))
         let response = LECreditBasedConnectionResponse(destinationCID: L2CAPChannelID(0x0045), mtu: 100, mps: 23, initialCredits: 1,
                                                        result: .success)
-        #expect(try Self.receive(&table, response.packet(identifier: 1)) == [.opened(L2CAPChannelID(0x0040), token: 42)])
+        #expect(try Self.receive(&table, response.packet(identifier: 1))
+                == [.responseReceived(identifier: 1), .opened(L2CAPChannelID(0x0040), token: 42)])
 
         _ = try table.open(psm: 0x80, parameters: Self.parameters, token: 43)
         #expect(try Self.receive(&table, LECreditBasedConnectionResponse.refusal(.insufficientEncryption).packet(identifier: 2))
-                == [.openFailed(token: 43, .refused(.insufficientEncryption))])
+                == [.responseReceived(identifier: 2), .openFailed(token: 43, .refused(.insufficientEncryption))])
         _ = try table.open(psm: 0x80, parameters: Self.parameters, token: 44)
-        #expect(try Self.receive(&table, LESignalingPacket.commandNotUnderstood(identifier: 3)) == [.openFailed(token: 44, .commandRejected(reason: 0))])
+        #expect(try Self.receive(&table, LESignalingPacket.commandNotUnderstood(identifier: 3))
+                == [.responseReceived(identifier: 3), .openFailed(token: 44, .commandRejected(reason: 0))])
         _ = try table.open(psm: 0x80, parameters: Self.parameters, token: 45)
         #expect(table.responseTimedOut(4, after: .seconds(30)) == [.openFailed(token: 45, .timeout(after: .seconds(30)))])
         // The channel identifiers go round: the next one after those asked for.
         let next = try table.open(psm: 0x80, parameters: Self.parameters, token: 46)
-        guard case .signal(let fifth) = next[0] else { return }
+        guard case .signal(let fifth) = next[0] else {
+            Issue.record("\(next)")
+            return
+        }
         #expect(try LECreditBasedConnectionRequest(data: fifth.data).sourceCID == L2CAPChannelID(0x0044))
     }
 
@@ -126,7 +131,7 @@ import Testing
         #expect(actions == [.signal(disconnection.request(identifier: 1)), .awaitResponse(identifier: 1),
                             .closed(L2CAPChannelID(0x0040), .violation(.kFrameExceedsMPS(length: 101, mps: 100)))])
         #expect(table.openChannels == 1)
-        _ = try Self.receive(&table, disconnection.response(identifier: 1))
+        #expect(try Self.receive(&table, disconnection.response(identifier: 1)) == [.responseReceived(identifier: 1)])
         #expect(table.openChannels == 0)
     }
 
@@ -138,6 +143,22 @@ import Testing
                 == [.signal(request.response(identifier: 3)), .closed(L2CAPChannelID(0x0040), nil)])
         #expect(try Self.receive(&table, request.request(identifier: 4))
                 == [.signal(LESignalingPacket(code: 0x01, identifier: 4, data: [0x02, 0x00, 0x40, 0x00, 0x55, 0x00]))])
+    }
+
+    /// A response naming a destination CID another channel of the link already has is refused
+    /// (its credits would go to that channel), and the link's own waiting request keeps its identifier.
+    @Test func aDuplicateDestinationCIDIsDisconnectedAndReservedIdentifiersAreSkipped() throws {
+        var table = L2CAPChannelTable()
+        _ = try Self.receive(&table, Self.request(cid: 0x0060))  // the peer's 0x0060 is taken
+        table.reservedIdentifier = 1
+        let actions = try table.open(psm: 0x80, parameters: Self.parameters, token: 7)
+        #expect(actions.last == .awaitResponse(identifier: 2))
+        let response = LECreditBasedConnectionResponse(destinationCID: L2CAPChannelID(0x0060), mtu: 100, mps: 23, initialCredits: 1,
+                                                       result: .success)
+        let outcome = try #require(try Self.receive(&table, response.packet(identifier: 2)))
+        #expect(outcome.contains { if case .openFailed(token: 7, .invalidParameters) = $0 { true } else { false } })
+        #expect(outcome.contains(.signal(L2CAPDisconnection(destinationCID: L2CAPChannelID(0x0060), sourceCID: L2CAPChannelID(0x0041))
+            .request(identifier: 3))))
     }
 
     @Test func theLinksEndEndsEverything() throws {

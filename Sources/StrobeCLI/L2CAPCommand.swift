@@ -182,6 +182,9 @@ struct L2CAPListenCommand: AsyncParsableCommand {
                 if echo { try await channel.send(sdu) }
                 if received.count == count { break }
             }
+            // Closed in order: the peer has what was sent before it answers.
+            channel.close()
+            _ = try? await connection.disconnect()
             return (channel, received.count, received.bytes)
         }
         let summary = L2CAPConnectCommand.Summary(

@@ -35,8 +35,8 @@ public final class L2CAPChannel: Sendable, CustomStringConvertible {
 
     public var description: String { "L2CAP channel \(cid) on PSM \(l2capHex(psm))" }
 
-    /// Sends one SDU (at most `peerMTU` bytes); returns once its last K-frame is queued for the
-    /// controller (the link's sender, in order with everything else on the link). Throws
+    /// Sends one SDU (at most `peerMTU` bytes); returns once its last K-frame is with the
+    /// controller. Throws
     /// `L2CAPChannelError` (`timeout` when the peer gave no credits for it in time: it stays
     /// queued and goes out when credits come, so sending it again would send it twice).
     public func send(_ sdu: [UInt8], timeout: Duration = .seconds(30)) async throws {

@@ -66,7 +66,6 @@ final class L2CAPLink: HCIACLHandler, @unchecked Sendable {
         case openFailed(Waiter<L2CAPChannel>, L2CAPChannelError)
         case accepted(AsyncStream<L2CAPChannel>.Continuation?, L2CAPChannel)
         case deliver(L2CAPChannel, [UInt8])
-        case sent(Waiter<Void>)
         case ended(L2CAPChannel?, [Waiter<Void>], L2CAPChannelError?)
     }
 
@@ -400,12 +399,26 @@ final class L2CAPLink: HCIACLHandler, @unchecked Sendable {
     /// queued there, so each channel's K-frames and credits leave in the order decided.
     private func process(_ actions: [L2CAPChannelTable.Action], _ s: inout SignalingCounts) -> [Followup] {
         var followups: [Followup] = []
+        // A K-frame waits here for the next action: when that says its SDU is sent, the SDU's
+        // `send` returns once this last K-frame is with the controller.
+        var held: (peer: L2CAPChannelID, frame: [UInt8])?
+        func flush(completing waiter: Waiter<Void>? = nil) {
+            guard let (peer, frame) = held else { return }
+            held = nil
+            if let waiter {
+                sender.post(frame, on: peer) { result in waiter.resolve(result) }
+            } else {
+                sender.post(frame, on: peer)
+            }
+        }
         for action in actions {
+            if case .kFrame = action {} else if case .sduSent = action {} else { flush() }
             switch action {
             case .signal(let packet):
                 sender.post(packet.encoded, on: .leSignaling)
             case .kFrame(let peer, let frame):
-                sender.post(frame, on: peer)
+                flush()
+                held = (peer, frame)
             case .awaitResponse(let identifier):
                 s.deadlines.removeValue(forKey: identifier)?.task?.cancel()
                 s.generation += 1
@@ -426,14 +439,17 @@ final class L2CAPLink: HCIACLHandler, @unchecked Sendable {
             case .sdu(let cid, let sdu):
                 if let channel = s.objects[cid] { followups.append(.deliver(channel, sdu)) }
             case .sduSent(let cid):
+                var waiter: Waiter<Void>?
                 if var waiters = s.sendWaiters[cid], !waiters.isEmpty {
-                    followups.append(.sent(waiters.removeFirst()))
+                    waiter = waiters.removeFirst()
                     s.sendWaiters[cid] = waiters.isEmpty ? nil : waiters
                 }
+                flush(completing: waiter)
             case .closed(let cid, let error):
                 followups.append(.ended(s.objects.removeValue(forKey: cid), s.sendWaiters.removeValue(forKey: cid) ?? [], error))
             }
         }
+        flush()
         return followups
     }
 
@@ -476,8 +492,6 @@ final class L2CAPLink: HCIACLHandler, @unchecked Sendable {
                 }
             case .deliver(let channel, let sdu):
                 channel.deliver(sdu)
-            case .sent(let waiter):
-                waiter.succeed(())
             case .ended(let channel, let waiters, let error):
                 channel?.ended(error)
                 for waiter in waiters { waiter.fail(error ?? .notOpen) }

@@ -1,8 +1,7 @@
 #!/usr/bin/env bash
-# The test command: installs missing test dependencies, builds once (with the fuzzers' own build,
-# Scripts/fuzz.sh --debug, and their few seconds per target beside it and the Swift suite), runs
-# the whole Swift suite with the kernel suite (the build's strobe-lite on the real Linux HCI user
-# channel, in a qemu guest) beside it,
+# The test command: installs missing test dependencies, builds once, runs the whole Swift suite
+# with the kernel suite (the build's strobe-lite on the real Linux HCI user channel, in a qemu
+# guest) and the fuzzers (Scripts/fuzz.sh --debug: every target for a few seconds) beside it,
 # then the conformance suite (avatar's LE classes against the build's strobe-pandora,
 # Scripts/conformance.sh). Every phase runs even when an earlier one failed; at the end one line
 # per phase gives its time and counts, then the "N passed, M failed" total.
@@ -49,12 +48,41 @@ if [ $# -gt 0 ] && [ "$1" != "--repeat" ]; then
   exec swift test "$@"
 fi
 
-# The fuzzers (their sanitized build in a scratch path of its own, then a short run) go beside
-# the package's build, whose idle stretches (links, a module's last files) they fill, and the
-# Swift suite; after the build the Swift suite (which waits on foreign peers and virtual time)
-# runs with the kernel suite (qemu, one core) beside it; the conformance suite, whose six shards
-# keep both cores busy, runs alone after them. Each job runs in a process group of its own,
-# ended when the test command is interrupted; its time is its own wall time.
+start=$SECONDS
+swift build --build-tests
+build_time=$((SECONDS - start))
+
+if [ $# -gt 0 ]; then
+  runs=${2:?--repeat needs a count}
+  [[ "$runs" =~ ^[1-9][0-9]*$ ]] || { echo "test.sh: --repeat takes a positive count" >&2; exit 2; }
+  failures=()
+  for run in $(seq 1 "$runs"); do
+    log="$logs/repeat-$run.log"
+    start=$SECONDS
+    status=0
+    swift test --skip-build >"$log" 2>&1 || status=$?
+    read -r passed failed < <(swift_counts "$log")
+    [ "$status" -eq 0 ] || [ "$failed" -gt 0 ] || failed=1
+    echo "run $run of $runs: $((SECONDS - start)) s, $passed passed, $failed failed (log: $log)"
+    while IFS= read -r name; do failures+=("$name"); done < <(grep -v '^✘ Test run with' "$log" | sed -n 's/^✘ Test \(.*\) failed after.*/\1/p')
+    total_passed=$((total_passed + passed))
+    total_failed=$((total_failed + failed))
+  done
+  if [ ${#failures[@]} -gt 0 ]; then
+    echo "tests that failed in any run (times failed):"
+    printf '%s\n' "${failures[@]}" | sort | uniq -c | sort -rn
+  else
+    echo "no test failed in $runs runs"
+  fi
+  echo "$total_passed passed, $total_failed failed"
+  [ "$total_failed" -eq 0 ]
+  exit
+fi
+
+# After the build the Swift suite (which waits on foreign peers and virtual time) runs with the
+# kernel suite (qemu, one core) and the fuzzers' build and run beside it; the conformance suite,
+# whose six shards keep both cores busy, runs alone after them. Each job runs in a process group
+# of its own, ended when the test command is interrupted; its time is its own wall time.
 declare -A pid_of=()
 # Every process of every job (each is a session of its own: qemu under `timeout` is in a group
 # of its own within it), then the test command itself.
@@ -88,48 +116,11 @@ last_counts() {
   if [ -z "$line" ]; then echo "0 1"; else echo "$line" | sed 's/^\([0-9]*\) passed, \([0-9]*\) failed$/\1 \2/'; fi
 }
 
-# A build that fails ends the test command: its jobs with it.
-trap stop_jobs EXIT
-start=$SECONDS
-if [ $# -eq 0 ]; then
-  # Resolved first, so that the two builds do not both write Package.resolved.
-  swift package resolve
-  begin fuzz Scripts/fuzz.sh --debug --seconds 5
-fi
-swift build --build-tests
-build_time=$((SECONDS - start))
-
-if [ $# -gt 0 ]; then
-  runs=${2:?--repeat needs a count}
-  [[ "$runs" =~ ^[1-9][0-9]*$ ]] || { echo "test.sh: --repeat takes a positive count" >&2; exit 2; }
-  failures=()
-  for run in $(seq 1 "$runs"); do
-    log="$logs/repeat-$run.log"
-    start=$SECONDS
-    status=0
-    swift test --skip-build >"$log" 2>&1 || status=$?
-    read -r passed failed < <(swift_counts "$log")
-    [ "$status" -eq 0 ] || [ "$failed" -gt 0 ] || failed=1
-    echo "run $run of $runs: $((SECONDS - start)) s, $passed passed, $failed failed (log: $log)"
-    while IFS= read -r name; do failures+=("$name"); done < <(grep -v '^✘ Test run with' "$log" | sed -n 's/^✘ Test \(.*\) failed after.*/\1/p')
-    total_passed=$((total_passed + passed))
-    total_failed=$((total_failed + failed))
-  done
-  if [ ${#failures[@]} -gt 0 ]; then
-    echo "tests that failed in any run (times failed):"
-    printf '%s\n' "${failures[@]}" | sort | uniq -c | sort -rn
-  else
-    echo "no test failed in $runs runs"
-  fi
-  echo "$total_passed passed, $total_failed failed"
-  [ "$total_failed" -eq 0 ]
-  exit
-fi
-
 # The executables the build made: building them again here would wait on the Swift suite's lock.
 bin=$(swift build --show-bin-path)
 begin swift swift test --skip-build
 begin kernel Scripts/kernel-test.sh --strobe "$bin/strobe-lite"
+begin fuzz Scripts/fuzz.sh --debug --seconds 5
 end swift
 read -r passed failed < <(swift_counts "$logs/swift.log")
 [ "$job_status" -eq 0 ] || [ "$failed" -gt 0 ] || failed=1
@@ -155,7 +146,7 @@ record install "$install_time"
 record build "$build_time"
 record swift-suite "$swift_time" "$passed" "$failed"
 record kernel-suite "$kernel_time" "$kernel_passed" "$kernel_failed" "beside the Swift suite"
-record fuzzers "$fuzz_time" "$fuzz_clean" "$fuzz_failed" "beside the build and the Swift suite; targets run 5 s each without a crash"
+record fuzzers "$fuzz_time" "$fuzz_clean" "$fuzz_failed" "beside the Swift suite; targets run 5 s each without a crash"
 record conformance "$conformance_time" "$conformance_passed" "$conformance_failed"
 echo
 printf '%s\n' "${phases[@]}"

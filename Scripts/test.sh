@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The test command: installs missing test dependencies, builds once, runs the whole Swift suite
 # with the kernel suite (the build's strobe-lite on the real Linux HCI user channel, in a qemu
-# guest) and the fuzzers (Scripts/fuzz.sh --debug: every target for a few seconds) beside it,
+# guest) and the fuzzers (Scripts/fuzz.sh --debug: every target for 3 s) beside it,
 # then the conformance suite (avatar's LE classes against the build's strobe-pandora,
 # Scripts/conformance.sh). Every phase runs even when an earlier one failed; at the end one line
 # per phase gives its time and counts, then the "N passed, M failed" total.
@@ -120,7 +120,7 @@ last_counts() {
 bin=$(swift build --show-bin-path)
 begin swift swift test --skip-build
 begin kernel Scripts/kernel-test.sh --strobe "$bin/strobe-lite"
-begin fuzz Scripts/fuzz.sh --debug --seconds 5
+begin fuzz Scripts/fuzz.sh --debug --seconds 3
 end swift
 read -r passed failed < <(swift_counts "$logs/swift.log")
 [ "$job_status" -eq 0 ] || [ "$failed" -gt 0 ] || failed=1
@@ -146,7 +146,7 @@ record install "$install_time"
 record build "$build_time"
 record swift-suite "$swift_time" "$passed" "$failed"
 record kernel-suite "$kernel_time" "$kernel_passed" "$kernel_failed" "beside the Swift suite"
-record fuzzers "$fuzz_time" "$fuzz_clean" "$fuzz_failed" "beside the Swift suite; targets run 5 s each without a crash"
+record fuzzers "$fuzz_time" "$fuzz_clean" "$fuzz_failed" "beside the Swift suite; targets run 3 s each without a crash"
 record conformance "$conformance_time" "$conformance_passed" "$conformance_failed"
 echo
 printf '%s\n' "${phases[@]}"

@@ -37,6 +37,15 @@ struct L2CAPConnectCommand: AsyncParsableCommand {
         var index: Int
         var length: Int
         var hex: String
+
+        /// One received SDU: a JSON object with its bytes, or a line with its length.
+        static func print(_ sdu: [UInt8], index: Int, json: Bool) throws {
+            if json {
+                try JSONOutput.print(SDU(index: index, length: sdu.count, hex: sdu.hexString))
+            } else {
+                Swift.print("SDU \(index): \(sdu.count) bytes")
+            }
+        }
     }
 
     struct Summary: Encodable {
@@ -72,11 +81,7 @@ struct L2CAPConnectCommand: AsyncParsableCommand {
             var received = (count: 0, bytes: 0)
             guard expected > 0 else { return received }
             for try await sdu in channel.sdus {
-                if json {
-                    try JSONOutput.print(SDU(index: received.count, length: sdu.count, hex: sdu.map { String(format: "%02x", $0) }.joined()))
-                } else {
-                    print("SDU \(received.count): \(sdu.count) bytes")
-                }
+                try SDU.print(sdu, index: received.count, json: json)
                 received.count += 1
                 received.bytes += sdu.count
                 if received.count == expected { break }
@@ -171,12 +176,7 @@ struct L2CAPListenCommand: AsyncParsableCommand {
             guard let channel = await channels.next() else { throw NoChannel() }
             var received = (count: 0, bytes: 0)
             for try await sdu in channel.sdus {
-                if json {
-                    try JSONOutput.print(L2CAPConnectCommand.SDU(index: received.count, length: sdu.count,
-                                                                 hex: sdu.map { String(format: "%02x", $0) }.joined()))
-                } else {
-                    print("SDU \(received.count): \(sdu.count) bytes")
-                }
+                try L2CAPConnectCommand.SDU.print(sdu, index: received.count, json: json)
                 received.count += 1
                 received.bytes += sdu.count
                 if echo { try await channel.send(sdu) }

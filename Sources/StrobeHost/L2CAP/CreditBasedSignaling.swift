@@ -142,7 +142,10 @@ public struct L2CAPDisconnection: Sendable, Hashable {
 /// `count` little-endian 16-bit fields, exactly.
 private func signalingFields(_ data: [UInt8], code: LESignalingCode, count: Int) throws(L2CAPSignalingError) -> [UInt16] {
     guard data.count == 2 * count else { throw .lengthMismatch(code: code.rawValue, announced: 2 * count, actual: data.count) }
-    return (0..<count).map { UInt16(data[2 * $0]) | UInt16(data[2 * $0 + 1]) << 8 }
+    return data.withUnsafeBytes { bytes in
+        var reader = ByteReader(bytes)
+        return (0..<count).compactMap { _ in reader.readUInt16() }
+    }
 }
 
 private func signalingPacket(_ code: LESignalingCode, _ identifier: UInt8, _ fields: [UInt16]) -> LESignalingPacket {

@@ -159,8 +159,7 @@ package struct L2CAPChannelTable: Sendable {
             let request = try L2CAPDisconnection(data: packet.data, code: .disconnectionRequest)
             guard let entry = channels[request.destinationCID] else {
                 // Command Reject, invalid CID in request: the CIDs as this side sees them.
-                return [.signal(LESignalingPacket(code: LESignalingCode.commandReject.rawValue, identifier: packet.identifier,
-                                                  data: [0x02, 0x00] + le16(request.destinationCID.rawValue) + le16(request.sourceCID.rawValue)))]
+                return [.signal(.invalidCIDInRequest(identifier: packet.identifier, local: request.destinationCID, remote: request.sourceCID))]
             }
             // A request naming another source CID is dropped (4.6).
             guard entry.peerCID == request.sourceCID else { return [] }
@@ -305,5 +304,3 @@ package struct L2CAPChannelTable: Sendable {
         return nil
     }
 }
-
-private func le16(_ value: UInt16) -> [UInt8] { [UInt8(value & 0xFF), UInt8(value >> 8)] }

@@ -58,6 +58,16 @@ public struct LESignalingPacket: Sendable, Hashable {
     public static func commandNotUnderstood(identifier: UInt8) -> LESignalingPacket {
         LESignalingPacket(code: LESignalingCode.commandReject.rawValue, identifier: identifier, data: [0x00, 0x00])
     }
+
+    /// Command Reject with reason 0x0002, Invalid CID in request: the request's CIDs as the
+    /// rejecting side sees them, its own (local) first.
+    public static func invalidCIDInRequest(identifier: UInt8, local: L2CAPChannelID, remote: L2CAPChannelID) -> LESignalingPacket {
+        var writer = ByteWriter(capacity: 6)
+        writer.write(UInt16(0x0002))
+        writer.write(local.rawValue)
+        writer.write(remote.rawValue)
+        return LESignalingPacket(code: LESignalingCode.commandReject.rawValue, identifier: identifier, data: writer.bytes)
+    }
 }
 
 /// L2CAP_CONNECTION_PARAMETER_UPDATE_REQ from a peripheral, in units of the spec:

@@ -5,7 +5,11 @@
 #   Scripts/fuzz.sh TARGET               one target (Scripts/fuzz.sh --list names them)
 #   Scripts/fuzz.sh [TARGET] --seconds N N seconds per target
 #   Scripts/fuzz.sh --debug ...          an unoptimised build: a third of the build time, a fraction
-#                                        of the executions per second (the test command's short run)
+#                                        of the executions per second
+#   Scripts/fuzz.sh --check [--mutations N] [--strobe-fuzz PATH]
+#                                        no libFuzzer build: the package's own debug strobe-fuzz (or
+#                                        PATH) runs every target's corpus and N fixed mutations of it
+#                                        (default 20000), the same inputs every run (the test command)
 #
 # Corpora live in .build/fuzz/corpus/TARGET, seeded from Captures/ on first use; the inputs in
 # Tests/Fuzz/Regressions/TARGET (each one a crash found earlier) are run first, every time.
@@ -19,18 +23,53 @@ seconds=60
 targets=()
 list=false
 configuration=release
+check=false
+mutations=20000
+binary=
 while [ $# -gt 0 ]; do
   case "$1" in
     --seconds) seconds="$2"; shift 2 ;;
     --list) list=true; shift ;;
     --debug) configuration=debug; shift ;;
-    -h|--help) sed -n '2,14p' "$0"; exit 0 ;;
+    --check) check=true; shift ;;
+    --mutations) mutations="$2"; shift 2 ;;
+    --strobe-fuzz) binary="$2"; shift 2 ;;
+    -h|--help) sed -n '2,18p' "$0"; exit 0 ;;
     *) targets+=("$1"); shift ;;
   esac
 done
 
 build=.build/fuzz
-mkdir -p "$build"
+mkdir -p "$build/artifacts"
+
+# seed TARGET BINARY: cuts the target's corpus out of the captures on first use.
+seed() {
+  [ -d "$build/corpus/$1" ] || "$2" seed "$1" "$build/corpus/$1" Captures/*.btsnoop >/dev/null
+  mkdir -p "Tests/Fuzz/Regressions/$1"
+}
+
+if $check; then
+  if [ -z "$binary" ]; then
+    swift build --product strobe-fuzz >"$build/build.log" 2>&1 || { cat "$build/build.log" >&2; exit 1; }
+    binary="$(swift build --show-bin-path)/strobe-fuzz"
+  fi
+  if [ ${#targets[@]} -eq 0 ]; then mapfile -t targets < <("$binary" list | cut -f1); fi
+  export SWIFT_BACKTRACE=enable=no
+  summary=()
+  for target in "${targets[@]}"; do
+    seed "$target" "$binary"
+    artifact="$build/artifacts/$target-check-input"
+    if ! line=$("$binary" check "$target" --mutations "$mutations" --artifact "$artifact" \
+        "Tests/Fuzz/Regressions/$target" "$build/corpus/$target"); then
+      echo "fuzz: $target FAILED; the input is kept at $artifact" >&2
+      echo "fuzz: reproduce with $binary check $target --mutations 0 INPUT; add it to Tests/Fuzz/Regressions/$target" >&2
+      exit 1
+    fi
+    summary+=("$line")
+  done
+  printf 'fuzz: %s\n' "${summary[@]}"
+  exit 0
+fi
 # A scratch path of its own: the sanitizer changes how every Swift module is compiled.
 scratch=.build-fuzz
 # gold cannot link address-sanitized Swift; lld ships with the toolchain.
@@ -50,17 +89,13 @@ if [ ${#targets[@]} -eq 0 ]; then
   mapfile -t targets < <("$fuzz" list | cut -f1)
 fi
 
-mkdir -p "$build/artifacts"
 # A Swift trap prints its message; the runtime's backtracer would trip the address sanitizer instead.
 export SWIFT_BACKTRACE=enable=no
 summary=()
 for target in "${targets[@]}"; do
+  seed "$target" "$fuzz"
   corpus="$build/corpus/$target"
-  if [ ! -d "$corpus" ]; then
-    "$fuzz" seed "$target" "$corpus" Captures/*.btsnoop >/dev/null
-  fi
   regressions="Tests/Fuzz/Regressions/$target"
-  mkdir -p "$regressions"
   log="$build/$target.log"
   echo "fuzz: $target for ${seconds} s" >&2
   if ! "$fuzz" "$target" -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 -max_len=8192 \

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The test command: installs missing test dependencies, builds once, runs the whole Swift suite
-# with the kernel suite (the build's strobe-lite on the real Linux HCI user channel, in a qemu
-# guest) and the fuzzers (Scripts/fuzz.sh --debug: every target for 3 s) beside it,
+# (Scripts/swift-suite.sh) with the kernel suite (the build's strobe-lite on the real Linux HCI
+# user channel, in a qemu guest) and the fuzz targets (Scripts/fuzz.sh --check: the build's
+# strobe-fuzz on every target's corpus and 20000 fixed mutations of it) beside it,
 # then the conformance suite (avatar's LE classes against the build's strobe-pandora,
 # Scripts/conformance.sh). Every phase runs even when an earlier one failed; at the end one line
 # per phase gives its time and counts, then the "N passed, M failed" total.
@@ -29,14 +30,11 @@ record() {
   total_failed=$((total_failed + $4))
 }
 
-# The Swift suite's counts from its log: Swift Testing's per-test lines and XCTest's summary.
-swift_counts() {
-  local log=$1 run failed passed
-  run=$(sed -n 's/.*Test run with \([0-9]*\) tests\{0,1\} .*/\1/p' "$log" | tail -1)
-  failed=$(grep '^✘ Test .* failed after' "$log" | grep -vc '^✘ Test run with' || true)
-  passed=$(( ${run:-0} - failed ))
-  [ "$passed" -ge 0 ] || passed=0
-  echo "$passed $failed"
+# The "N passed, M failed" line a script prints last, as "N M" (none: "0 1").
+last_counts() {
+  local line
+  line=$(grep -E '^[0-9]+ passed, [0-9]+ failed$' "$1" | tail -1 || true)
+  if [ -z "$line" ]; then echo "0 1"; else echo "$line" | sed 's/^\([0-9]*\) passed, \([0-9]*\) failed$/\1 \2/'; fi
 }
 
 start=$SECONDS
@@ -60,8 +58,8 @@ if [ $# -gt 0 ]; then
     log="$logs/repeat-$run.log"
     start=$SECONDS
     status=0
-    swift test --skip-build >"$log" 2>&1 || status=$?
-    read -r passed failed < <(swift_counts "$log")
+    Scripts/swift-suite.sh >"$log" 2>&1 || status=$?
+    read -r passed failed < <(last_counts "$log")
     [ "$status" -eq 0 ] || [ "$failed" -gt 0 ] || failed=1
     echo "run $run of $runs: $((SECONDS - start)) s, $passed passed, $failed failed (log: $log)"
     while IFS= read -r name; do failures+=("$name"); done < <(grep -v '^✘ Test run with' "$log" | sed -n 's/^✘ Test \(.*\) failed after.*/\1/p')
@@ -80,7 +78,7 @@ if [ $# -gt 0 ]; then
 fi
 
 # After the build the Swift suite (which waits on foreign peers and virtual time) runs with the
-# kernel suite (qemu, one core) and the fuzzers' build and run beside it; the conformance suite,
+# kernel suite (qemu, one core) and the fuzz targets beside it; the conformance suite,
 # whose six shards keep both cores busy, runs alone after them. Each job runs in a process group
 # of its own, ended when the test command is interrupted; its time is its own wall time.
 declare -A pid_of=()
@@ -109,20 +107,13 @@ end() {
   job_status=1 job_time=0
   if [ -f "$logs/$name.status" ]; then read -r job_status job_time <"$logs/$name.status"; fi
 }
-# The "N passed, M failed" line a script prints last, as "N M" (none: "0 1").
-last_counts() {
-  local line
-  line=$(grep -E '^[0-9]+ passed, [0-9]+ failed$' "$1" | tail -1 || true)
-  if [ -z "$line" ]; then echo "0 1"; else echo "$line" | sed 's/^\([0-9]*\) passed, \([0-9]*\) failed$/\1 \2/'; fi
-}
-
 # The executables the build made: building them again here would wait on the Swift suite's lock.
 bin=$(swift build --show-bin-path)
-begin swift swift test --skip-build
+begin swift Scripts/swift-suite.sh
 begin kernel Scripts/kernel-test.sh --strobe "$bin/strobe-lite"
-begin fuzz Scripts/fuzz.sh --debug --seconds 3
+begin fuzz Scripts/fuzz.sh --check --strobe-fuzz "$bin/strobe-fuzz"
 end swift
-read -r passed failed < <(swift_counts "$logs/swift.log")
+read -r passed failed < <(last_counts "$logs/swift.log")
 [ "$job_status" -eq 0 ] || [ "$failed" -gt 0 ] || failed=1
 swift_time=$job_time
 end kernel
@@ -146,7 +137,7 @@ record install "$install_time"
 record build "$build_time"
 record swift-suite "$swift_time" "$passed" "$failed"
 record kernel-suite "$kernel_time" "$kernel_passed" "$kernel_failed" "beside the Swift suite"
-record fuzzers "$fuzz_time" "$fuzz_clean" "$fuzz_failed" "beside the Swift suite; targets run 3 s each without a crash"
+record fuzzers "$fuzz_time" "$fuzz_clean" "$fuzz_failed" "beside the Swift suite; targets without a crash on their corpus and 20000 mutations each"
 record conformance "$conformance_time" "$conformance_passed" "$conformance_failed"
 echo
 printf '%s\n' "${phases[@]}"

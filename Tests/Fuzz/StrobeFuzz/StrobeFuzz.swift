@@ -2,8 +2,10 @@ import CFuzzerDriver
 import Foundation
 
 /// The fuzzing harness: `strobe-fuzz list`, `strobe-fuzz seed TARGET DIR CAPTURE...` (cuts a
-/// corpus for TARGET out of captures), `strobe-fuzz TARGET [libFuzzer options] [CORPUS...]`.
-/// Built by `Scripts/fuzz.sh` with `-sanitize=fuzzer,address`; a plain build only lists and seeds.
+/// corpus for TARGET out of captures), `strobe-fuzz check TARGET ...` (the corpus and fixed
+/// mutations of it, without libFuzzer: `MutationRun`), `strobe-fuzz TARGET [libFuzzer options]
+/// [CORPUS...]`. Built by `Scripts/fuzz.sh` with `-sanitize=fuzzer,address`; a plain build lists,
+/// seeds and checks.
 @main
 enum StrobeFuzz {
     static func main() {
@@ -15,6 +17,9 @@ enum StrobeFuzz {
         case "seed":
             guard arguments.count >= 4, let target = FuzzTarget.named(arguments[2]) else { usage() }
             seed(target, into: arguments[3], from: Array(arguments[4...]))
+        case "check":
+            guard arguments.count >= 3, let target = FuzzTarget.named(arguments[2]) else { usage() }
+            check(target, Array(arguments[3...]))
         default:
             guard let target = FuzzTarget.named(arguments[1]) else { usage() }
             selected = target
@@ -63,10 +68,48 @@ enum StrobeFuzz {
         print("\(target.name): \(written) seeds in \(directory)")
     }
 
+    /// `check TARGET [--mutations N] [--artifact PATH] INPUT...`: every input (a file, or a
+    /// directory's files in name order), then N mutations of them (default 2000).
+    private static func check(_ target: FuzzTarget, _ arguments: [String]) {
+        var mutations = 2000
+        var artifact = "strobe-fuzz-\(target.name)-input"
+        var paths: [String] = []
+        var rest = arguments[...]
+        while let argument = rest.popFirst() {
+            switch argument {
+            case "--mutations":
+                guard let value = rest.popFirst().flatMap(Int.init), value >= 0 else { usage() }
+                mutations = value
+            case "--artifact":
+                guard let value = rest.popFirst() else { usage() }
+                artifact = value
+            default:
+                paths.append(argument)
+            }
+        }
+        var corpus: [[UInt8]] = []
+        for path in paths {
+            // A directory's files in name order; a file itself.
+            let names = (try? FileManager.default.contentsOfDirectory(atPath: path))?.sorted().map { "\(path)/\($0)" } ?? [path]
+            for name in names {
+                guard let data = FileManager.default.contents(atPath: name) else { continue }
+                corpus.append(Array(data.prefix(MutationRun.maximumLength)))
+            }
+        }
+        do {
+            try MutationRun(target: target, corpus: corpus, mutations: mutations, artifact: artifact).run()
+            print("\(target.name): \(corpus.count) inputs and \(mutations) mutations, no crash")
+        } catch {
+            FileHandle.standardError.write(Data("strobe-fuzz: cannot write \(artifact): \(error)\n".utf8))
+            exit(1)
+        }
+    }
+
     private static func usage() -> Never {
         FileHandle.standardError.write(Data("""
             usage: strobe-fuzz list
                    strobe-fuzz seed TARGET DIR CAPTURE...
+                   strobe-fuzz check TARGET [--mutations N] [--artifact PATH] INPUT...
                    strobe-fuzz TARGET [libFuzzer options] [CORPUS...]
 
             """.utf8))

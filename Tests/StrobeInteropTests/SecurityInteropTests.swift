@@ -19,7 +19,10 @@ extension RootCanalTests {
             let ioCapability: SMPIOCapability
             let confirms: Bool
             let typed: UInt32?
-            let peer = Mutex<BumbleSMPPeer?>(nil)
+            /// The Bumble peer, once started: a central Bumble pairs as soon as it is up, so
+            /// Strobe can ask for the passkey before the test has its handle.
+            private let peers: AsyncStream<BumbleSMPPeer>
+            private let started: AsyncStream<BumbleSMPPeer>.Continuation
             let shown: AsyncStream<UInt32>
             private let show: AsyncStream<UInt32>.Continuation
             let compared = Mutex<UInt32?>(nil)
@@ -29,7 +32,10 @@ extension RootCanalTests {
                 self.confirms = confirms
                 self.typed = typed
                 (shown, show) = AsyncStream<UInt32>.makeStream()
+                (peers, started) = AsyncStream<BumbleSMPPeer>.makeStream(bufferingPolicy: .bufferingNewest(1))
             }
+
+            func peerStarted(_ peer: BumbleSMPPeer) { started.yield(peer) }
 
             func confirmNumber(_ number: UInt32, with peer: BluetoothAddress) async -> Bool {
                 compared.withLock { $0 = number }
@@ -40,7 +46,8 @@ extension RootCanalTests {
 
             func enterPasskey(for address: BluetoothAddress) async -> UInt32? {
                 if let typed { return typed }
-                return try? await peer.withLock { $0 }?.number("PASSKEY")
+                for await peer in peers { return try? await peer.number("PASSKEY") }
+                return nil
             }
         }
 
@@ -124,7 +131,7 @@ extension RootCanalTests {
             try await RootCanal.with { rootCanal in
                 let bumble = try await BumbleSMPPeer(on: rootCanal, arguments: ["--role", "peripheral"] + c.bumbleArguments)
                 let user = User(c.strobe, typed: c.bothType)
-                user.peer.withLock { $0 = bumble }
+                user.peerStarted(bumble)
                 let store = InMemoryBondStore()
                 let host = try await HostUnderTest(transport: rootCanal.transport, security: Self.manager(c, user: user, store: store))
                 defer { host.close() }
@@ -162,7 +169,7 @@ extension RootCanalTests {
                 try await peripheral.startAdvertising(name: "Strobe-SMP")
                 let bumble = try await BumbleSMPPeer(
                     on: rootCanal, arguments: ["--role", "central", "--pair", "--peer", "\(host.controller.info!.address)"] + c.bumbleArguments)
-                user.peer.withLock { $0 = bumble }
+                user.peerStarted(bumble)
                 var iterator = incoming.makeAsyncIterator()
                 let connection = try #require(await iterator.next())
                 let playing = Self.playBumblesUser(c, bumble: bumble, user: user)
@@ -428,7 +435,7 @@ extension RootCanalTests {
                 let setup = try await SecurityBondInteropTests.Setup(rootCanal, io == .noInputNoOutput ? nil : user)
                 let bumble = try await setup.peripheral(
                     ["--protected", "c0ffee", "--protected-requires", requires, "--io-capability", "display-only", "--mitm"])
-                user.peer.withLock { $0 = bumble }
+                user.peerStarted(bumble)
                 let connection = try await setup.connect(bumble)
                 let database = try await connection.gatt.discoverDatabase(subscribeToServiceChanged: false)
                 let handle = try #require(database.services.flatMap(\.characteristics).first { $0.characteristic.uuid == Self.characteristic })

@@ -6,11 +6,12 @@ import Foundation
 struct StrobeBench: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "strobe-bench",
-        abstract: "Measure Strobe: ring, decode, e2e (against Bumble), memory, sequencer, reconnect, soak.",
+        abstract: "Measure Strobe: ring, decode, e2e (against Bumble), memory, sequencer, reconnect, stylus-channel, soak.",
         discussion: "Build with `swift build -c release`; run with `swift run -c release strobe-bench [SCENARIO...] [--json]`.")
 
     enum Scenario: String, ExpressibleByArgument, CaseIterable {
         case ring, decode, e2e, memory, sequencer, reconnect, soak
+        case stylusChannel = "stylus-channel"
 
         /// What runs when no scenario is named: all but the long soak.
         static var standard: [Scenario] { allCases.filter { $0 != .soak } }
@@ -52,6 +53,9 @@ struct StrobeBench: AsyncParsableCommand {
     @Option(help: "memory: seconds of streaming at 1,000 batches/s.")
     var memorySeconds = 5
 
+    @Option(help: "stylus-channel: batches of 8 samples to stream each way.")
+    var stylusBatches = 20_000
+
     @Option(help: "soak: notifications to stream.")
     var soakNotifications = 10_000_000
 
@@ -82,6 +86,7 @@ struct StrobeBench: AsyncParsableCommand {
                 report = try await SequencerScenario.run(shots: sequencerShots, modellingLights: sequencerModellingLights,
                                                          trigger: sequencerRemote ? .remote : .grip)
             case .reconnect: report = try await ReconnectScenario.run(rounds: reconnectRounds)
+            case .stylusChannel: report = try await StylusChannelScenario.run(batches: stylusBatches)
             case .soak: report = try await SoakScenario.run(notifications: soakNotifications)
             }
             emit(report)

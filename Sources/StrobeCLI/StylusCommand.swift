@@ -16,6 +16,8 @@ struct StylusStreamCommand: AsyncParsableCommand {
     @Option(help: "How long to stream, in seconds.") var duration: Double = 3
     @Option(help: "How often to pull batches, per second (a display's frame rate).") var frameRate: Double = 60
     @Flag(help: "One JSON object per sample, then a summary object.") var json = false
+    @Flag(help: "Take the samples over the pen's LE credit-based channel (its Samples PSM) instead of as notifications.")
+    var channel = false
 
     struct Sample: Encodable {
         var phase: String
@@ -50,8 +52,11 @@ struct StylusStreamCommand: AsyncParsableCommand {
         defer { try? session.close() }
         let central = session.central()
         let connection = try await device.connect(central, prefix: StylusProfile.localNamePrefix)
-        let stylus = try await Stylus.attach(to: connection.gatt)
-        if !json { print("stylus \(connection.peerAddress), pen \(stylus.penIdentifier ?? "unknown"), side buttons \(stylus.buttonMap.side1) and \(stylus.buttonMap.side2)") }
+        let stylus = channel ? try await Stylus.attachOverChannel(to: connection) : try await Stylus.attach(to: connection.gatt)
+        if !json {
+            print("stylus \(connection.peerAddress), pen \(stylus.penIdentifier ?? "unknown"), side buttons \(stylus.buttonMap.side1) and "
+                + "\(stylus.buttonMap.side2)" + (stylus.channel.map { ", samples over \($0)" } ?? ""))
+        }
         let elapsed = Self.stopwatch(session.clock)
         var samples = 0
         let frame = Duration.microseconds(Int64(1_000_000 / frameRate))

@@ -37,6 +37,12 @@ public struct SimulatedDeviceDescription: Sendable, Hashable, Codable {
     public var privacyRotationMilliseconds: Double?
     /// Remote: offer only the boot keyboard input report (no Report Map reports), pressing Enter.
     public var bootKeyboardOnly: Bool?
+    /// Stylus: also stream over an LE credit-based channel on this SPSM (named in its Samples
+    /// PSM characteristic), one batch per SDU, to a host that opens one.
+    public var channelPSM: UInt16?
+    /// Stylus: milliseconds between batches (default 8, 1,000 samples/s; 0: each as soon as the
+    /// link takes the one before, for throughput).
+    public var batchIntervalMilliseconds: Double?
 
     public enum NovaMisbehaviour: String, Sendable, Hashable, Codable {
         case noAck, wrongID, garbage
@@ -87,6 +93,7 @@ public struct SimScenario: Sendable, Hashable, Codable {
         grip.gripEvents = [.init(after: 0.5, code: 0x01), .init(after: 0.2, code: 0x02), .init(after: 0.1, code: 0x03)]
         var stylus = SimulatedDeviceDescription(kind: .stylus, name: "Pen-S1", rssi: -52)
         stylus.count = 125
+        stylus.channelPSM = 0x0085
         // Presses Volume Up every 0.3 s for as long as a host listens (up to 1000 presses).
         var remote = SimulatedDeviceDescription(kind: .remote, name: "AB Shutter3", rssi: -58)
         remote.count = 1000
@@ -156,7 +163,8 @@ extension SimulatedDeviceDescription.Kind {
             let script = (description.gripEvents ?? []).map { (delay: Duration.milliseconds(Int64($0.after * 1000)), event: GripEvent(code: $0.code)) }
             return SimulatedGrip(clock: clock, firmware: description.firmware ?? "1.4.0", battery: battery, script: script)
         case .stylus:
-            return SimulatedStylus(clock: clock, batches: description.count ?? 125)
+            return SimulatedStylus(clock: clock, batches: description.count ?? 125, channelPSM: description.channelPSM,
+                                   interval: .microseconds(Int64((description.batchIntervalMilliseconds ?? 8) * 1000)))
         case .test:
             return SimulatedTestDevice(clock: clock, notifications: description.count ?? 100)
         case .lednet:

@@ -1,5 +1,6 @@
 import StrobeHCI
 import StrobeHost
+import Synchronization
 import Testing
 
 @testable import StrobeSim
@@ -56,6 +57,54 @@ import Testing
                 channel.close()
                 for try await _ in accepted.sdus {}
                 #expect(accepted.isClosed && accepted.closeReason == nil)
+                _ = try await link.disconnect()
+                world.stop()
+            }
+        }
+    }
+
+    /// A receive handler gets what waited before it was set, then every SDU as it completes, in
+    /// order, then the end once; nothing else may read the channel meanwhile.
+    @Test func aReceiveHandlerTakesEverySDUInOrderThenTheEnd() async {
+        await #expect(processExitsWith: .success) {
+            let clock = VirtualClock()
+            try await VirtualTimeDriver.run(clock: clock, timeLimit: .seconds(600)) {
+                let world = SimWorld(scenario: SimScenario(devices: []), clock: clock)
+                try await world.start()
+                let centralController = HCIController(transport: world.makeHostController(), clock: clock)
+                try await centralController.open()
+                let central = Central(controller: centralController, clock: clock)
+                let peripheralController = HCIController(transport: world.makeHostController(), clock: clock)
+                try await peripheralController.open()
+                let peripheral = Peripheral(central: Central(controller: peripheralController, clock: clock), database: GATTAttributeDatabase())
+                var incoming = peripheral.incomingConnections().makeAsyncIterator()
+                try await peripheral.startAdvertising(name: "Stream")
+                let link = try await central.connect(name: "Stream")
+                let served = try #require(await incoming.next())
+
+                var channels = try link.listen(psm: 0x0082, parameters: .init(mtu: 512, mps: 64, initialCredits: 8)).makeAsyncIterator()
+                let channel = try await served.openChannel(psm: 0x0082, parameters: .init(mtu: 512, mps: 64, initialCredits: 8))
+                let accepted = try #require(await channels.next())
+                let sdus = (0..<200).map { index in (0..<(1 + index * 13 % 512)).map { UInt8((index * 3 + $0) % 256) } }
+                // Three wait in the channel before there is a handler.
+                for sdu in sdus.prefix(3) { try await channel.send(sdu) }
+                try await clock.sleep(for: .seconds(1))
+
+                let received = Mutex<[[UInt8]]>([])
+                let (ends, end) = AsyncStream<L2CAPChannelError?>.makeStream()
+                try accepted.receive({ bytes, _ in received.withLock { $0.append(Array(bytes)) } }, ended: { end.yield($0) })
+                #expect(received.withLock { $0 } == Array(sdus.prefix(3)))
+                #expect(throws: L2CAPChannelError.alreadyReading) { try accepted.receive { _, _ in } }
+                await #expect(throws: L2CAPChannelError.alreadyReading) {
+                    var reader = accepted.sdus.makeAsyncIterator()
+                    _ = try await reader.next()
+                }
+
+                for sdu in sdus.dropFirst(3) { try await channel.send(sdu) }
+                channel.close()
+                var endings = ends.makeAsyncIterator()
+                #expect(try #require(await endings.next()) == nil)
+                #expect(received.withLock { $0 } == sdus)
                 _ = try await link.disconnect()
                 world.stop()
             }

@@ -180,13 +180,26 @@ import Testing
         await #expect(processExitsWith: .success) { try await VirtualTimeDriver.run(Self.stylusStrokeArrivesInBatchesWithPhases) }
     }
 
+    /// The same stroke over the pen's LE credit-based channel: every batch, one per SDU, and no
+    /// notification.
+    @Test func stylusStrokeArrivesOverTheChannel() async {
+        await #expect(processExitsWith: .success) {
+            try await VirtualTimeDriver.run { try await Self.stylusStrokeArrivesInBatchesWithPhases($0, overChannel: true) }
+        }
+    }
+
     static func stylusStrokeArrivesInBatchesWithPhases(_ clock: VirtualClock) async throws {
+        try await stylusStrokeArrivesInBatchesWithPhases(clock, overChannel: false)
+    }
+
+    static func stylusStrokeArrivesInBatchesWithPhases(_ clock: VirtualClock, overChannel: Bool) async throws {
         var scenario = SimScenario.standard
         scenario.devices = scenario.devices.filter { $0.kind == .stylus }
         scenario.devices[0].count = 20
         let host = try await Self.host(scenario, clock: clock)
         let connection = try await host.central.connect(name: "Pen-S1")
-        let stylus = try await Stylus.attach(to: connection.gatt)
+        let stylus = overChannel ? try await Stylus.attachOverChannel(to: connection) : try await Stylus.attach(to: connection.gatt)
+        #expect((stylus.channel?.psm) == (overChannel ? 0x0085 : nil))
         #expect(stylus.penIdentifier == "PEN-0001")
         #expect(stylus.buttonMap == StylusButtonMap(side1: .undo, side2: .erase))
         var phases: [StylusStrokePhase] = []
@@ -203,7 +216,10 @@ import Testing
         #expect(!stylus.isDrawing, "and not after the stroke ended")
         #expect(phases.first == .began)
         #expect(phases.filter { $0 == .began }.count == 1)
-        #expect(stylus.counters.lostBatches == 0)
+        #expect(phases.count == 160, "20 batches of 8 samples")
+        #expect(stylus.counters.batches == 20 && stylus.counters.lostBatches == 0)
+        let notified = host.world.devices[0].peripheralConnections.first?.server?.counters.notificationsSent
+        #expect(notified == (overChannel ? 0 : 20))
         host.controller.close()
         host.world.stop()
     }

@@ -4,7 +4,8 @@ import Synchronization
 
 /// One connected pressure stylus (reference profile v1). Sample batches go from the transport's
 /// reader thread into a lock-free ring (copied once, nothing allocated); the application pulls
-/// them when it is ready to draw, so it never receives them more often than it asks.
+/// them when it is ready to draw, so it never receives them more often than it asks. They come
+/// as notifications (`attach(to:)`) or over an LE credit-based channel (`attachOverChannel(to:)`).
 public final class Stylus: ATTValueHandler, Sendable {
     public let gatt: GATTClient
     /// The pen's identifier (Serial Number), when it has Device Information.
@@ -13,6 +14,8 @@ public final class Stylus: ATTValueHandler, Sendable {
     public let ring: NotificationRing
     let buttonMapHandle: AttributeHandle?
     let batteryHandle: AttributeHandle?
+    /// The channel the batches come on, when they do not come as notifications.
+    public let channel: L2CAPChannel?
     private let consumer: Mutex<Consumer>
 
     /// Consumer-side state: touched by `drain` only.
@@ -24,7 +27,40 @@ public final class Stylus: ATTValueHandler, Sendable {
     /// Finds the stylus service, reads the pen identifier and the button map, and subscribes
     /// to samples. `ringCapacity` batches can wait between two drains before drops are counted.
     public static func attach(to gatt: GATTClient, ringCapacity: Int = 1024) async throws -> Stylus {
-        let peer = try await PeerServices.discover(gatt)
+        let (stylus, samples, _) = try await discover(gatt, ringCapacity: ringCapacity, channel: nil)
+        try await gatt.subscribe(samples, to: .notification, handler: stylus)
+        return stylus
+    }
+
+    /// Like `attach(to:)`, but the batches come over the LE credit-based channel the pen names
+    /// in its Samples PSM characteristic, one per SDU, handed from the link's reader thread
+    /// straight into the ring: no ATT header, no subscription. Throws
+    /// `missingCharacteristic(samplesPSM)` when the pen has no channel, `L2CAPChannelError`
+    /// when it refuses one.
+    public static func attachOverChannel(to connection: LEConnection, ringCapacity: Int = 1024) async throws -> Stylus {
+        let peer = try await PeerServices.discover(connection.gatt)
+        guard let characteristic = try await peer.characteristic(StylusProfile.samplesPSM, in: peer.service(StylusProfile.service)) else {
+            throw StylusSetupError.missingCharacteristic(StylusProfile.samplesPSM)
+        }
+        let value = try await connection.gatt.read(handle: characteristic.valueHandle)
+        guard value.count == 2 else { throw StylusSetupError.malformedSamplesPSM(value) }
+        let channel = try await connection.openChannel(psm: UInt16(value[0]) | UInt16(value[1]) << 8,
+                                                       parameters: StylusProfile.channelParameters)
+        do {
+            let (stylus, samples, _) = try await discover(connection.gatt, peer: peer, ringCapacity: ringCapacity, channel: channel)
+            try channel.receive { batch, time in _ = stylus.ring.tryPush(handle: samples.valueHandle, value: batch, at: time) }
+            return stylus
+        } catch {
+            channel.close()
+            throw error
+        }
+    }
+
+    /// The stylus service, its pen identifier and button map, and the Samples characteristic.
+    private static func discover(_ gatt: GATTClient, peer known: PeerServices? = nil, ringCapacity: Int, channel: L2CAPChannel?)
+        async throws -> (Stylus, GATTCharacteristic, PeerServices) {
+        let peer: PeerServices
+        if let known { peer = known } else { peer = try await PeerServices.discover(gatt) }
         guard let stylusService = peer.service(StylusProfile.service) else {
             throw StylusSetupError.notAStylus(services: peer.uuidDescriptions)
         }
@@ -43,14 +79,14 @@ public final class Stylus: ATTValueHandler, Sendable {
         let battery = try await peer.characteristic(StylusProfile.batteryLevel, in: peer.service(StylusProfile.batteryService))
         let stylus = Stylus(gatt: gatt, penIdentifier: penIdentifier, buttonMap: buttonMap,
                             buttonMapHandle: buttonMapCharacteristic?.valueHandle, batteryHandle: battery?.valueHandle,
-                            ringCapacity: ringCapacity)
-        try await gatt.subscribe(samples, to: .notification, handler: stylus)
-        return stylus
+                            channel: channel, ringCapacity: ringCapacity)
+        return (stylus, samples, peer)
     }
 
     init(gatt: GATTClient, penIdentifier: String?, buttonMap: StylusButtonMap, buttonMapHandle: AttributeHandle?,
-         batteryHandle: AttributeHandle?, ringCapacity: Int) {
+         batteryHandle: AttributeHandle?, channel: L2CAPChannel? = nil, ringCapacity: Int) {
         self.gatt = gatt
+        self.channel = channel
         self.penIdentifier = penIdentifier
         self.buttonMapHandle = buttonMapHandle
         self.batteryHandle = batteryHandle
@@ -115,12 +151,15 @@ public final class Stylus: ATTValueHandler, Sendable {
 public enum StylusSetupError: Error, Sendable, Hashable, CustomStringConvertible {
     case notAStylus(services: [String])
     case missingCharacteristic(BluetoothUUID)
+    /// The Samples PSM characteristic's value is not two bytes.
+    case malformedSamplesPSM([UInt8])
 
     public var description: String {
         switch self {
         case .notAStylus(let services):
             "the peer has no stylus service (\(StylusProfile.service)); it has \(services.joined(separator: ", "))"
         case .missingCharacteristic(let uuid): "the stylus lacks characteristic \(uuid)"
+        case .malformedSamplesPSM(let value): "the stylus's Samples PSM is \(value.count) bytes, not 2"
         }
     }
 }

@@ -7,6 +7,12 @@ public enum StylusProfile {
     public static let samples: BluetoothUUID = "bb9cc9a6-d070-4360-824d-a775f24c677e"
     /// Read, write: `StylusButtonMap`.
     public static let buttonMap: BluetoothUUID = "3d8353ef-5ddb-486d-acc4-4117a00e14fd"
+    /// Read, on pens that also stream over an LE credit-based channel: its SPSM, u16
+    /// little-endian. Each SDU on the channel is one batch, as a Samples notification carries.
+    public static let samplesPSM: BluetoothUUID = "bb9cc9a7-d070-4360-824d-a775f24c677e"
+    /// What the app's end of that channel receives: a batch of up to 56 samples in one SDU,
+    /// K-frames that fit one LE ACL packet of 251 bytes.
+    public static let channelParameters = L2CAPCreditChannel.Parameters(mtu: 512, mps: 247, initialCredits: 16)
 
     public static let deviceInformationService: BluetoothUUID = "180A"
     /// Read: the pen's identifier.

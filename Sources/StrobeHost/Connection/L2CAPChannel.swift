@@ -5,7 +5,8 @@ import Synchronization
 /// without ATT's headers, flow controlled by credits. What arrives is `sdus`, an async sequence
 /// that gives the peer credits back as the app takes SDUs, so a slow reader throttles the peer
 /// instead of losing data; `send` returns once the SDU's last K-frame has gone to the
-/// controller, waiting for the peer's credits up to a deadline.
+/// controller, waiting for the peer's credits up to a deadline. A hot path can take SDUs with
+/// `receive(_:)` instead: each one lent in place as it completes, with no task in between.
 public final class L2CAPChannel: Sendable, CustomStringConvertible {
     /// The PSM it was opened on.
     public let psm: UInt16
@@ -18,11 +19,33 @@ public final class L2CAPChannel: Sendable, CustomStringConvertible {
     private let inbox = Mutex(Inbox())
 
     private struct Inbox {
-        var sdus: [[UInt8]] = []
+        /// SDUs waiting for a reader, with when each was read.
+        var sdus: [(bytes: [UInt8], time: HostTime)] = []
         var head = 0
         var reader: CheckedContinuation<[UInt8]?, any Error>?
         /// Set once the channel has ended: nil inside when it was closed in order.
         var ended: L2CAPChannelError??
+        var handler: (@Sendable (UnsafeRawBufferPointer, HostTime) -> Void)?
+        /// Told once, after the last SDU, why the channel ended.
+        var endHandler: (@Sendable (L2CAPChannelError?) -> Void)?
+        /// A thread is handing the inbox to `handler`; others leave what comes to it.
+        var draining = false
+
+        mutating func pop() -> (bytes: [UInt8], time: HostTime)? {
+            guard head < sdus.count else { return nil }
+            let sdu = sdus[head]
+            sdus[head].bytes = []
+            head += 1
+            // What was read goes: a reader that keeps a few SDUs behind never empties the inbox.
+            if head == sdus.count {
+                sdus.removeAll(keepingCapacity: true)
+                head = 0
+            } else if head >= 64, head * 2 >= sdus.count {
+                sdus.removeFirst(head)
+                head = 0
+            }
+            return sdu
+        }
     }
 
     init(psm: UInt16, cid: L2CAPChannelID, mtu: Int, peerMTU: Int, link: L2CAPLink) {
@@ -59,6 +82,24 @@ public final class L2CAPChannel: Sendable, CustomStringConvertible {
     /// second gets `alreadyReading`.
     public var sdus: SDUs { SDUs(channel: self) }
 
+    /// Hands every SDU to `handler` in order, in place of `sdus`, as the link's reader thread
+    /// completes it, with the time its last K-frame was read (those received before this call
+    /// first, on the caller's thread); then
+    /// `ended` once, with why the channel ended (nil: closed in order). The bytes are lent for
+    /// the call only, and the peer's credits go back as it returns, so a handler that keeps up
+    /// never stalls the peer and one that is slow throttles it. For hot paths: no copy after
+    /// reassembly, no task hop. The handler holds the link's reader while it runs: it must not
+    /// wait on the link. Throws `alreadyReading` when a task reads `sdus` or a handler is set.
+    public func receive(_ handler: @escaping @Sendable (UnsafeRawBufferPointer, HostTime) -> Void,
+                        ended: @escaping @Sendable (L2CAPChannelError?) -> Void = { _ in }) throws(L2CAPChannelError) {
+        try inbox.withLock { inbox throws(L2CAPChannelError) in
+            guard inbox.reader == nil, inbox.handler == nil else { throw .alreadyReading }
+            inbox.handler = handler
+            inbox.endHandler = ended
+        }
+        drain()
+    }
+
     public struct SDUs: AsyncSequence, Sendable {
         public typealias Element = [UInt8]
         let channel: L2CAPChannel
@@ -73,19 +114,56 @@ public final class L2CAPChannel: Sendable, CustomStringConvertible {
 
     // MARK: The link
 
-    func deliver(_ sdu: [UInt8]) {
+    func deliver(_ sdu: [UInt8], at time: HostTime) {
         let reader = inbox.withLock { inbox -> CheckedContinuation<[UInt8]?, any Error>? in
             if let reader = inbox.reader {
                 inbox.reader = nil
                 return reader
             }
-            inbox.sdus.append(sdu)
+            inbox.sdus.append((sdu, time))
             return nil
         }
         if let reader {
             reader.resume(returning: sdu)
             link.consumed(1, on: self)
+        } else {
+            drain()
         }
+    }
+
+    /// Hands the inbox to the handler, if there is one, one SDU at a time outside the lock, and
+    /// the end after the last; one thread at a time, so that nothing overtakes.
+    private func drain() {
+        guard let handler = inbox.withLock({ inbox -> (@Sendable (UnsafeRawBufferPointer, HostTime) -> Void)? in
+            guard let handler = inbox.handler, !inbox.draining else { return nil }
+            inbox.draining = true
+            return handler
+        }) else { return }
+        while true {
+            let next = inbox.withLock { inbox -> Drained in
+                if let sdu = inbox.pop() { return .sdu(sdu.bytes, sdu.time) }
+                inbox.draining = false
+                guard let ended = inbox.ended, let endHandler = inbox.endHandler else { return .empty }
+                inbox.endHandler = nil
+                return .ended(ended, endHandler)
+            }
+            switch next {
+            case .sdu(let sdu, let time):
+                sdu.withUnsafeBytes { handler($0, time) }
+                link.consumed(1, on: self)
+            case .ended(let error, let endHandler):
+                endHandler(error)
+                return
+            case .empty:
+                return
+            }
+        }
+    }
+
+    private enum Drained {
+        case sdu([UInt8], HostTime)
+        case ended(L2CAPChannelError?, @Sendable (L2CAPChannelError?) -> Void)
+        case empty
     }
 
     func ended(_ error: L2CAPChannelError?) {
@@ -96,27 +174,15 @@ public final class L2CAPChannel: Sendable, CustomStringConvertible {
             return inbox.reader
         }
         if let error { reader?.resume(throwing: error) } else { reader?.resume(returning: nil) }
+        drain()
     }
 
     private func next() async throws -> [UInt8]? {
         try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<[UInt8]?, any Error>) in
                 let outcome = inbox.withLock { inbox -> Result<[UInt8]?, any Error>? in
-                    guard inbox.reader == nil else { return .failure(L2CAPChannelError.alreadyReading) }
-                    if inbox.head < inbox.sdus.count {
-                        let sdu = inbox.sdus[inbox.head]
-                        inbox.sdus[inbox.head] = []
-                        inbox.head += 1
-                        // What was read goes: a reader that keeps a few SDUs behind never empties the inbox.
-                        if inbox.head == inbox.sdus.count {
-                            inbox.sdus.removeAll(keepingCapacity: true)
-                            inbox.head = 0
-                        } else if inbox.head >= 64, inbox.head * 2 >= inbox.sdus.count {
-                            inbox.sdus.removeFirst(inbox.head)
-                            inbox.head = 0
-                        }
-                        return .success(sdu)
-                    }
+                    guard inbox.reader == nil, inbox.handler == nil else { return .failure(L2CAPChannelError.alreadyReading) }
+                    if let sdu = inbox.pop() { return .success(sdu.bytes) }
                     if let ended = inbox.ended {
                         if let error = ended { return .failure(error) }
                         return .success(nil)

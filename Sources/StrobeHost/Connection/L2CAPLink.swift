@@ -65,7 +65,7 @@ final class L2CAPLink: HCIACLHandler, @unchecked Sendable {
         case opened(Waiter<L2CAPChannel>, L2CAPChannel)
         case openFailed(Waiter<L2CAPChannel>, L2CAPChannelError)
         case accepted(AsyncStream<L2CAPChannel>.Continuation?, L2CAPChannel)
-        case deliver(L2CAPChannel, [UInt8])
+        case deliver(L2CAPChannel, [UInt8], HostTime)
         case ended(L2CAPChannel?, [Waiter<Void>], L2CAPChannelError?)
     }
 
@@ -148,7 +148,7 @@ final class L2CAPLink: HCIACLHandler, @unchecked Sendable {
             counts.smp.incrementBySoleWriter()
             security.receive(Array(pdu.payload))
         default:
-            if pdu.channel.isDynamicLE, receiveKFrame(pdu.payload, on: pdu.channel) { return }
+            if pdu.channel.isDynamicLE, receiveKFrame(pdu.payload, on: pdu.channel, at: time) { return }
             counts.unknownChannel.incrementBySoleWriter()
             controller.logger.debug("L2CAP PDU on an unknown channel dropped", metadata: ["handle": "\(handle)", "channel": "\(pdu.channel)"])
         }
@@ -363,9 +363,9 @@ final class L2CAPLink: HCIACLHandler, @unchecked Sendable {
     }
 
     /// Reader thread: a K-frame for one of the link's channels; false when none has its CID.
-    private func receiveKFrame(_ payload: UnsafeRawBufferPointer, on cid: L2CAPChannelID) -> Bool {
+    private func receiveKFrame(_ payload: UnsafeRawBufferPointer, on cid: L2CAPChannelID, at time: HostTime) -> Bool {
         let followups = signaling.withLock { s -> [Followup]? in
-            s.channels.received(kFrame: payload, on: cid).map { process($0, &s) }
+            s.channels.received(kFrame: payload, on: cid).map { process($0, &s, receivedAt: time) }
         }
         guard let followups else { return false }
         run(followups)
@@ -397,7 +397,8 @@ final class L2CAPLink: HCIACLHandler, @unchecked Sendable {
 
     /// Carries out what the channel table decided, under the signalling lock: what goes out is
     /// queued there, so each channel's K-frames and credits leave in the order decided.
-    private func process(_ actions: [L2CAPChannelTable.Action], _ s: inout SignalingCounts) -> [Followup] {
+    /// `time`: when the K-frame that completed an SDU was read.
+    private func process(_ actions: [L2CAPChannelTable.Action], _ s: inout SignalingCounts, receivedAt time: HostTime? = nil) -> [Followup] {
         var followups: [Followup] = []
         // A K-frame waits here for the next action: when that says its SDU is sent, the SDU's
         // `send` returns once this last K-frame is with the controller.
@@ -437,7 +438,7 @@ final class L2CAPLink: HCIACLHandler, @unchecked Sendable {
                 s.objects[cid] = channel
                 followups.append(.accepted(s.acceptors[psm]?.continuation, channel))
             case .sdu(let cid, let sdu):
-                if let channel = s.objects[cid] { followups.append(.deliver(channel, sdu)) }
+                if let channel = s.objects[cid] { followups.append(.deliver(channel, sdu, time ?? .now())) }
             case .sduSent(let cid):
                 var waiter: Waiter<Void>?
                 if var waiters = s.sendWaiters[cid], !waiters.isEmpty {
@@ -490,8 +491,8 @@ final class L2CAPLink: HCIACLHandler, @unchecked Sendable {
                     channel.close()
                     break
                 }
-            case .deliver(let channel, let sdu):
-                channel.deliver(sdu)
+            case .deliver(let channel, let sdu, let time):
+                channel.deliver(sdu, at: time)
             case .ended(let channel, let waiters, let error):
                 channel?.ended(error)
                 for waiter in waiters { waiter.fail(error ?? .notOpen) }

@@ -18,7 +18,7 @@ public enum L2CAPChannelError: Error, Sendable, Hashable, CustomStringConvertibl
     case violation(L2CAPChannelViolation)
     /// The ACL link ended.
     case linkClosed
-    /// Another task is already reading the channel's SDUs.
+    /// Another task or a receive handler is already reading the channel's SDUs.
     case alreadyReading
 
     public var description: String {
@@ -32,7 +32,7 @@ public enum L2CAPChannelError: Error, Sendable, Hashable, CustomStringConvertibl
         case .notOpen: "the channel is closed"
         case .violation(let violation): "the channel was disconnected: \(violation)"
         case .linkClosed: "the link ended"
-        case .alreadyReading: "another task is already reading the channel's SDUs"
+        case .alreadyReading: "another task or a receive handler is already reading the channel's SDUs"
         }
     }
 }

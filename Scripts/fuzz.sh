@@ -61,7 +61,7 @@ if $check; then
     artifact="$build/artifacts/$target-check-input"
     if ! line=$("$binary" check "$target" --mutations "$mutations" --artifact "$artifact" \
         "Tests/Fuzz/Regressions/$target" "$build/corpus/$target"); then
-      echo "fuzz: $target FAILED; the input is kept at $artifact" >&2
+      echo "fuzz: $target FAILED (a trap, or an input that ran past 10 s); the input is kept at $artifact" >&2
       echo "fuzz: reproduce with $binary check $target --mutations 0 INPUT; add it to Tests/Fuzz/Regressions/$target" >&2
       exit 1
     fi

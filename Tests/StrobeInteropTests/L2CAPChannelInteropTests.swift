@@ -1,5 +1,6 @@
 import Foundation
 import Strobe
+import Synchronization
 import Testing
 
 extension RootCanalTests {
@@ -8,30 +9,52 @@ extension RootCanalTests {
     /// peer's refusals reach the app typed.
     struct L2CAPChannelInteropTests {
         static let psm: UInt16 = 0x0080
+        /// SDUs each way in the streaming cases: 500 in the suite (every one a different size
+        /// from 1 to 2,000 bytes), `STROBE_L2CAP_SDUS` for a longer run.
+        static let echoed = ProcessInfo.processInfo.environment["STROBE_L2CAP_SDUS"].flatMap { Int($0) } ?? 500
 
         /// SDU `index` of `size` bytes, as both sides make them.
         static func sdu(_ index: Int, _ size: Int) -> [UInt8] { (0..<size).map { UInt8((index + $0) % 256) } }
 
-        static func connect(_ rootCanal: RootCanal, _ arguments: [String]) async throws -> (BumbleSMPPeer, HostUnderTest, LEConnection) {
-            let peer = try await BumbleSMPPeer(on: rootCanal, script: "l2cap_peer.py", arguments: ["--role", "peripheral"] + arguments)
+        /// Strobe's part in the link.
+        enum Role: String, Sendable, CustomTestStringConvertible {
+            case central, peripheral
+            var testDescription: String { "Strobe as \(rawValue)" }
+        }
+
+        /// A link between Strobe and `l2cap_peer.py` with `arguments`, Strobe in `role`.
+        static func connect(_ rootCanal: RootCanal, _ arguments: [String], strobe role: Role = .central) async throws
+            -> (BumbleSMPPeer, HostUnderTest, LEConnection) {
             let host = try await HostUnderTest(transport: rootCanal.transport)
-            let connection = try await host.central.connect(to: BluetoothAddress(peer.address)!, addressType: .random, timeout: .seconds(20))
-            return (peer, host, connection)
+            switch role {
+            case .central:
+                let peer = try await BumbleSMPPeer(on: rootCanal, script: "l2cap_peer.py", arguments: ["--role", "peripheral"] + arguments)
+                let connection = try await host.central.connect(to: BluetoothAddress(peer.address)!, addressType: .random, timeout: .seconds(20))
+                return (peer, host, connection)
+            case .peripheral:
+                let peripheral = Peripheral(central: host.central, database: GATTAttributeDatabase())
+                var incoming = peripheral.incomingConnections().makeAsyncIterator()
+                try await peripheral.startAdvertising(name: "Strobe-L2CAP")
+                let peer = try await BumbleSMPPeer(on: rootCanal, script: "l2cap_peer.py", arguments: [
+                    "--role", "central", "--peer", "\(host.controller.info!.address)"] + arguments)
+                let connection = try #require(await incoming.next())
+                return (peer, host, connection)
+            }
         }
 
         /// SDUs of 1 to 2,000 bytes through K-frames of at most MPS bytes, each back from Bumble
-        /// byte for byte and in order.
-        @Test(arguments: [UInt16(23), 247])
-        func strobesChannelCarriesEverySDUThereAndBack(mps: UInt16) async throws {
+        /// byte for byte and in order, with Strobe in either role.
+        @Test(arguments: [Role.central, .peripheral], [UInt16(23), 247])
+        func strobesChannelCarriesEverySDUThereAndBack(role: Role, mps: UInt16) async throws {
             try await RootCanal.with { rootCanal in
                 let (peer, host, connection) = try await Self.connect(
-                    rootCanal, ["--listen", "\(Self.psm)", "--echo", "--mps", "\(mps)", "--max-credits", "8"])
+                    rootCanal, ["--listen", "\(Self.psm)", "--echo", "--mps", "\(mps)", "--max-credits", "64"], strobe: role)
                 defer { host.close() }
-                let channel = try await connection.openChannel(psm: Self.psm, parameters: .init(mtu: 2048, mps: mps, initialCredits: 8))
+                let channel = try await connection.openChannel(psm: Self.psm, parameters: .init(mtu: 2048, mps: mps, initialCredits: 64))
                 let opened = try await peer.event("CHANNEL_OPEN")
                 #expect(opened["peer_mps"] as? Int == Int(mps) && opened["peer_mtu"] as? Int == 2048)
                 #expect(channel.peerMTU == 2048)
-                let sizes = (0..<150).map { 1 + ($0 * 331) % 2000 } + [1, 2000]
+                let sizes = (0..<Self.echoed).map { 1 + ($0 * 37) % 2000 } + [1, 2000]
                 let reader = Task {
                     var received: [[UInt8]] = []
                     for try await sdu in channel.sdus {
@@ -52,12 +75,15 @@ extension RootCanalTests {
             }
         }
 
-        /// Bumble opens a channel to the PSM Strobe listens on and sends; Strobe reads every SDU in order.
-        @Test func bumblesChannelToStrobeDeliversEverySDU() async throws {
+        /// Bumble opens a channel to the PSM Strobe listens on and sends; Strobe reads every SDU
+        /// in order, in either role.
+        @Test(arguments: [Role.central, .peripheral])
+        func bumblesChannelToStrobeDeliversEverySDU(role: Role) async throws {
             try await RootCanal.with { rootCanal in
-                let (peer, host, connection) = try await Self.connect(rootCanal, ["--send-count", "120", "--send-max", "700", "--mps", "100"])
+                let (peer, host, connection) = try await Self.connect(
+                    rootCanal, ["--send-count", "\(Self.echoed)", "--send-max", "2000", "--mps", "100"], strobe: role)
                 defer { host.close() }
-                let incoming = try connection.listen(psm: Self.psm, parameters: .init(mtu: 1024, mps: 64, initialCredits: 4))
+                let incoming = try connection.listen(psm: Self.psm, parameters: .init(mtu: 2048, mps: 64, initialCredits: 64))
                 peer.say("OPEN \(Self.psm)")
                 var channels = incoming.makeAsyncIterator()
                 let channel = try #require(await channels.next())
@@ -65,10 +91,44 @@ extension RootCanalTests {
                 var received: [[UInt8]] = []
                 for try await sdu in channel.sdus {
                     received.append(sdu)
-                    if received.count == 120 { break }
+                    if received.count == Self.echoed { break }
                 }
-                #expect(received == (0..<120).map { Self.sdu($0, 1 + $0 * 37 % 700) })
+                #expect(received == (0..<Self.echoed).map { Self.sdu($0, 1 + $0 * 37 % 2000) })
                 _ = try await peer.event("SENT")
+            }
+        }
+
+        /// A reader at Strobe's end slower than Bumble's sender (it takes 20 ms over each SDU,
+        /// as a busy app would): Strobe holds its credits back while SDUs wait for the app, so
+        /// Bumble cannot finish sending before the reader has taken all but what 40 credits and
+        /// the receive window of 4 allow (with credits going back regardless, Bumble is done
+        /// within a second), and every SDU still arrives, in order.
+        @Test func aSlowReaderThrottlesBumbleWithoutLoss() async throws {
+            try await RootCanal.with { rootCanal in
+                // SDUs of 1 to 62 bytes: one K-frame each at MPS 64.
+                let (peer, host, connection) = try await Self.connect(rootCanal, ["--send-count", "200", "--send-max", "62", "--mps", "64"])
+                defer { host.close() }
+                let incoming = try connection.listen(psm: Self.psm, parameters: .init(mtu: 512, mps: 64, initialCredits: 40))
+                peer.say("OPEN \(Self.psm)")
+                var channels = incoming.makeAsyncIterator()
+                let channel = try #require(await channels.next())
+                let taken = Atomic<Int>(0)
+                let reader = Task {
+                    var received: [[UInt8]] = []
+                    for try await sdu in channel.sdus {
+                        received.append(sdu)
+                        try await Task.sleep(for: .milliseconds(20))  // the slow app's work, not a wait for anything
+                        taken.add(1, ordering: .relaxed)
+                        if received.count == 200 { break }
+                    }
+                    return received
+                }
+                _ = try await peer.event("SENT")
+                // At most 40 SDUs in flight on credits, 4 waiting for the app and one being read.
+                let takenWhenSent = taken.load(ordering: .relaxed)
+                #expect(takenWhenSent >= 200 - 45, "Bumble finished sending when the reader had taken \(takenWhenSent) of 200")
+                #expect(try await reader.value == (0..<200).map { Self.sdu($0, 1 + $0 * 37 % 62) })
+                #expect(channel.closeReason == nil)
             }
         }
 

@@ -1,5 +1,4 @@
 import Foundation
-import Synchronization
 
 /// The fuzz targets without libFuzzer, for the test command: every input of the corpora, then a
 /// fixed number of mutations of them, from a generator seeded by the target's name, so that
@@ -7,32 +6,30 @@ import Synchronization
 /// campaigns have both); what it keeps is that no target traps or hangs on its corpus or near it.
 ///
 /// Each input is written to `artifact` before it runs: when a trap ends the process, the file
-/// holds the input that did it. One that runs past `timeout` ends the process the same way.
+/// holds the input that did it. One that runs past `timeoutSeconds` ends it the same way (the
+/// alarm signal, set again before each input).
 struct MutationRun {
     let target: FuzzTarget
     let corpus: [[UInt8]]
     let mutations: Int
     let artifact: String
-    var timeout: Duration = .seconds(10)
+    var timeoutSeconds: UInt32 = 10
 
     static let maximumLength = 8192
 
-    /// Runs every input. Exits the process on a hang.
+    /// Runs every input.
     func run() throws {
         guard FileManager.default.createFile(atPath: artifact, contents: nil) else {
             throw CocoaError(.fileWriteUnknown, userInfo: [NSFilePathErrorKey: artifact])
         }
         let file = try FileHandle(forWritingTo: URL(fileURLWithPath: artifact))
         defer { try? file.close() }
-        let progress = Progress()
-        watch(progress)
 
         func feed(_ input: [UInt8]) throws {
             try file.truncate(atOffset: 0)
             try file.write(contentsOf: input)
-            progress.started.add(1, ordering: .releasing)
+            alarm(timeoutSeconds)
             input.withUnsafeBytes { target.run($0) }
-            progress.finished.add(1, ordering: .releasing)
         }
         for input in corpus { try feed(input) }
         var generator = SplitMix64(seed: Self.seed(target.name))
@@ -40,7 +37,7 @@ struct MutationRun {
         for _ in 0..<mutations {
             try feed(Self.mutate(pool[Int(generator.next() % UInt64(pool.count))], pool: pool, using: &generator))
         }
-        progress.done.store(true, ordering: .releasing)
+        alarm(0)
         try FileManager.default.removeItem(atPath: artifact)
     }
 
@@ -86,36 +83,6 @@ struct MutationRun {
     /// FNV-1a of the name: the same target, the same inputs, run after run.
     static func seed(_ name: String) -> UInt64 {
         name.utf8.reduce(0xCBF2_9CE4_8422_2325) { ($0 ^ UInt64($1)) &* 0x100_0000_01B3 }
-    }
-
-    /// How far the run has come, read by the watchdog.
-    final class Progress: Sendable {
-        let started = Atomic<Int>(0)
-        let finished = Atomic<Int>(0)
-        let done = Atomic<Bool>(false)
-    }
-
-    /// A thread that ends the process when one input has been running for longer than `timeout`.
-    private func watch(_ progress: Progress) {
-        let timeout = self.timeout
-        let name = target.name
-        let artifact = self.artifact
-        Thread.detachNewThread {
-            var last = -1
-            var since = ContinuousClock.now
-            while !progress.done.load(ordering: .acquiring) {
-                Thread.sleep(forTimeInterval: 0.2)
-                let started = progress.started.load(ordering: .acquiring)
-                let running = started != progress.finished.load(ordering: .acquiring)
-                if !running || started != last {
-                    last = started
-                    since = .now
-                } else if ContinuousClock.now - since > timeout {
-                    FileHandle.standardError.write(Data("strobe-fuzz: \(name): an input ran past \(timeout); it is in \(artifact)\n".utf8))
-                    exit(1)
-                }
-            }
-        }
     }
 }
 

@@ -8,7 +8,8 @@
 #                                        of the executions per second
 #   Scripts/fuzz.sh --check [--mutations N] [--strobe-fuzz PATH]
 #                                        no libFuzzer build: the package's own debug strobe-fuzz (or
-#                                        PATH) runs every target's corpus and N fixed mutations of it
+#                                        PATH) runs every target's regressions and seeds (cut from
+#                                        Captures/, never grown) and N fixed mutations of them
 #                                        (default 20000), the same inputs every run (the test command)
 #
 # Corpora live in .build/fuzz/corpus/TARGET, seeded from Captures/ on first use; the inputs in
@@ -42,9 +43,9 @@ done
 build=.build/fuzz
 mkdir -p "$build/artifacts"
 
-# seed TARGET BINARY: cuts the target's corpus out of the captures on first use.
+# seed TARGET BINARY DIR: cuts the target's starting inputs out of the captures into DIR on first use.
 seed() {
-  [ -d "$build/corpus/$1" ] || "$2" seed "$1" "$build/corpus/$1" Captures/*.btsnoop >/dev/null
+  [ -d "$3" ] || "$2" seed "$1" "$3" Captures/*.btsnoop >/dev/null
   mkdir -p "Tests/Fuzz/Regressions/$1"
 }
 
@@ -53,14 +54,17 @@ if $check; then
     swift build --product strobe-fuzz >"$build/build.log" 2>&1 || { cat "$build/build.log" >&2; exit 1; }
     binary="$(swift build --show-bin-path)/strobe-fuzz"
   fi
+  [ -x "$binary" ] || { echo "fuzz: no strobe-fuzz at $binary" >&2; exit 1; }
   if [ ${#targets[@]} -eq 0 ]; then mapfile -t targets < <("$binary" list | cut -f1); fi
+  [ ${#targets[@]} -gt 0 ] || { echo "fuzz: $binary lists no targets" >&2; exit 1; }
   export SWIFT_BACKTRACE=enable=no
   summary=()
   for target in "${targets[@]}"; do
-    seed "$target" "$binary"
+    # The seeds, not the corpus campaigns grow: the same inputs every run.
+    seed "$target" "$binary" "$build/seeds/$target"
     artifact="$build/artifacts/$target-check-input"
     if ! line=$("$binary" check "$target" --mutations "$mutations" --artifact "$artifact" \
-        "Tests/Fuzz/Regressions/$target" "$build/corpus/$target"); then
+        "Tests/Fuzz/Regressions/$target" "$build/seeds/$target"); then
       echo "fuzz: $target FAILED (a trap, or an input that ran past 10 s); the input is kept at $artifact" >&2
       echo "fuzz: reproduce with $binary check $target --mutations 0 INPUT; add it to Tests/Fuzz/Regressions/$target" >&2
       exit 1
@@ -93,8 +97,8 @@ fi
 export SWIFT_BACKTRACE=enable=no
 summary=()
 for target in "${targets[@]}"; do
-  seed "$target" "$fuzz"
   corpus="$build/corpus/$target"
+  seed "$target" "$fuzz" "$corpus"
   regressions="Tests/Fuzz/Regressions/$target"
   log="$build/$target.log"
   echo "fuzz: $target for ${seconds} s" >&2

@@ -24,8 +24,14 @@ suites=$(grep -rl --include='*.swift' 'processExitsWith' Tests | sort | while re
     /^(@[A-Za-z]+(\([^)]*\)+)? *)*(public |final |private )*(struct|class|enum|extension|actor) [A-Za-z0-9_]+/ {
       for (i = 1; i <= NF; i++) if ($i ~ /^(struct|class|enum|extension|actor)$/) { type = $(i + 1); sub(/[^A-Za-z0-9_].*/, "", type); break }
     }
-    /processExitsWith/ { print module "\\." type }' "$file"
+    /^(@[A-Za-z]+(\([^)]*\)+)? *)*(public |private )*func / { type = "" }
+    /processExitsWith/ { print (type == "" ? "NO-TYPE:" FILENAME : module "\\." type) }' "$file"
 done | sort -u | paste -sd'|')
+# An exit test outside a type would run beside the rest, unnoticed.
+if [[ "$suites" == *NO-TYPE:* ]]; then
+  echo "swift-suite: an exit test outside a type: $(echo "$suites" | tr '|' '\n' | sed -n 's/^NO-TYPE://p')" >&2
+  exit 1
+fi
 pattern="^(${suites})(/|$)"
 
 # One run's counts, "N M", from Swift Testing's per-test lines and its summary.

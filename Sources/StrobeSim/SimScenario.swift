@@ -163,8 +163,10 @@ extension SimulatedDeviceDescription.Kind {
             let script = (description.gripEvents ?? []).map { (delay: Duration.milliseconds(Int64($0.after * 1000)), event: GripEvent(code: $0.code)) }
             return SimulatedGrip(clock: clock, firmware: description.firmware ?? "1.4.0", battery: battery, script: script)
         case .stylus:
+            // At most a minute between batches; 0, a negative or a non-number: back to back.
+            let interval = min(description.batchIntervalMilliseconds ?? 8, 60_000)
             return SimulatedStylus(clock: clock, batches: description.count ?? 125, channelPSM: description.channelPSM,
-                                   interval: .microseconds(Int64((description.batchIntervalMilliseconds ?? 8) * 1000)))
+                                   interval: interval > 0 ? .microseconds(Int64(interval * 1000)) : .zero)
         case .test:
             return SimulatedTestDevice(clock: clock, notifications: description.count ?? 100)
         case .lednet:

@@ -51,8 +51,10 @@ final class SimulatedStylus: SimulatedBehaviour {
             await stroke { value in (try? await server.notify(valueHandle: handle, value: value)) == true }
         }
         guard let channelPSM else { return }
+        // Made before the task runs, so that no connection comes before it listens.
+        let connections = peripheral.incomingConnections()
         Task { [self] in
-            for await connection in peripheral.incomingConnections() {
+            for await connection in connections {
                 guard let channels = try? connection.listen(psm: channelPSM, parameters: StylusProfile.channelParameters) else { continue }
                 Task {
                     for await channel in channels {

@@ -25,6 +25,8 @@ extension RootCanalTests {
         /// A link between Strobe and `l2cap_peer.py` with `arguments`, Strobe in `role`.
         static func connect(_ rootCanal: RootCanal, _ arguments: [String], strobe role: Role = .central) async throws
             -> (BumbleSMPPeer, HostUnderTest, LEConnection) {
+            // Bumble's device lives 120 s; a longer run needs longer.
+            let arguments = arguments + ["--timeout", "\(max(120, echoed / 10))"]
             let host = try await HostUnderTest(transport: rootCanal.transport)
             switch role {
             case .central:

@@ -19,10 +19,9 @@ extension RootCanalTests {
             let ioCapability: SMPIOCapability
             let confirms: Bool
             let typed: UInt32?
-            /// The Bumble peer, once started: a central Bumble pairs as soon as it is up, so
-            /// Strobe can ask for the passkey before the test has its handle.
-            private let peers: AsyncStream<BumbleSMPPeer>
-            private let started: AsyncStream<BumbleSMPPeer>.Continuation
+            /// The Bumble peer once started, and who waits for it: a central Bumble pairs as soon
+            /// as it is up, so Strobe can ask for the passkey before the test has its handle.
+            private let peer = Mutex<(started: BumbleSMPPeer?, waiting: [CheckedContinuation<BumbleSMPPeer, Never>])>((nil, []))
             let shown: AsyncStream<UInt32>
             private let show: AsyncStream<UInt32>.Continuation
             let compared = Mutex<UInt32?>(nil)
@@ -32,10 +31,28 @@ extension RootCanalTests {
                 self.confirms = confirms
                 self.typed = typed
                 (shown, show) = AsyncStream<UInt32>.makeStream()
-                (peers, started) = AsyncStream<BumbleSMPPeer>.makeStream(bufferingPolicy: .bufferingNewest(1))
             }
 
-            func peerStarted(_ peer: BumbleSMPPeer) { started.yield(peer) }
+            func peerStarted(_ started: BumbleSMPPeer) {
+                let waiting = peer.withLock { peer in
+                    peer.started = started
+                    defer { peer.waiting = [] }
+                    return peer.waiting
+                }
+                for waiter in waiting { waiter.resume(returning: started) }
+            }
+
+            /// The peer, once `peerStarted` has been called (the suite's time limit bounds the wait).
+            func startedPeer() async -> BumbleSMPPeer {
+                await withCheckedContinuation { continuation in
+                    let started = peer.withLock { peer -> BumbleSMPPeer? in
+                        if let started = peer.started { return started }
+                        peer.waiting.append(continuation)
+                        return nil
+                    }
+                    if let started { continuation.resume(returning: started) }
+                }
+            }
 
             func confirmNumber(_ number: UInt32, with peer: BluetoothAddress) async -> Bool {
                 compared.withLock { $0 = number }
@@ -46,8 +63,7 @@ extension RootCanalTests {
 
             func enterPasskey(for address: BluetoothAddress) async -> UInt32? {
                 if let typed { return typed }
-                for await peer in peers { return try? await peer.number("PASSKEY") }
-                return nil
+                return try? await startedPeer().number("PASSKEY")
             }
         }
 

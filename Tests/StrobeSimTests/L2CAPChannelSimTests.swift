@@ -110,4 +110,60 @@ import Testing
             }
         }
     }
+
+    /// A handler may close its channel: nothing reaches it after that, and the end comes once,
+    /// after it returned.
+    @Test func aHandlerThatClosesTheChannelIsToldTheEndAfterItReturns() async {
+        await #expect(processExitsWith: .success) {
+            let clock = VirtualClock()
+            try await VirtualTimeDriver.run(clock: clock, timeLimit: .seconds(600)) {
+                let world = SimWorld(scenario: SimScenario(devices: []), clock: clock)
+                try await world.start()
+                let centralController = HCIController(transport: world.makeHostController(), clock: clock)
+                try await centralController.open()
+                let central = Central(controller: centralController, clock: clock)
+                let peripheralController = HCIController(transport: world.makeHostController(), clock: clock)
+                try await peripheralController.open()
+                let peripheral = Peripheral(central: Central(controller: peripheralController, clock: clock), database: GATTAttributeDatabase())
+                var incoming = peripheral.incomingConnections().makeAsyncIterator()
+                try await peripheral.startAdvertising(name: "Stream")
+                let link = try await central.connect(name: "Stream")
+                let served = try #require(await incoming.next())
+
+                var channels = try link.listen(psm: 0x0083, parameters: .init(mtu: 100, mps: 64, initialCredits: 8)).makeAsyncIterator()
+                let channel = try await served.openChannel(psm: 0x0083, parameters: .init(mtu: 100, mps: 64, initialCredits: 8))
+                let accepted = try #require(await channels.next())
+                // What the handler saw, and whether the end came while it was inside.
+                let log = Mutex<(sdus: [UInt8], inside: Bool, endedInside: Bool, ends: Int)>(([], false, false, 0))
+                let (ends, end) = AsyncStream<L2CAPChannelError?>.makeStream()
+                try accepted.receive({ bytes, _ in
+                    let count = log.withLock { log in
+                        log.inside = true
+                        log.sdus.append(bytes[0])
+                        return log.sdus.count
+                    }
+                    if count == 5 { accepted.close() }
+                    log.withLock { $0.inside = false }
+                }, ended: { error in
+                    log.withLock { log in
+                        log.endedInside = log.inside
+                        log.ends += 1
+                    }
+                    end.yield(error)
+                })
+                for index in 0..<10 {
+                    do { try await channel.send([UInt8(index)]) } catch { break }
+                }
+                var endings = ends.makeAsyncIterator()
+                #expect(try #require(await endings.next()) == nil)
+                try await clock.sleep(for: .seconds(1))
+                let seen = log.withLock { $0 }
+                #expect(seen.sdus == [0, 1, 2, 3, 4])
+                #expect(!seen.endedInside && seen.ends == 1)
+                #expect(accepted.isClosed)
+                _ = try await link.disconnect()
+                world.stop()
+            }
+        }
+    }
 }

@@ -34,12 +34,17 @@ public final class Stylus: ATTValueHandler, Sendable {
 
     /// Like `attach(to:)`, but the batches come over the LE credit-based channel the pen names
     /// in its Samples PSM characteristic, one per SDU, handed from the link's reader thread
-    /// straight into the ring: no ATT header, no subscription. Throws
-    /// `missingCharacteristic(samplesPSM)` when the pen has no channel, `L2CAPChannelError`
-    /// when it refuses one.
+    /// straight into the ring: no ATT header, no subscription. As with notifications, the ring
+    /// decouples the app: the channel's credits go back as each batch is in the ring, and a
+    /// full ring drops (counted) rather than holding the pen back. Throws `notAStylus`,
+    /// `missingCharacteristic(samplesPSM)` when the pen has no channel, `L2CAPChannelError` when
+    /// it refuses one.
     public static func attachOverChannel(to connection: LEConnection, ringCapacity: Int = 1024) async throws -> Stylus {
         let peer = try await PeerServices.discover(connection.gatt)
-        guard let characteristic = try await peer.characteristic(StylusProfile.samplesPSM, in: peer.service(StylusProfile.service)) else {
+        guard let stylusService = peer.service(StylusProfile.service) else {
+            throw StylusSetupError.notAStylus(services: peer.uuidDescriptions)
+        }
+        guard let characteristic = try await peer.characteristic(StylusProfile.samplesPSM, in: stylusService) else {
             throw StylusSetupError.missingCharacteristic(StylusProfile.samplesPSM)
         }
         let value = try await connection.gatt.read(handle: characteristic.valueHandle)
@@ -48,7 +53,10 @@ public final class Stylus: ATTValueHandler, Sendable {
                                                        parameters: StylusProfile.channelParameters)
         do {
             let (stylus, samples, _) = try await discover(connection.gatt, peer: peer, ringCapacity: ringCapacity, channel: channel)
-            try channel.receive { batch, time in _ = stylus.ring.tryPush(handle: samples.valueHandle, value: batch, at: time) }
+            // The ring and the handle only: the channel holds the handler, the stylus the channel.
+            try channel.receive { [ring = stylus.ring, handle = samples.valueHandle] batch, time in
+                _ = ring.tryPush(handle: handle, value: batch, at: time)
+            }
             return stylus
         } catch {
             channel.close()

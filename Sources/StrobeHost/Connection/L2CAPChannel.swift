@@ -17,6 +17,8 @@ public final class L2CAPChannel: Sendable, CustomStringConvertible {
     public let peerMTU: Int
     private let link: L2CAPLink
     private let inbox = Mutex(Inbox())
+    /// Held over each call into the receive handler: one at a time, in order.
+    private let handlerTurn = Mutex(())
 
     private struct Inbox {
         /// SDUs waiting for a reader, with when each was read.
@@ -26,10 +28,19 @@ public final class L2CAPChannel: Sendable, CustomStringConvertible {
         /// Set once the channel has ended: nil inside when it was closed in order.
         var ended: L2CAPChannelError??
         var handler: (@Sendable (UnsafeRawBufferPointer, HostTime) -> Void)?
-        /// Told once, after the last SDU, why the channel ended.
+        /// Told once, after the last call into `handler`, why the channel ended.
         var endHandler: (@Sendable (L2CAPChannelError?) -> Void)?
-        /// A thread is handing the inbox to `handler`; others leave what comes to it.
-        var draining = false
+        /// Calls into `handler` decided and not yet returned: the end waits for them.
+        var handling = 0
+
+        /// The end handler, once the channel has ended and no call into the handler is under
+        /// way; both handlers are let go then (what they hold is released).
+        mutating func dueEnd() -> (@Sendable (L2CAPChannelError?) -> Void, L2CAPChannelError?)? {
+            guard handling == 0, let ended, let endHandler else { return nil }
+            self.endHandler = nil
+            handler = nil
+            return (endHandler, ended)
+        }
 
         mutating func pop() -> (bytes: [UInt8], time: HostTime)? {
             guard head < sdus.count else { return nil }
@@ -82,22 +93,35 @@ public final class L2CAPChannel: Sendable, CustomStringConvertible {
     /// second gets `alreadyReading`.
     public var sdus: SDUs { SDUs(channel: self) }
 
-    /// Hands every SDU to `handler` in order, in place of `sdus`, as the link's reader thread
-    /// completes it, with the time its last K-frame was read (those received before this call
-    /// first, on the caller's thread); then
-    /// `ended` once, with why the channel ended (nil: closed in order). The bytes are lent for
-    /// the call only, and the peer's credits go back as it returns, so a handler that keeps up
-    /// never stalls the peer and one that is slow throttles it. For hot paths: no copy after
-    /// reassembly, no task hop. The handler holds the link's reader while it runs: it must not
-    /// wait on the link. Throws `alreadyReading` when a task reads `sdus` or a handler is set.
+    /// Hands every SDU to `handler` in order, in place of `sdus`, with the time its last K-frame
+    /// was read: those already received on the calling thread before this returns, the rest on
+    /// the link's reader thread as each completes; then `ended` once, after the last call, with
+    /// why the channel ended (nil: closed in order). The bytes are lent for the call only, and
+    /// the peer's credits go back as it returns, so a handler that keeps up never stalls the peer
+    /// and a slow one throttles it. For hot paths: no copy after reassembly, no task hop. The
+    /// handler holds up the link's reader while it runs; it may close the channel. Throws
+    /// `alreadyReading` when a task reads `sdus` or a handler is set.
     public func receive(_ handler: @escaping @Sendable (UnsafeRawBufferPointer, HostTime) -> Void,
                         ended: @escaping @Sendable (L2CAPChannelError?) -> Void = { _ in }) throws(L2CAPChannelError) {
-        try inbox.withLock { inbox throws(L2CAPChannelError) in
-            guard inbox.reader == nil, inbox.handler == nil else { throw .alreadyReading }
-            inbox.handler = handler
-            inbox.endHandler = ended
+        // Checked before the turn too: a handler calling this holds the turn already.
+        guard inbox.withLock({ $0.reader == nil && $0.handler == nil }) else { throw .alreadyReading }
+        // The turn is taken before the handler is set, so what the reader thread delivers from
+        // then on waits for what was received before.
+        let handled = try handlerTurn.withLock { _ throws(L2CAPChannelError) -> Int in
+            let backlog = try inbox.withLock { inbox throws(L2CAPChannelError) -> [(bytes: [UInt8], time: HostTime)] in
+                guard inbox.reader == nil, inbox.handler == nil else { throw .alreadyReading }
+                inbox.handler = handler
+                inbox.endHandler = ended
+                inbox.handling += 1
+                var backlog: [(bytes: [UInt8], time: HostTime)] = []
+                while let sdu = inbox.pop() { backlog.append(sdu) }
+                return backlog
+            }
+            for sdu in backlog { sdu.bytes.withUnsafeBytes { handler($0, sdu.time) } }
+            return backlog.count
         }
-        drain()
+        handlerReturned()
+        if handled > 0 { link.consumed(handled, on: self) }
     }
 
     public struct SDUs: AsyncSequence, Sendable {
@@ -114,67 +138,58 @@ public final class L2CAPChannel: Sendable, CustomStringConvertible {
 
     // MARK: The link
 
+    /// Reader thread: a whole SDU.
     func deliver(_ sdu: [UInt8], at time: HostTime) {
-        let reader = inbox.withLock { inbox -> CheckedContinuation<[UInt8]?, any Error>? in
+        enum Route {
+            case reader(CheckedContinuation<[UInt8]?, any Error>)
+            case handler(@Sendable (UnsafeRawBufferPointer, HostTime) -> Void)
+            case kept
+        }
+        let route = inbox.withLock { inbox -> Route in
+            // Completed as the app closed the channel: nothing is received after the end.
+            if inbox.ended != nil { return .kept }
+            if let handler = inbox.handler {
+                inbox.handling += 1
+                return .handler(handler)
+            }
             if let reader = inbox.reader {
                 inbox.reader = nil
-                return reader
+                return .reader(reader)
             }
             inbox.sdus.append((sdu, time))
-            return nil
+            return .kept
         }
-        if let reader {
+        switch route {
+        case .reader(let reader):
             reader.resume(returning: sdu)
             link.consumed(1, on: self)
-        } else {
-            drain()
+        case .handler(let handler):
+            handlerTurn.withLock { _ in sdu.withUnsafeBytes { handler($0, time) } }
+            handlerReturned()
+            link.consumed(1, on: self)
+        case .kept:
+            break
         }
     }
 
-    /// Hands the inbox to the handler, if there is one, one SDU at a time outside the lock, and
-    /// the end after the last; one thread at a time, so that nothing overtakes.
-    private func drain() {
-        guard let handler = inbox.withLock({ inbox -> (@Sendable (UnsafeRawBufferPointer, HostTime) -> Void)? in
-            guard let handler = inbox.handler, !inbox.draining else { return nil }
-            inbox.draining = true
-            return handler
-        }) else { return }
-        while true {
-            let next = inbox.withLock { inbox -> Drained in
-                if let sdu = inbox.pop() { return .sdu(sdu.bytes, sdu.time) }
-                inbox.draining = false
-                guard let ended = inbox.ended, let endHandler = inbox.endHandler else { return .empty }
-                inbox.endHandler = nil
-                return .ended(ended, endHandler)
-            }
-            switch next {
-            case .sdu(let sdu, let time):
-                sdu.withUnsafeBytes { handler($0, time) }
-                link.consumed(1, on: self)
-            case .ended(let error, let endHandler):
-                endHandler(error)
-                return
-            case .empty:
-                return
-            }
+    /// A call into the handler returned: the end is told now if it came meanwhile.
+    private func handlerReturned() {
+        let due = inbox.withLock { inbox in
+            inbox.handling -= 1
+            return inbox.dueEnd()
         }
-    }
-
-    private enum Drained {
-        case sdu([UInt8], HostTime)
-        case ended(L2CAPChannelError?, @Sendable (L2CAPChannelError?) -> Void)
-        case empty
+        if let (endHandler, error) = due { endHandler(error) }
     }
 
     func ended(_ error: L2CAPChannelError?) {
-        let reader = inbox.withLock { inbox -> CheckedContinuation<[UInt8]?, any Error>? in
-            guard inbox.ended == nil else { return nil }
+        let (reader, due) = inbox.withLock { inbox -> (CheckedContinuation<[UInt8]?, any Error>?, (@Sendable (L2CAPChannelError?) -> Void, L2CAPChannelError?)?) in
+            guard inbox.ended == nil else { return (nil, nil) }
             inbox.ended = .some(error)
             defer { inbox.reader = nil }
-            return inbox.reader
+            return (inbox.reader, inbox.dueEnd())
         }
         if let error { reader?.resume(throwing: error) } else { reader?.resume(returning: nil) }
-        drain()
+        if let (endHandler, error) = due { endHandler(error) }
     }
 
     private func next() async throws -> [UInt8]? {

@@ -137,7 +137,7 @@ record install "$install_time"
 record build "$build_time"
 record swift-suite "$swift_time" "$passed" "$failed"
 record kernel-suite "$kernel_time" "$kernel_passed" "$kernel_failed" "beside the Swift suite"
-record fuzzers "$fuzz_time" "$fuzz_clean" "$fuzz_failed" "beside the Swift suite; targets without a crash on their corpus and 20000 mutations each"
+record fuzzers "$fuzz_time" "$fuzz_clean" "$fuzz_failed" "beside the Swift suite; targets without a crash on their regressions, seeds and 20000 mutations each"
 record conformance "$conformance_time" "$conformance_passed" "$conformance_failed"
 echo
 printf '%s\n' "${phases[@]}"

@@ -6,7 +6,7 @@ import Synchronization
 /// that gives the peer credits back as the app takes SDUs, so a slow reader throttles the peer
 /// instead of losing data; `send` returns once the SDU's last K-frame has gone to the
 /// controller, waiting for the peer's credits up to a deadline. A hot path can take SDUs with
-/// `receive(_:)` instead: each one lent in place as it completes, with no task in between.
+/// `receive(_:ended:)` instead: each one lent in place as it completes, with no task in between.
 public final class L2CAPChannel: Sendable, CustomStringConvertible {
     /// The PSM it was opened on.
     public let psm: UInt16

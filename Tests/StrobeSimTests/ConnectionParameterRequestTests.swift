@@ -14,18 +14,8 @@ import Testing
         await #expect(processExitsWith: .success) {
             let clock = VirtualClock()
             try await VirtualTimeDriver.run(clock: clock, timeLimit: .seconds(300)) {
-                let world = SimWorld(scenario: SimScenario(devices: []), clock: clock)
-                try await world.start()
-                let centralController = HCIController(transport: world.makeHostController(), clock: clock)
-                try await centralController.open()
-                let central = Central(controller: centralController, clock: clock)
-                let peripheralController = HCIController(transport: world.makeHostController(), clock: clock)
-                try await peripheralController.open()
-                let peripheral = Peripheral(central: Central(controller: peripheralController, clock: clock), database: GATTAttributeDatabase())
-                var incoming = peripheral.incomingConnections().makeAsyncIterator()
-                try await peripheral.startAdvertising(name: "Asker")
-                let link = try await central.connect(name: "Asker")
-                let asker = try #require(await incoming.next())
+                let hosts = try await TwoHosts.linked(clock: clock, name: "Asker")
+                let (link, asker) = (hosts.link, hosts.served)
 
                 // 30 to 50 ms, 2 skipped events, 2 s: inside the default policy, taken as asked.
                 let asked = LEConnectionParameters(intervalMin: 24, intervalMax: 40, maxLatency: 2, supervisionTimeout: 200)
@@ -48,7 +38,7 @@ import Testing
                 try await clock.sleep(for: .seconds(60))
                 #expect(link.isConnected && asker.isConnected)
                 _ = try await link.disconnect()
-                world.stop()
+                hosts.world.stop()
             }
         }
     }

@@ -13,18 +13,8 @@ import Testing
         await #expect(processExitsWith: .success) {
             let clock = VirtualClock()
             try await VirtualTimeDriver.run(clock: clock, timeLimit: .seconds(600)) {
-                let world = SimWorld(scenario: SimScenario(devices: []), clock: clock)
-                try await world.start()
-                let centralController = HCIController(transport: world.makeHostController(), clock: clock)
-                try await centralController.open()
-                let central = Central(controller: centralController, clock: clock)
-                let peripheralController = HCIController(transport: world.makeHostController(), clock: clock)
-                try await peripheralController.open()
-                let peripheral = Peripheral(central: Central(controller: peripheralController, clock: clock), database: GATTAttributeDatabase())
-                var incoming = peripheral.incomingConnections().makeAsyncIterator()
-                try await peripheral.startAdvertising(name: "Stream")
-                let link = try await central.connect(name: "Stream")
-                let served = try #require(await incoming.next())
+                let hosts = try await TwoHosts.linked(clock: clock, name: "Stream")
+                let (link, served) = (hosts.link, hosts.served)
 
                 // The reader takes 4 credits' worth at most (MPS 23): a slow app stops the sender.
                 var channels = try served.listen(psm: 0x0081, parameters: .init(mtu: 600, mps: 23, initialCredits: 4)).makeAsyncIterator()
@@ -58,7 +48,7 @@ import Testing
                 for try await _ in accepted.sdus {}
                 #expect(accepted.isClosed && accepted.closeReason == nil)
                 _ = try await link.disconnect()
-                world.stop()
+                hosts.world.stop()
             }
         }
     }
@@ -69,18 +59,8 @@ import Testing
         await #expect(processExitsWith: .success) {
             let clock = VirtualClock()
             try await VirtualTimeDriver.run(clock: clock, timeLimit: .seconds(600)) {
-                let world = SimWorld(scenario: SimScenario(devices: []), clock: clock)
-                try await world.start()
-                let centralController = HCIController(transport: world.makeHostController(), clock: clock)
-                try await centralController.open()
-                let central = Central(controller: centralController, clock: clock)
-                let peripheralController = HCIController(transport: world.makeHostController(), clock: clock)
-                try await peripheralController.open()
-                let peripheral = Peripheral(central: Central(controller: peripheralController, clock: clock), database: GATTAttributeDatabase())
-                var incoming = peripheral.incomingConnections().makeAsyncIterator()
-                try await peripheral.startAdvertising(name: "Stream")
-                let link = try await central.connect(name: "Stream")
-                let served = try #require(await incoming.next())
+                let hosts = try await TwoHosts.linked(clock: clock, name: "Stream")
+                let (link, served) = (hosts.link, hosts.served)
 
                 var channels = try link.listen(psm: 0x0082, parameters: .init(mtu: 512, mps: 64, initialCredits: 8)).makeAsyncIterator()
                 let channel = try await served.openChannel(psm: 0x0082, parameters: .init(mtu: 512, mps: 64, initialCredits: 8))
@@ -106,7 +86,7 @@ import Testing
                 #expect(try #require(await endings.next()) == nil)
                 #expect(received.withLock { $0 } == sdus)
                 _ = try await link.disconnect()
-                world.stop()
+                hosts.world.stop()
             }
         }
     }
@@ -117,18 +97,8 @@ import Testing
         await #expect(processExitsWith: .success) {
             let clock = VirtualClock()
             try await VirtualTimeDriver.run(clock: clock, timeLimit: .seconds(600)) {
-                let world = SimWorld(scenario: SimScenario(devices: []), clock: clock)
-                try await world.start()
-                let centralController = HCIController(transport: world.makeHostController(), clock: clock)
-                try await centralController.open()
-                let central = Central(controller: centralController, clock: clock)
-                let peripheralController = HCIController(transport: world.makeHostController(), clock: clock)
-                try await peripheralController.open()
-                let peripheral = Peripheral(central: Central(controller: peripheralController, clock: clock), database: GATTAttributeDatabase())
-                var incoming = peripheral.incomingConnections().makeAsyncIterator()
-                try await peripheral.startAdvertising(name: "Stream")
-                let link = try await central.connect(name: "Stream")
-                let served = try #require(await incoming.next())
+                let hosts = try await TwoHosts.linked(clock: clock, name: "Stream")
+                let (link, served) = (hosts.link, hosts.served)
 
                 var channels = try link.listen(psm: 0x0083, parameters: .init(mtu: 100, mps: 64, initialCredits: 8)).makeAsyncIterator()
                 let channel = try await served.openChannel(psm: 0x0083, parameters: .init(mtu: 100, mps: 64, initialCredits: 8))
@@ -162,7 +132,7 @@ import Testing
                 #expect(!seen.endedInside && seen.ends == 1)
                 #expect(accepted.isClosed)
                 _ = try await link.disconnect()
-                world.stop()
+                hosts.world.stop()
             }
         }
     }

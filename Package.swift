@@ -116,7 +116,8 @@ let package = Package(
         .target(name: "CFuzzerDriver", path: "Tests/Fuzz/CFuzzerDriver"),
         .executableTarget(
             name: "StrobeFuzz",
-            dependencies: ["CFuzzerDriver", "StrobeHCI", "StrobeHost", "StrobeCapture", "StrobeDevices", "StrobeLights", "StrobeSecurity"],
+            dependencies: ["CFuzzerDriver", "StrobeHCI", "StrobeHost", "StrobeCapture", "StrobeDevices", "StrobeLights", "StrobeSecurity",
+                           "StrobeSim"],
             path: "Tests/Fuzz/StrobeFuzz"),
         .testTarget(name: "StrobeHCITests", dependencies: ["StrobeHCI", .product(name: "Logging", package: "swift-log")]),
         .testTarget(name: "StrobeCaptureTests", dependencies: ["StrobeCapture"]),

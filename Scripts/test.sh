@@ -2,7 +2,7 @@
 # The test command: installs missing test dependencies, builds once, runs the whole Swift suite
 # (Scripts/swift-suite.sh) with the kernel suite (the build's strobe-lite on the real Linux HCI
 # user channel, in a qemu guest) and the fuzz targets (Scripts/fuzz.sh --check: the build's
-# strobe-fuzz on every target's corpus and 20000 fixed mutations of it) beside it,
+# strobe-fuzz on every target's regressions, seeds and 20000 fixed mutations of them) beside it,
 # then the conformance suite (avatar's LE classes against the build's strobe-pandora,
 # Scripts/conformance.sh). Every phase runs even when an earlier one failed; at the end one line
 # per phase gives its time and counts, then the "N passed, M failed" total.

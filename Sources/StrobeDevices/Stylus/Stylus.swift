@@ -27,7 +27,7 @@ public final class Stylus: ATTValueHandler, Sendable {
     /// Finds the stylus service, reads the pen identifier and the button map, and subscribes
     /// to samples. `ringCapacity` batches can wait between two drains before drops are counted.
     public static func attach(to gatt: GATTClient, ringCapacity: Int = 1024) async throws -> Stylus {
-        let (stylus, samples, _) = try await discover(gatt, ringCapacity: ringCapacity, channel: nil)
+        let (stylus, samples) = try await discover(gatt, ringCapacity: ringCapacity, channel: nil)
         try await gatt.subscribe(samples, to: .notification, handler: stylus)
         return stylus
     }
@@ -52,7 +52,7 @@ public final class Stylus: ATTValueHandler, Sendable {
         let channel = try await connection.openChannel(psm: UInt16(value[0]) | UInt16(value[1]) << 8,
                                                        parameters: StylusProfile.channelParameters)
         do {
-            let (stylus, samples, _) = try await discover(connection.gatt, peer: peer, ringCapacity: ringCapacity, channel: channel)
+            let (stylus, samples) = try await discover(connection.gatt, peer: peer, ringCapacity: ringCapacity, channel: channel)
             // The ring and the handle only: the channel holds the handler, the stylus the channel.
             try channel.receive { [ring = stylus.ring, handle = samples.valueHandle] batch, time in
                 _ = ring.tryPush(handle: handle, value: batch, at: time)
@@ -66,7 +66,7 @@ public final class Stylus: ATTValueHandler, Sendable {
 
     /// The stylus service, its pen identifier and button map, and the Samples characteristic.
     private static func discover(_ gatt: GATTClient, peer known: PeerServices? = nil, ringCapacity: Int, channel: L2CAPChannel?)
-        async throws -> (Stylus, GATTCharacteristic, PeerServices) {
+        async throws -> (Stylus, GATTCharacteristic) {
         let peer: PeerServices
         if let known { peer = known } else { peer = try await PeerServices.discover(gatt) }
         guard let stylusService = peer.service(StylusProfile.service) else {
@@ -88,7 +88,7 @@ public final class Stylus: ATTValueHandler, Sendable {
         let stylus = Stylus(gatt: gatt, penIdentifier: penIdentifier, buttonMap: buttonMap,
                             buttonMapHandle: buttonMapCharacteristic?.valueHandle, batteryHandle: battery?.valueHandle,
                             channel: channel, ringCapacity: ringCapacity)
-        return (stylus, samples, peer)
+        return (stylus, samples)
     }
 
     init(gatt: GATTClient, penIdentifier: String?, buttonMap: StylusButtonMap, buttonMapHandle: AttributeHandle?,

@@ -1,4 +1,5 @@
 import Foundation
+import StrobeSim
 
 /// The fuzz targets without libFuzzer, for the test command: every input of the corpora, then a
 /// fixed number of mutations of them, from a generator seeded by the target's name, so that
@@ -32,7 +33,7 @@ struct MutationRun {
             input.withUnsafeBytes { target.run($0) }
         }
         for input in corpus { try feed(input) }
-        var generator = SplitMix64(seed: Self.seed(target.name))
+        var generator = SeededGenerator(seed: Self.seed(target.name))
         let pool = corpus.isEmpty ? [[]] : corpus
         for _ in 0..<mutations {
             try feed(Self.mutate(pool[Int(generator.next() % UInt64(pool.count))], pool: pool, using: &generator))
@@ -43,7 +44,7 @@ struct MutationRun {
 
     /// One to four edits of `input`: flipped bits, bytes set to edge values, lengths written
     /// over it, ranges inserted, deleted or repeated, or its tail taken from another input.
-    static func mutate(_ input: [UInt8], pool: [[UInt8]], using generator: inout SplitMix64) -> [UInt8] {
+    static func mutate(_ input: [UInt8], pool: [[UInt8]], using generator: inout SeededGenerator) -> [UInt8] {
         var bytes = input
         func position(_ extra: Int = 0) -> Int { Int(generator.next() % UInt64(bytes.count + extra)) }
         for _ in 0...(generator.next() % 4) {
@@ -83,20 +84,5 @@ struct MutationRun {
     /// FNV-1a of the name: the same target, the same inputs, run after run.
     static func seed(_ name: String) -> UInt64 {
         name.utf8.reduce(0xCBF2_9CE4_8422_2325) { ($0 ^ UInt64($1)) &* 0x100_0000_01B3 }
-    }
-}
-
-/// SplitMix64: a small generator with a seed, for mutations that repeat run after run.
-struct SplitMix64 {
-    private var state: UInt64
-
-    init(seed: UInt64) { state = seed }
-
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
     }
 }

@@ -2,6 +2,7 @@ import Foundation
 import Testing
 
 @testable import StrobeCapture
+import StrobeHost
 
 @Suite struct CaptureRecordDecoderTests {
     /// Found by the btsnoop fuzz target: a record stamped before the first one printed its time
@@ -72,5 +73,37 @@ import Testing
         let frame = try #require(try decoder.next())
         #expect(frame.layers.last?.title == "K-frame on CID 0x0041 len 3")
         #expect(frame.layers.last?.fields == [DecodedRecord.Field(name: "payload", value: "01002a")])
+    }
+
+    /// The enhanced commands (0x17-0x1A) show their fields, CID lists included.
+    @Test func enhancedCreditBasedCommandsShowTheirFields() throws {
+        let path = try Fixtures.scratchPath("capture-ecfc-\(UUID().uuidString).btsnoop")
+        defer { Fixtures.remove(path) }
+        let writer = try BtsnoopWriter(path: path)
+        let at = BtsnoopTimestamp(unixMicroseconds: 1_700_000_000_000_000)
+        let commands: [LESignalingPacket] = [
+            CreditBasedConnectionRequest(spsm: 0x80, mtu: 512, mps: 247, initialCredits: 10,
+                                         sourceCIDs: [L2CAPChannelID(0x40), L2CAPChannelID(0x41)]).packet(identifier: 2),
+            CreditBasedConnectionResponse(mtu: 256, mps: 100, initialCredits: 8, result: .invalidSourceCID,
+                                          destinationCIDs: [L2CAPChannelID(0x45), L2CAPChannelID(0)]).packet(identifier: 2),
+            CreditBasedReconfigureRequest(mtu: 1024, mps: 247, destinationCIDs: [L2CAPChannelID(0x40)]).packet(identifier: 3),
+            CreditBasedReconfigureResult.mtuReduced.packet(identifier: 3),
+        ]
+        for command in commands {
+            let l2cap = command.encoded
+            let frame: [UInt8] = [UInt8(l2cap.count), 0x00, 0x05, 0x00] + l2cap
+            try writer.write(.acl, direction: .hostToController, payload: [0x40, 0x20, UInt8(frame.count), 0x00] + frame, at: at)
+        }
+        try writer.close()
+        let decoder = try CaptureRecordDecoder(path: path)
+        var layers: [DecodedRecord.Layer] = []
+        while let record = try decoder.next() { layers += record.layers.suffix(1) }
+        #expect(layers.map(\.title) == ["LE Signaling: creditBasedConnectionRequest ident 2", "LE Signaling: creditBasedConnectionResponse ident 2",
+                                        "LE Signaling: creditBasedReconfigureRequest ident 3", "LE Signaling: creditBasedReconfigureResponse ident 3"])
+        #expect(layers[0].fields.map(\.name) == ["spsm", "mtu", "mps", "initialCredits", "sourceCIDs"])
+        #expect(layers[0].fields.last?.value == "[CID 0x0040; CID 0x0041]")
+        #expect(layers[1].fields.first { $0.name == "result" }?.value == "invalid source CID (0x0009)")
+        #expect(layers[2].fields.map(\.value) == ["1024", "247", "[CID 0x0040]"])
+        #expect(layers[3].fields == [DecodedRecord.Field(name: "result", value: "reduction in size of MTU not allowed (0x0001)")])
     }
 }

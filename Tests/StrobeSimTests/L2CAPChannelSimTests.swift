@@ -136,4 +136,53 @@ import Testing
             }
         }
     }
+
+    /// Five channels in one enhanced request, each carrying its own SDUs both ways; a sixth is
+    /// more than one request may ask for.
+    @Test func fiveChannelsOpenInOneRequestAndEachCarriesItsOwnSDUs() async {
+        await #expect(processExitsWith: .success) {
+            let clock = VirtualClock()
+            try await VirtualTimeDriver.run(clock: clock, timeLimit: .seconds(600)) {
+                let hosts = try await TwoHosts.linked(clock: clock, name: "Stream")
+                let (link, served) = (hosts.link, hosts.served)
+
+                let parameters = L2CAPCreditChannel.Parameters(mtu: 700, mps: 100, initialCredits: 6)
+                var incoming = try served.listen(psm: 0x0083, parameters: parameters).makeAsyncIterator()
+                await #expect(throws: L2CAPChannelError.self) { _ = try await link.openChannels(psm: 0x0083, count: 6, parameters: parameters) }
+                let channels = try await link.openChannels(psm: 0x0083, count: 5, parameters: parameters)
+                #expect(channels.count == 5 && Set(channels.map(\.cid)).count == 5)
+                var accepted: [L2CAPChannel] = []
+                for _ in 0..<5 { accepted.append(try #require(await incoming.next())) }
+                let sdus = (0..<5).map { channel in (0..<40).map { index in (0..<(1 + (index * 31 + channel) % 700)).map { UInt8((channel + $0) % 256) } } }
+                // All ten ends send and read at once.
+                let ends = accepted
+                let received = try await withThrowingTaskGroup(of: (Int, [[UInt8]]).self) { group in
+                    for (index, channel) in channels.enumerated() {
+                        group.addTask { for sdu in sdus[index] { try await channel.send(sdu) }; return (-1, []) }
+                        group.addTask { for sdu in sdus[index].reversed() { try await ends[index].send(sdu) }; return (-1, []) }
+                        group.addTask { (index, try await Self.read(40, from: ends[index])) }
+                        group.addTask { (index + 5, try await Self.read(40, from: channel)) }
+                    }
+                    var received: [Int: [[UInt8]]] = [:]
+                    for try await (index, sdus) in group where index >= 0 { received[index] = sdus }
+                    return received
+                }
+                for index in 0..<5 {
+                    #expect(received[index] == sdus[index])
+                    #expect(received[index + 5] == sdus[index].reversed())
+                }
+                _ = try await link.disconnect()
+                hosts.world.stop()
+            }
+        }
+    }
+
+    static func read(_ count: Int, from channel: L2CAPChannel) async throws -> [[UInt8]] {
+        var received: [[UInt8]] = []
+        for try await sdu in channel.sdus {
+            received.append(sdu)
+            if received.count == count { break }
+        }
+        return received
+    }
 }

@@ -171,11 +171,18 @@ public final class CaptureRecordDecoder {
         case .leCreditBasedConnectionRequest: try? LECreditBasedConnectionRequest(data: command.data)
         case .leCreditBasedConnectionResponse: try? LECreditBasedConnectionResponse(data: command.data)
         case .flowControlCredit: try? LEFlowControlCredit(data: command.data)
+        case .creditBasedConnectionRequest: try? CreditBasedConnectionRequest(data: command.data)
+        case .creditBasedConnectionResponse: try? CreditBasedConnectionResponse(data: command.data)
+        case .creditBasedReconfigureRequest: try? CreditBasedReconfigureRequest(data: command.data)
+        case .creditBasedReconfigureResponse: (try? CreditBasedReconfigureResult(data: command.data)).map { ReconfigureResponse(result: $0) }
         case .disconnectionRequest: try? L2CAPDisconnection(data: command.data, code: .disconnectionRequest)
         case .disconnectionResponse: try? L2CAPDisconnection(data: command.data, code: .disconnectionResponse)
         default: nil
         }
     }
+
+    /// Credit Based Reconfigure Response's one field, named.
+    private struct ReconfigureResponse { var result: CreditBasedReconfigureResult }
 
     static func hex(_ byte: UInt8) -> String { (byte < 0x10 ? "0" : "") + String(byte, radix: 16, uppercase: true) }
     static func hex(_ bytes: UnsafeRawBufferPointer) -> String { bytes.map { ReflectedFields.hex($0) }.joined() }

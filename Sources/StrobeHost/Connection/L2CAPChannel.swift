@@ -12,9 +12,11 @@ public final class L2CAPChannel: Sendable, CustomStringConvertible {
     public let psm: UInt16
     /// This side's channel identifier.
     public let cid: L2CAPChannelID
-    /// The largest SDU this side receives, and the largest the peer receives.
+    /// The largest SDU this side receives.
     public let mtu: Int
-    public let peerMTU: Int
+    /// The largest SDU the peer receives; an enhanced channel's peer may raise it.
+    public var peerMTU: Int { peerMTUValue.load(ordering: .relaxed) }
+    private let peerMTUValue: Atomic<Int>
     private let link: L2CAPLink
     private let inbox = Mutex(Inbox())
     /// Held over each call into the receive handler: one at a time, in order.
@@ -63,11 +65,16 @@ public final class L2CAPChannel: Sendable, CustomStringConvertible {
         self.psm = psm
         self.cid = cid
         self.mtu = mtu
-        self.peerMTU = peerMTU
+        peerMTUValue = Atomic(peerMTU)
         self.link = link
     }
 
     public var description: String { "L2CAP channel \(cid) on PSM \(l2capHex(psm))" }
+
+    /// The peer's Credit Based Reconfigure Request was accepted.
+    func peerReconfigured(mtu: Int) {
+        peerMTUValue.store(mtu, ordering: .relaxed)
+    }
 
     /// Sends one SDU (at most `peerMTU` bytes); returns once its last K-frame is with the
     /// controller. Throws

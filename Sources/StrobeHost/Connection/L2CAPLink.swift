@@ -48,7 +48,7 @@ final class L2CAPLink: HCIACLHandler, @unchecked Sendable {
         var listeners: [UInt16: L2CAPChannelTable.Listener] = [:]
         var acceptors: [UInt16: (generation: Int, continuation: AsyncStream<L2CAPChannel>.Continuation)] = [:]
         var generation = 0
-        var opening: [UInt64: Waiter<L2CAPChannel>] = [:]
+        var opening: [UInt64: Waiter<[L2CAPChannel]>] = [:]
         var nextToken: UInt64 = 1
         var objects: [L2CAPChannelID: L2CAPChannel] = [:]
         /// Each channel's `send` callers, in the order their SDUs go out.
@@ -62,8 +62,8 @@ final class L2CAPLink: HCIACLHandler, @unchecked Sendable {
     /// What a channel action leaves to do once the signalling lock is released.
     private enum Followup: Sendable {
         case deadline(UInt8, generation: Int)
-        case opened(Waiter<L2CAPChannel>, L2CAPChannel)
-        case openFailed(Waiter<L2CAPChannel>, L2CAPChannelError)
+        case opened(Waiter<[L2CAPChannel]>, [L2CAPChannel])
+        case openFailed(Waiter<[L2CAPChannel]>, L2CAPChannelError)
         case accepted(AsyncStream<L2CAPChannel>.Continuation?, L2CAPChannel)
         case deliver(L2CAPChannel, [UInt8], HostTime)
         case ended(L2CAPChannel?, [Waiter<Void>], L2CAPChannelError?)
@@ -296,18 +296,25 @@ final class L2CAPLink: HCIACLHandler, @unchecked Sendable {
         return stream
     }
 
-    /// Opens a channel to the peer's `psm`: the peer's refusal, Command Reject or silence (the
-    /// signalling timeout) is an `L2CAPChannelError`.
-    func open(psm: UInt16, parameters: L2CAPCreditChannel.Parameters) async throws -> L2CAPChannel {
-        try check(psm: psm, parameters)
-        let waiter = Waiter<L2CAPChannel>()
+    /// Opens a channel to the peer's `psm` (an LE Credit Based Connection Request), or with
+    /// `enhanced` up to five in one Credit Based Connection Request, of which the peer may accept
+    /// fewer: the peer's refusal, Command Reject or silence (the signalling timeout) is an
+    /// `L2CAPChannelError`.
+    func open(psm: UInt16, parameters: L2CAPCreditChannel.Parameters, enhanced: Int? = nil) async throws -> [L2CAPChannel] {
+        try check(psm: psm, parameters, enhanced: enhanced != nil)
+        let waiter = Waiter<[L2CAPChannel]>()
         let followups = try signaling.withLock { s throws(L2CAPChannelError) -> [Followup] in
             guard !s.linkClosed else { throw .linkClosed }
             let token = s.nextToken
             s.nextToken += 1
             s.opening[token] = waiter
             do throws(L2CAPChannelError) {
-                return process(try s.channels.open(psm: psm, parameters: parameters, token: token), &s)
+                let actions = if let count = enhanced {
+                    try s.channels.openEnhanced(psm: psm, count: count, parameters: parameters, token: token)
+                } else {
+                    try s.channels.open(psm: psm, parameters: parameters, token: token)
+                }
+                return process(actions, &s)
             } catch {
                 s.opening[token] = nil
                 throw error
@@ -354,11 +361,11 @@ final class L2CAPLink: HCIACLHandler, @unchecked Sendable {
         })
     }
 
-    private func check(psm: UInt16, _ parameters: L2CAPCreditChannel.Parameters) throws(L2CAPChannelError) {
-        guard (0x0001...0x00FF).contains(psm) else { throw .invalidParameters("SPSM \(l2capHex(psm)) is outside 0x0001-0x00FF") }
-        guard parameters.isValid, parameters.initialCredits > 0, Int(parameters.mps) <= sender.maximumPayload else {
-            throw .invalidParameters("MTU \(parameters.mtu), MPS \(parameters.mps) and \(parameters.initialCredits) credits: "
-                + "MTU and MPS at least 23, MPS at most \(sender.maximumPayload), credits at least 1")
+    /// The spec's ranges, and an MPS whose K-frames fit the link's reassembly buffer.
+    private func check(psm: UInt16, _ parameters: L2CAPCreditChannel.Parameters, enhanced: Bool = false) throws(L2CAPChannelError) {
+        try L2CAPChannelTable.check(psm: psm, parameters, enhanced: enhanced)
+        guard Int(parameters.mps) <= sender.maximumPayload else {
+            throw .invalidParameters("MPS \(parameters.mps) is above this link's largest K-frame of \(sender.maximumPayload) bytes")
         }
     }
 
@@ -377,6 +384,7 @@ final class L2CAPLink: HCIACLHandler, @unchecked Sendable {
     private func receiveChannelSignaling(_ packet: LESignalingPacket) -> Bool {
         // Read before the lock: the security a listener requires is checked against them.
         let request = packet.code == LESignalingCode.leCreditBasedConnectionRequest.rawValue
+            || packet.code == LESignalingCode.creditBasedConnectionRequest.rawValue
         let level = request ? security.level : .none
         let hasBondKey = request && security.bond?.longTermKey != nil
         let followups: [Followup]?
@@ -427,10 +435,13 @@ final class L2CAPLink: HCIACLHandler, @unchecked Sendable {
                 followups.append(.deadline(identifier, generation: s.generation))
             case .responseReceived(let identifier):
                 s.deadlines.removeValue(forKey: identifier)?.task?.cancel()
-            case .opened(let cid, let token):
-                let channel = makeChannel(cid, s)
-                s.objects[cid] = channel
-                if let waiter = s.opening.removeValue(forKey: token) { followups.append(.opened(waiter, channel)) }
+            case .opened(let cids, let token):
+                let opened = cids.map { cid in
+                    let channel = makeChannel(cid, s)
+                    s.objects[cid] = channel
+                    return channel
+                }
+                if let waiter = s.opening.removeValue(forKey: token) { followups.append(.opened(waiter, opened)) }
             case .openFailed(let token, let error):
                 if let waiter = s.opening.removeValue(forKey: token) { followups.append(.openFailed(waiter, error)) }
             case .accepted(let cid, let psm):
@@ -446,6 +457,8 @@ final class L2CAPLink: HCIACLHandler, @unchecked Sendable {
                     s.sendWaiters[cid] = waiters.isEmpty ? nil : waiters
                 }
                 flush(completing: waiter)
+            case .reconfigured(let cid, let peerMTU):
+                s.objects[cid]?.peerReconfigured(mtu: peerMTU)
             case .closed(let cid, let error):
                 followups.append(.ended(s.objects.removeValue(forKey: cid), s.sendWaiters.removeValue(forKey: cid) ?? [], error))
             }
@@ -480,9 +493,9 @@ final class L2CAPLink: HCIACLHandler, @unchecked Sendable {
                     return true
                 }
                 if !current { task.cancel() }
-            case .opened(let waiter, let channel):
-                // A caller that gave up does not hold the channel: it is closed again.
-                if !waiter.succeed(channel) { channel.close() }
+            case .opened(let waiter, let channels):
+                // A caller that gave up does not hold the channels: they are closed again.
+                if !waiter.succeed(channels) { channels.forEach { $0.close() } }
             case .openFailed(let waiter, let error):
                 waiter.fail(error)
             case .accepted(let continuation, let channel):

@@ -116,12 +116,39 @@ public final class LEConnection: Sendable, CustomStringConvertible {
     /// result), a peer without such channels (`commandRejected`), no answer within 30 s
     /// (`timeout`), or the link's end; or the `SecurityError` of securing the link.
     public func openChannel(psm: UInt16, parameters: L2CAPCreditChannel.Parameters = .standard) async throws -> L2CAPChannel {
+        try await securing { try await link.open(psm: psm, parameters: parameters)[0] }
+    }
+
+    /// Opens `count` channels (1 to 5) to the peer's `psm` in one Credit Based Connection
+    /// Request (enhanced credit-based flow control), each receiving what `parameters` say (MTU
+    /// and MPS at least 64). The peer may accept fewer than asked for: those it accepted are
+    /// returned, in the order asked. A peer without enhanced channels (Command Reject) gets one
+    /// LE Credit Based Connection Request per channel instead. The peer may raise its MTU on
+    /// these channels later (`peerMTU`). Throws as `openChannel` does.
+    public func openChannels(psm: UInt16, count: Int, parameters: L2CAPCreditChannel.Parameters = .standard) async throws
+        -> [L2CAPChannel] {
         do {
-            return try await link.open(psm: psm, parameters: parameters)
+            return try await securing { try await link.open(psm: psm, parameters: parameters, enhanced: count) }
+        } catch L2CAPChannelError.commandRejected {
+            var channels: [L2CAPChannel] = []
+            do {
+                for _ in 0..<count { channels.append(try await openChannel(psm: psm, parameters: parameters)) }
+            } catch {
+                channels.forEach { $0.close() }
+                throw error
+            }
+            return channels
+        }
+    }
+
+    /// A central refused for security secures the link and asks once more.
+    private func securing<T>(_ open: () async throws -> T) async throws -> T {
+        do {
+            return try await open()
         } catch L2CAPChannelError.refused(let result) where role == .central
             && (result == .insufficientAuthentication || result == .insufficientEncryption) {
             try await link.security.escalate(result == .insufficientEncryption ? .insufficientEncryption : .insufficientAuthentication)
-            return try await link.open(psm: psm, parameters: parameters)
+            return try await open()
         }
     }
 

@@ -1,7 +1,8 @@
 import StrobeHCI
 
-/// The outcome of an LE Credit Based Connection Request (Core Vol 3, Part A, 4.23). A raw value
-/// the spec does not name is kept as it came.
+/// The outcome of an LE Credit Based Connection Request (Core Vol 3, Part A, 4.23) or of a
+/// Credit Based Connection Request (4.26, where 0x0004, 0x0009 and 0x000A refuse some of the
+/// channels asked for). A raw value the spec does not name is kept as it came.
 public struct L2CAPCreditBasedResult: RawRepresentable, Sendable, Hashable, CustomStringConvertible {
     public var rawValue: UInt16
     public init(rawValue: UInt16) { self.rawValue = rawValue }
@@ -16,6 +17,8 @@ public struct L2CAPCreditBasedResult: RawRepresentable, Sendable, Hashable, Cust
     public static let invalidSourceCID = Self(rawValue: 0x0009)
     public static let sourceCIDAlreadyAllocated = Self(rawValue: 0x000A)
     public static let unacceptableParameters = Self(rawValue: 0x000B)
+    /// Credit Based Connection Request only: MTU, MPS or the number of channels out of range.
+    public static let invalidParameters = Self(rawValue: 0x000C)
 
     public var description: String {
         let name: String? = switch self {
@@ -29,6 +32,7 @@ public struct L2CAPCreditBasedResult: RawRepresentable, Sendable, Hashable, Cust
         case .invalidSourceCID: "invalid source CID"
         case .sourceCIDAlreadyAllocated: "source CID already allocated"
         case .unacceptableParameters: "unacceptable parameters"
+        case .invalidParameters: "invalid parameters"
         default: nil
         }
         return name.map { "\($0) (\(l2capHex(rawValue)))" } ?? "result \(l2capHex(rawValue))"

@@ -1,7 +1,8 @@
 import StrobeSecurity
 
-/// The LE credit-based channels of one link (Core Vol 3, Part A, 4.6, 4.7, 4.22-4.24) as a state
-/// machine with no I/O and no clock: the signalling that opens and closes channels, their
+/// The LE credit-based channels of one link (Core Vol 3, Part A, 4.6, 4.7, 4.22-4.28) as a state
+/// machine with no I/O and no clock: the signalling that opens (one at a time, or up to five in
+/// one enhanced request), reconfigures and closes channels, their
 /// identifiers, and each channel's data path (`L2CAPCreditChannel`). Its owner feeds it
 /// signalling commands, K-frames, the app's requests and response timeouts, and carries out the
 /// actions it returns. Package-wide so that the fuzz target drives it.
@@ -26,13 +27,16 @@ package struct L2CAPChannelTable: Sendable {
         case awaitResponse(identifier: UInt8)
         /// The request's response came (or it ended otherwise): its timer can go.
         case responseReceived(identifier: UInt8)
-        /// This side's request `token` opened channel `cid`, or failed.
-        case opened(L2CAPChannelID, token: UInt64)
+        /// This side's request `token` opened these channels (an enhanced request may open fewer
+        /// than it asked for), or failed.
+        case opened([L2CAPChannelID], token: UInt64)
         case openFailed(token: UInt64, L2CAPChannelError)
         /// The peer opened channel `cid` on a listened PSM.
         case accepted(L2CAPChannelID, psm: UInt16)
         case sdu(L2CAPChannelID, [UInt8])
         case sduSent(L2CAPChannelID)
+        /// The peer reconfigured the channel: it now receives SDUs up to `peerMTU` bytes.
+        case reconfigured(L2CAPChannelID, peerMTU: Int)
         /// The channel ended: nil when either side closed it in order.
         case closed(L2CAPChannelID, L2CAPChannelError?)
     }
@@ -41,13 +45,16 @@ package struct L2CAPChannelTable: Sendable {
         var psm: UInt16
         var peerCID: L2CAPChannelID
         var channel: L2CAPCreditChannel
+        /// Opened by a Credit Based Connection Request: the peer may reconfigure it.
+        var enhanced = false
     }
 
     private struct PendingOpen {
         var token: UInt64
-        var cid: L2CAPChannelID
+        var cids: [L2CAPChannelID]
         var psm: UInt16
         var parameters: L2CAPCreditChannel.Parameters
+        var enhanced: Bool
     }
 
     private var channels: [L2CAPChannelID: Entry] = [:]
@@ -92,17 +99,40 @@ package struct L2CAPChannelTable: Sendable {
 
     /// LE Credit Based Connection Request for `psm`; `token` names the request in its outcome.
     package mutating func open(psm: UInt16, parameters: L2CAPCreditChannel.Parameters, token: UInt64) throws(L2CAPChannelError) -> [Action] {
-        guard (0x0001...0x00FF).contains(psm) else { throw .invalidParameters("SPSM \(l2capHex(psm)) is outside 0x0001-0x00FF") }
-        guard parameters.isValid, parameters.initialCredits > 0 else {
-            throw .invalidParameters("MTU \(parameters.mtu), MPS \(parameters.mps), \(parameters.initialCredits) credits: "
-                + "MTU and MPS at least 23, MPS at most 65533, credits at least 1")
-        }
-        guard let cid = freeCID() else { throw .noFreeChannelID }
+        try Self.check(psm: psm, parameters, enhanced: false)
+        guard let cid = freeCIDs(1).first else { throw .noFreeChannelID }
         let identifier = allocateIdentifier()
-        pendingOpens[identifier] = PendingOpen(token: token, cid: cid, psm: psm, parameters: parameters)
+        pendingOpens[identifier] = PendingOpen(token: token, cids: [cid], psm: psm, parameters: parameters, enhanced: false)
         let request = LECreditBasedConnectionRequest(spsm: psm, sourceCID: cid, mtu: parameters.mtu, mps: parameters.mps,
                                                      initialCredits: parameters.initialCredits)
         return [.signal(request.packet(identifier: identifier)), .awaitResponse(identifier: identifier)]
+    }
+
+    /// Credit Based Connection Request for `count` channels (1 to 5) to `psm`, all with
+    /// `parameters` (MTU and MPS at least 64).
+    package mutating func openEnhanced(psm: UInt16, count: Int, parameters: L2CAPCreditChannel.Parameters, token: UInt64)
+        throws(L2CAPChannelError) -> [Action] {
+        try Self.check(psm: psm, parameters, enhanced: true)
+        guard (1...CreditBasedConnectionRequest.maximumChannels).contains(count) else {
+            throw .invalidParameters("\(count) channels in one request: 1 to \(CreditBasedConnectionRequest.maximumChannels)")
+        }
+        let cids = freeCIDs(count)
+        guard cids.count == count else { throw .noFreeChannelID }
+        let identifier = allocateIdentifier()
+        pendingOpens[identifier] = PendingOpen(token: token, cids: cids, psm: psm, parameters: parameters, enhanced: true)
+        let request = CreditBasedConnectionRequest(spsm: psm, mtu: parameters.mtu, mps: parameters.mps,
+                                                   initialCredits: parameters.initialCredits, sourceCIDs: cids)
+        return [.signal(request.packet(identifier: identifier)), .awaitResponse(identifier: identifier)]
+    }
+
+    /// The ranges of Core Vol 3, Part A, 4.22 (LE) and 4.25 (enhanced) for what this side asks.
+    package static func check(psm: UInt16, _ parameters: L2CAPCreditChannel.Parameters, enhanced: Bool) throws(L2CAPChannelError) {
+        guard (0x0001...0x00FF).contains(psm) else { throw .invalidParameters("SPSM \(l2capHex(psm)) is outside 0x0001-0x00FF") }
+        let minimum = enhanced ? CreditBasedConnectionRequest.minimumMTU : 23
+        guard parameters.isValid, parameters.mtu >= minimum, parameters.mps >= minimum, parameters.initialCredits > 0 else {
+            throw .invalidParameters("MTU \(parameters.mtu), MPS \(parameters.mps), \(parameters.initialCredits) credits: "
+                + "MTU and MPS at least \(minimum), MPS at most 65533, credits at least 1")
+        }
     }
 
     package mutating func send(_ sdu: [UInt8], on cid: L2CAPChannelID) throws(L2CAPChannelError) -> [Action] {
@@ -146,6 +176,18 @@ package struct L2CAPChannelTable: Sendable {
         case .leCreditBasedConnectionResponse:
             let response = try LECreditBasedConnectionResponse(data: packet.data)
             return opened(response, identifier: packet.identifier)
+        case .creditBasedConnectionRequest:
+            let request = try CreditBasedConnectionRequest(data: packet.data)
+            return acceptEnhanced(request, identifier: packet.identifier, listeners: listeners, level: level, hasBondKey: hasBondKey)
+        case .creditBasedConnectionResponse:
+            let response = try CreditBasedConnectionResponse(data: packet.data)
+            return openedEnhanced(response, identifier: packet.identifier)
+        case .creditBasedReconfigureRequest:
+            let request = try CreditBasedReconfigureRequest(data: packet.data)
+            return reconfigure(request, identifier: packet.identifier)
+        case .creditBasedReconfigureResponse:
+            // This side sends no Reconfigure Request: an answer to nothing.
+            return []
         case .flowControlCredit:
             let credit = try LEFlowControlCredit(data: packet.data)
             // The CID is the sender's own end of the channel; one of no channel is ignored.
@@ -224,7 +266,7 @@ package struct L2CAPChannelTable: Sendable {
         }
         guard request.sourceCID.isDynamicLE else { return refuse(.invalidSourceCID) }
         guard !channels.values.contains(where: { $0.peerCID == request.sourceCID }) else { return refuse(.sourceCIDAlreadyAllocated) }
-        guard let cid = freeCID() else { return refuse(.noResources) }
+        guard let cid = freeCIDs(1).first else { return refuse(.noResources) }
         let channel = L2CAPCreditChannel(local: listener.parameters, peerMTU: request.mtu, peerMPS: request.mps,
                                          peerInitialCredits: request.initialCredits, receiveWindow: receiveWindow)
         channels[cid] = Entry(psm: request.spsm, peerCID: request.sourceCID, channel: channel)
@@ -234,26 +276,143 @@ package struct L2CAPChannelTable: Sendable {
     }
 
     private mutating func opened(_ response: LECreditBasedConnectionResponse, identifier: UInt8) -> [Action] {
-        guard let pending = pendingOpens.removeValue(forKey: identifier) else { return [] }
+        guard let pending = pendingOpens[identifier], !pending.enhanced, let cid = pending.cids.first else { return [] }
+        pendingOpens[identifier] = nil
         let answered = Action.responseReceived(identifier: identifier)
         guard response.result == .success else { return [answered, .openFailed(token: pending.token, .refused(response.result))] }
-        let peer = L2CAPCreditChannel.Parameters(mtu: response.mtu, mps: response.mps, initialCredits: response.initialCredits)
-        // A destination CID another channel of the link has would take that channel's credits.
-        let taken = channels.values.contains { $0.peerCID == response.destinationCID }
-        guard peer.isValid, response.destinationCID.isDynamicLE, !taken else {
-            // Accepted with what no channel can use: this side ends it at once.
-            channels[pending.cid] = Entry(psm: pending.psm, peerCID: response.destinationCID, channel: Self.closedChannel(pending.parameters))
-            let identifier = allocateIdentifier()
-            pendingDisconnects[identifier] = pending.cid
-            let disconnection = L2CAPDisconnection(destinationCID: response.destinationCID, sourceCID: pending.cid)
-            return [answered, .signal(disconnection.request(identifier: identifier)), .awaitResponse(identifier: identifier),
-                    .openFailed(token: pending.token, .invalidParameters(
-                        "the peer accepted with CID \(l2capHex(response.destinationCID.rawValue)), MTU \(response.mtu), MPS \(response.mps)"))]
+        let usable = L2CAPCreditChannel.Parameters(mtu: response.mtu, mps: response.mps, initialCredits: 0).isValid
+        if let actions = establish(cid, peerCID: response.destinationCID, pending, response.mtu, response.mps, response.initialCredits,
+                                   usable: usable) {
+            return [answered] + actions + [.openFailed(token: pending.token, .invalidParameters(
+                "the peer accepted with CID \(l2capHex(response.destinationCID.rawValue)), MTU \(response.mtu), MPS \(response.mps)"))]
         }
-        let channel = L2CAPCreditChannel(local: pending.parameters, peerMTU: response.mtu, peerMPS: response.mps,
-                                         peerInitialCredits: response.initialCredits, receiveWindow: receiveWindow)
-        channels[pending.cid] = Entry(psm: pending.psm, peerCID: response.destinationCID, channel: channel)
-        return [answered, .opened(pending.cid, token: pending.token)]
+        return [answered, .opened([cid], token: pending.token)]
+    }
+
+    /// The response to an enhanced request: each channel the peer gave a destination CID opens,
+    /// the rest were refused; a result that is neither success nor "some refused" refuses all.
+    private mutating func openedEnhanced(_ response: CreditBasedConnectionResponse, identifier: UInt8) -> [Action] {
+        guard let pending = pendingOpens[identifier], pending.enhanced else { return [] }
+        // Pending (0x000D-0x000F): the final response follows under the same identifier.
+        if (0x000D...0x000F).contains(response.result.rawValue) { return [.awaitResponse(identifier: identifier)] }
+        pendingOpens[identifier] = nil
+        var actions: [Action] = [.responseReceived(identifier: identifier)]
+        let some: Set<L2CAPCreditBasedResult> = [.success, .noResources, .invalidSourceCID, .sourceCIDAlreadyAllocated]
+        guard some.contains(response.result) else {
+            return actions + [.openFailed(token: pending.token, .refused(response.result))]
+        }
+        let minimum = CreditBasedConnectionRequest.minimumMTU
+        let usable = response.mtu >= minimum && (minimum...65533).contains(response.mps)
+        var opened: [L2CAPChannelID] = []
+        for (index, cid) in pending.cids.enumerated() where index < response.destinationCIDs.count {
+            let peerCID = response.destinationCIDs[index]
+            guard peerCID.rawValue != 0 else { continue }
+            if let refused = establish(cid, peerCID: peerCID, pending, response.mtu, response.mps, response.initialCredits, usable: usable) {
+                actions += refused
+            } else {
+                opened.append(cid)
+            }
+        }
+        guard !opened.isEmpty else {
+            let error: L2CAPChannelError = response.result == .success
+                ? .invalidParameters("the peer accepted no usable channel (MTU \(response.mtu), MPS \(response.mps))")
+                : .refused(response.result)
+            return actions + [.openFailed(token: pending.token, error)]
+        }
+        return actions + [.opened(opened, token: pending.token)]
+    }
+
+    /// One channel the peer accepted: open, or (when its parameters are unusable or its CID is
+    /// not a dynamic one, or already another channel's, which would take that channel's
+    /// credits) ended at once by this side, with the actions that end it.
+    private mutating func establish(_ cid: L2CAPChannelID, peerCID: L2CAPChannelID, _ pending: PendingOpen,
+                                    _ mtu: UInt16, _ mps: UInt16, _ credits: UInt16, usable: Bool) -> [Action]? {
+        let taken = channels.values.contains { $0.peerCID == peerCID }
+        guard usable, peerCID.isDynamicLE, !taken else {
+            channels[cid] = Entry(psm: pending.psm, peerCID: peerCID, channel: Self.closedChannel(pending.parameters))
+            let identifier = allocateIdentifier()
+            pendingDisconnects[identifier] = cid
+            let disconnection = L2CAPDisconnection(destinationCID: peerCID, sourceCID: cid)
+            return [.signal(disconnection.request(identifier: identifier)), .awaitResponse(identifier: identifier)]
+        }
+        let channel = L2CAPCreditChannel(local: pending.parameters, peerMTU: mtu, peerMPS: mps, peerInitialCredits: credits,
+                                         receiveWindow: receiveWindow)
+        channels[cid] = Entry(psm: pending.psm, peerCID: peerCID, channel: channel, enhanced: pending.enhanced)
+        return nil
+    }
+
+    /// Checks in the order of Core Vol 3, Part A, 4.25: the request's own ranges, PSM, security,
+    /// then each source CID; a CID refused refuses that channel only.
+    private mutating func acceptEnhanced(_ request: CreditBasedConnectionRequest, identifier: UInt8, listeners: [UInt16: Listener],
+                                         level: SMPSecurityLevel, hasBondKey: Bool) -> [Action] {
+        let count = request.sourceCIDs.count
+        func refuse(_ result: L2CAPCreditBasedResult) -> [Action] {
+            [.signal(CreditBasedConnectionResponse.refusal(result, count: count).packet(identifier: identifier))]
+        }
+        let minimum = CreditBasedConnectionRequest.minimumMTU
+        guard (1...CreditBasedConnectionRequest.maximumChannels).contains(count), request.mtu >= minimum,
+              (minimum...65533).contains(request.mps) else { return refuse(.invalidParameters) }
+        guard (0x0001...0x00FF).contains(request.spsm), let listener = listeners[request.spsm] else { return refuse(.spsmNotSupported) }
+        if level < listener.security {
+            return refuse(level == .none && hasBondKey ? .insufficientEncryption : .insufficientAuthentication)
+        }
+        // A listener set up for less than an enhanced channel's minimum cannot answer one.
+        guard listener.parameters.mtu >= minimum, listener.parameters.mps >= minimum else { return refuse(.unacceptableParameters) }
+        var result = L2CAPCreditBasedResult.success
+        var destinations: [L2CAPChannelID] = []
+        var accepted: [Action] = []
+        for source in request.sourceCIDs {
+            guard source.isDynamicLE else {
+                result = .invalidSourceCID
+                destinations.append(L2CAPChannelID(0))
+                continue
+            }
+            guard !channels.values.contains(where: { $0.peerCID == source }) else {
+                result = .sourceCIDAlreadyAllocated
+                destinations.append(L2CAPChannelID(0))
+                continue
+            }
+            guard let cid = freeCIDs(1).first else {
+                result = .noResources
+                destinations.append(L2CAPChannelID(0))
+                continue
+            }
+            let channel = L2CAPCreditChannel(local: listener.parameters, peerMTU: request.mtu, peerMPS: request.mps,
+                                             peerInitialCredits: request.initialCredits, receiveWindow: receiveWindow)
+            channels[cid] = Entry(psm: request.spsm, peerCID: source, channel: channel, enhanced: true)
+            destinations.append(cid)
+            accepted.append(.accepted(cid, psm: request.spsm))
+        }
+        let opened = !accepted.isEmpty
+        let response = CreditBasedConnectionResponse(
+            mtu: opened ? listener.parameters.mtu : 0, mps: opened ? listener.parameters.mps : 0,
+            initialCredits: opened ? listener.parameters.initialCredits : 0, result: result, destinationCIDs: destinations)
+        return [.signal(response.packet(identifier: identifier))] + accepted
+    }
+
+    /// The peer's Credit Based Reconfigure Request (4.27): every channel named is checked before
+    /// any changes, and all change or none.
+    private mutating func reconfigure(_ request: CreditBasedReconfigureRequest, identifier: UInt8) -> [Action] {
+        func respond(_ result: CreditBasedReconfigureResult) -> [Action] { [.signal(result.packet(identifier: identifier))] }
+        let minimum = CreditBasedConnectionRequest.minimumMTU
+        let count = request.destinationCIDs.count
+        guard (1...CreditBasedConnectionRequest.maximumChannels).contains(count), request.mtu >= minimum,
+              (minimum...65533).contains(request.mps) else { return respond(.unacceptableParameters) }
+        var targets: [L2CAPChannelID] = []
+        for peerCID in request.destinationCIDs {
+            // The request names the sender's own ends of its channels.
+            guard let (cid, entry) = channels.first(where: { $0.value.peerCID == peerCID && !$0.value.channel.isClosed }),
+                  entry.enhanced, !targets.contains(cid) else { return respond(.invalidDestinationCID) }
+            if Int(request.mtu) < entry.channel.peerMTU { return respond(.mtuReduced) }
+            if count > 1, Int(request.mps) < entry.channel.peerMPS { return respond(.mpsReducedOnSeveralChannels) }
+            targets.append(cid)
+        }
+        var actions = respond(.success)
+        for cid in targets {
+            channels[cid]?.channel.reconfigured(peerMTU: request.mtu, peerMPS: request.mps)
+            actions.append(.reconfigured(cid, peerMTU: Int(request.mtu)))
+        }
+        return actions
     }
 
     private static func closedChannel(_ parameters: L2CAPCreditChannel.Parameters) -> L2CAPCreditChannel {
@@ -291,16 +450,18 @@ package struct L2CAPChannelTable: Sendable {
         return actions
     }
 
-    private mutating func freeCID() -> L2CAPChannelID? {
-        let taken = Set(channels.keys).union(pendingOpens.values.map(\.cid))
-        for step in 0..<64 {
+    /// Up to `count` CIDs no channel or request of this side holds.
+    private mutating func freeCIDs(_ count: Int) -> [L2CAPChannelID] {
+        var taken = Set(channels.keys).union(pendingOpens.values.flatMap(\.cids))
+        var found: [L2CAPChannelID] = []
+        for step in 0..<64 where found.count < count {
             let candidate = 0x0040 + (nextCID - 0x0040 + UInt16(step)) % 64
             let cid = L2CAPChannelID(candidate)
-            if !taken.contains(cid) {
-                nextCID = 0x0040 + (candidate - 0x0040 + 1) % 64
-                return cid
+            if taken.insert(cid).inserted {
+                found.append(cid)
             }
         }
-        return nil
+        if let last = found.last { nextCID = 0x0040 + (last.rawValue - 0x0040 + 1) % 64 }
+        return found
     }
 }

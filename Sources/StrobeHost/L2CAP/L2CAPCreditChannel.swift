@@ -40,9 +40,10 @@ public struct L2CAPCreditChannel: Sendable {
 
     /// What this side receives.
     public let local: Parameters
-    /// The largest SDU and K-frame payload the peer receives.
-    public let peerMTU: Int
-    public let peerMPS: Int
+    /// The largest SDU and K-frame payload the peer receives (raised by its Credit Based
+    /// Reconfigure Request).
+    public private(set) var peerMTU: Int
+    public private(set) var peerMPS: Int
     /// K-frames this side may still send.
     public private(set) var sendCredits: Int
     /// K-frames the peer may still send.
@@ -126,6 +127,13 @@ public struct L2CAPCreditChannel: Sendable {
     public mutating func consumed(_ count: Int = 1) -> [Output] {
         unconsumed = max(0, unconsumed - count)
         return isClosed ? [] : returnCredits()
+    }
+
+    /// The peer's Credit Based Reconfigure Request, checked by the owner: what it receives from
+    /// now on, for the rest of an SDU under way too.
+    public mutating func reconfigured(peerMTU: UInt16, peerMPS: UInt16) {
+        self.peerMTU = Int(peerMTU)
+        self.peerMPS = Int(peerMPS)
     }
 
     /// Closed by either side or with the link: nothing more is sent or received.

@@ -119,6 +119,8 @@ public enum L2CAPSignalingError: Error, Sendable, Hashable, CustomStringConverti
     case truncated(length: Int)
     case lengthMismatch(code: UInt8, announced: Int, actual: Int)
     case zeroIdentifier(code: UInt8)
+    /// A command whose data must be `minimum` bytes and then whole 16-bit CIDs is not.
+    case badCIDList(code: UInt8, minimum: Int, actual: Int)
 
     public var description: String {
         switch self {
@@ -126,6 +128,8 @@ public enum L2CAPSignalingError: Error, Sendable, Hashable, CustomStringConverti
         case .lengthMismatch(let code, let announced, let actual):
             "signalling command 0x\(String(code, radix: 16)) announces \(announced) data bytes but carries \(actual)"
         case .zeroIdentifier(let code): "signalling command 0x\(String(code, radix: 16)) has identifier 0, which is reserved"
+        case .badCIDList(let code, let minimum, let actual):
+            "signalling command 0x\(String(code, radix: 16)) carries \(actual) data bytes, not \(minimum) and a list of 2-byte CIDs"
         }
     }
 }

@@ -7,16 +7,21 @@ on an external controller (RootCanal).
 
 As a peripheral it advertises (random own address) and, with --listen PSM, accepts channels on
 PSM (--mtu, --mps, --max-credits: what it receives); with --refuse RESULT it answers every
-channel request with that result instead. As a central it connects to --peer (public address).
-Either way a line "OPEN PSM" on stdin opens a channel to the peer's PSM.
+channel request with that result instead (LE and enhanced requests alike). As a central it
+connects to --peer (public address). Either way, lines on stdin:
+    OPEN PSM                 an LE Credit Based Connection Request to the peer's PSM
+    OPEN_ENHANCED PSM N      N channels in one Credit Based Connection Request (Bumble's ECFC)
+    RECONFIGURE MTU MPS      a Credit Based Reconfigure Request for every enhanced channel
+                             opened so far (Bumble receives up to MTU/MPS on them from then on)
 On every channel it echoes each SDU back (--echo), or sends --send-count SDUs, SDU n of
 1 + (37 n) % --send-max bytes, byte i of it (n + i) % 256, one at a time.
-Lines on stdout, one JSON object each:
+Lines on stdout, one JSON object each, numbered per kind ("nth": 1, 2, ... last in the object):
     READY {"address": ..., "public": ...}
     CONNECTED {"connection": n, "peer": ...}
     CHANNEL_OPEN {"connection": n, "psm": ..., "cid": ..., "peer_mtu": ..., "peer_mps": ..., "credits": ...}
     CHANNEL_FAILED {"connection": n, "psm": ..., "result": int|null, "error": str}
     REFUSED {"connection": n, "result": 5}        --require-encryption refused a request
+    RECONFIGURED {"connection": n, "result": r}   the peer's Credit Based Reconfigure Response
     SENT {"connection": n, "sdus": k}              every SDU of --send-count went out
     CHANNEL_CLOSED {"connection": n, "sdus": k, "bytes": b}   what it received
     DISCONNECTED {"connection": n, "reason": int}
@@ -33,7 +38,14 @@ from bumble.device import Device, DeviceConfiguration
 from bumble.transport import open_transport
 
 
+emitted = {}
+
+
 def emit(kind, payload=None):
+    # Lines with a payload are numbered per kind ("nth", last), so a reader can wait for the nth.
+    if payload is not None:
+        emitted[kind] = emitted.get(kind, 0) + 1
+        payload = {**payload, 'nth': emitted[kind]}
     print(kind if payload is None else f'{kind} {json.dumps(payload)}', flush=True)
 
 
@@ -92,12 +104,37 @@ def watch(connection, device, args):
     emit('CONNECTED', {'connection': number, 'peer': str(connection.peer_address)})
     connection.on('disconnection', lambda reason: emit('DISCONNECTED', {'connection': number, 'reason': int(reason)}))
 
+    enhanced = []
+
     async def commands():
         while True:
             line = (await read_line()).strip()
             if not line:
                 return
-            if line.startswith('OPEN '):
+            if line.startswith('OPEN_ENHANCED '):
+                psm, count = (int(word, 0) for word in line.split()[1:3])
+                manager = device.l2cap_channel_manager
+                try:
+                    channels = await asyncio.wait_for(
+                        manager.create_enhanced_credit_based_channels(connection, spec(args, psm), count), 20)
+                    enhanced.extend(channels)
+                    for channel in channels:
+                        serve(channel, number, args)
+                except l2cap.L2capError as error:
+                    emit('CHANNEL_FAILED', {'connection': number, 'psm': psm, 'result': int(error.error_code), 'error': str(error)})
+                except asyncio.TimeoutError:
+                    emit('CHANNEL_FAILED', {'connection': number, 'psm': psm, 'result': None, 'error': 'timeout'})
+            elif line.startswith('RECONFIGURE '):
+                mtu, mps = (int(word, 0) for word in line.split()[1:3])
+                # Bumble does not send this request itself: built from its frame class, and its
+                # channels take the new sizes before the peer can use them.
+                for channel in enhanced:
+                    channel.mtu, channel.mps = mtu, mps
+                manager = device.l2cap_channel_manager
+                manager.send_control_frame(connection, l2cap.L2CAP_LE_SIGNALING_CID, l2cap.L2CAP_Credit_Based_Reconfigure_Request(
+                    identifier=manager.next_identifier(connection), mtu=mtu, mps=mps,
+                    destination_cid=[channel.source_cid for channel in enhanced]))
+            elif line.startswith('OPEN '):
                 psm = int(line.split()[1], 0)
                 try:
                     channel = await asyncio.wait_for(connection.create_l2cap_channel(spec=spec(args, psm)), 20)
@@ -120,6 +157,9 @@ async def main(args):
         if args.listen is not None:
             device.create_l2cap_server(spec=spec(args, args.listen),
                                        handler=lambda channel: serve(channel, numbers.get(channel.connection.handle, 0), args))
+        manager = device.l2cap_channel_manager
+        manager.on_l2cap_credit_based_reconfigure_response = lambda connection, cid, response: emit(
+            'RECONFIGURED', {'connection': numbers.get(connection.handle, 0), 'result': int(response.result)})
         if args.require_encryption:
             # A channel request on a plain link: Insufficient Authentication (nothing to encrypt with yet).
             manager = device.l2cap_channel_manager
@@ -139,7 +179,13 @@ async def main(args):
             def refuse(connection, cid, request):
                 manager.send_control_frame(connection, cid, l2cap.L2CAP_LE_Credit_Based_Connection_Response(
                     identifier=request.identifier, destination_cid=0, mtu=0, mps=0, initial_credits=0, result=args.refuse))
+
+            def refuse_enhanced(connection, cid, request):
+                manager.send_control_frame(connection, cid, l2cap.L2CAP_Credit_Based_Connection_Response(
+                    identifier=request.identifier, destination_cid=[0] * len(request.source_cid), mtu=0, mps=0,
+                    initial_credits=0, result=args.refuse))
             manager.on_l2cap_le_credit_based_connection_request = refuse
+            manager.on_l2cap_credit_based_connection_request = refuse_enhanced
         emit('READY', {'address': str(device.random_address), 'public': str(device.public_address)})
         if args.role == 'peripheral':
             device.on('connection', lambda connection: numbers.__setitem__(connection.handle, watch(connection, device, args)))

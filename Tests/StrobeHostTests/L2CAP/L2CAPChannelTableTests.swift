@@ -82,7 +82,7 @@ import Testing
         let response = LECreditBasedConnectionResponse(destinationCID: L2CAPChannelID(0x0045), mtu: 100, mps: 23, initialCredits: 1,
                                                        result: .success)
         #expect(try Self.receive(&table, response.packet(identifier: 1))
-                == [.responseReceived(identifier: 1), .opened(L2CAPChannelID(0x0040), token: 42)])
+                == [.responseReceived(identifier: 1), .opened([L2CAPChannelID(0x0040)], token: 42)])
 
         _ = try table.open(psm: 0x80, parameters: Self.parameters, token: 43)
         #expect(try Self.receive(&table, LECreditBasedConnectionResponse.refusal(.insufficientEncryption).packet(identifier: 2))

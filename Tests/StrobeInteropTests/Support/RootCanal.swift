@@ -171,6 +171,15 @@ final class BumbleSMPPeer: Sendable {
         return Self.json(line)
     }
 
+    /// The JSON of the `nth` line (from 1) starting with `kind`, for scripts that number their
+    /// lines of each kind (`"nth"`, last in the object, as `l2cap_peer.py` does).
+    func event(_ kind: String, nth: Int, timeout: Duration = .seconds(30)) async throws -> [String: Any] {
+        guard let line = try await output.firstLine(withPrefix: kind + " ", containing: "\"nth\": \(nth)}", timeout: timeout) else {
+            throw RootCanal.Failure(description: "the peer ended without \(kind) number \(nth): \(output.lines)")
+        }
+        return Self.json(line)
+    }
+
     /// The number on the first `PASSKEY n` or `NUMBER n` line.
     func number(_ kind: String) async throws -> UInt32 {
         guard let line = try await output.firstLine(withPrefix: kind + " ", timeout: .seconds(30)),

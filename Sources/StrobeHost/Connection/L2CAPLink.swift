@@ -133,6 +133,10 @@ final class L2CAPLink: HCIACLHandler, @unchecked Sendable {
             counts.errors.incrementBySoleWriter()
             lastErrorSeen.withLock { $0 = error }
             controller.logger.warning("L2CAP data dropped", metadata: ["handle": "\(handle)", "error": "\(error)"])
+            // A channel missing a K-frame would join the wrong bytes into an SDU: it ends instead.
+            if case .pduTooLong(_, let channel?, let length, _) = error, channel.isDynamicLE {
+                run(signaling.withLock { s in process(s.channels.received(oversizedKFrameOf: length, on: channel), &s) })
+            }
         }
     }
 

@@ -165,6 +165,14 @@ package struct L2CAPChannelTable: Sendable {
         return actions(for: outputs, cid)
     }
 
+    /// A K-frame on `cid` that the link dropped as longer than it takes in.
+    package mutating func received(oversizedKFrameOf length: Int, on cid: L2CAPChannelID) -> [Action] {
+        guard var entry = channels[cid] else { return [] }
+        let outputs = entry.channel.receivedOversized(length: length)
+        channels[cid] = entry
+        return actions(for: outputs, cid)
+    }
+
     /// A signalling command about credit-based channels; nil when it is about something else.
     /// `level` is the link's security, `hasBondKey` whether a bond could encrypt it.
     package mutating func received(_ packet: LESignalingPacket, listeners: [UInt16: Listener], level: SMPSecurityLevel,

@@ -123,6 +123,12 @@ public struct L2CAPCreditChannel: Sendable {
         return outputs
     }
 
+    /// A K-frame of `length` bytes too long for the link to take in (dropped before it got
+    /// here): above the MPS too, so the channel closes rather than miss part of an SDU.
+    public mutating func receivedOversized(length: Int) -> [Output] {
+        isClosed ? [] : close(.kFrameExceedsMPS(length: length, mps: Int(local.mps)))
+    }
+
     /// The app has taken `count` SDUs: credits go back if they were held for it.
     public mutating func consumed(_ count: Int = 1) -> [Output] {
         unconsumed = max(0, unconsumed - count)

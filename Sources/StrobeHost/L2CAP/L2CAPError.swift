@@ -26,8 +26,8 @@ public enum L2CAPError: Error, Sendable, Hashable, CustomStringConvertible {
     /// Fragments carried more bytes than the basic header announced; the PDU was dropped.
     case fragmentExceedsPDU(connectionHandle: ConnectionHandle, announced: Int, received: Int)
     /// The basic header announced a payload longer than this connection accepts; the PDU and
-    /// its continuations are dropped.
-    case pduTooLong(connectionHandle: ConnectionHandle, announced: Int, maximum: Int)
+    /// its continuations are dropped. `channel`: the CID, when the fragment carried it.
+    case pduTooLong(connectionHandle: ConnectionHandle, channel: L2CAPChannelID?, announced: Int, maximum: Int)
 
     // MARK: Fragmentation (sending)
 
@@ -61,8 +61,9 @@ public enum L2CAPError: Error, Sendable, Hashable, CustomStringConvertible {
             return "new L2CAP PDU on connection \(handle.description) before the previous one was complete (\(received)\(of) bytes); the previous one was dropped"
         case .fragmentExceedsPDU(let handle, let announced, let received):
             return "L2CAP PDU on connection \(handle.description) announces \(announced) payload bytes but its fragments carry \(received)"
-        case .pduTooLong(let handle, let announced, let maximum):
-            return "L2CAP PDU on connection \(handle.description) announces \(announced) payload bytes, more than the \(maximum) accepted"
+        case .pduTooLong(let handle, let channel, let announced, let maximum):
+            let on = channel.map { " \($0)" } ?? ""
+            return "L2CAP PDU on connection \(handle.description)\(on) announces \(announced) payload bytes, more than the \(maximum) accepted"
         case .invalidConnectionHandle(let handle):
             return "connection handle \(handle.description) is reserved (valid: 0x0000...0x0EFF)"
         case .invalidFragmentLength(let length):

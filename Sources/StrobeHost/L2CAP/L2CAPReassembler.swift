@@ -171,7 +171,7 @@ public struct L2CAPReassembly {
             let payloadLength = Int(UInt16(littleEndian: data.loadUnaligned(as: UInt16.self)))
             let expected = L2CAPBasicHeader.length + payloadLength
             guard payloadLength <= maximumPayloadLength else {
-                return tooLong(payloadLength: payloadLength, received: data.count, after: earlier)
+                return tooLong(payloadLength: payloadLength, channel: L2CAPBasicHeader(data)?.channel, received: data.count, after: earlier)
             }
             if data.count == expected, let header = L2CAPBasicHeader(data) {
                 // The common case: the whole PDU in one fragment, delivered in place.
@@ -231,7 +231,9 @@ public struct L2CAPReassembly {
                 let payloadLength = Int(UInt16(littleEndian: buffer.loadUnaligned(as: UInt16.self)))
                 guard payloadLength <= maximumPayloadLength else {
                     state = .idle
-                    return tooLong(payloadLength: payloadLength, received: received + rest.count)
+                    // The CID follows the length just completed, when this fragment carries it.
+                    let channel = rest.count >= 2 ? L2CAPChannelID(UInt16(rest[0]) | UInt16(rest[1]) << 8) : nil
+                    return tooLong(payloadLength: payloadLength, channel: channel, received: received + rest.count)
                 }
                 expected = L2CAPBasicHeader.length + payloadLength
             }
@@ -259,11 +261,11 @@ public struct L2CAPReassembly {
 
     /// Reports a PDU whose announced length is over the bound and skips the rest of it.
     private mutating func tooLong(
-        payloadLength: Int, received: Int, after earlier: L2CAPReassemblyOutcome = L2CAPReassemblyOutcome()
+        payloadLength: Int, channel: L2CAPChannelID?, received: Int, after earlier: L2CAPReassemblyOutcome = L2CAPReassemblyOutcome()
     ) -> L2CAPReassemblyOutcome {
         let expected = L2CAPBasicHeader.length + payloadLength
         if received < expected { state = .discarding(received: received, expected: expected) }
-        return report(.pduTooLong(connectionHandle: connectionHandle, announced: payloadLength, maximum: maximumPayloadLength),
+        return report(.pduTooLong(connectionHandle: connectionHandle, channel: channel, announced: payloadLength, maximum: maximumPayloadLength),
                       after: earlier)
     }
 

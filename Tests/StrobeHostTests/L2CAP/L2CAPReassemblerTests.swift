@@ -174,7 +174,7 @@ struct L2CAPReassemblerTests {
         let fragments = aclFragmentsByHand(handle: handle, pdu: hostile, size: 27)
         let good = aclFragmentsByHand(handle: handle, pdu: l2capPDU(channel: 4, payload: [1, 2, 3]), size: 27)
         let got = reassembler.feedAll(fragments + good)
-        #expect(got.errors == [.pduTooLong(connectionHandle: handle, announced: 0xFFFF, maximum: 1024)])
+        #expect(got.errors == [.pduTooLong(connectionHandle: handle, channel: .att, announced: 0xFFFF, maximum: 1024)])
         #expect(got.pdus == [.init(channel: .att, payload: [1, 2, 3])])
         #expect(reassembler.counters.discardedFragments == fragments.count - 1)
     }
@@ -185,8 +185,8 @@ struct L2CAPReassemblerTests {
         let good = l2capPDU(channel: 4, payload: l2capPattern(16))
         let got = reassembler.feedAll(aclFragmentsByHand(handle: handle, pdu: hostile, size: 1)
             + aclFragmentsByHand(handle: handle, pdu: good, size: 1))
-        // The length is known after two 1-byte fragments; the other 19 bytes are skipped quietly.
-        #expect(got.errors == [.pduTooLong(connectionHandle: handle, announced: 17, maximum: 16)])
+        // The length is known after two 1-byte fragments (the CID not yet); the other 19 bytes are skipped quietly.
+        #expect(got.errors == [.pduTooLong(connectionHandle: handle, channel: nil, announced: 17, maximum: 16)])
         #expect(reassembler.counters.discardedFragments == 19)
         #expect(got.pdus == [.init(channel: .att, payload: l2capPattern(16))])
     }

@@ -15,7 +15,11 @@ extension RootCanalTests {
         static func sizes(_ channel: Int) -> [Int] { (0..<perChannel).map { 1 + ($0 * 37 + channel * 11) % 2000 } }
 
         /// Three channels in one request, each carrying its own SDUs there and back at once,
-        /// every byte in order, with Strobe in either role.
+        /// every byte in order, with Strobe in either role. Bumble 0.0.236's server files an
+        /// enhanced channel under its own CID where its credit handler looks it up by the peer's:
+        /// it finds Strobe's credits only while both sides' CIDs coincide, as on a fresh link
+        /// (both hand out 0x0040 on). That Strobe keeps the two apart is shown where Bumble asks
+        /// (below) and in `EnhancedCreditBasedChannelTests`.
         @Test(arguments: [Base.Role.central, .peripheral])
         func strobesThreeChannelsInOneRequestEachCarryTheirOwnSDUs(role: Base.Role) async throws {
             try await RootCanal.with { rootCanal in
@@ -60,12 +64,18 @@ extension RootCanalTests {
                 let (peer, host, connection) = try await Base.connect(
                     rootCanal, ["--send-count", "\(Self.perChannel)", "--send-max", "2000", "--mps", "100"], strobe: role)
                 defer { host.close() }
+                // A refused request first moves Strobe's CIDs one on from Bumble's.
+                await #expect(throws: L2CAPChannelError.refused(.spsmNotSupported)) { _ = try await connection.openChannel(psm: Self.psm) }
                 let incoming = try connection.listen(psm: Self.psm, parameters: .init(mtu: 2048, mps: 64, initialCredits: 32))
                 peer.say("OPEN_ENHANCED \(Self.psm) 3")
                 var accepted = incoming.makeAsyncIterator()
                 var channels: [L2CAPChannel] = []
                 for _ in 0..<3 { channels.append(try #require(await accepted.next())) }
                 #expect(channels.allSatisfy { $0.psm == Self.psm && $0.peerMTU == 2048 })
+                // Each channel's two ends have different CIDs: credits naming the wrong one would stall Bumble.
+                var bumbles: [Int?] = []
+                for nth in 1...3 { bumbles.append(try await peer.event("CHANNEL_OPEN", nth: nth)["cid"] as? Int) }
+                #expect(zip(channels, bumbles).allSatisfy { Int($0.cid.rawValue) != $1 && $1 != nil }, "\(channels) \(bumbles)")
                 let expected = (0..<Self.perChannel).map { Base.sdu($0, 1 + $0 * 37 % 2000) }
                 let received = try await withThrowingTaskGroup(of: [[UInt8]].self) { group in
                     for channel in channels {
@@ -116,11 +126,12 @@ extension RootCanalTests {
             }
         }
 
-        /// Bumble's own answer to a PSM it does not serve, and results it is told to give, reach
-        /// the app as `refused` with that result; a Bumble refusing some results of an enhanced
-        /// request is the same.
-        @Test(arguments: [(nil, L2CAPCreditBasedResult.spsmNotSupported), (0x0005, .insufficientAuthentication),
-                          (0x000B, .unacceptableParameters), (0x000C, .invalidParameters)])
+        /// Bumble's own answer to a PSM it does not serve, and results it is told to give (those
+        /// that refuse all, and those that refuse some, here with every CID zero), reach the app
+        /// as `refused` with that result.
+        @Test(arguments: [(nil, L2CAPCreditBasedResult.spsmNotSupported), (0x0004, .noResources), (0x0005, .insufficientAuthentication),
+                          (0x0009, .invalidSourceCID), (0x000A, .sourceCIDAlreadyAllocated), (0x000B, .unacceptableParameters),
+                          (0x000C, .invalidParameters)])
         func refusalsAreTyped(refuse: Int?, expected: L2CAPCreditBasedResult) async throws {
             try await RootCanal.with { rootCanal in
                 let (_, host, connection) = try await Base.connect(rootCanal, refuse.map { ["--refuse", "\($0)"] } ?? [])

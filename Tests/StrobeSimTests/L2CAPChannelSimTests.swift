@@ -148,7 +148,11 @@ import Testing
 
                 let parameters = L2CAPCreditChannel.Parameters(mtu: 700, mps: 100, initialCredits: 6)
                 var incoming = try served.listen(psm: 0x0083, parameters: parameters).makeAsyncIterator()
-                await #expect(throws: L2CAPChannelError.self) { _ = try await link.openChannels(psm: 0x0083, count: 6, parameters: parameters) }
+                await #expect {
+                    _ = try await link.openChannels(psm: 0x0083, count: 6, parameters: parameters)
+                } throws: { error in
+                    if case .invalidParameters? = error as? L2CAPChannelError { true } else { false }
+                }
                 let channels = try await link.openChannels(psm: 0x0083, count: 5, parameters: parameters)
                 #expect(channels.count == 5 && Set(channels.map(\.cid)).count == 5)
                 var accepted: [L2CAPChannel] = []

@@ -122,20 +122,23 @@ public final class LEConnection: Sendable, CustomStringConvertible {
     /// Opens `count` channels (1 to 5) to the peer's `psm` in one Credit Based Connection
     /// Request (enhanced credit-based flow control), each receiving what `parameters` say (MTU
     /// and MPS at least 64). The peer may accept fewer than asked for: those it accepted are
-    /// returned, in the order asked. A peer without enhanced channels (Command Reject) gets one
-    /// LE Credit Based Connection Request per channel instead. The peer may raise its MTU on
-    /// these channels later (`peerMTU`). Throws as `openChannel` does.
+    /// returned, in the order asked; when it accepts none, the call throws. A peer without
+    /// enhanced channels (Command Reject) gets one LE Credit Based Connection Request per
+    /// channel instead, the same way: those opened until the first refusal are returned. The
+    /// peer may raise its MTU on enhanced channels later (`peerMTU`). Throws as `openChannel`
+    /// does.
     public func openChannels(psm: UInt16, count: Int, parameters: L2CAPCreditChannel.Parameters = .standard) async throws
         -> [L2CAPChannel] {
         do {
             return try await securing { try await link.open(psm: psm, parameters: parameters, enhanced: count) }
         } catch L2CAPChannelError.commandRejected {
             var channels: [L2CAPChannel] = []
-            do {
-                for _ in 0..<count { channels.append(try await openChannel(psm: psm, parameters: parameters)) }
-            } catch {
-                channels.forEach { $0.close() }
-                throw error
+            for _ in 0..<count {
+                do {
+                    channels.append(try await openChannel(psm: psm, parameters: parameters))
+                } catch where !channels.isEmpty {
+                    break
+                }
             }
             return channels
         }
@@ -152,7 +155,9 @@ public final class LEConnection: Sendable, CustomStringConvertible {
         }
     }
 
-    /// The channels the peer opens on `psm`, received as `parameters` say; a peer asking while
+    /// The channels the peer opens on `psm`, one at a time or several in an enhanced request,
+    /// received as `parameters` say (enhanced requests are refused, Unacceptable Parameters,
+    /// when its MTU or MPS is below 64); a peer asking while
     /// the link is below `security` is refused (Insufficient Authentication, or Insufficient
     /// Encryption when a bond could encrypt the link). Listening again on the PSM ends the
     /// earlier sequence; the sequence ends with the link.

@@ -19,6 +19,12 @@ public struct L2CAPCreditBasedResult: RawRepresentable, Sendable, Hashable, Cust
     public static let unacceptableParameters = Self(rawValue: 0x000B)
     /// Credit Based Connection Request only: MTU, MPS or the number of channels out of range.
     public static let invalidParameters = Self(rawValue: 0x000C)
+    /// Credit Based Connection Request only: the final answer follows.
+    public static let pending = Self(rawValue: 0x000D)
+    public static let authenticationPending = Self(rawValue: 0x000E)
+    public static let authorizationPending = Self(rawValue: 0x000F)
+
+    public var isPending: Bool { (0x000D...0x000F).contains(rawValue) }
 
     public var description: String {
         let name: String? = switch self {
@@ -33,6 +39,9 @@ public struct L2CAPCreditBasedResult: RawRepresentable, Sendable, Hashable, Cust
         case .sourceCIDAlreadyAllocated: "source CID already allocated"
         case .unacceptableParameters: "unacceptable parameters"
         case .invalidParameters: "invalid parameters"
+        case .pending: "pending, no further information available"
+        case .authenticationPending: "pending, authentication pending"
+        case .authorizationPending: "pending, authorization pending"
         default: nil
         }
         return name.map { "\($0) (\(l2capHex(rawValue)))" } ?? "result \(l2capHex(rawValue))"

@@ -51,10 +51,11 @@ public struct CreditBasedConnectionResponse: Sendable, Hashable {
         self.destinationCIDs = destinationCIDs
     }
 
-    /// Every one of `count` channels refused.
+    /// Every one of the `count` channels asked for refused: a zero CID for each, none when the
+    /// request asked for more than a request may.
     public static func refusal(_ result: L2CAPCreditBasedResult, count: Int) -> Self {
-        Self(mtu: 0, mps: 0, initialCredits: 0, result: result,
-             destinationCIDs: Array(repeating: L2CAPChannelID(0), count: min(count, CreditBasedConnectionRequest.maximumChannels)))
+        let cids = count <= CreditBasedConnectionRequest.maximumChannels ? count : 0
+        return Self(mtu: 0, mps: 0, initialCredits: 0, result: result, destinationCIDs: Array(repeating: L2CAPChannelID(0), count: cids))
     }
 
     public init(data: [UInt8]) throws(L2CAPSignalingError) {

@@ -55,6 +55,8 @@ package struct L2CAPChannelTable: Sendable {
         var psm: UInt16
         var parameters: L2CAPCreditChannel.Parameters
         var enhanced: Bool
+        /// The peer answered "pending" once: its timer was restarted then, and is not again.
+        var answeredPending = false
     }
 
     private var channels: [L2CAPChannelID: Entry] = [:]
@@ -300,30 +302,37 @@ package struct L2CAPChannelTable: Sendable {
     /// The response to an enhanced request: each channel the peer gave a destination CID opens,
     /// the rest were refused; a result that is neither success nor "some refused" refuses all.
     private mutating func openedEnhanced(_ response: CreditBasedConnectionResponse, identifier: UInt8) -> [Action] {
-        guard let pending = pendingOpens[identifier], pending.enhanced else { return [] }
-        // Pending (0x000D-0x000F): the final response follows under the same identifier.
-        if (0x000D...0x000F).contains(response.result.rawValue) { return [.awaitResponse(identifier: identifier)] }
+        guard var pending = pendingOpens[identifier], pending.enhanced else { return [] }
+        // Pending (0x000D-0x000F): the final response follows under the same identifier. The
+        // timer restarts once; a peer that keeps saying pending runs into it.
+        if response.result.isPending {
+            guard !pending.answeredPending else { return [] }
+            pending.answeredPending = true
+            pendingOpens[identifier] = pending
+            return [.awaitResponse(identifier: identifier)]
+        }
         pendingOpens[identifier] = nil
         var actions: [Action] = [.responseReceived(identifier: identifier)]
         let some: Set<L2CAPCreditBasedResult> = [.success, .noResources, .invalidSourceCID, .sourceCIDAlreadyAllocated]
-        guard some.contains(response.result) else {
-            return actions + [.openFailed(token: pending.token, .refused(response.result))]
-        }
         let minimum = CreditBasedConnectionRequest.minimumMTU
-        let usable = response.mtu >= minimum && (minimum...65533).contains(response.mps)
+        // A response with another number of CIDs than asked for, or CIDs under a result that
+        // refuses all, is not one this side can trust: whatever the peer opened is ended.
+        let trusted = some.contains(response.result) && response.destinationCIDs.count == pending.cids.count
+        let usable = trusted && response.mtu >= minimum && (minimum...65533).contains(response.mps)
         var opened: [L2CAPChannelID] = []
-        for (index, cid) in pending.cids.enumerated() where index < response.destinationCIDs.count {
-            let peerCID = response.destinationCIDs[index]
-            guard peerCID.rawValue != 0 else { continue }
-            if let refused = establish(cid, peerCID: peerCID, pending, response.mtu, response.mps, response.initialCredits, usable: usable) {
-                actions += refused
+        for (cid, peerCID) in zip(pending.cids, response.destinationCIDs) where peerCID.rawValue != 0 {
+            if let ended = establish(cid, peerCID: peerCID, pending, response.mtu, response.mps, response.initialCredits, usable: usable) {
+                actions += ended
             } else {
                 opened.append(cid)
             }
         }
         guard !opened.isEmpty else {
-            let error: L2CAPChannelError = response.result == .success
-                ? .invalidParameters("the peer accepted no usable channel (MTU \(response.mtu), MPS \(response.mps))")
+            let accepted = response.destinationCIDs.contains { $0.rawValue != 0 }
+            // Channels accepted and ended here, or "success" with none: the answer was unusable.
+            let error: L2CAPChannelError = accepted || response.result == .success
+                ? .invalidParameters("the peer answered \(pending.cids.count) channels with \(response.destinationCIDs.count) CIDs, "
+                    + "\(response.result), MTU \(response.mtu), MPS \(response.mps)")
                 : .refused(response.result)
             return actions + [.openFailed(token: pending.token, error)]
         }
@@ -415,12 +424,13 @@ package struct L2CAPChannelTable: Sendable {
             if count > 1, Int(request.mps) < entry.channel.peerMPS { return respond(.mpsReducedOnSeveralChannels) }
             targets.append(cid)
         }
-        var actions = respond(.success)
+        // Applied before the answer goes: once the peer hears success, the channels use the sizes.
+        var actions: [Action] = []
         for cid in targets {
             channels[cid]?.channel.reconfigured(peerMTU: request.mtu, peerMPS: request.mps)
             actions.append(.reconfigured(cid, peerMTU: Int(request.mtu)))
         }
-        return actions
+        return actions + respond(.success)
     }
 
     private static func closedChannel(_ parameters: L2CAPCreditChannel.Parameters) -> L2CAPCreditChannel {

@@ -54,6 +54,8 @@ async def read_line():
 
 
 connections = 0
+# Per connection, the sizes a Reconfigure Request replaced, until the peer answers.
+restore = {}
 
 
 def spec(args, psm):
@@ -124,10 +126,12 @@ def watch(connection, device, args):
                     emit('CHANNEL_FAILED', {'connection': number, 'psm': psm, 'result': int(error.error_code), 'error': str(error)})
                 except asyncio.TimeoutError:
                     emit('CHANNEL_FAILED', {'connection': number, 'psm': psm, 'result': None, 'error': 'timeout'})
-            elif line.startswith('RECONFIGURE '):
+            elif line.startswith('RECONFIGURE ') and enhanced:
                 mtu, mps = (int(word, 0) for word in line.split()[1:3])
-                # Bumble does not send this request itself: built from its frame class, and its
-                # channels take the new sizes before the peer can use them.
+                # Bumble does not send this request itself: built from its frame class. Its
+                # channels take the new sizes before the peer can use them, and get the old ones
+                # back if the peer refuses.
+                restore[connection.handle] = [(channel, channel.mtu, channel.mps) for channel in enhanced]
                 for channel in enhanced:
                     channel.mtu, channel.mps = mtu, mps
                 manager = device.l2cap_channel_manager
@@ -158,12 +162,18 @@ async def main(args):
             device.create_l2cap_server(spec=spec(args, args.listen),
                                        handler=lambda channel: serve(channel, numbers.get(channel.connection.handle, 0), args))
         manager = device.l2cap_channel_manager
-        manager.on_l2cap_credit_based_reconfigure_response = lambda connection, cid, response: emit(
-            'RECONFIGURED', {'connection': numbers.get(connection.handle, 0), 'result': int(response.result)})
+        def reconfigured(connection, cid, response):
+            if int(response.result) != 0:
+                for channel, mtu, mps in restore.get(connection.handle, []):
+                    channel.mtu, channel.mps = mtu, mps
+            restore.pop(connection.handle, None)
+            emit('RECONFIGURED', {'connection': numbers.get(connection.handle, 0), 'result': int(response.result)})
+        manager.on_l2cap_credit_based_reconfigure_response = reconfigured
         if args.require_encryption:
             # A channel request on a plain link: Insufficient Authentication (nothing to encrypt with yet).
             manager = device.l2cap_channel_manager
             accept = manager.on_l2cap_le_credit_based_connection_request
+            accept_enhanced = manager.on_l2cap_credit_based_connection_request
 
             def require(connection, cid, request):
                 if connection.is_encrypted:
@@ -171,7 +181,16 @@ async def main(args):
                 emit('REFUSED', {'connection': numbers.get(connection.handle, 0), 'result': 5})
                 manager.send_control_frame(connection, cid, l2cap.L2CAP_LE_Credit_Based_Connection_Response(
                     identifier=request.identifier, destination_cid=0, mtu=0, mps=0, initial_credits=0, result=5))
+
+            def require_enhanced(connection, cid, request):
+                if connection.is_encrypted:
+                    return accept_enhanced(connection, cid, request)
+                emit('REFUSED', {'connection': numbers.get(connection.handle, 0), 'result': 5})
+                manager.send_control_frame(connection, cid, l2cap.L2CAP_Credit_Based_Connection_Response(
+                    identifier=request.identifier, destination_cid=[0] * len(request.source_cid), mtu=0, mps=0,
+                    initial_credits=0, result=5))
             manager.on_l2cap_le_credit_based_connection_request = require
+            manager.on_l2cap_credit_based_connection_request = require_enhanced
         if args.refuse is not None:
             # Every LE Credit Based Connection Request answered with this result.
             manager = device.l2cap_channel_manager

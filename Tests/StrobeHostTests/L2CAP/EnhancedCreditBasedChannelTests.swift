@@ -20,7 +20,7 @@ import Testing
         try table.received(packet, listeners: listeners, level: level, hasBondKey: hasBondKey)
     }
 
-    static func request(psm: UInt16 = 0x80, cids: [UInt16] = [0x0040, 0x0041, 0x0042], mtu: UInt16 = 256, mps: UInt16 = 64)
+    static func request(psm: UInt16 = 0x80, cids: [UInt16] = [0x0060, 0x0061, 0x0062], mtu: UInt16 = 256, mps: UInt16 = 64)
         -> LESignalingPacket {
         CreditBasedConnectionRequest(spsm: psm, mtu: mtu, mps: mps, initialCredits: 3, sourceCIDs: cids.map { L2CAPChannelID($0) })
             .packet(identifier: 7)
@@ -61,8 +61,19 @@ import Testing
         #expect(table.openChannels == 3)
         // Each goes out on the peer's CID within its MPS of 64.
         let sent = try table.send(Array(repeating: 5, count: 70), on: L2CAPChannelID(0x41))
-        #expect(sent == [.kFrame(to: L2CAPChannelID(0x41), [70, 0] + Array(repeating: 5, count: 62)),
-                         .kFrame(to: L2CAPChannelID(0x41), Array(repeating: 5, count: 8)), .sduSent(L2CAPChannelID(0x41))])
+        #expect(sent == [.kFrame(to: L2CAPChannelID(0x61), [70, 0] + Array(repeating: 5, count: 62)),
+                         .kFrame(to: L2CAPChannelID(0x61), Array(repeating: 5, count: 8)), .sduSent(L2CAPChannelID(0x41))])
+        // Credits go back naming this side's CID, once half the 8 given are used and the SDUs read.
+        var credits: [LEFlowControlCredit] = []
+        for index in 0..<4 {
+            let frame: [UInt8] = [1, 0, UInt8(index)]
+            let actions = frame.withUnsafeBytes { table.received(kFrame: $0, on: L2CAPChannelID(0x41)) } ?? []
+            #expect(actions.first == .sdu(L2CAPChannelID(0x41), [UInt8(index)]))
+            credits += (actions + table.consumed(1, on: L2CAPChannelID(0x41))).compactMap {
+                if case .signal(let packet) = $0 { try? LEFlowControlCredit(data: packet.data) } else { nil }
+            }
+        }
+        #expect(credits == [LEFlowControlCredit(cid: L2CAPChannelID(0x41), credits: 4)])
     }
 
     @Test(arguments: [
@@ -78,8 +89,11 @@ import Testing
     func wholeRequestRefusals(packet: LESignalingPacket, level: SMPSecurityLevel, hasBondKey: Bool, expected: L2CAPCreditBasedResult) throws {
         var table = L2CAPChannelTable()
         let response = try Self.response(Self.receive(&table, packet, level: level, hasBondKey: hasBondKey))
+        let asked = try CreditBasedConnectionRequest(data: packet.data).sourceCIDs.count
         #expect(response.result == expected)
-        #expect(response.destinationCIDs.allSatisfy { $0.rawValue == 0 } && response.mtu == 0 && response.initialCredits == 0)
+        // A zero CID for each channel asked for (none for more than five), and no parameters.
+        #expect(response.destinationCIDs == Array(repeating: L2CAPChannelID(0), count: asked <= 5 ? asked : 0))
+        #expect(response.mtu == 0 && response.mps == 0 && response.initialCredits == 0)
         #expect(table.openChannels == 0)
     }
 
@@ -104,9 +118,11 @@ import Testing
         #expect(try CreditBasedConnectionRequest(data: packet.data).sourceCIDs == Self.cids([0x40, 0x41, 0x42]))
         #expect(actions[1] == .awaitResponse(identifier: 1))
         // Pending first: the timer starts again and the final answer follows.
-        let pending = CreditBasedConnectionResponse(mtu: 0, mps: 0, initialCredits: 0, result: L2CAPCreditBasedResult(rawValue: 0x000D),
-                                                    destinationCIDs: [])
+        let pending = CreditBasedConnectionResponse(mtu: 0, mps: 0, initialCredits: 0, result: .authenticationPending,
+                                                    destinationCIDs: Self.cids([0, 0, 0]))
         #expect(try Self.receive(&table, pending.packet(identifier: 1)) == [.awaitResponse(identifier: 1)])
+        // Once only: a peer that keeps saying pending runs into the timer.
+        #expect(try Self.receive(&table, pending.packet(identifier: 1)) == [])
         let some = CreditBasedConnectionResponse(mtu: 300, mps: 80, initialCredits: 2, result: .noResources,
                                                  destinationCIDs: Self.cids([0x60, 0, 0x61]))
         #expect(try Self.receive(&table, some.packet(identifier: 1))
@@ -126,10 +142,38 @@ import Testing
         let actions = try #require(try Self.receive(&table, small.packet(identifier: 2)))
         #expect(actions.filter { if case .signal = $0 { true } else { false } }.count == 2)
         #expect(actions.last.map { if case .openFailed(token: 2, .invalidParameters) = $0 { true } else { false } } == true)
-        #expect(throws: L2CAPChannelError.self) { try table.openEnhanced(psm: 0x80, count: 6, parameters: Self.parameters, token: 3) }
-        #expect(throws: L2CAPChannelError.self) {
+        func invalid(_ error: any Error) -> Bool { if case .invalidParameters? = error as? L2CAPChannelError { true } else { false } }
+        #expect { try table.openEnhanced(psm: 0x80, count: 6, parameters: Self.parameters, token: 3) } throws: { invalid($0) }
+        #expect { try table.openEnhanced(psm: 0x80, count: 0, parameters: Self.parameters, token: 3) } throws: { invalid($0) }
+        #expect {
             try table.openEnhanced(psm: 0x80, count: 2, parameters: .init(mtu: 63, mps: 64, initialCredits: 1), token: 3)
+        } throws: { invalid($0) }
+    }
+
+    /// A response this side cannot trust ends whatever the peer opened: another number of CIDs
+    /// than asked for, or CIDs under a result that refuses all.
+    @Test func anUntrustworthyResponseEndsWhatItOpened() throws {
+        func disconnections(_ actions: [Action]) -> [L2CAPDisconnection] {
+            actions.compactMap {
+                if case .signal(let packet) = $0, packet.code == LESignalingCode.disconnectionRequest.rawValue {
+                    try? L2CAPDisconnection(data: packet.data, code: .disconnectionRequest)
+                } else { nil }
+            }
         }
+        var table = L2CAPChannelTable()
+        _ = try table.openEnhanced(psm: 0x80, count: 3, parameters: Self.parameters, token: 1)
+        let short = CreditBasedConnectionResponse(mtu: 300, mps: 100, initialCredits: 2, result: .success, destinationCIDs: Self.cids([0x70, 0x71]))
+        let ended = try #require(try Self.receive(&table, short.packet(identifier: 1)))
+        #expect(disconnections(ended) == [L2CAPDisconnection(destinationCID: L2CAPChannelID(0x70), sourceCID: L2CAPChannelID(0x40)),
+                                          L2CAPDisconnection(destinationCID: L2CAPChannelID(0x71), sourceCID: L2CAPChannelID(0x41))])
+        #expect(ended.last.map { if case .openFailed(token: 1, .invalidParameters) = $0 { true } else { false } } == true)
+
+        _ = try table.openEnhanced(psm: 0x80, count: 2, parameters: Self.parameters, token: 2)
+        let refusedAll = CreditBasedConnectionResponse(mtu: 300, mps: 100, initialCredits: 2, result: .spsmNotSupported,
+                                                       destinationCIDs: Self.cids([0x72, 0]))
+        let refused = try #require(try Self.receive(&table, refusedAll.packet(identifier: 4)))
+        #expect(disconnections(refused).map(\.destinationCID) == [L2CAPChannelID(0x72)])
+        #expect(table.openChannels == 3)  // each waits for its Disconnection Response
     }
 
     /// The peer raises its MTU and MPS on its channels: what goes out uses them; a request that
@@ -151,13 +195,13 @@ import Testing
         #expect(try reconfigure(300, 64, [0x52]) == [answer(.invalidDestinationCID)])
         #expect(table.channel(L2CAPChannelID(0x40))?.peerMTU == 256)
         #expect(try reconfigure(1000, 200, [0x50, 0x51])
-                == [answer(.success), .reconfigured(L2CAPChannelID(0x40), peerMTU: 1000), .reconfigured(L2CAPChannelID(0x41), peerMTU: 1000)])
+                == [.reconfigured(L2CAPChannelID(0x40), peerMTU: 1000), .reconfigured(L2CAPChannelID(0x41), peerMTU: 1000), answer(.success)])
         // 900 bytes in K-frames of 200: three go on the peer's 3 credits.
         let sent = try table.send(Array(repeating: 1, count: 900), on: L2CAPChannelID(0x41))
         #expect(sent.count == 3 && sent.first == .kFrame(to: L2CAPChannelID(0x51), [0x84, 0x03] + Array(repeating: 1, count: 198)))
         // The MPS may shrink on one channel at a time only.
         #expect(try reconfigure(1000, 100, [0x50, 0x51]) == [answer(.mpsReducedOnSeveralChannels)])
-        #expect(try reconfigure(1000, 100, [0x50]) == [answer(.success), .reconfigured(L2CAPChannelID(0x40), peerMTU: 1000)])
+        #expect(try reconfigure(1000, 100, [0x50]) == [.reconfigured(L2CAPChannelID(0x40), peerMTU: 1000), answer(.success)])
         #expect(table.channel(L2CAPChannelID(0x40))?.peerMPS == 100)
     }
 }

@@ -51,7 +51,10 @@ extension RootCanalTests {
                     #expect(echoed[index] == Self.sizes(index).enumerated().map { Base.sdu($0 + index, $1) }, "channel \(index)")
                 }
                 for channel in channels { channel.close() }
-                for nth in 1...3 { #expect(try await peer.event("CHANNEL_CLOSED", nth: nth)["sdus"] as? Int == Self.perChannel) }
+                for nth in 1...3 {
+                    let closed = try await peer.event("CHANNEL_CLOSED", nth: nth)
+                    #expect(closed["sdus"] as? Int == Self.perChannel && closed["without_credit"] as? Int == 0, "\(closed)")
+                }
                 #expect(channels.allSatisfy { $0.isClosed && $0.closeReason == nil })
             }
         }

@@ -73,6 +73,8 @@ extension RootCanalTests {
                 let closed = try await peer.event("CHANNEL_CLOSED")
                 #expect(closed["sdus"] as? Int == sizes.count)
                 #expect(closed["bytes"] as? Int == sizes.reduce(0, +))
+                // Strobe never sent a K-frame beyond Bumble's credits.
+                #expect(closed["without_credit"] as? Int == 0)
                 #expect(channel.isClosed && channel.closeReason == nil)
             }
         }

@@ -23,7 +23,7 @@ Lines on stdout, one JSON object each, numbered per kind ("nth": 1, 2, ... last 
     REFUSED {"connection": n, "result": 5}        --require-encryption refused a request
     RECONFIGURED {"connection": n, "result": r}   the peer's Credit Based Reconfigure Response
     SENT {"connection": n, "sdus": k}              every SDU of --send-count went out
-    CHANNEL_CLOSED {"connection": n, "sdus": k, "bytes": b}   what it received
+    CHANNEL_CLOSED {"connection": n, "sdus": k, "bytes": b, "without_credit": c}   what it received
     DISCONNECTED {"connection": n, "reason": int}
 """
 import argparse
@@ -63,8 +63,8 @@ def spec(args, psm):
 
 
 def serve(channel, number, args):
-    # Counts what arrives (and what the peer's credits allowed), echoes or sends.
-    received = {'sdus': 0, 'bytes': 0}
+    # Counts what arrives (and K-frames the peer sent with no credit left), echoes or sends.
+    received = {'sdus': 0, 'bytes': 0, 'without_credit': 0}
     loop = asyncio.get_running_loop()
     emit('CHANNEL_OPEN', {'connection': number, 'psm': channel.psm, 'cid': channel.source_cid,
                           'peer_mtu': channel.peer_mtu, 'peer_mps': channel.peer_mps, 'credits': channel.credits})
@@ -84,6 +84,14 @@ def serve(channel, number, args):
             await channel.drain()
 
     channel.sink = on_sdu
+    take = channel.on_pdu
+
+    def on_pdu(pdu):
+        # Bumble only logs a K-frame beyond the credits it gave; counted here.
+        if channel.peer_credits == 0:
+            received['without_credit'] += 1
+        take(pdu)
+    channel.on_pdu = on_pdu
     if args.echo:
         loop.create_task(echo())
     channel.on('close', lambda: emit('CHANNEL_CLOSED', {'connection': number, **received}))

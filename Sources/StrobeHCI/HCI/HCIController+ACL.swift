@@ -160,7 +160,6 @@ extension HCIController {
             return s.acl.acquire(waiter, handle: handle, now: now, timeout: configuration.aclCreditTimeout)
         }
         if let immediate { finish([immediate]) }
-        resumeStateWaiters()
         try await waiter.wait { [weak self] in
             guard let self else { return }
             // A buffer granted just before the cancel is not lost: `finish` gives it back.

@@ -59,7 +59,6 @@ extension HCIController {
         }
         finish(refused)
         drainCommandQueue()
-        resumeStateWaiters()
         return try await waiter.wait { [weak self] in
             guard let self else { return }
             state.withLock { s in

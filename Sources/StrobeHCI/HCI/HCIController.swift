@@ -281,7 +281,6 @@ public final class HCIController: HCIPacketSink {
         finish(released.acl)
         finish(released.flushes)
         for observer in released.observers { observer.onClose?(released.error) }
-        resumeStateWaiters()
     }
 
     // MARK: - Deadlines
@@ -331,12 +330,6 @@ extension HCIController {
         let onClose: (@Sendable (HCIError) -> Void)?
     }
 
-    struct StateWaiter {
-        let id: UInt64
-        let condition: @Sendable (borrowing Control) -> Bool
-        let continuation: CheckedContinuation<Void, Never>
-    }
-
     struct Released {
         var commands: [HCICommandFlow<Waiter<HCICommandAnswer>>.Completion]
         var acl: [ACLCredits<Waiter<Void>>.Grant]
@@ -358,7 +351,6 @@ extension HCIController {
         var routes: [ConnectionHandle: any HCIACLHandler] = [:]
         var counters = HCICounters()
         var lastMalformed: HCIError?
-        var stateWaiters: [StateWaiter] = []
 
         var nextDeadline: Duration? {
             [commands.nextDeadline, acl.nextDeadline].compactMap { $0 }.min()

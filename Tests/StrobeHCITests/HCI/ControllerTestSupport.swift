@@ -8,6 +8,16 @@ final class Collector<Element: Sendable>: Sendable {
     var values: [Element] { storage.withLock { $0 } }
 }
 
+/// Whether `condition` comes to hold for the controller's control state while other tasks run
+/// (a caller parked on a command or an ACL buffer, say): checked between yields, no clock.
+func eventually(_ controller: HCIController, _ condition: (borrowing HCIController.Control) -> Bool) async -> Bool {
+    for _ in 0..<100_000 {
+        if controller.state.withLock({ condition($0) }) { return true }
+        await Task.yield()
+    }
+    return controller.state.withLock { condition($0) }
+}
+
 /// A controller opened against the scripted transport; the responder is removed afterwards so
 /// that the test answers every further command itself.
 func openController(

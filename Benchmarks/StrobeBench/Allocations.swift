@@ -44,6 +44,17 @@ enum Allocations {
         return end()
     }
 
+    /// Heap bytes allocated less those freed, process-wide, while `body` runs (nil when the
+    /// interposer is not loaded): what `body` left allocated.
+    static func retainedBytes<T>(_ body: () async throws -> T) async rethrows -> (T, Int?) {
+        guard available else { return (try await body(), nil) }
+        begin()
+        let value = try await body()
+        MallocInterposerSwift.unhook()
+        let statistics = MallocInterposerSwift.getStatistics()
+        return (value, statistics.mallocBytesCount - statistics.freeBytesCount)
+    }
+
     private static func begin() {
         MallocInterposerSwift.initialize()
         MallocInterposerSwift.reset()

@@ -6,11 +6,11 @@ import Foundation
 struct StrobeBench: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "strobe-bench",
-        abstract: "Measure Strobe: ring, decode, e2e (against Bumble), memory, sequencer, reconnect, stylus-channel, soak.",
+        abstract: "Measure Strobe: ring, decode, e2e (against Bumble), memory, sequencer, reconnect, stylus-channel, scale, soak.",
         discussion: "Build with `swift build -c release`; run with `swift run -c release strobe-bench [SCENARIO...] [--json]`.")
 
     enum Scenario: String, ExpressibleByArgument, CaseIterable {
-        case ring, decode, e2e, memory, sequencer, reconnect, soak
+        case ring, decode, e2e, memory, sequencer, reconnect, soak, scale
         case stylusChannel = "stylus-channel"
 
         /// What runs when no scenario is named: all but the long soak.
@@ -56,6 +56,9 @@ struct StrobeBench: AsyncParsableCommand {
     @Option(help: "stylus-channel: batches of 8 samples to stream each way.")
     var stylusBatches = 20_000
 
+    @Option(help: "scale: notifications per link count (1, 16 and 256 links).")
+    var scaleNotifications = 1_000_000
+
     @Option(help: "soak: notifications to stream.")
     var soakNotifications = 10_000_000
 
@@ -87,6 +90,7 @@ struct StrobeBench: AsyncParsableCommand {
                                                          trigger: sequencerRemote ? .remote : .grip)
             case .reconnect: report = try await ReconnectScenario.run(rounds: reconnectRounds)
             case .stylusChannel: report = try await StylusChannelScenario.run(batches: stylusBatches)
+            case .scale: report = try await ScaleScenario.run(notifications: scaleNotifications)
             case .soak: report = try await SoakScenario.run(notifications: soakNotifications)
             }
             emit(report)

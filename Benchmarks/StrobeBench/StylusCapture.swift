@@ -29,8 +29,9 @@ enum StylusCapture {
                                              count: StylusCapture.samplesPerBatch)
         private var value = [UInt8](repeating: 0, count: 256)
 
-        /// Hands each ACL packet of batch number `batch` (ACL header and data, no H4 byte) to `body`.
-        mutating func forEachACLPacket(ofBatch batch: Int, _ body: ([UInt8]) throws -> Void) throws {
+        /// Hands each ACL packet of batch number `batch` (ACL header and data, no H4 byte) on
+        /// `handle` to `body`.
+        mutating func forEachACLPacket(ofBatch batch: Int, handle: UInt16 = connectionHandle, _ body: ([UInt8]) throws -> Void) throws {
             for index in samples.indices { samples[index].rawPressure = UInt16((batch * samplesPerBatch + index) % 4096) }
             let length = try value.withUnsafeMutableBytes { try encoder.encode(samples, into: $0) }
             // L2CAP basic header, then the ATT notification: opcode, handle, value.
@@ -41,7 +42,7 @@ enum StylusCapture {
             while offset < pdu.count {
                 let end = min(offset + 27, pdu.count)
                 let boundary: UInt16 = offset == 0 ? 0b10 : 0b01  // first flushable, then continuing
-                let flags = connectionHandle | boundary << 12
+                let flags = handle | boundary << 12
                 var packet: [UInt8] = [UInt8(flags & 0xFF), UInt8(flags >> 8), UInt8(end - offset), 0]
                 packet.append(contentsOf: pdu[offset..<end])
                 try body(packet)

@@ -47,6 +47,11 @@ package struct L2CAPChannelTable: Sendable {
         var channel: L2CAPCreditChannel
         /// Opened by a Credit Based Connection Request: the peer may reconfigure it.
         var enhanced = false
+
+        mutating func run<E: Error>(_ body: (inout L2CAPCreditChannel) throws(E) -> [L2CAPCreditChannel.Output])
+            throws(E) -> [L2CAPCreditChannel.Output] {
+            try body(&channel)
+        }
     }
 
     private struct PendingOpen {
@@ -138,17 +143,12 @@ package struct L2CAPChannelTable: Sendable {
     }
 
     package mutating func send(_ sdu: [UInt8], on cid: L2CAPChannelID) throws(L2CAPChannelError) -> [Action] {
-        guard var entry = channels[cid] else { throw .notOpen }
-        let outputs = try entry.channel.send(sdu)
-        channels[cid] = entry
-        return actions(for: outputs, cid)
+        guard channels[cid] != nil else { throw .notOpen }
+        return try update(cid) { channel throws(L2CAPChannelError) in try channel.send(sdu) } ?? []
     }
 
     package mutating func consumed(_ count: Int, on cid: L2CAPChannelID) -> [Action] {
-        guard var entry = channels[cid] else { return [] }
-        let outputs = entry.channel.consumed(count)
-        channels[cid] = entry
-        return actions(for: outputs, cid)
+        update(cid) { $0.consumed(count) } ?? []
     }
 
     /// Disconnection Request for one of this side's channels.
@@ -161,18 +161,12 @@ package struct L2CAPChannelTable: Sendable {
 
     /// A K-frame on one of this side's channels; nil when no channel has that CID.
     package mutating func received(kFrame payload: UnsafeRawBufferPointer, on cid: L2CAPChannelID) -> [Action]? {
-        guard var entry = channels[cid] else { return nil }
-        let outputs = entry.channel.received(kFrame: payload)
-        channels[cid] = entry
-        return actions(for: outputs, cid)
+        update(cid) { $0.received(kFrame: payload) }
     }
 
     /// A K-frame on `cid` that the link dropped as longer than it takes in.
     package mutating func received(oversizedKFrameOf length: Int, on cid: L2CAPChannelID) -> [Action] {
-        guard var entry = channels[cid] else { return [] }
-        let outputs = entry.channel.receivedOversized(length: length)
-        channels[cid] = entry
-        return actions(for: outputs, cid)
+        update(cid) { $0.receivedOversized(length: length) } ?? []
     }
 
     /// A signalling command about credit-based channels; nil when it is about something else.
@@ -201,12 +195,9 @@ package struct L2CAPChannelTable: Sendable {
         case .flowControlCredit:
             let credit = try LEFlowControlCredit(data: packet.data)
             // The CID is the sender's own end of the channel; one of no channel is ignored.
-            guard let (cid, found) = channels.first(where: { $0.value.peerCID == credit.cid && !$0.value.channel.isClosed })
+            guard let cid = channels.first(where: { $0.value.peerCID == credit.cid && !$0.value.channel.isClosed })?.key
             else { return [] }
-            var entry = found
-            let outputs = entry.channel.receivedCredits(credit.credits)
-            channels[cid] = entry
-            return actions(for: outputs, cid)
+            return update(cid) { $0.receivedCredits(credit.credits) } ?? []
         case .disconnectionRequest:
             let request = try L2CAPDisconnection(data: packet.data, code: .disconnectionRequest)
             guard let entry = channels[request.destinationCID] else {
@@ -440,13 +431,21 @@ package struct L2CAPChannelTable: Sendable {
     }
 
     private mutating func disconnect(_ cid: L2CAPChannelID, because error: L2CAPChannelError?) -> [Action] {
-        guard var entry = channels[cid] else { return [] }
-        entry.channel.close()
-        channels[cid] = entry
+        guard let entry = channels[cid] else { return [] }
+        channels[cid]?.channel.close()
         let identifier = allocateIdentifier()
         pendingDisconnects[identifier] = cid
         let disconnection = L2CAPDisconnection(destinationCID: entry.peerCID, sourceCID: cid)
         return [.signal(disconnection.request(identifier: identifier)), .awaitResponse(identifier: identifier), .closed(cid, error)]
+    }
+
+    /// `body` on channel `cid`'s data path, in place (a copy taken out of the dictionary would
+    /// copy the SDU being reassembled or sent on each K-frame), and what it returns as actions;
+    /// nil when no channel has that CID.
+    private mutating func update<E: Error>(_ cid: L2CAPChannelID, _ body: (inout L2CAPCreditChannel) throws(E) -> [L2CAPCreditChannel.Output])
+        throws(E) -> [Action]? {
+        guard let outputs = try channels[cid]?.run(body) else { return nil }
+        return actions(for: outputs, cid)
     }
 
     private mutating func actions(for outputs: [L2CAPCreditChannel.Output], _ cid: L2CAPChannelID) -> [Action] {

@@ -98,7 +98,8 @@ public struct L2CAPCreditChannel: Sendable {
         receiveCredits -= 1
         guard payload.count <= Int(local.mps) else { return close(.kFrameExceedsMPS(length: payload.count, mps: Int(local.mps))) }
         var outputs: [Output] = []
-        if var sdu = reassembly {
+        // Taken out while it grows, so the append has the only reference and copies nothing.
+        if var sdu = reassembly.take() {
             guard sdu.bytes.count + payload.count <= sdu.expected else {
                 return close(.sduOverrun(expected: sdu.expected, received: sdu.bytes.count + payload.count))
             }

@@ -97,6 +97,21 @@ final class LIFXEmulator: Sendable {
         return device
     }
 
+    /// How many datagrams of LIFX message `type` the emulator has taken in (its `GET /api/stats`),
+    /// waiting up to `deadline` for it to reach `atLeast`: its UDP server and its API share one
+    /// event loop, so a datagram just sent may not be counted yet.
+    func received(type: UInt16, atLeast: Int, deadline: Duration = .seconds(10)) async throws -> Int {
+        let end = ContinuousClock.now + deadline
+        while true {
+            let (data, _) = try await request("GET", "/api/stats")
+            guard let object = try JSONSerialization.jsonObject(with: data) as? [String: Any],
+                  let byType = object["packets_received_by_type"] as? [String: Any] else { throw Failure(description: "unexpected /api/stats") }
+            let count = byType[String(type)] as? Int ?? 0
+            if count >= atLeast || ContinuousClock.now >= end { return count }
+            try await Task.sleep(for: .milliseconds(50))
+        }
+    }
+
     /// Sets the emulator's global fault scenario (`drop_packets`, `response_delays`,
     /// `malformed_packets`, `partial_responses`, ...); an empty one clears it.
     func setScenario(json: String) async throws {

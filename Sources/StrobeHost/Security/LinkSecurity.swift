@@ -5,7 +5,7 @@ import Synchronization
 
 /// The Security Manager on one link: runs the link's `SMPPairing` (SMP PDUs from CID 6, the
 /// user's answers through the delegate, Encryption Change from the controller), keeps the 30 s
-/// SMP timer, encrypts with a bond's key (central) or answers LE Long Term Key Request
+/// SMP timer and its callers' deadlines (`LinkSecurityDeadlines`, on one `DeadlineTimer`), encrypts with a bond's key (central) or answers LE Long Term Key Request
 /// (peripheral), stores bonds, and knows the link's security level.
 final class LinkSecurity: Sendable {
     let handle: ConnectionHandle
@@ -17,7 +17,7 @@ final class LinkSecurity: Sendable {
     let manager: SecurityManager
     private let controller: HCIController
     private let sender: L2CAPSender
-    private let clock: any Clock<Duration>
+    private let timer: DeadlineTimer
     private let state = Mutex(State())
     private let levels = AsyncBroadcast<SMPSecurityLevel>()
 
@@ -38,8 +38,11 @@ final class LinkSecurity: Sendable {
         /// The bond whose key encrypts the link now, or that the pairing which encrypted it
         /// stored: the peer has proved it is that bond's peer.
         var provenBond: IdentityAddress?
-        var timerGeneration = 0
-        var timer: Task<Void, Never>?
+        var deadlines = LinkSecurityDeadlines()
+        /// The callers' waits that have a deadline, by the id `deadlines` gave them.
+        var timedWaits: [Int: TimedWait] = [:]
+        /// What a reminder of the Security Request asks for.
+        var reminderRequirements: SMPAuthenticationRequirements?
         /// After an SMP timeout no more SMP is sent or taken on the link.
         var smpTimedOut = false
         var closed = false
@@ -55,6 +58,11 @@ final class LinkSecurity: Sendable {
         var onSecured: (@Sendable (SMPSecurityLevel) -> Void)?
     }
 
+    private enum TimedWait {
+        case pairing(Waiter<SMPPairingResult>)
+        case encryption(Waiter<SMPSecurityLevel>, after: Duration)
+    }
+
     init(handle: ConnectionHandle, role: LERole, peer: BluetoothAddress, peerType: LEAddressType,
          local: BluetoothAddress, localType: LEAddressType, identity: IdentityAddress,
          manager: SecurityManager, controller: HCIController, sender: L2CAPSender, clock: any Clock<Duration>) {
@@ -66,10 +74,16 @@ final class LinkSecurity: Sendable {
         self.manager = manager
         self.controller = controller
         self.sender = sender
-        self.clock = clock
         addresses = role == .central
             ? SMPPairing.Addresses(initiator: local, initiatorType: localType, responder: peer, responderType: peerType)
             : SMPPairing.Addresses(initiator: peer, initiatorType: peerType, responder: local, responderType: localType)
+        let fired = Mutex<(@Sendable (Duration) -> Void)?>(nil)
+        timer = DeadlineTimer(clock: clock) { now in fired.withLock { $0 }?(now) }
+        fired.withLock { $0 = { [weak self] now in self?.deadlinesPassed(now) } }
+    }
+
+    deinit {
+        timer.stop()
     }
 
     var level: SMPSecurityLevel { state.withLock { $0.level } }
@@ -215,19 +229,37 @@ final class LinkSecurity: Sendable {
         }
         Task { [controller, handle] in
             if let key {
-                _ = try? await controller.send(HCILELongTermKeyRequestReply(connectionHandle: handle, longTermKey: key.value))
+                do {
+                    try await controller.send(HCILELongTermKeyRequestReply(connectionHandle: handle, longTermKey: key.value))
+                } catch {
+                    self.encryptionNotStarted(error)
+                }
             } else {
                 controller.logger.info("no key for LE Long Term Key Request", metadata: ["handle": "\(handle)"])
-                _ = try? await controller.send(HCILELongTermKeyRequestNegativeReply(connectionHandle: handle))
+                do {
+                    try await controller.send(HCILELongTermKeyRequestNegativeReply(connectionHandle: handle))
+                } catch {
+                    // Nothing waits on it: the central's encryption fails either way.
+                    controller.logger.warning("LE Long Term Key Request Negative Reply failed", metadata: ["handle": "\(handle)", "error": "\(error)"])
+                }
             }
         }
+    }
+
+    /// The controller refused the command that starts encryption (LE Enable Encryption, or the
+    /// reply to LE Long Term Key Request): taken as a failed Encryption Change, so that the
+    /// pairing, or the caller waiting for encryption, ends with the controller's status.
+    private func encryptionNotStarted(_ error: any Error) {
+        let status = (error as? HCIError).flatMap { if case .commandFailed(_, let status) = $0 { status } else { nil } }
+        encryptionChanged(EncryptionChangeEvent(status: status ?? .unspecifiedError, connectionHandle: handle, enabled: false))
     }
 
     /// The link is down: pairing and waits end, and nothing from the pairing is kept.
     func closed() {
         let (waiters, encryption) = state.withLock { s -> ([Waiter<SMPPairingResult>], Waiter<SMPSecurityLevel>?) in
             s.closed = true
-            s.timer?.cancel()
+            s.deadlines.stopAll()
+            s.timedWaits = [:]
             s.pairing = nil
             for question in s.questions { question.cancel() }
             s.questions = []
@@ -237,6 +269,7 @@ final class LinkSecurity: Sendable {
             }
             return (s.pairingWaiters, s.encryptionWaiter)
         }
+        timer.stop()
         for waiter in waiters { waiter.fail(SecurityError.pairing(.disconnected)) }
         encryption?.fail(SecurityError.pairing(.disconnected))
     }
@@ -279,30 +312,10 @@ final class LinkSecurity: Sendable {
         }
         perform(actions, restartTimer: true)
         // The SMP timer ends a stalled pairing; this deadline covers a peripheral whose Security
-        // Request the central never answers.
-        let deadline = Task { [clock] in
-            try? await clock.sleep(for: Self.smpTimeout + .seconds(1))
-            waiter.fail(SecurityError.pairing(.timeout))
-        }
-        defer { deadline.cancel() }
-        let reminder = requirements.map { remindCentral(asking: $0) }
-        defer { reminder?.cancel() }
+        // Request the central never answers. A peripheral also asks again (`deadlinesPassed`).
+        let wait = startWait(.pairing(waiter), for: Self.smpTimeout + .seconds(1), remindingWith: requirements)
+        defer { endWait(wait) }
         return try await waiter.wait()
-    }
-
-    /// Peripheral: a central may miss a Security Request (one that came before its host
-    /// listened, as with a central that reads it only once its own connect call returned) and
-    /// the Core Specification leaves answering it to the central: asked again 1, 3, 7 and 15 s
-    /// after the first while the central has sent no SMP PDU since, nor started encryption.
-    private func remindCentral(asking requirements: SMPAuthenticationRequirements) -> Task<Void, Never> {
-        Task { [clock] in
-            for delay in [1, 2, 4, 8] {
-                guard (try? await clock.sleep(for: .seconds(delay))) != nil else { return }
-                guard state.withLock({ s in s.awaitingCentral && !s.closed && !s.smpTimedOut && s.level == .none }) else { return }
-                controller.logger.debug("the central has not answered the Security Request: asking again", metadata: ["handle": "\(handle)"])
-                sender.post([SMPCommandCode.securityRequest.rawValue, requirements.rawValue], on: .smp)
-            }
-        }
     }
 
     /// Waits for the pairing the peer runs (or returns the one already done), up to `timeout`.
@@ -315,11 +328,8 @@ final class LinkSecurity: Sendable {
             return nil
         }
         if let done { return done }
-        let deadline = Task { [clock] in
-            try? await clock.sleep(for: timeout)
-            waiter.fail(SecurityError.pairing(.timeout))
-        }
-        defer { deadline.cancel() }
+        let wait = startWait(.pairing(waiter), for: timeout)
+        defer { endWait(wait) }
         return try await waiter.wait()
     }
 
@@ -343,11 +353,8 @@ final class LinkSecurity: Sendable {
             throw error
         }
         let timeout = manager.configuration.encryptionTimeout
-        let deadline = Task { [clock, peer] in
-            try? await clock.sleep(for: timeout)
-            waiter.fail(SecurityError.encryptionTimeout(address: peer, after: timeout))
-        }
-        defer { deadline.cancel() }
+        let wait = startWait(.encryption(waiter, after: timeout), for: timeout)
+        defer { endWait(wait) }
         return try await waiter.wait()
     }
 
@@ -432,9 +439,7 @@ final class LinkSecurity: Sendable {
                         try await controller.send(HCILEEnableEncryption(
                             connectionHandle: handle, random: key.rand, encryptedDiversifier: key.ediv, longTermKey: key.value))
                     } catch {
-                        let status = (error as? HCIError).flatMap { if case .commandFailed(_, let status) = $0 { status } else { nil } }
-                        self.encryptionChanged(EncryptionChangeEvent(
-                            status: status ?? .unspecifiedError, connectionHandle: handle, enabled: false))
+                        self.encryptionNotStarted(error)
                     }
                 }
             case .completed(let result):
@@ -484,7 +489,8 @@ final class LinkSecurity: Sendable {
     /// its own; the SMP timer stops, and after a timeout no more SMP is taken on the link.
     private func takeWaiters(ending error: SMPPairingError? = nil) -> [Waiter<SMPPairingResult>] {
         state.withLock { s in
-            s.timer?.cancel()
+            s.deadlines.stopSMPTimer()
+            timer.schedule(s.deadlines.next)
             for question in s.questions { question.cancel() }
             s.questions = []
             if error == .timeout { s.smpTimedOut = true }
@@ -584,27 +590,83 @@ final class LinkSecurity: Sendable {
         for waiter in waiters { waiter.fail(SecurityError.pairing(error)) }
     }
 
+    // MARK: Deadlines
+
     /// Every SMP command sent or received restarts the timer while pairing is under way.
     private func restartTimer() {
-        let generation = state.withLock { s -> Int? in
-            s.timer?.cancel()
-            guard s.pairing?.isActive == true || !s.pairingWaiters.isEmpty else { return nil }
-            s.timerGeneration += 1
-            return s.timerGeneration
-        }
-        guard let generation else { return }
-        let timer = Task { [clock] in
-            guard (try? await clock.sleep(for: Self.smpTimeout)) != nil else { return }
-            let actions = self.state.withLock { s -> [SMPPairingAction] in
-                guard s.timerGeneration == generation, var pairing = s.pairing else { return [] }
-                let actions = pairing.timedOut()
-                s.pairing = pairing
-                return actions
-            }
-            self.perform(actions, restartTimer: false)
-        }
         state.withLock { s in
-            if s.timerGeneration == generation { s.timer = timer } else { timer.cancel() }
+            if s.pairing?.isActive == true || !s.pairingWaiters.isEmpty {
+                s.deadlines.startSMPTimer(now: timer.now, timeout: Self.smpTimeout)
+            } else {
+                s.deadlines.stopSMPTimer()
+            }
+            timer.schedule(s.deadlines.next)
         }
+    }
+
+    /// Gives a caller's wait its deadline; a peripheral's first Security Request (`requirements`)
+    /// also starts the reminders.
+    private func startWait(_ wait: TimedWait, for duration: Duration,
+                           remindingWith requirements: SMPAuthenticationRequirements? = nil) -> Int {
+        state.withLock { s in
+            let now = timer.now
+            let id = s.deadlines.startWait(until: now + duration)
+            s.timedWaits[id] = wait
+            if let requirements {
+                s.reminderRequirements = requirements
+                s.deadlines.startReminders(now: now)
+            }
+            timer.schedule(s.deadlines.next)
+            return id
+        }
+    }
+
+    private func endWait(_ id: Int) {
+        state.withLock { s in
+            s.deadlines.endWait(id)
+            s.timedWaits[id] = nil
+            timer.schedule(s.deadlines.next)
+        }
+    }
+
+    /// The timer fired: the SMP timeout goes to the pairing, a wait past its deadline fails,
+    /// and a peripheral asks again while the central has sent no SMP PDU since its Security
+    /// Request, nor started encryption (a central may miss one that came before its host
+    /// listened, and the Core Specification leaves answering it to the central).
+    private func deadlinesPassed(_ now: Duration) {
+        var expiredWaits: [TimedWait] = []
+        var reminder: SMPAuthenticationRequirements?
+        let actions = state.withLock { s -> [SMPPairingAction] in
+            var actions: [SMPPairingAction] = []
+            for expiry in s.deadlines.expire(now: now) {
+                switch expiry {
+                case .smpTimer:
+                    guard var pairing = s.pairing else { continue }
+                    actions += pairing.timedOut()
+                    s.pairing = pairing
+                case .wait(let id):
+                    if let wait = s.timedWaits.removeValue(forKey: id) { expiredWaits.append(wait) }
+                case .securityRequestReminder:
+                    if s.awaitingCentral, !s.closed, !s.smpTimedOut, s.level == .none, !s.pairingWaiters.isEmpty {
+                        reminder = s.reminderRequirements
+                    } else {
+                        s.deadlines.stopReminders()
+                    }
+                }
+            }
+            timer.schedule(s.deadlines.next)
+            return actions
+        }
+        for wait in expiredWaits {
+            switch wait {
+            case .pairing(let waiter): waiter.fail(SecurityError.pairing(.timeout))
+            case .encryption(let waiter, let after): waiter.fail(SecurityError.encryptionTimeout(address: peer, after: after))
+            }
+        }
+        if let reminder {
+            controller.logger.debug("the central has not answered the Security Request: asking again", metadata: ["handle": "\(handle)"])
+            sender.post([SMPCommandCode.securityRequest.rawValue, reminder.rawValue], on: .smp)
+        }
+        perform(actions, restartTimer: false)
     }
 }

@@ -251,13 +251,13 @@ public final class Central: Sendable {
         }
         let timer = Task {
             try await clock.sleep(for: timeout)
-            try? await controller.send(HCILECreateConnectionCancel())
+            await cancelCreateConnection()
         }
         defer { timer.cancel() }
         do {
             // A cancelled caller still waits for LE Connection Complete, which the cancel brings.
             let event = try await outcome.waitThroughCancellation {
-                Task { try? await self.controller.send(HCILECreateConnectionCancel()) }
+                Task { await self.cancelCreateConnection() }
             }
             guard event.status.isSuccess else {
                 if event.status == .unknownConnectionIdentifier {
@@ -268,6 +268,20 @@ public final class Central: Sendable {
                 throw ConnectionError.failed(address: address, status: event.status)
             }
             return event
+        }
+    }
+
+    /// LE Create Connection Cancel, for our timeout or our caller's cancel. Command Disallowed
+    /// says no attempt is pending (its LE Connection Complete is on its way); any other failure
+    /// ends the attempt with it, since no LE Connection Complete will come.
+    private func cancelCreateConnection() async {
+        do {
+            try await controller.send(HCILECreateConnectionCancel())
+        } catch HCIError.commandFailed(_, .commandDisallowed) {
+            return
+        } catch {
+            controller.logger.warning("LE Create Connection Cancel failed", metadata: ["error": "\(error)"])
+            failPending(with: error)
         }
     }
 
@@ -305,12 +319,21 @@ public final class Central: Sendable {
 
     private func requestDataLengthAndPHY(_ handle: ConnectionHandle, features: LEFeatures) async {
         guard configuration.requestDataLengthAndPHY else { return }
+        // Refused, the link goes on as it is (27-octet PDUs, LE 1M): said, not thrown.
         if features.contains(.dataPacketLengthExtension) {
-            // 251 octets, 2120 µs: the largest LL payload on the 1M PHY (Vol 6, Part B, 4.5.10).
-            _ = try? await controller.send(HCILESetDataLength(connectionHandle: handle, txOctets: 251, txTime: 2120))
+            do {
+                // 251 octets, 2120 µs: the largest LL payload on the 1M PHY (Vol 6, Part B, 4.5.10).
+                try await controller.send(HCILESetDataLength(connectionHandle: handle, txOctets: 251, txTime: 2120))
+            } catch {
+                controller.logger.info("LE Set Data Length failed: the link keeps its PDU length", metadata: ["handle": "\(handle)", "error": "\(error)"])
+            }
         }
         if features.contains(.le2MPHY) {
-            try? await controller.send(HCILESetPHY(connectionHandle: handle, txPHYs: [.le2M], rxPHYs: [.le2M]))
+            do {
+                try await controller.send(HCILESetPHY(connectionHandle: handle, txPHYs: [.le2M], rxPHYs: [.le2M]))
+            } catch {
+                controller.logger.info("LE Set PHY failed: the link stays on its PHY", metadata: ["handle": "\(handle)", "error": "\(error)"])
+            }
         }
     }
 
@@ -411,7 +434,12 @@ public final class Central: Sendable {
                 connection.longTermKeyRequested(request)
             } else {
                 Task { [controller] in
-                    _ = try? await controller.send(HCILELongTermKeyRequestNegativeReply(connectionHandle: request.connectionHandle))
+                    do {
+                        try await controller.send(HCILELongTermKeyRequestNegativeReply(connectionHandle: request.connectionHandle))
+                    } catch {
+                        controller.logger.warning("LE Long Term Key Request Negative Reply failed",
+                                                  metadata: ["handle": "\(request.connectionHandle)", "error": "\(error)"])
+                    }
                 }
             }
         default:

@@ -438,7 +438,13 @@ public final class LEConnection: Sendable, CustomStringConvertible {
         state.withLock { s in if s.closeReason == nil { s.closeReason = cause } }
         bearer.close(cause)
         Task { [controller, handle] in
-            _ = try? await controller.send(HCIDisconnect(connectionHandle: handle, reason: .remoteUserTerminatedConnection))
+            do {
+                try await controller.send(HCIDisconnect(connectionHandle: handle, reason: .remoteUserTerminatedConnection))
+            } catch {
+                // A controller that stopped returning buffers may well refuse this too: the link
+                // is closed to its users either way, and its supervision timeout ends it on air.
+                controller.logger.warning("disconnecting a failed link failed", metadata: ["handle": "\(handle)", "error": "\(error)"])
+            }
         }
     }
 }

@@ -73,6 +73,8 @@ public final class HCIController: HCIPacketSink {
     let aclCounts = ACLCounts()
     /// Set by the reader once the transport first reports the end of a read's packets.
     let transportReportsBatches = Atomic<Bool>(false)
+    /// The controller's one scan, which every scanner on it joins.
+    package let scanning: LEScanOwner
 
     struct ACLCounts: ~Copyable, Sendable {
         let received = Atomic<Int>(0)
@@ -89,7 +91,16 @@ public final class HCIController: HCIPacketSink {
         self.clock = ClockAdapter(clock)
         let fired = Mutex<(@Sendable (Duration) -> Void)?>(nil)
         timer = DeadlineTimer(clock: clock) { now in fired.withLock { $0 }?(now) }
+        let scanStep = Mutex<(@Sendable (LEScanArbiter.Step) async throws -> Void)?>(nil)
+        scanning = LEScanOwner { step in
+            guard let perform = scanStep.withLock({ $0 }) else { throw HCIError.closed(nil) }
+            try await perform(step)
+        }
         fired.withLock { $0 = { [weak self] now in self?.deadlinePassed(now) } }
+        scanStep.withLock { $0 = { [weak self] step in
+            guard let self else { throw HCIError.closed(nil) }
+            try await self.performScanStep(step)
+        } }
     }
 
     /// A driver timing commands on the system's continuous clock.
@@ -270,6 +281,7 @@ public final class HCIController: HCIPacketSink {
             return released
         }
         guard let released else { return }
+        scanning.controllerClosed(released.error)
         if let cause {
             logger.error("controller closed", metadata: ["cause": "\(cause)"])
         } else {

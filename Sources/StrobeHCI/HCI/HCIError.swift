@@ -30,6 +30,10 @@ public enum HCIError: Error, Sendable, Hashable, CustomStringConvertible {
     case noACLCredits(handle: ConnectionHandle, waited: Duration, inFlight: Int, total: Int)
     /// The controller does not support what was asked (its supported-commands bitmap says so).
     case unsupported(HCIOpcode)
+    /// The controller runs one scan for every scanner on it, and the one others run, with the
+    /// extended commands or the legacy ones and from `ownAddressType`, cannot also serve what
+    /// this one asked for (the two kinds of command cannot be mixed; a scan has one own address).
+    case scanConflict(extended: Bool, ownAddressType: LEOwnAddressType)
 
     /// Why a command ran out of time.
     public enum CommandTimeoutCause: Sendable, Hashable {
@@ -70,6 +74,8 @@ public enum HCIError: Error, Sendable, Hashable, CustomStringConvertible {
             return "the controller returned no ACL buffers for \(waited.secondsText) (\(inFlight) of \(total) in flight, never reported completed); connection \(handle) cannot send"
         case .unsupported(let opcode):
             return "the controller does not support \(opcode)"
+        case .scanConflict(let extended, let ownAddressType):
+            return "cannot scan as asked: another scanner on this controller scans with the \(extended ? "extended" : "legacy") commands from own address type \(ownAddressType.rawValue)"
         }
     }
 }

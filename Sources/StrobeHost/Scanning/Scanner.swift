@@ -5,6 +5,10 @@ import StrobeHCI
 /// the controller supports it), active or passive. Duplicates are folded in the host: one entry
 /// per address and address type, its RSSI and data updated by every report and its scan
 /// response merged in.
+///
+/// Any number of scanners may scan on one controller at once: the controller runs one scan
+/// for all of them (active if any asks, the shortest interval), enabled while any scans; each
+/// scanner sees every report while it scans, and stopping one leaves the others scanning.
 public final class Scanner: Sendable {
     public enum Mode: Sendable, Hashable {
         /// Extended scanning when the controller supports it, legacy otherwise.
@@ -52,11 +56,14 @@ public final class Scanner: Sendable {
     }
 
     public let controller: HCIController
+    /// This scanner as a client of the controller's one scan.
+    private let client: UInt64
     private let state = Mutex(State())
     private let reportBroadcast = AsyncBroadcast<ScanReport>()
 
     public init(controller: HCIController) {
         self.controller = controller
+        client = controller.scanning.newClient()
         let token = controller.addEventHandler(onClose: { [weak self] _ in self?.controllerClosed() }) { [weak self] event, time in
             self?.receive(event, at: time)
         }
@@ -65,6 +72,7 @@ public final class Scanner: Sendable {
 
     deinit {
         if let token = state.withLock({ $0.observer }) { controller.removeEventHandler(token) }
+        if state.withLock({ $0.scanning }) { controller.scanning.forget(client) }
         for continuation in state.withLock({ Array($0.streams.values) }) { continuation.finish() }
         reportBroadcast.finish()
     }
@@ -116,24 +124,28 @@ public final class Scanner: Sendable {
 
     // MARK: - Scanning
 
-    /// Starts scanning (stopping a running scan first) and forgets earlier results.
+    /// Starts scanning (or changes how, when it scans already) and forgets earlier results.
+    /// Returns once the controller scans as asked, or as well as asked when other scanners want
+    /// more (active, a shorter interval). Throws `HCIError.scanConflict` when the scan the others
+    /// run cannot be this one: legacy against extended commands (`.automatic` follows theirs), or
+    /// another own address type.
     public func start(_ configuration: Configuration = Configuration()) async throws {
         guard let info = controller.info else { throw HCIError.notOpen }
         let extended: Bool
         switch configuration.mode {
-        case .automatic: extended = info.supportsExtendedScanning
+        case .automatic: extended = controller.scanning.running?.extended ?? info.supportsExtendedScanning
         case .legacy: extended = false
         case .extended:
             guard info.supportsExtendedScanning else { throw HCIError.unsupported(.leSetExtendedScanParameters) }
             extended = true
         }
-        if isScanning { try await stop() }
-
-        let type: LEScanType = configuration.active ? .active : .passive
         // Legacy intervals go up to 10.24 s (0x4000), extended ones to 40.96 s.
         let range = extended ? 0x0004...0xFFFF : 0x0004...0x4000
         let interval = LETime.units625us(configuration.interval, range: range)
-        let window = min(LETime.units625us(configuration.window, range: range), interval)
+        let settings = LEScanArbiter.Settings(
+            extended: extended, active: configuration.active, interval: interval,
+            window: LETime.units625us(configuration.window, range: range), ownAddressType: configuration.ownAddressType,
+            filterDuplicates: configuration.filterDuplicatesInController, phys: extended ? configuration.phys : .le1M)
         state.withLock { s in
             s.devices.removeAll()
             s.order.removeAll()
@@ -142,40 +154,22 @@ public final class Scanner: Sendable {
             s.scanning = true
         }
         do {
-            if extended {
-                let phy = HCILESetExtendedScanParameters.PHYParameters(scanType: type, scanInterval: interval, scanWindow: window)
-                // LE 1M unless LE Coded alone is asked for (no PHY at all would scan nothing).
-                let listensOn1M = configuration.phys.contains(.le1M) || !configuration.phys.contains(.leCoded)
-                try await controller.send(HCILESetExtendedScanParameters(
-                    ownAddressType: configuration.ownAddressType, le1M: listensOn1M ? phy : nil,
-                    leCoded: configuration.phys.contains(.leCoded) ? phy : nil))
-                try await controller.send(HCILESetExtendedScanEnable(
-                    enable: true, filterDuplicates: configuration.filterDuplicatesInController ? 1 : 0))
-            } else {
-                try await controller.send(HCILESetScanParameters(
-                    scanType: type, scanInterval: interval, scanWindow: window,
-                    ownAddressType: configuration.ownAddressType))
-                try await controller.send(HCILESetScanEnable(
-                    enable: true, filterDuplicates: configuration.filterDuplicatesInController))
-            }
+            try await controller.scanning.join(client, settings)
         } catch {
             state.withLock { $0.scanning = false }
             throw error
         }
     }
 
-    /// Stops scanning; the devices found stay available. Harmless when not scanning.
+    /// Stops this scanner; the devices found stay available. The controller's scan is disabled
+    /// when no other scanner on it scans. Harmless when not scanning.
     public func stop() async throws {
-        let (wasScanning, extended) = state.withLock { s in
+        let wasScanning = state.withLock { s in
             defer { s.scanning = false }
-            return (s.scanning, s.extended)
+            return s.scanning
         }
         guard wasScanning else { return }
-        if extended {
-            try await controller.send(HCILESetExtendedScanEnable(enable: false))
-        } else {
-            try await controller.send(HCILESetScanEnable(enable: false))
-        }
+        await controller.scanning.leave(client)
     }
 
     /// Scans for `duration` on the controller's clock, stops, and returns what was found.

@@ -151,6 +151,73 @@ private func openScanner(extendedScanning: Bool, clock: VirtualClock = VirtualCl
         #expect(!scanner.isScanning)
     }
 
+    /// Two scanners on one controller: each sees every advertiser while it scans, neither
+    /// stops the other, and the controller's scan is disabled only when both are done.
+    @Test func twoScannersShareTheControllersScan() async throws {
+        let (first, transport) = try await openScanner(extendedScanning: false)
+        let second = Scanner(controller: first.controller)
+        try await first.start(.init(active: false))
+        try await second.start(.init(active: true, interval: .milliseconds(30), window: .milliseconds(30)))
+        // The second wants more: the scan restarts active at its interval, for both.
+        #expect(Array(transport.sent.suffix(5)) == [
+            HCILESetScanParameters(scanType: .passive, scanInterval: 0x60, scanWindow: 0x60).packet,
+            HCILESetScanEnable(enable: true).packet,
+            HCILESetScanEnable(enable: false).packet,
+            HCILESetScanParameters(scanType: .active, scanInterval: 0x30, scanWindow: 0x30).packet,
+            HCILESetScanEnable(enable: true).packet,
+        ])
+        transport.deliver(advertisingReport(eventType: 0x00, data: bumbleAdvertisement, rssi: -50))
+        transport.deliver(advertisingReport(eventType: 0x00, address: [1, 2, 3, 4, 5, 0xC0], data: [], rssi: -60))
+        #expect(first.devices.count == 2 && second.devices.count == 2)
+
+        // The first scans on, back to what it asked for.
+        try await second.stop()
+        #expect(Array(transport.sent.suffix(3)) == [
+            HCILESetScanEnable(enable: false).packet,
+            HCILESetScanParameters(scanType: .passive, scanInterval: 0x60, scanWindow: 0x60).packet,
+            HCILESetScanEnable(enable: true).packet,
+        ])
+        #expect(first.isScanning && !second.isScanning)
+        transport.deliver(advertisingReport(eventType: 0x00, address: [1, 2, 3, 4, 5, 0xC1], data: [], rssi: -60))
+        #expect(first.devices.count == 3 && second.devices.count == 2)
+        try await first.stop()
+        #expect(transport.sent.last == HCILESetScanEnable(enable: false).packet)
+    }
+
+    /// A scanner asking for no more than the running scan gives joins it without a command;
+    /// once the first leaves, the scan becomes what the second asked for.
+    @Test func aScannerTheRunningScanServesCostsNoCommand() async throws {
+        let (first, transport) = try await openScanner(extendedScanning: false)
+        try await first.start()
+        let sent = transport.sent.count
+        let second = Scanner(controller: first.controller)
+        try await second.start(.init(active: false, interval: .milliseconds(100), window: .milliseconds(10)))
+        #expect(second.isScanning && transport.sent.count == sent)
+        try await first.stop()
+        try await second.stop()
+        #expect(Array(transport.sent[sent...]) == [
+            HCILESetScanEnable(enable: false).packet,
+            HCILESetScanParameters(scanType: .passive, scanInterval: 0xA0, scanWindow: 0x10).packet,
+            HCILESetScanEnable(enable: true).packet,
+            HCILESetScanEnable(enable: false).packet,
+        ])
+    }
+
+    /// A scanner forcing legacy scanning while another scans with the extended commands is
+    /// refused (the two cannot be mixed on one controller); `.automatic` follows the running one.
+    @Test func aScanThatCannotShareIsRefused() async throws {
+        let (extended, _) = try await openScanner(extendedScanning: true)
+        try await extended.start()
+        let legacy = Scanner(controller: extended.controller)
+        await #expect(throws: HCIError.scanConflict(extended: true, ownAddressType: .public)) {
+            try await legacy.start(.init(mode: .legacy))
+        }
+        #expect(!legacy.isScanning)
+        let automatic = Scanner(controller: extended.controller)
+        try await automatic.start()
+        #expect(automatic.usesExtendedScanning)
+    }
+
     @Test func updatesFinishWhenTheControllerCloses() async throws {
         let (scanner, _) = try await openScanner(extendedScanning: false)
         let updates = scanner.updates()

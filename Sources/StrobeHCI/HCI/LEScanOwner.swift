@@ -1,0 +1,136 @@
+import Synchronization
+
+/// The controller's one scan, shared by every scanner on it (`HCIController.scanning`). Runs
+/// the steps `LEScanArbiter` decides, one at a time, in a task of its own (a caller's
+/// cancellation never cuts another's step short); `join` and `leave` return once the
+/// controller's scan reflects them, or the step for them failed.
+package final class LEScanOwner: Sendable {
+    package typealias Settings = LEScanArbiter.Settings
+
+    private let perform: @Sendable (LEScanArbiter.Step) async throws -> Void
+    private let state = Mutex(State())
+
+    private struct State {
+        var arbiter = LEScanArbiter()
+        var nextClient: UInt64 = 0
+        var stepping = false
+        /// Callers waiting for the steps to settle.
+        var settled: [Waiter<Void>] = []
+        /// Why the scan of a client the arbiter dropped failed, until the client hears it.
+        var failures: [UInt64: any Error] = [:]
+        /// Set once the controller closed: what a client not served then hears.
+        var closed: HCIError?
+    }
+
+    /// `perform` sends a step's commands.
+    package init(perform: @escaping @Sendable (LEScanArbiter.Step) async throws -> Void) {
+        self.perform = perform
+    }
+
+    package func newClient() -> UInt64 {
+        state.withLock { s in
+            s.nextClient += 1
+            return s.nextClient
+        }
+    }
+
+    /// What the controller scans with now, nil while it does not.
+    package var running: Settings? { state.withLock { $0.arbiter.running } }
+
+    /// Scans for `client` with `settings` (or changes them); returns once the controller's scan
+    /// serves it. Throws `HCIError.scanConflict` when the scan others run cannot, or the error of
+    /// the command that failed. A cancelled caller leaves.
+    package func join(_ client: UInt64, _ settings: Settings) async throws {
+        let waiter = Waiter<Void>()
+        let refusal = state.withLock { s -> HCIError? in
+            do throws(HCIError) {
+                try s.arbiter.join(client, settings)
+            } catch {
+                return error
+            }
+            s.failures[client] = nil
+            s.settled.append(waiter)
+            return nil
+        }
+        if let refusal { throw refusal }
+        do {
+            try await settle(waiter)
+        } catch {
+            forget(client)
+            throw error
+        }
+        let (failure, served, closed) = state.withLock { s in
+            (s.failures.removeValue(forKey: client), s.arbiter.isServed(client), s.closed)
+        }
+        if let failure { throw failure }
+        if !served { throw closed ?? HCIError.closed(nil) }
+    }
+
+    /// `client` is done; returns once the controller's scan no longer runs for it (disabled when
+    /// it was the last). A failure to disable is the controller's to report: the client is gone.
+    package func leave(_ client: UInt64) async {
+        let waiter = Waiter<Void>()
+        state.withLock { s in
+            s.arbiter.leave(client)
+            s.failures[client] = nil
+            s.settled.append(waiter)
+        }
+        try? await settle(waiter)
+    }
+
+    /// `leave` without waiting for the controller (a scanner going away, a cancelled join).
+    package func forget(_ client: UInt64) {
+        state.withLock { s in
+            s.arbiter.leave(client)
+            s.failures[client] = nil
+        }
+        startSteps()
+    }
+
+    /// The controller closed (with `error`): nothing scans now, and nobody is served.
+    package func controllerClosed(_ error: HCIError) {
+        state.withLock { s in
+            s.arbiter.reset()
+            s.failures = [:]
+            s.closed = error
+        }
+    }
+
+    private func settle(_ waiter: Waiter<Void>) async throws {
+        startSteps()
+        try await waiter.wait()
+    }
+
+    private func startSteps() {
+        let start = state.withLock { s in
+            if s.stepping { return false }
+            s.stepping = true
+            return true
+        }
+        guard start else { return }
+        Task { await runSteps() }
+    }
+
+    private func runSteps() async {
+        while true {
+            let next = state.withLock { s -> (step: LEScanArbiter.Step?, settled: [Waiter<Void>]) in
+                if let step = s.arbiter.nextStep() { return (step, []) }
+                s.stepping = false
+                defer { s.settled = [] }
+                return (nil, s.settled)
+            }
+            guard let step = next.step else {
+                for waiter in next.settled { waiter.succeed(()) }
+                return
+            }
+            do {
+                try await perform(step)
+                state.withLock { $0.arbiter.stepSucceeded() }
+            } catch {
+                state.withLock { s in
+                    for client in s.arbiter.stepFailed() { s.failures[client] = error }
+                }
+            }
+        }
+    }
+}

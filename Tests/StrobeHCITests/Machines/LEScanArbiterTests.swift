@@ -1,0 +1,135 @@
+import Testing
+@testable import StrobeHCI
+
+/// The controller's one scan shared by its clients, driven by scripted inputs: no controller,
+/// no clock, no tasks.
+@Suite struct LEScanArbiterTests {
+    typealias Settings = LEScanArbiter.Settings
+
+    static func settings(active: Bool = true, interval: UInt16 = 0x60, window: UInt16 = 0x60, extended: Bool = false,
+                         own: LEOwnAddressType = .public, filter: Bool = false, phys: LEPHYs = .le1M) -> Settings {
+        Settings(extended: extended, active: active, interval: interval, window: window, ownAddressType: own,
+                 filterDuplicates: filter, phys: phys)
+    }
+
+    @Test func oneClientStartsAndStopsTheScan() throws {
+        var arbiter = LEScanArbiter()
+        #expect(arbiter.nextStep() == nil)
+        try arbiter.join(1, Self.settings())
+        #expect(!arbiter.isServed(1))
+        #expect(arbiter.nextStep() == .start(Self.settings(), stopping: nil))
+        #expect(arbiter.nextStep() == nil)  // one step at a time
+        arbiter.stepSucceeded()
+        #expect(arbiter.isServed(1))
+        #expect(arbiter.running == Self.settings())
+        #expect(arbiter.nextStep() == nil)
+        arbiter.leave(1)
+        #expect(arbiter.nextStep() == .stop(Self.settings()))
+        arbiter.stepSucceeded()
+        #expect(arbiter.running == nil)
+        #expect(arbiter.nextStep() == nil)
+    }
+
+    /// A second client the running scan already serves costs no command; the scan stops only
+    /// when both have left.
+    @Test func aSecondClientJoinsTheRunningScanAndTheLastToLeaveStopsIt() throws {
+        var arbiter = LEScanArbiter()
+        try arbiter.join(1, Self.settings())
+        _ = arbiter.nextStep()
+        arbiter.stepSucceeded()
+        try arbiter.join(2, Self.settings(active: false, interval: 0xA0, window: 0x30))
+        #expect(arbiter.nextStep() == nil)
+        #expect(arbiter.isServed(2))
+        arbiter.leave(1)
+        // What is left wants less: the scan changes to it rather than stopping.
+        let passive = Self.settings(active: false, interval: 0xA0, window: 0x30)
+        #expect(arbiter.nextStep() == .start(passive, stopping: Self.settings()))
+        arbiter.stepSucceeded()
+        arbiter.leave(2)
+        #expect(arbiter.nextStep() == .stop(passive))
+    }
+
+    /// Active if any is, the shortest interval, the longest window within it, the union of PHYs,
+    /// the controller's duplicate filter only if all accept it.
+    @Test func theWantedScanIsTheMerge() throws {
+        var arbiter = LEScanArbiter()
+        try arbiter.join(1, Self.settings(active: false, interval: 0x100, window: 0x80, extended: true, filter: true, phys: .le1M))
+        try arbiter.join(2, Self.settings(active: true, interval: 0x40, window: 0x20, extended: true, filter: false, phys: .leCoded))
+        #expect(arbiter.wanted == Self.settings(active: true, interval: 0x40, window: 0x40, extended: true, filter: false, phys: [.le1M, .leCoded]))
+    }
+
+    @Test func aClientThatTheRunningScanCannotServeIsRefused() throws {
+        var arbiter = LEScanArbiter()
+        try arbiter.join(1, Self.settings(extended: true))
+        #expect(throws: HCIError.scanConflict(extended: true, ownAddressType: .public)) {
+            try arbiter.join(2, Self.settings(extended: false))
+        }
+        #expect(throws: HCIError.scanConflict(extended: true, ownAddressType: .public)) {
+            try arbiter.join(2, Self.settings(extended: true, own: .random))
+        }
+        // A client may change its own request freely.
+        try arbiter.join(1, Self.settings(extended: false, own: .random))
+        #expect(arbiter.clientCount == 1)
+    }
+
+    /// A failed start drops the clients it was for; those already served are scanned for again.
+    @Test func aFailedStartDropsOnlyTheClientsItWasFor() throws {
+        var arbiter = LEScanArbiter()
+        try arbiter.join(1, Self.settings(active: false))
+        _ = arbiter.nextStep()
+        arbiter.stepSucceeded()
+        try arbiter.join(2, Self.settings(active: true))
+        #expect(arbiter.nextStep() == .start(Self.settings(active: true), stopping: Self.settings(active: false)))
+        #expect(arbiter.stepFailed() == [2])
+        #expect(arbiter.running == nil)
+        #expect(arbiter.nextStep() == .start(Self.settings(active: false), stopping: nil))
+        arbiter.stepSucceeded()
+        #expect(arbiter.isServed(1) && !arbiter.isServed(2))
+    }
+
+    /// When the step for clients already served fails too, they are dropped: nothing loops.
+    @Test func aFailedStartForServedClientsDropsThemAll() throws {
+        var arbiter = LEScanArbiter()
+        try arbiter.join(1, Self.settings())
+        try arbiter.join(2, Self.settings())
+        _ = arbiter.nextStep()
+        arbiter.stepSucceeded()
+        arbiter.leave(2)
+        try arbiter.join(1, Self.settings(active: false))
+        _ = arbiter.nextStep()
+        #expect(arbiter.stepFailed() == [1])
+        #expect(arbiter.nextStep() == nil)
+        try arbiter.join(3, Self.settings())
+        _ = arbiter.nextStep()
+        arbiter.leave(3)
+        #expect(arbiter.stepFailed() == [])
+        #expect(arbiter.clientCount == 0 && arbiter.nextStep() == nil)
+    }
+
+    /// A failed stop leaves the scan taken as off; a client that changes its request while a
+    /// step runs waits for the next.
+    @Test func aChangeDuringAStepWaitsForTheNext() throws {
+        var arbiter = LEScanArbiter()
+        try arbiter.join(1, Self.settings())
+        _ = arbiter.nextStep()
+        try arbiter.join(1, Self.settings(interval: 0x30, window: 0x30))
+        arbiter.stepSucceeded()
+        #expect(!arbiter.isServed(1))
+        #expect(arbiter.nextStep() == .start(Self.settings(interval: 0x30, window: 0x30), stopping: Self.settings()))
+        arbiter.stepSucceeded()
+        #expect(arbiter.isServed(1))
+        arbiter.leave(1)
+        _ = arbiter.nextStep()
+        #expect(arbiter.stepFailed() == [])
+        #expect(arbiter.running == nil && arbiter.nextStep() == nil)
+    }
+
+    @Test func resetForgetsEveryone() throws {
+        var arbiter = LEScanArbiter()
+        try arbiter.join(1, Self.settings())
+        _ = arbiter.nextStep()
+        arbiter.reset()
+        arbiter.stepSucceeded()
+        #expect(arbiter.running == nil && arbiter.clientCount == 0 && arbiter.nextStep() == nil)
+    }
+}

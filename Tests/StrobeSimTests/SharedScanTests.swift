@@ -1,0 +1,48 @@
+import Foundation
+import StrobeDevices
+import StrobeHCI
+import StrobeHost
+import Testing
+
+@testable import StrobeSim
+
+/// The kits and a CLI-style scan at once on one controller of the simulated world: each scans
+/// through the controller's one shared scan, and none turns it off under the others.
+@Suite(.timeLimit(.minutes(1))) struct SharedScanTests {
+    @Test func novaManagerGripManagerAndAScanRunTogether() async {
+        await #expect(processExitsWith: .success) { try await VirtualTimeDriver.run(Self.novaManagerGripManagerAndAScanRunTogether) }
+    }
+
+    static func novaManagerGripManagerAndAScanRunTogether(_ clock: VirtualClock) async throws {
+        let world = SimWorld(scenario: .standard, clock: clock)
+        try await world.start()
+        defer { world.stop() }
+        let controller = HCIController(transport: world.makeHostController(), clock: clock)
+        try await controller.open()
+        defer { controller.close() }
+        let central = Central(controller: controller, clock: clock)
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent("strobe-grip-\(UUID().uuidString)/grip.json")
+        defer { try? FileManager.default.removeItem(at: file.deletingLastPathComponent()) }
+        let grips = GripManager(central: central, clock: clock, configuration: .init(rememberedGripFile: file))
+        let novas = NovaFlashManager(central: central, clock: clock, configuration: .init(scanBurst: .seconds(1), ackTimeout: .seconds(10)))
+
+        // The grip manager scans until told to stop; meanwhile the Nova manager's scan burst and
+        // a two-second scan (what `strobe scan` runs) start and end.
+        var discoveries = grips.discoveries().makeAsyncIterator()
+        try await grips.startScanning()
+        async let flashes = novas.connect(.all)
+        async let seen = StrobeHost.Scanner(controller: controller).scan(for: .seconds(2))
+        let names = try await Set(seen.compactMap(\.name))
+        #expect(names == ["Nova", "Nova2", "Grip-S1", "Pen-S1", "Strobe-Test", "LEDBLE-Key", "AB Shutter3"])
+        #expect(try await flashes.map(\.flash.model).sorted { "\($0)" < "\($1)" } == [.v1, .v2])
+
+        // Both done, and the grip manager's scan runs on.
+        #expect(grips.currentState == .scanningForGrips)
+        #expect(controller.scanning.running != nil)
+        #expect(try #require(await discoveries.next()).name == "Grip-S1")
+        grips.stopScanning()
+        let stopped = ContinuousClock.now + .seconds(15)
+        while controller.scanning.running != nil, ContinuousClock.now < stopped { await Task.yield() }
+        #expect(controller.scanning.running == nil, "the last scanner gone, the controller's scan is off")
+    }
+}

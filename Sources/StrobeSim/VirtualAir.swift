@@ -226,11 +226,14 @@ public final class VirtualAir: Sendable {
             let active = r.readUInt8OrZero() == 1
             _ = r.readUInt16OrZero(); _ = r.readUInt16OrZero()
             let ownAddressType = r.readUInt8OrZero()
-            state.withLock { s in
+            // Not while scanning is enabled (Vol 4, Part E, 7.8.10).
+            let allowed = state.withLock { s -> Bool in
+                guard let node = s.nodes[id], !node.scanning.enabled else { return false }
                 s.nodes[id]?.scanning.active = active
                 s.nodes[id]?.scanning.ownAddressType = ownAddressType
+                return true
             }
-            complete(controller, opcode)
+            complete(controller, opcode, status: allowed ? .success : .commandDisallowed)
         case 0x200C:  // LE Set Scan Enable
             let enabled = r.readUInt8OrZero() == 1
             // Scanning from a random address needs one (Vol 4, Part E, 7.8.11).
@@ -365,6 +368,11 @@ public final class VirtualAir: Sendable {
 
     private func status(_ controller: VirtualController, _ opcode: UInt16, _ status: HCIStatus) {
         controller.deliver(SimEvents.commandStatus(opcode: opcode, status: status))
+    }
+
+    /// Whether the controller `id` has scanning enabled now.
+    func isScanning(_ id: Int) -> Bool {
+        state.withLock { $0.nodes[id]?.scanning.enabled ?? false }
     }
 
     // MARK: Advertising and scanning

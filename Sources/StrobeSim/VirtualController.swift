@@ -42,6 +42,9 @@ public final class VirtualController: HCITransport, Sendable {
         (inbox, outbox) = AsyncStream.makeStream(of: [UInt8].self)
     }
 
+    /// Whether this controller has scanning enabled now (LE Set Scan Enable).
+    var isScanning: Bool { air.isScanning(id) }
+
     public func start(_ sink: any HCIPacketSink) throws {
         guard !started.exchange(true, ordering: .relaxed) else { throw TransportError.notOpen }
         self.sink.withLock { $0 = sink }

@@ -24,11 +24,16 @@ extension HCIController {
         }
     }
 
+    /// Command Disallowed means the scan is off already (as after a step that failed).
     private func disableScan(extended: Bool) async throws {
-        if extended {
-            try await send(HCILESetExtendedScanEnable(enable: false))
-        } else {
-            try await send(HCILESetScanEnable(enable: false))
+        do {
+            if extended {
+                try await send(HCILESetExtendedScanEnable(enable: false))
+            } else {
+                try await send(HCILESetScanEnable(enable: false))
+            }
+        } catch HCIError.commandFailed(_, .commandDisallowed) {
+            return
         }
     }
 }

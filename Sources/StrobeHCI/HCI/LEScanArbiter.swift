@@ -1,12 +1,16 @@
 /// The controller runs one scan; any number of clients (scanners) ask for one. This machine,
 /// without I/O, keeps what each client asked for and what the controller runs, and says what to
-/// send next: the scan wanted is the clients' merge (active if any is, the shortest interval,
-/// the longest window within it, the union of PHYs, the controller's duplicate filter only if
-/// every client accepts it), and scanning is enabled while anyone scans.
+/// send next. Scanning is enabled while anyone scans. A client the running scan serves joins it
+/// as it is; one that wants more (active, a shorter interval, another PHY) restarts it with the
+/// clients' merge (active if any is, the shortest interval, the longest window within it, the
+/// union of PHYs, the controller's duplicate filter only if every client accepts it). A client
+/// leaving changes nothing until the last one leaves: a scan restarted to ask for less would
+/// leave a gap in everyone's reports, and a controller that is connecting may refuse it.
 ///
 /// Its owner (`LEScanOwner`) runs one step at a time and reports how it went; a step that fails
 /// drops the clients it was for (those not yet confirmed by a step that succeeded), and when
-/// there are none such, every client: their scans cannot be what they asked for.
+/// there are none such, every client: their scans cannot be what they asked for. After a failed
+/// step the controller may still be scanning, so the next start disables first.
 package struct LEScanArbiter: Sendable {
     /// What one client asks for, and what the controller runs: the parameters of LE Set (Extended)
     /// Scan Parameters and LE Set (Extended) Scan Enable.
@@ -46,6 +50,8 @@ package struct LEScanArbiter: Sendable {
     private var unconfirmed: Set<UInt64> = []
     /// What the controller runs, as far as this host knows; nil while not scanning.
     package private(set) var running: Settings?
+    /// What the controller may still run after a step failed (nil when it is known to be off).
+    private var stale: Settings?
     private var inFlight: Step?
 
     package init() {}
@@ -92,19 +98,19 @@ package struct LEScanArbiter: Sendable {
     /// The next step to run, nil when the controller runs what is wanted (or a step runs).
     package mutating func nextStep() -> Step? {
         guard inFlight == nil else { return nil }
-        let wanted = wanted
         let step: Step?
-        switch (running, wanted) {
-        case (nil, nil): step = nil
-        case (let now?, nil): step = .stop(now)
-        case (let now, let wanted?):
-            if now == wanted {
-                // Already running as wanted: whoever joined asking for no change is served.
+        if let wanted {
+            if let now = running, clients.values.allSatisfy({ Self.serves(now, $0) }) {
+                // The running scan serves everyone: whoever joined asking for no more is served.
                 unconfirmed.removeAll()
                 step = nil
             } else {
-                step = .start(wanted, stopping: now)
+                step = .start(wanted, stopping: running ?? stale)
             }
+        } else {
+            // Nobody scans. A scan that may linger after a failure is not chased: the next start
+            // disables it first.
+            step = running.map { .stop($0) }
         }
         inFlight = step
         return step
@@ -122,19 +128,31 @@ package struct LEScanArbiter: Sendable {
         case .stop:
             running = nil
         }
+        stale = nil
     }
 
-    /// The step failed: the controller's scan is taken to be off (a failed start may have
-    /// stopped the one before it). Returns the clients dropped: the ones not yet served, or,
-    /// when all were, every client.
-    package mutating func stepFailed() -> [UInt64] {
-        guard let step = inFlight else { return [] }
+    /// The clients a failed step dropped: those it was for, still waiting to be served, or, when
+    /// it was for none (a restart for clients already served), every client.
+    package struct Dropped: Equatable, Sendable {
+        package var joining: [UInt64] = []
+        package var served: [UInt64] = []
+    }
+
+    /// The step failed: the controller may be scanning or not (a failed start may have stopped
+    /// the scan before it, or not), so the next start disables first.
+    package mutating func stepFailed() -> Dropped {
+        guard let step = inFlight else { return Dropped() }
         inFlight = nil
+        switch step {
+        case .start(let settings, let stopping): stale = running ?? stopping ?? settings
+        case .stop(let settings): stale = settings
+        }
         running = nil
-        guard case .start = step else { return [] }
-        let dropped = unconfirmed.isEmpty ? Array(clients.keys) : Array(unconfirmed)
-        for client in dropped { leave(client) }
-        return dropped.sorted()
+        guard case .start = step else { return Dropped() }
+        let dropped = unconfirmed.isEmpty
+            ? Dropped(served: clients.keys.sorted()) : Dropped(joining: unconfirmed.sorted())
+        for client in dropped.joining + dropped.served { leave(client) }
+        return dropped
     }
 
     /// The controller closed: nothing runs, nobody is served.
@@ -142,6 +160,7 @@ package struct LEScanArbiter: Sendable {
         clients = [:]
         unconfirmed = []
         running = nil
+        stale = nil
         inFlight = nil
     }
 

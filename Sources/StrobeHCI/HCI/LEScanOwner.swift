@@ -16,8 +16,10 @@ package final class LEScanOwner: Sendable {
         var stepping = false
         /// Callers waiting for the steps to settle.
         var settled: [Waiter<Void>] = []
-        /// Why the scan of a client the arbiter dropped failed, until the client hears it.
+        /// Why the scan of a client the arbiter dropped failed, until its `join` hears it.
         var failures: [UInt64: any Error] = [:]
+        /// Who hears that a client's scan ended without its leaving.
+        var dropHandlers: [UInt64: @Sendable (any Error) -> Void] = [:]
         /// Set once the controller closed: what a client not served then hears.
         var closed: HCIError?
     }
@@ -37,10 +39,16 @@ package final class LEScanOwner: Sendable {
     /// What the controller scans with now, nil while it does not.
     package var running: Settings? { state.withLock { $0.arbiter.running } }
 
+    /// Whether the scan the clients want uses the extended commands; nil while nobody scans.
+    package var usesExtendedCommands: Bool? { state.withLock { $0.arbiter.wanted?.extended } }
+
     /// Scans for `client` with `settings` (or changes them); returns once the controller's scan
-    /// serves it. Throws `HCIError.scanConflict` when the scan others run cannot, or the error of
-    /// the command that failed. A cancelled caller leaves.
-    package func join(_ client: UInt64, _ settings: Settings) async throws {
+    /// serves it. Throws `HCIError.scanConflict` when the scan others run cannot (the client's
+    /// earlier request, if any, is withdrawn too), or the error of the command that failed. A
+    /// cancelled caller leaves. `onDropped` hears if the scan later ends without the client
+    /// leaving (a restart for others that failed, the error given).
+    package func join(_ client: UInt64, _ settings: Settings,
+                      onDropped: @escaping @Sendable (any Error) -> Void = { _ in }) async throws {
         let waiter = Waiter<Void>()
         let refusal = state.withLock { s -> HCIError? in
             do throws(HCIError) {
@@ -49,10 +57,14 @@ package final class LEScanOwner: Sendable {
                 return error
             }
             s.failures[client] = nil
+            s.dropHandlers[client] = onDropped
             s.settled.append(waiter)
             return nil
         }
-        if let refusal { throw refusal }
+        if let refusal {
+            forget(client)
+            throw refusal
+        }
         do {
             try await settle(waiter)
         } catch {
@@ -63,7 +75,8 @@ package final class LEScanOwner: Sendable {
             (s.failures.removeValue(forKey: client), s.arbiter.isServed(client), s.closed)
         }
         if let failure { throw failure }
-        if !served { throw closed ?? HCIError.closed(nil) }
+        // Not served and no failure: the controller closed, or the client left meanwhile.
+        if !served { throw closed ?? CancellationError() }
     }
 
     /// `client` is done; returns once the controller's scan no longer runs for it (disabled when
@@ -73,6 +86,7 @@ package final class LEScanOwner: Sendable {
         state.withLock { s in
             s.arbiter.leave(client)
             s.failures[client] = nil
+            s.dropHandlers[client] = nil
             s.settled.append(waiter)
         }
         try? await settle(waiter)
@@ -83,6 +97,7 @@ package final class LEScanOwner: Sendable {
         state.withLock { s in
             s.arbiter.leave(client)
             s.failures[client] = nil
+            s.dropHandlers[client] = nil
         }
         startSteps()
     }
@@ -92,6 +107,7 @@ package final class LEScanOwner: Sendable {
         state.withLock { s in
             s.arbiter.reset()
             s.failures = [:]
+            s.dropHandlers = [:]
             s.closed = error
         }
     }
@@ -127,9 +143,16 @@ package final class LEScanOwner: Sendable {
                 try await perform(step)
                 state.withLock { $0.arbiter.stepSucceeded() }
             } catch {
-                state.withLock { s in
-                    for client in s.arbiter.stepFailed() { s.failures[client] = error }
+                // A joining client hears it from its join, one already served from its handler.
+                let handlers = state.withLock { s in
+                    let dropped = s.arbiter.stepFailed()
+                    for client in dropped.joining {
+                        s.failures[client] = error
+                        s.dropHandlers[client] = nil
+                    }
+                    return dropped.served.compactMap { s.dropHandlers.removeValue(forKey: $0) }
                 }
+                for handler in handlers { handler(error) }
             }
         }
     }

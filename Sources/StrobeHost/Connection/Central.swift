@@ -251,13 +251,13 @@ public final class Central: Sendable {
         }
         let timer = Task {
             try await clock.sleep(for: timeout)
-            await cancelCreateConnection()
+            await cancelCreateConnection(outcome)
         }
         defer { timer.cancel() }
         do {
             // A cancelled caller still waits for LE Connection Complete, which the cancel brings.
             let event = try await outcome.waitThroughCancellation {
-                Task { await self.cancelCreateConnection() }
+                Task { await self.cancelCreateConnection(outcome) }
             }
             guard event.status.isSuccess else {
                 if event.status == .unknownConnectionIdentifier {
@@ -271,22 +271,34 @@ public final class Central: Sendable {
         }
     }
 
-    /// LE Create Connection Cancel, for our timeout or our caller's cancel. Command Disallowed
-    /// says no attempt is pending (its LE Connection Complete is on its way); any other failure
-    /// ends the attempt with it, since no LE Connection Complete will come.
-    private func cancelCreateConnection() async {
+    /// LE Create Connection Cancel for the attempt waiting on `outcome`, for our timeout or our
+    /// caller's cancel. Command Disallowed says no attempt is pending (its LE Connection Complete
+    /// is on its way); a refusal for another reason, or no answer, ends the attempt with it, since
+    /// no LE Connection Complete will come. Only that attempt: a later one is none of its business.
+    private func cancelCreateConnection(_ outcome: Waiter<LEConnectionCompleteEvent>) async {
+        guard state.withLock({ $0.pending?.outcome === outcome }) else { return }
         do {
             try await controller.send(HCILECreateConnectionCancel())
         } catch HCIError.commandFailed(_, .commandDisallowed) {
             return
+        } catch let error as HCIError {
+            switch error {
+            case .commandFailed, .commandTimeout:
+                controller.logger.warning("LE Create Connection Cancel failed", metadata: ["error": "\(error)"])
+                failPending(with: error, only: outcome)
+            default:
+                // The controller closed: the attempt hears it from there.
+                return
+            }
         } catch {
-            controller.logger.warning("LE Create Connection Cancel failed", metadata: ["error": "\(error)"])
-            failPending(with: error)
+            // Cancelled: the attempt ended meanwhile.
+            return
         }
     }
 
-    private func failPending(with error: any Error) {
+    private func failPending(with error: any Error, only outcome: Waiter<LEConnectionCompleteEvent>? = nil) {
         let pending = state.withLock { s -> Pending? in
+            guard outcome == nil || s.pending?.outcome === outcome else { return nil }
             defer { s.pending = nil }
             return s.pending
         }

@@ -61,8 +61,8 @@ public final class NotificationRing: @unchecked Sendable {
     /// adjacent-line prefetcher pulls pairs), so the two sides' indices never share one.
     private static let lineSize = 128
     /// Slots are packed, 8-byte aligned: every line the producer fills has to be taken back from
-    /// the consumer that read it, so fewer lines per notification is what makes a push cheaper
-    /// (whole 64-byte lines per slot ran at 29-32 M items/s in `strobe-bench ring`, packed at 38-42 M).
+    /// the consumer that read it, so fewer lines per notification make a push cheaper, more than
+    /// neighbours sharing a line (the consumer reading right behind the producer) cost.
     private static let slotAlignment = 8
 
     /// Creates a ring. `capacity` is rounded up to a power of two (at least 1, at most
@@ -218,7 +218,6 @@ public final class NotificationRing: @unchecked Sendable {
         // Release pairs with the consumer's acquire load of head: the slot's bytes are visible
         // before the index that publishes them.
         headLine.pointee.index.store(head &+ 1, ordering: .releasing)
-        Self.increment(producer.pointee.pushed)
         return .pushed(sequence: sequence)
     }
 
@@ -407,7 +406,8 @@ public final class NotificationRing: @unchecked Sendable {
 
     public var counters: NotificationRingCounters {
         NotificationRingCounters(
-            pushed: producer.pointee.pushed.load(ordering: .relaxed),
+            // Head counts the pushes: it moves once for each and never back.
+            pushed: UInt64(headLine.pointee.index.load(ordering: .relaxed)),
             droppedFull: producer.pointee.droppedFull.load(ordering: .relaxed),
             droppedOversized: producer.pointee.droppedOversized.load(ordering: .relaxed),
             concurrentProducerRejections: producer.pointee.concurrentRejections.load(ordering: .relaxed),
@@ -438,7 +438,6 @@ private struct ProducerLine: ~Copyable {
     var nextSequence: UInt64 = 0
     /// Pushed since the last batch end without waking the consumer (`pushDeferringWake`).
     var wakeDeferred = false
-    let pushed = Atomic<UInt64>(0)
     let droppedFull = Atomic<UInt64>(0)
     let droppedOversized = Atomic<UInt64>(0)
     let concurrentRejections = Atomic<UInt64>(0)

@@ -8,7 +8,8 @@ import StrobeHCI
 ///
 /// Any number of scanners may scan on one controller at once: the controller runs one scan
 /// for all of them (active if any asks, the shortest interval), enabled while any scans; each
-/// scanner sees every report while it scans, and stopping one leaves the others scanning.
+/// scanner sees every report while it scans, and stopping one leaves the others scanning as
+/// they were (the last one turns the scan off).
 public final class Scanner: Sendable {
     public enum Mode: Sendable, Hashable {
         /// Extended scanning when the controller supports it, legacy otherwise.
@@ -128,12 +129,12 @@ public final class Scanner: Sendable {
     /// Returns once the controller scans as asked, or as well as asked when other scanners want
     /// more (active, a shorter interval). Throws `HCIError.scanConflict` when the scan the others
     /// run cannot be this one: legacy against extended commands (`.automatic` follows theirs), or
-    /// another own address type.
+    /// another own address type; the scanner is then not scanning.
     public func start(_ configuration: Configuration = Configuration()) async throws {
         guard let info = controller.info else { throw HCIError.notOpen }
         let extended: Bool
         switch configuration.mode {
-        case .automatic: extended = controller.scanning.running?.extended ?? info.supportsExtendedScanning
+        case .automatic: extended = controller.scanning.usesExtendedCommands ?? info.supportsExtendedScanning
         case .legacy: extended = false
         case .extended:
             guard info.supportsExtendedScanning else { throw HCIError.unsupported(.leSetExtendedScanParameters) }
@@ -154,15 +155,23 @@ public final class Scanner: Sendable {
             s.scanning = true
         }
         do {
-            try await controller.scanning.join(client, settings)
+            try await controller.scanning.join(client, settings) { [weak self] error in self?.scanDropped(error) }
         } catch {
             state.withLock { $0.scanning = false }
             throw error
         }
     }
 
+    /// The controller's scan ended without this scanner stopping it: a restart for another
+    /// scanner failed. The devices found stay; `updates` and `reports` go quiet until `start`.
+    private func scanDropped(_ error: any Error) {
+        state.withLock { $0.scanning = false }
+        controller.logger.warning("scanning stopped: the controller's scan could not be restarted", metadata: ["error": "\(error)"])
+    }
+
     /// Stops this scanner; the devices found stay available. The controller's scan is disabled
-    /// when no other scanner on it scans. Harmless when not scanning.
+    /// when no other scanner on it scans (a controller that refuses says so in its log, not
+    /// here: this scanner has stopped either way). Harmless when not scanning.
     public func stop() async throws {
         let wasScanning = state.withLock { s in
             defer { s.scanning = false }

@@ -5,8 +5,9 @@ import Synchronization
 
 /// The Security Manager on one link: runs the link's `SMPPairing` (SMP PDUs from CID 6, the
 /// user's answers through the delegate, Encryption Change from the controller), keeps the 30 s
-/// SMP timer and its callers' deadlines (`LinkSecurityDeadlines`, on one `DeadlineTimer`), encrypts with a bond's key (central) or answers LE Long Term Key Request
-/// (peripheral), stores bonds, and knows the link's security level.
+/// SMP timer and its callers' deadlines (`LinkSecurityDeadlines`, on one `DeadlineTimer`),
+/// encrypts with a bond's key (central) or answers LE Long Term Key Request (peripheral), stores
+/// bonds, and knows the link's security level.
 final class LinkSecurity: Sendable {
     let handle: ConnectionHandle
     let role: LERole
@@ -246,12 +247,17 @@ final class LinkSecurity: Sendable {
         }
     }
 
-    /// The controller refused the command that starts encryption (LE Enable Encryption, or the
-    /// reply to LE Long Term Key Request): taken as a failed Encryption Change, so that the
-    /// pairing, or the caller waiting for encryption, ends with the controller's status.
+    /// The command that starts encryption (LE Enable Encryption, or the reply to LE Long Term
+    /// Key Request) failed. Refused by the controller, it is taken as a failed Encryption Change,
+    /// so that the pairing, or the caller waiting for encryption, ends with the controller's
+    /// status. Otherwise the controller closed or fell silent: the link's end (or the SMP timer)
+    /// ends what waits, with its own cause.
     private func encryptionNotStarted(_ error: any Error) {
-        let status = (error as? HCIError).flatMap { if case .commandFailed(_, let status) = $0 { status } else { nil } }
-        encryptionChanged(EncryptionChangeEvent(status: status ?? .unspecifiedError, connectionHandle: handle, enabled: false))
+        guard case HCIError.commandFailed(_, let status)? = error as? HCIError else {
+            controller.logger.warning("starting encryption failed", metadata: ["handle": "\(handle)", "error": "\(error)"])
+            return
+        }
+        encryptionChanged(EncryptionChangeEvent(status: status, connectionHandle: handle, enabled: false))
     }
 
     /// The link is down: pairing and waits end, and nothing from the pairing is kept.
@@ -314,7 +320,7 @@ final class LinkSecurity: Sendable {
         // The SMP timer ends a stalled pairing; this deadline covers a peripheral whose Security
         // Request the central never answers. A peripheral also asks again (`deadlinesPassed`).
         let wait = startWait(.pairing(waiter), for: Self.smpTimeout + .seconds(1), remindingWith: requirements)
-        defer { endWait(wait) }
+        defer { endWait(wait, stoppingReminders: requirements != nil) }
         return try await waiter.wait()
     }
 
@@ -621,10 +627,13 @@ final class LinkSecurity: Sendable {
         }
     }
 
-    private func endWait(_ id: Int) {
+    /// A caller's wait is over (answered, timed out or cancelled); a peripheral's pair() that
+    /// asked for reminders stops them with it.
+    private func endWait(_ id: Int, stoppingReminders: Bool = false) {
         state.withLock { s in
             s.deadlines.endWait(id)
             s.timedWaits[id] = nil
+            if stoppingReminders { s.deadlines.stopReminders() }
             timer.schedule(s.deadlines.next)
         }
     }

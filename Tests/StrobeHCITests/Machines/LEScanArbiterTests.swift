@@ -30,8 +30,8 @@ import Testing
         #expect(arbiter.nextStep() == nil)
     }
 
-    /// A second client the running scan already serves costs no command; the scan stops only
-    /// when both have left.
+    /// A second client the running scan already serves costs no command; one leaving changes
+    /// nothing while another scans; the scan stops when the last has left.
     @Test func aSecondClientJoinsTheRunningScanAndTheLastToLeaveStopsIt() throws {
         var arbiter = LEScanArbiter()
         try arbiter.join(1, Self.settings())
@@ -41,12 +41,25 @@ import Testing
         #expect(arbiter.nextStep() == nil)
         #expect(arbiter.isServed(2))
         arbiter.leave(1)
-        // What is left wants less: the scan changes to it rather than stopping.
-        let passive = Self.settings(active: false, interval: 0xA0, window: 0x30)
-        #expect(arbiter.nextStep() == .start(passive, stopping: Self.settings()))
-        arbiter.stepSucceeded()
+        #expect(arbiter.nextStep() == nil)
+        #expect(arbiter.running == Self.settings())
         arbiter.leave(2)
-        #expect(arbiter.nextStep() == .stop(passive))
+        #expect(arbiter.nextStep() == .stop(Self.settings()))
+        arbiter.stepSucceeded()
+        #expect(arbiter.running == nil && arbiter.nextStep() == nil)
+    }
+
+    /// A client that wants more than the running scan gives restarts it with the merge.
+    @Test func aClientWantingMoreRestartsTheScan() throws {
+        var arbiter = LEScanArbiter()
+        try arbiter.join(1, Self.settings(active: false))
+        _ = arbiter.nextStep()
+        arbiter.stepSucceeded()
+        try arbiter.join(2, Self.settings(active: true, interval: 0x30, window: 0x10))
+        #expect(arbiter.nextStep() == .start(Self.settings(active: true, interval: 0x30, window: 0x30), stopping: Self.settings(active: false)))
+        #expect(!arbiter.isServed(2))
+        arbiter.stepSucceeded()
+        #expect(arbiter.isServed(1) && arbiter.isServed(2))
     }
 
     /// Active if any is, the shortest interval, the longest window within it, the union of PHYs,
@@ -72,7 +85,8 @@ import Testing
         #expect(arbiter.clientCount == 1)
     }
 
-    /// A failed start drops the clients it was for; those already served are scanned for again.
+    /// A failed start drops the clients it was for; those already served are scanned for again,
+    /// the scan that may linger disabled first.
     @Test func aFailedStartDropsOnlyTheClientsItWasFor() throws {
         var arbiter = LEScanArbiter()
         try arbiter.join(1, Self.settings(active: false))
@@ -80,34 +94,48 @@ import Testing
         arbiter.stepSucceeded()
         try arbiter.join(2, Self.settings(active: true))
         #expect(arbiter.nextStep() == .start(Self.settings(active: true), stopping: Self.settings(active: false)))
-        #expect(arbiter.stepFailed() == [2])
+        #expect(arbiter.stepFailed() == .init(joining: [2]))
         #expect(arbiter.running == nil)
-        #expect(arbiter.nextStep() == .start(Self.settings(active: false), stopping: nil))
+        #expect(arbiter.nextStep() == .start(Self.settings(active: false), stopping: Self.settings(active: false)))
         arbiter.stepSucceeded()
         #expect(arbiter.isServed(1) && !arbiter.isServed(2))
     }
 
-    /// When the step for clients already served fails too, they are dropped: nothing loops.
-    @Test func aFailedStartForServedClientsDropsThemAll() throws {
+    /// When the restart for clients already served fails too, they are dropped (as served: they
+    /// have no join waiting to hear it), and nothing loops.
+    @Test func aFailedRestartForServedClientsDropsThemAll() throws {
         var arbiter = LEScanArbiter()
         try arbiter.join(1, Self.settings())
         try arbiter.join(2, Self.settings())
         _ = arbiter.nextStep()
         arbiter.stepSucceeded()
-        arbiter.leave(2)
-        try arbiter.join(1, Self.settings(active: false))
+        try arbiter.join(3, Self.settings(interval: 0x30, window: 0x30))
         _ = arbiter.nextStep()
-        #expect(arbiter.stepFailed() == [1])
-        #expect(arbiter.nextStep() == nil)
-        try arbiter.join(3, Self.settings())
-        _ = arbiter.nextStep()
-        arbiter.leave(3)
-        #expect(arbiter.stepFailed() == [])
+        #expect(arbiter.stepFailed() == .init(joining: [3]))
+        #expect(arbiter.nextStep() == .start(Self.settings(), stopping: Self.settings()))
+        #expect(arbiter.stepFailed() == .init(served: [1, 2]))
         #expect(arbiter.clientCount == 0 && arbiter.nextStep() == nil)
     }
 
-    /// A failed stop leaves the scan taken as off; a client that changes its request while a
-    /// step runs waits for the next.
+    /// A failed stop leaves a scan that may linger: nobody scanning, it is not chased; the next
+    /// client's start disables it first.
+    @Test func aScanThatMayLingerIsDisabledByTheNextStart() throws {
+        var arbiter = LEScanArbiter()
+        try arbiter.join(1, Self.settings())
+        _ = arbiter.nextStep()
+        arbiter.stepSucceeded()
+        arbiter.leave(1)
+        #expect(arbiter.nextStep() == .stop(Self.settings()))
+        #expect(arbiter.stepFailed() == .init())
+        #expect(arbiter.running == nil && arbiter.nextStep() == nil)
+        try arbiter.join(2, Self.settings(active: false))
+        #expect(arbiter.nextStep() == .start(Self.settings(active: false), stopping: Self.settings()))
+        arbiter.stepSucceeded()
+        arbiter.leave(2)
+        #expect(arbiter.nextStep() == .stop(Self.settings(active: false)))
+    }
+
+    /// A client that changes its request while a step runs waits for the next.
     @Test func aChangeDuringAStepWaitsForTheNext() throws {
         var arbiter = LEScanArbiter()
         try arbiter.join(1, Self.settings())
@@ -118,10 +146,6 @@ import Testing
         #expect(arbiter.nextStep() == .start(Self.settings(interval: 0x30, window: 0x30), stopping: Self.settings()))
         arbiter.stepSucceeded()
         #expect(arbiter.isServed(1))
-        arbiter.leave(1)
-        _ = arbiter.nextStep()
-        #expect(arbiter.stepFailed() == [])
-        #expect(arbiter.running == nil && arbiter.nextStep() == nil)
     }
 
     @Test func resetForgetsEveryone() throws {

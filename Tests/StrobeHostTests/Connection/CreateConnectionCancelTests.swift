@@ -27,12 +27,14 @@ import Testing
         let controller = HCIController(transport: transport, clock: clock)
         try await controller.open()
         let central = Central(controller: controller, clock: clock)
-        let sleepers = clock.sleeperCount
         let attempt = Task { try await central.connect(to: peer, addressType: .random, timeout: .seconds(2)) }
         #expect(await eventually { transport.sent.contains { opcode(of: $0) == .leCreateConnection } })
-        await clock.waitForSleepers(count: sleepers + 1)
+        // The attempt's own timer: the one sleeper due at 2 s.
+        await clock.waitForSleepers(count: 1, deadline: clock.now.advanced(by: .seconds(2)))
         clock.advance(by: .seconds(2))
         #expect(await eventually { transport.sent.contains { opcode(of: $0) == .leCreateConnectionCancel } })
+        // Its answer came back inside the write: handled once the controller has its credit back.
+        #expect(await eventually { controller.commandCredits == 1 })
         return (transport, clock, controller, attempt)
     }
 

@@ -41,6 +41,20 @@ struct NotificationsRingTests {
         #expect(ring.count == 0)
     }
 
+    /// Slots are packed: every length up to and past the word-copy limit, in slots whose size is
+    /// no multiple of 8, arrives whole, and no value spills into its neighbours.
+    @Test func everyShortLengthArrivesWholeWithoutTouchingItsNeighbours() {
+        let ring = NotificationRing(capacity: 64, maxValueSize: 37)
+        let values = (0...37).map { length in (0..<length).map { UInt8(truncatingIfNeeded: length &* 31 &+ $0 &+ 1) } }
+        for (index, value) in values.enumerated() {
+            #expect(push(ring, handle: AttributeHandle(rawValue: UInt16(index)), value) == .pushed(sequence: UInt64(index)))
+        }
+        let drained = drainAll(ring)
+        #expect(drained.map(\.value) == values)
+        #expect(drained.map(\.handle.rawValue) == (0...37).map { UInt16($0) })
+        #expect(ring.counters.pushed == 38)
+    }
+
     @Test func wrapsAroundManyTimesKeepingOrderAndContents() {
         let ring = NotificationRing(capacity: 4, maxValueSize: 8)
         var next: UInt64 = 0

@@ -170,13 +170,10 @@ private func openScanner(extendedScanning: Bool, clock: VirtualClock = VirtualCl
         transport.deliver(advertisingReport(eventType: 0x00, address: [1, 2, 3, 4, 5, 0xC0], data: [], rssi: -60))
         #expect(first.devices.count == 2 && second.devices.count == 2)
 
-        // The first scans on, back to what it asked for.
+        // The first scans on as it was: no command, no gap.
+        let sent = transport.sent.count
         try await second.stop()
-        #expect(Array(transport.sent.suffix(3)) == [
-            HCILESetScanEnable(enable: false).packet,
-            HCILESetScanParameters(scanType: .passive, scanInterval: 0x60, scanWindow: 0x60).packet,
-            HCILESetScanEnable(enable: true).packet,
-        ])
+        #expect(transport.sent.count == sent)
         #expect(first.isScanning && !second.isScanning)
         transport.deliver(advertisingReport(eventType: 0x00, address: [1, 2, 3, 4, 5, 0xC1], data: [], rssi: -60))
         #expect(first.devices.count == 3 && second.devices.count == 2)
@@ -184,8 +181,8 @@ private func openScanner(extendedScanning: Bool, clock: VirtualClock = VirtualCl
         #expect(transport.sent.last == HCILESetScanEnable(enable: false).packet)
     }
 
-    /// A scanner asking for no more than the running scan gives joins it without a command;
-    /// once the first leaves, the scan becomes what the second asked for.
+    /// A scanner asking for no more than the running scan gives joins it without a command, and
+    /// the scan runs on as it is until the last one leaves.
     @Test func aScannerTheRunningScanServesCostsNoCommand() async throws {
         let (first, transport) = try await openScanner(extendedScanning: false)
         try await first.start()
@@ -195,27 +192,40 @@ private func openScanner(extendedScanning: Bool, clock: VirtualClock = VirtualCl
         #expect(second.isScanning && transport.sent.count == sent)
         try await first.stop()
         try await second.stop()
-        #expect(Array(transport.sent[sent...]) == [
-            HCILESetScanEnable(enable: false).packet,
-            HCILESetScanParameters(scanType: .passive, scanInterval: 0xA0, scanWindow: 0x10).packet,
-            HCILESetScanEnable(enable: true).packet,
-            HCILESetScanEnable(enable: false).packet,
-        ])
+        #expect(Array(transport.sent[sent...]) == [HCILESetScanEnable(enable: false).packet])
     }
 
-    /// A scanner forcing legacy scanning while another scans with the extended commands is
-    /// refused (the two cannot be mixed on one controller); `.automatic` follows the running one.
+    /// Legacy and extended commands cannot be mixed on one controller: a scanner forcing the
+    /// other kind is refused (and what it ran before is withdrawn); `.automatic` follows the
+    /// scan running.
     @Test func aScanThatCannotShareIsRefused() async throws {
-        let (extended, _) = try await openScanner(extendedScanning: true)
-        try await extended.start()
-        let legacy = Scanner(controller: extended.controller)
+        let (legacy, transport) = try await openScanner(extendedScanning: true)
+        try await legacy.start(.init(mode: .legacy))
+        let automatic = Scanner(controller: legacy.controller)
+        try await automatic.start()
+        #expect(!automatic.usesExtendedScanning)
+        let extended = Scanner(controller: legacy.controller)
+        await #expect(throws: HCIError.scanConflict(extended: false, ownAddressType: .public)) {
+            try await extended.start(.init(mode: .extended))
+        }
+        #expect(!extended.isScanning)
+        // Alone, it scans with the extended commands; then the legacy ones are refused, and a
+        // refused restart leaves it not scanning, its earlier scan withdrawn.
+        try await legacy.stop()
+        try await automatic.stop()
+        try await extended.start(.init(mode: .extended))
         await #expect(throws: HCIError.scanConflict(extended: true, ownAddressType: .public)) {
             try await legacy.start(.init(mode: .legacy))
         }
-        #expect(!legacy.isScanning)
-        let automatic = Scanner(controller: extended.controller)
-        try await automatic.start()
-        #expect(automatic.usesExtendedScanning)
+        let other = Scanner(controller: legacy.controller)
+        try await other.start()
+        #expect(other.usesExtendedScanning)
+        await #expect(throws: HCIError.scanConflict(extended: true, ownAddressType: .public)) {
+            try await other.start(.init(mode: .legacy))
+        }
+        #expect(!other.isScanning)
+        try await extended.stop()
+        #expect(transport.sent.last == HCILESetExtendedScanEnable(enable: false).packet)
     }
 
     @Test func updatesFinishWhenTheControllerCloses() async throws {

@@ -20,6 +20,18 @@ public final class LEConnection: Sendable, CustomStringConvertible {
     private let controller: HCIController
     private let clock: any Clock<Duration>
     private let state: Mutex<State>
+    /// The one timer behind the link's own deadlines (`Deadline`).
+    private let timer: DeadlineTimer
+
+    /// What the link waits for with a deadline.
+    private enum Deadline: Hashable, Sendable {
+        /// LE Connection Update Complete for `updateParameters`.
+        case parameterUpdate
+        /// LE PHY Update Complete for `setPHY`.
+        case phyUpdate
+        /// Disconnection Complete after `disconnect`.
+        case disconnection
+    }
 
     private struct State {
         var parameters: LEConnectionParametersInUse
@@ -35,6 +47,7 @@ public final class LEConnection: Sendable, CustomStringConvertible {
         var phyUpdate: Waiter<LEConnectionPHY>?
         var remoteParameterRequests = 0
         var remoteParameterRequestsAccepted = 0
+        var deadlines = DeadlineSet<Deadline>()
     }
 
     /// `nil` when the controller gave a connection handle the host cannot use (0x0F00 and up).
@@ -73,7 +86,14 @@ public final class LEConnection: Sendable, CustomStringConvertible {
                          security: linkSecurity, clock: clock, parameterPolicy: parameterPolicy)
         bearer.setSecurityEscalation { code in try await linkSecurity.escalate(code) }
         bondedGATT = BondedGATT(security: linkSecurity, gatt: gatt)
+        let fired = Mutex<(@Sendable (Duration) -> Void)?>(nil)
+        timer = DeadlineTimer(clock: clock) { now in fired.withLock { $0 }?(now) }
+        fired.withLock { $0 = { [weak self] now in self?.deadlinesPassed(now) } }
         failed.connect { [weak self] error in self?.linkFailed(error) }
+    }
+
+    deinit {
+        timer.stop()
     }
 
     /// The GATT server this link serves, when this host is a peripheral (or serves both ways).
@@ -261,11 +281,7 @@ public final class LEConnection: Sendable, CustomStringConvertible {
         } catch HCIError.commandFailed(_, .unknownConnectionIdentifier) {
             // Already gone; Disconnection Complete is on its way or has been handled.
         }
-        let watchdog = Task { [clock] in
-            try await clock.sleep(for: Self.disconnectionTimeout)
-            self.closed(reason: .connectionTerminatedByLocalHost)
-        }
-        defer { watchdog.cancel() }
+        setDeadline(.disconnection, after: Self.disconnectionTimeout)
         return await disconnected()
     }
 
@@ -288,6 +304,7 @@ public final class LEConnection: Sendable, CustomStringConvertible {
         let phy = LEConnectionPHY(tx: event.txPHY, rx: event.rxPHY)
         let waiter = state.withLock { s -> Waiter<LEConnectionPHY>? in
             if event.status.isSuccess { s.phy = phy }
+            s.deadlines.clear(.phyUpdate)
             defer { s.phyUpdate = nil }
             return s.phyUpdate
         }
@@ -307,7 +324,7 @@ public final class LEConnection: Sendable, CustomStringConvertible {
     /// `procedureTimeout`. A peer may leave a direction as it was.
     @discardableResult
     public func setPHY(tx: LEPHYs, rx: LEPHYs) async throws -> LEConnectionPHY {
-        try await awaitProcedure(\.phyUpdate) {
+        try await awaitProcedure(\.phyUpdate, .phyUpdate) {
             try await self.controller.send(HCILESetPHY(connectionHandle: self.handle, txPHYs: tx, rxPHYs: rx))
         }
     }
@@ -321,6 +338,7 @@ public final class LEConnection: Sendable, CustomStringConvertible {
             interval: event.connectionInterval, latency: event.peripheralLatency, supervisionTimeout: event.supervisionTimeout)
         let waiter = state.withLock { s -> Waiter<LEConnectionParametersInUse>? in
             if event.status.isSuccess { s.parameters = inUse }
+            s.deadlines.clear(.parameterUpdate)
             defer { s.parameterUpdate = nil }
             return s.parameterUpdate
         }
@@ -349,11 +367,11 @@ public final class LEConnection: Sendable, CustomStringConvertible {
             return current
         }
         do {
-            return try await awaitProcedure(\.parameterUpdate) {
+            return try await awaitProcedure(\.parameterUpdate, .parameterUpdate) {
                 try await self.controller.send(HCILEConnectionUpdate(connectionHandle: self.handle, connection: parameters))
             }
         } catch let error where role == .peripheral && Self.lacksParametersRequestProcedure(error) {
-            return try await awaitProcedure(\.parameterUpdate) {
+            return try await awaitProcedure(\.parameterUpdate, .parameterUpdate) {
                 guard try await self.link.requestParameterUpdate(parameters, clock: self.clock) else {
                     throw ConnectionUpdateError.refused(address: self.peerAddress, status: .unacceptableConnectionParameters)
                 }
@@ -377,7 +395,7 @@ public final class LEConnection: Sendable, CustomStringConvertible {
     /// it, and the event that ends it resolves the waiter in `slot`, within `procedureTimeout`.
     /// One at a time of each kind.
     private func awaitProcedure<T: Sendable>(
-        _ slot: WritableKeyPath<State, Waiter<T>?> & Sendable, _ ask: @escaping @Sendable () async throws -> Void
+        _ slot: WritableKeyPath<State, Waiter<T>?> & Sendable, _ deadline: Deadline, _ ask: @escaping @Sendable () async throws -> Void
     ) async throws -> T {
         let waiter = Waiter<T>()
         try state.withLock { s throws in
@@ -385,19 +403,52 @@ public final class LEConnection: Sendable, CustomStringConvertible {
             guard s[keyPath: slot] == nil else { throw ConnectionUpdateError.alreadyUpdating(address: peerAddress) }
             s[keyPath: slot] = waiter
         }
-        let withdraw: @Sendable () -> Void = { self.state.withLock { if $0[keyPath: slot] === waiter { $0[keyPath: slot] = nil } } }
+        let withdraw: @Sendable () -> Void = {
+            self.state.withLock { s in
+                guard s[keyPath: slot] === waiter else { return }
+                s[keyPath: slot] = nil
+                s.deadlines.clear(deadline)
+                self.timer.schedule(s.deadlines.next)
+            }
+        }
         do {
             try await ask()
         } catch {
             withdraw()
             throw error
         }
-        let deadline = Task { [clock, peerAddress] in
-            guard (try? await clock.sleep(for: Self.procedureTimeout)) != nil else { return }
-            if waiter.fail(ConnectionUpdateError.timeout(address: peerAddress, after: Self.procedureTimeout)) { withdraw() }
+        state.withLock { s in
+            guard s[keyPath: slot] === waiter else { return }  // answered already
+            s.deadlines.set(deadline, at: timer.now + Self.procedureTimeout)
+            timer.schedule(s.deadlines.next)
         }
-        defer { deadline.cancel() }
         return try await waiter.wait(onCancel: withdraw)
+    }
+
+    private func setDeadline(_ deadline: Deadline, after duration: Duration) {
+        state.withLock { s in
+            guard s.disconnectReason == nil else { return }
+            s.deadlines.set(deadline, at: timer.now + duration)
+            timer.schedule(s.deadlines.next)
+        }
+    }
+
+    /// The timer fired: a procedure the controller never reported done fails with `timeout`; a
+    /// Disconnection Complete that never came is taken as given (the link closes here).
+    private func deadlinesPassed(_ now: Duration) {
+        var expired: [Deadline] = []
+        let (update, phyUpdate) = state.withLock { s in
+            expired = s.deadlines.expire(now: now)
+            timer.schedule(s.deadlines.next)
+            let update = expired.contains(.parameterUpdate) ? s.parameterUpdate : nil
+            let phyUpdate = expired.contains(.phyUpdate) ? s.phyUpdate : nil
+            if update != nil { s.parameterUpdate = nil }
+            if phyUpdate != nil { s.phyUpdate = nil }
+            return (update, phyUpdate)
+        }
+        update?.fail(ConnectionUpdateError.timeout(address: peerAddress, after: Self.procedureTimeout))
+        phyUpdate?.fail(ConnectionUpdateError.timeout(address: peerAddress, after: Self.procedureTimeout))
+        if expired.contains(.disconnection) { closed(reason: .connectionTerminatedByLocalHost) }
     }
 
     /// The link is down: the bearer (both roles) fails every waiter with `cause`, the sender
@@ -418,9 +469,11 @@ public final class LEConnection: Sendable, CustomStringConvertible {
             defer {
                 s.parameterUpdate = nil
                 s.phyUpdate = nil
+                s.deadlines.removeAll()
             }
             return (s.parameterUpdate, s.phyUpdate)
         }
+        timer.stop()
         update?.fail(HCIError.connectionClosed(handle: handle))
         phyUpdate?.fail(HCIError.connectionClosed(handle: handle))
         bearer.close(closeReason)

@@ -1,3 +1,5 @@
+import StrobeHCI
+
 /// The deadlines of one link's Security Manager, as a machine without a clock or I/O: times go
 /// in as durations on the owner's time line, `next` is what the owner's one `DeadlineTimer`
 /// waits for, and `expire(now:)` says what has passed.
@@ -15,71 +17,64 @@ struct LinkSecurityDeadlines {
     /// A peripheral asks again 1, 3, 7 and 15 s after its first Security Request.
     static let reminderGaps: [Duration] = [.seconds(1), .seconds(2), .seconds(4), .seconds(8)]
 
-    private(set) var smpTimer: Duration?
-    private var waits: [Int: Duration] = [:]
+    private var deadlines = DeadlineSet<Expiry>()
     private var nextWaitID = 0
-    private var reminder: (at: Duration, gapsLeft: ArraySlice<Duration>)?
+    /// The gaps to the reminders after the one scheduled.
+    private var reminderGapsLeft: ArraySlice<Duration> = []
 
     /// The earliest deadline, nil when nothing is waited for.
-    var next: Duration? {
-        [smpTimer, waits.values.min(), reminder?.at].compactMap { $0 }.min()
-    }
+    var next: Duration? { deadlines.next }
 
-    var remindsCentral: Bool { reminder != nil }
+    var smpTimer: Duration? { deadlines.deadline(of: .smpTimer) }
+
+    var remindsCentral: Bool { deadlines.deadline(of: .securityRequestReminder) != nil }
 
     /// (Re)starts the SMP timer: every SMP command sent or received while pairing.
     mutating func startSMPTimer(now: Duration, timeout: Duration) {
-        smpTimer = now + timeout
+        deadlines.set(.smpTimer, at: now + timeout)
     }
 
     mutating func stopSMPTimer() {
-        smpTimer = nil
+        deadlines.clear(.smpTimer)
     }
 
     /// A caller waits until `deadline`; the id names it in `.wait(id:)` and `endWait`.
     mutating func startWait(until deadline: Duration) -> Int {
         nextWaitID += 1
-        waits[nextWaitID] = deadline
+        deadlines.set(.wait(id: nextWaitID), at: deadline)
         return nextWaitID
     }
 
     mutating func endWait(_ id: Int) {
-        waits[id] = nil
+        deadlines.clear(.wait(id: id))
     }
 
     /// The first Security Request went out at `now`: reminders follow, unless already under way.
     mutating func startReminders(now: Duration) {
-        guard reminder == nil, let first = Self.reminderGaps.first else { return }
-        reminder = (now + first, Self.reminderGaps.dropFirst())
+        guard !remindsCentral, let first = Self.reminderGaps.first else { return }
+        deadlines.set(.securityRequestReminder, at: now + first)
+        reminderGapsLeft = Self.reminderGaps.dropFirst()
     }
 
     mutating func stopReminders() {
-        reminder = nil
+        deadlines.clear(.securityRequestReminder)
+        reminderGapsLeft = []
     }
 
-    /// Everything due at `now`, each reported once: the SMP timer and waits end, a reminder
-    /// moves on to the next gap (or ends after the last).
+    /// Everything due at `now`, earliest first, each reported once; a reminder moves on to the
+    /// next gap (or ends after the last).
     mutating func expire(now: Duration) -> [Expiry] {
-        var expired: [Expiry] = []
-        if let at = smpTimer, at <= now {
-            smpTimer = nil
-            expired.append(.smpTimer)
-        }
-        for (id, deadline) in waits.sorted(by: { $0.key < $1.key }) where deadline <= now {
-            waits[id] = nil
-            expired.append(.wait(id: id))
-        }
-        if let (at, gaps) = reminder, at <= now {
-            reminder = gaps.first.map { (at + $0, gaps.dropFirst()) }
-            expired.append(.securityRequestReminder)
+        let reminderAt = deadlines.deadline(of: .securityRequestReminder)
+        let expired = deadlines.expire(now: now)
+        if expired.contains(.securityRequestReminder), let at = reminderAt, let gap = reminderGapsLeft.popFirst() {
+            deadlines.set(.securityRequestReminder, at: at + gap)
         }
         return expired
     }
 
     /// The link is down: nothing more is due.
     mutating func stopAll() {
-        smpTimer = nil
-        waits = [:]
-        reminder = nil
+        deadlines.removeAll()
+        reminderGapsLeft = []
     }
 }

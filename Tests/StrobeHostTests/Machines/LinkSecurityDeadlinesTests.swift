@@ -61,14 +61,14 @@ import Testing
         #expect(!machine.remindsCentral)
     }
 
-    /// A late timer (the owner woke after several deadlines) reports all of them at once, the
-    /// reminder only once, moved on by one gap.
+    /// A late timer (the owner woke after several deadlines) reports all of them at once,
+    /// earliest first, the reminder only once, moved on by one gap.
     @Test func aLateWakeupReportsEverythingDueAtOnce() {
         var machine = Machine()
         machine.startSMPTimer(now: .zero, timeout: .seconds(30))
         let wait = machine.startWait(until: .seconds(31))
         machine.startReminders(now: .zero)
-        #expect(machine.expire(now: .seconds(40)) == [.smpTimer, .wait(id: wait), .securityRequestReminder])
+        #expect(machine.expire(now: .seconds(40)) == [.securityRequestReminder, .smpTimer, .wait(id: wait)])
         #expect(machine.next == .seconds(3))
     }
 

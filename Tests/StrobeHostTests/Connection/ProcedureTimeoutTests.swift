@@ -1,0 +1,34 @@
+import StrobeHCI
+import Testing
+
+@testable import StrobeHost
+
+/// The link's own deadlines on a scripted controller and a virtual clock: a controller that
+/// takes LE Connection Update and never reports it done fails the caller at the procedure
+/// timeout, and the next update may be asked.
+@Suite(.timeLimit(.minutes(1))) struct ProcedureTimeoutTests {
+    static let parameters = LEConnectionParameters(interval: .milliseconds(15)...(.milliseconds(15)), supervisionTimeout: .seconds(2))
+
+    @Test func anUpdateNeverReportedDoneTimesOutAndFreesTheSlot() async throws {
+        let link = try await ScriptedLink.open()
+        let (clock, connection) = (link.clock, link.connection)
+        defer { link.controller.close() }
+        let update = Task { try await connection.updateParameters(Self.parameters) }
+        // The link's timer, set for the procedure's end.
+        await clock.waitForSleepers(count: 1, deadline: clock.now.advanced(by: LEConnection.procedureTimeout))
+        await #expect(throws: ConnectionUpdateError.alreadyUpdating(address: connection.peerAddress)) {
+            try await connection.updateParameters(Self.parameters)
+        }
+        clock.advance(by: LEConnection.procedureTimeout - .milliseconds(1))
+        #expect(connection.parameters.supervisionTimeout == 400)
+        clock.advance(by: .milliseconds(1))
+        await #expect(throws: ConnectionUpdateError.timeout(address: connection.peerAddress, after: LEConnection.procedureTimeout)) {
+            _ = try await update.outcome
+        }
+        // The slot is free again: a new update is asked, and this time the controller reports it.
+        let again = Task { try await connection.updateParameters(Self.parameters) }
+        #expect(await eventually { link.transport.sent.filter { opcode(of: $0) == .leConnectionUpdate }.count == 2 })
+        link.transport.deliver([0x04, 0x3E, 0x0A, 0x03, 0x00, 0x40, 0x00, 0x0C, 0x00, 0x00, 0x00, 0xC8, 0x00])
+        #expect(try await again.outcome.supervisionTimeout == 200)
+    }
+}

@@ -18,7 +18,6 @@ final class L2CAPLink: HCIACLHandler, @unchecked Sendable {
     let security: LinkSecurity
     private let controller: HCIController
     private let parameterPolicy: ConnectionParameterPolicy
-    private let clock: any Clock<Duration>
     /// Used only on the reader thread (the one that calls `controllerDidReceiveACL`), through
     /// a pointer: no exclusivity check and no reference count per packet.
     private let reassembly: UnsafeMutablePointer<L2CAPReassembly>
@@ -27,6 +26,18 @@ final class L2CAPLink: HCIACLHandler, @unchecked Sendable {
     /// Written on the error path only.
     private let lastErrorSeen = Mutex<L2CAPError?>(nil)
     private let signaling = Mutex(SignalingCounts())
+    /// The one timer behind the link's signalling deadlines (`LinkDeadline`).
+    private let timer: DeadlineTimer
+
+    /// What the link waits for with a deadline.
+    enum LinkDeadline: Hashable, Sendable {
+        /// The response to a credit-based channel request of ours, by identifier.
+        case response(UInt8)
+        /// The response to our Connection Parameter Update Request.
+        case parameterUpdate
+        /// A channel `send` still waiting for its SDU to go out.
+        case send(ObjectIdentifier)
+    }
 
     /// `L2CAPLinkCounters`, counted without a lock.
     private struct Counts: ~Copyable, Sendable {
@@ -53,15 +64,14 @@ final class L2CAPLink: HCIACLHandler, @unchecked Sendable {
         var objects: [L2CAPChannelID: L2CAPChannel] = [:]
         /// Each channel's `send` callers, in the order their SDUs go out.
         var sendWaiters: [L2CAPChannelID: [Waiter<Void>]] = [:]
-        /// The response deadline of each request of ours, by identifier; a timer acts only while
-        /// its generation is the one kept here.
-        var deadlines: [UInt8: (generation: Int, task: Task<Void, Never>?)] = [:]
+        var deadlines = DeadlineSet<LinkDeadline>()
+        /// The `send` callers with a deadline, and how long they were given.
+        var timedSends: [ObjectIdentifier: (waiter: Waiter<Void>, timeout: Duration)] = [:]
         var linkClosed = false
     }
 
     /// What a channel action leaves to do once the signalling lock is released.
     private enum Followup: Sendable {
-        case deadline(UInt8, generation: Int)
         case opened(Waiter<[L2CAPChannel]>, [L2CAPChannel])
         case openFailed(Waiter<[L2CAPChannel]>, L2CAPChannelError)
         case accepted(AsyncStream<L2CAPChannel>.Continuation?, L2CAPChannel)
@@ -75,7 +85,6 @@ final class L2CAPLink: HCIACLHandler, @unchecked Sendable {
     init(controller: HCIController, handle: ConnectionHandle, role: LERole, sender: L2CAPSender, bearer: ATTBearer,
          security: LinkSecurity, clock: any Clock<Duration>, parameterPolicy: ConnectionParameterPolicy = .lowLatency) {
         self.controller = controller
-        self.clock = clock
         self.parameterPolicy = parameterPolicy
         self.security = security
         self.handle = handle
@@ -86,9 +95,13 @@ final class L2CAPLink: HCIACLHandler, @unchecked Sendable {
         reassembly = .allocate(capacity: 1)
         reassembly.initialize(to: L2CAPReassembly(
             connectionHandle: handle, maximumPayloadLength: sender.maximumPayload, buffer: reassemblyBuffer))
+        let fired = Mutex<(@Sendable (Duration) -> Void)?>(nil)
+        timer = DeadlineTimer(clock: clock) { now in fired.withLock { $0 }?(now) }
+        fired.withLock { $0 = { [weak self] now in self?.deadlinesPassed(now) } }
     }
 
     deinit {
+        timer.stop()
         reassembly.deinitialize(count: 1)
         reassembly.deallocate()
         reassemblyBuffer.deallocate()
@@ -206,6 +219,7 @@ final class L2CAPLink: HCIACLHandler, @unchecked Sendable {
                 guard let pending = s.pendingUpdate, pending.identifier == packet.identifier else { return nil }
                 s.pendingUpdate = nil
                 s.channels.reservedIdentifier = nil
+                s.deadlines.clear(.parameterUpdate)
                 return pending.waiter
             }
             guard packet.data.count == 2 else {
@@ -228,7 +242,7 @@ final class L2CAPLink: HCIACLHandler, @unchecked Sendable {
     /// 4.20), for a central whose link layer lacks the Connection Parameters Request procedure;
     /// returns whether it accepted (the central then updates the link itself). Waits up to
     /// `responseTimeout`.
-    func requestParameterUpdate(_ parameters: LEConnectionParameters, clock: any Clock<Duration>) async throws -> Bool {
+    func requestParameterUpdate(_ parameters: LEConnectionParameters) async throws -> Bool {
         let waiter = Waiter<Bool>()
         let identifier = signaling.withLock { s -> UInt8 in
             s.pendingUpdate?.waiter.fail(CancellationError())
@@ -241,17 +255,20 @@ final class L2CAPLink: HCIACLHandler, @unchecked Sendable {
                                                        latency: parameters.maxLatency, timeout: parameters.supervisionTimeout)
         try await sender.send(request.request(identifier: identifier).encoded, on: .leSignaling)
         let withdraw: @Sendable () -> Void = { [weak self] in
-            self?.signaling.withLock { s in
+            guard let self else { return }
+            self.signaling.withLock { s in
                 guard s.pendingUpdate?.waiter === waiter else { return }
                 s.pendingUpdate = nil
                 s.channels.reservedIdentifier = nil
+                s.deadlines.clear(.parameterUpdate)
+                self.timer.schedule(s.deadlines.next)
             }
         }
-        let deadline = Task { [peer = security.peer] in
-            guard (try? await clock.sleep(for: Self.responseTimeout)) != nil else { return }
-            if waiter.fail(ConnectionUpdateError.timeout(address: peer, after: Self.responseTimeout)) { withdraw() }
+        signaling.withLock { s in
+            guard s.pendingUpdate?.waiter === waiter else { return }  // answered already
+            s.deadlines.set(.parameterUpdate, at: timer.now + Self.responseTimeout)
+            timer.schedule(s.deadlines.next)
         }
-        defer { deadline.cancel() }
         return try await waiter.wait(onCancel: withdraw)
     }
 
@@ -263,10 +280,11 @@ final class L2CAPLink: HCIACLHandler, @unchecked Sendable {
             let acceptors = s.acceptors.values.map(\.continuation)
             s.acceptors = [:]
             s.listeners = [:]
-            for deadline in s.deadlines.values { deadline.task?.cancel() }
-            s.deadlines = [:]
+            s.deadlines.removeAll()
+            s.timedSends = [:]
             return (s.pendingUpdate, process(s.channels.linkClosed(), &s), acceptors)
         }
+        timer.stop()
         pending?.waiter.fail(HCIError.connectionClosed(handle: handle))
         run(followups)
         for acceptor in acceptors { acceptor.finish() }
@@ -345,12 +363,48 @@ final class L2CAPLink: HCIACLHandler, @unchecked Sendable {
         }
         run(followups)
         guard !waiter.isResolved else { return try await waiter.wait() }
-        let deadline = Task { [clock] in
-            guard (try? await clock.sleep(for: timeout)) != nil else { return }
-            waiter.fail(L2CAPChannelError.timeout(after: timeout))
+        let key = LinkDeadline.send(ObjectIdentifier(waiter))
+        signaling.withLock { s in
+            s.timedSends[ObjectIdentifier(waiter)] = (waiter, timeout)
+            s.deadlines.set(key, at: timer.now + timeout)
+            timer.schedule(s.deadlines.next)
         }
-        defer { deadline.cancel() }
+        defer {
+            signaling.withLock { s in
+                s.timedSends[ObjectIdentifier(waiter)] = nil
+                s.deadlines.clear(key)
+                timer.schedule(s.deadlines.next)
+            }
+        }
         try await waiter.wait()
+    }
+
+    /// The timer fired: a request of ours unanswered for `responseTimeout` ends as the channel
+    /// table says, our parameter update request fails with `timeout`, and a `send` past its
+    /// deadline fails with `timeout` (its SDU stays queued).
+    private func deadlinesPassed(_ now: Duration) {
+        var update: Waiter<Bool>?
+        var sends: [(waiter: Waiter<Void>, timeout: Duration)] = []
+        let followups = signaling.withLock { s -> [Followup] in
+            var followups: [Followup] = []
+            for expired in s.deadlines.expire(now: now) {
+                switch expired {
+                case .response(let identifier):
+                    followups += process(s.channels.responseTimedOut(identifier, after: Self.responseTimeout), &s)
+                case .parameterUpdate:
+                    update = s.pendingUpdate?.waiter
+                    s.pendingUpdate = nil
+                    s.channels.reservedIdentifier = nil
+                case .send(let id):
+                    if let send = s.timedSends.removeValue(forKey: id) { sends.append(send) }
+                }
+            }
+            timer.schedule(s.deadlines.next)
+            return followups
+        }
+        update?.fail(ConnectionUpdateError.timeout(address: security.peer, after: Self.responseTimeout))
+        for send in sends { send.waiter.fail(L2CAPChannelError.timeout(after: send.timeout)) }
+        run(followups)
     }
 
     func consumed(_ count: Int, on channel: L2CAPChannel) {
@@ -433,12 +487,10 @@ final class L2CAPLink: HCIACLHandler, @unchecked Sendable {
                 flush()
                 held = (peer, frame)
             case .awaitResponse(let identifier):
-                s.deadlines.removeValue(forKey: identifier)?.task?.cancel()
-                s.generation += 1
-                s.deadlines[identifier] = (s.generation, nil)
-                followups.append(.deadline(identifier, generation: s.generation))
+                s.deadlines.set(.response(identifier), at: timer.now + Self.responseTimeout)
+                timer.schedule(s.deadlines.next)
             case .responseReceived(let identifier):
-                s.deadlines.removeValue(forKey: identifier)?.task?.cancel()
+                s.deadlines.clear(.response(identifier))
             case .opened(let cids, let token):
                 let opened = cids.map { cid in
                     let channel = makeChannel(cid, s)
@@ -480,23 +532,6 @@ final class L2CAPLink: HCIACLHandler, @unchecked Sendable {
     private func run(_ followups: [Followup]) {
         for followup in followups {
             switch followup {
-            case .deadline(let identifier, let generation):
-                let task = Task { [weak self, clock] in
-                    guard (try? await clock.sleep(for: Self.responseTimeout)) != nil, let self else { return }
-                    let followups = self.signaling.withLock { s -> [Followup] in
-                        // Answered meanwhile, or the identifier went to a newer request with a timer of its own.
-                        guard s.deadlines[identifier]?.generation == generation else { return [] }
-                        s.deadlines[identifier] = nil
-                        return self.process(s.channels.responseTimedOut(identifier, after: Self.responseTimeout), &s)
-                    }
-                    self.run(followups)
-                }
-                let current = signaling.withLock { s -> Bool in
-                    guard s.deadlines[identifier]?.generation == generation else { return false }
-                    s.deadlines[identifier]?.task = task
-                    return true
-                }
-                if !current { task.cancel() }
             case .opened(let waiter, let channels):
                 // A caller that gave up does not hold the channels: they are closed again.
                 if !waiter.succeed(channels) { channels.forEach { $0.close() } }

@@ -372,7 +372,7 @@ public final class LEConnection: Sendable, CustomStringConvertible {
             }
         } catch let error where role == .peripheral && Self.lacksParametersRequestProcedure(error) {
             return try await awaitProcedure(\.parameterUpdate, .parameterUpdate) {
-                guard try await self.link.requestParameterUpdate(parameters, clock: self.clock) else {
+                guard try await self.link.requestParameterUpdate(parameters) else {
                     throw ConnectionUpdateError.refused(address: self.peerAddress, status: .unacceptableConnectionParameters)
                 }
             }

@@ -32,3 +32,36 @@ import Testing
         #expect(try await again.outcome.supervisionTimeout == 200)
     }
 }
+
+/// The L2CAP signalling deadlines on a scripted controller and a virtual clock: a request of
+/// ours the peer never answers ends after the response timeout (the spec's RTX, here 30 s).
+@Suite(.timeLimit(.minutes(1))) struct SignalingTimeoutTests {
+    @Test func anUnansweredChannelRequestFailsAfterTheResponseTimeout() async throws {
+        let link = try await ScriptedLink.open()
+        let (clock, connection) = (link.clock, link.connection)
+        defer { link.controller.close() }
+        let open = Task { try await connection.openChannel(psm: 0x0085) }
+        #expect(await eventually { !ParameterUpdateFallbackTests.signaling(link.transport).isEmpty })
+        await clock.waitForSleepers(count: 1, deadline: clock.now.advanced(by: L2CAPLink.responseTimeout))
+        clock.advance(by: L2CAPLink.responseTimeout)
+        await #expect(throws: L2CAPChannelError.timeout(after: L2CAPLink.responseTimeout)) { _ = try await open.outcome }
+    }
+
+    /// A peripheral whose controller cannot run the link layer's procedure asks through L2CAP;
+    /// a central that never answers fails the update with `timeout`, and the next may be asked.
+    @Test func anUnansweredParameterUpdateRequestTimesOut() async throws {
+        let link = try await ScriptedLink.open(role: .peripheral, transport: ParameterUpdateFallbackTests.controller())
+        let (transport, clock, connection) = (link.transport, link.clock, link.connection)
+        defer { link.controller.close() }
+        let update = Task { try await connection.updateParameters(ParameterUpdateFallbackTests.asked) }
+        #expect(await eventually { ParameterUpdateFallbackTests.signaling(transport).count == 1 })
+        await clock.waitForSleepers(count: 1, deadline: clock.now.advanced(by: L2CAPLink.responseTimeout))
+        clock.advance(by: L2CAPLink.responseTimeout)
+        await #expect(throws: ConnectionUpdateError.timeout(address: connection.peerAddress, after: L2CAPLink.responseTimeout)) {
+            _ = try await update.outcome
+        }
+        let again = Task { try await connection.updateParameters(ParameterUpdateFallbackTests.asked) }
+        #expect(await eventually { ParameterUpdateFallbackTests.signaling(transport).count == 2 })
+        again.cancel()
+    }
+}

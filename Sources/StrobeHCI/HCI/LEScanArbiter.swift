@@ -168,6 +168,8 @@ package struct LEScanArbiter: Sendable {
     private static func serves(_ running: Settings, _ asked: Settings) -> Bool {
         running.extended == asked.extended && running.ownAddressType == asked.ownAddressType
             && (running.active || !asked.active) && running.interval <= asked.interval
+            // At least the share of time listening asked for (window over interval).
+            && UInt32(running.window) * UInt32(asked.interval) >= UInt32(asked.window) * UInt32(running.interval)
             && running.phys.isSuperset(of: asked.phys) && (!running.filterDuplicates || asked.filterDuplicates)
     }
 }

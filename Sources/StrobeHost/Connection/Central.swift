@@ -273,8 +273,8 @@ public final class Central: Sendable {
 
     /// LE Create Connection Cancel for the attempt waiting on `outcome`, for our timeout or our
     /// caller's cancel. Command Disallowed says no attempt is pending (its LE Connection Complete
-    /// is on its way); a refusal for another reason, or no answer, ends the attempt with it, since
-    /// no LE Connection Complete will come. Only that attempt: a later one is none of its business.
+    /// is on its way); any other failure (a refusal, no answer, a write that failed) ends the
+    /// attempt with it, since no LE Connection Complete may come. Only that attempt: a later one is none of its business.
     private func cancelCreateConnection(_ outcome: Waiter<LEConnectionCompleteEvent>) async {
         guard state.withLock({ $0.pending?.outcome === outcome }) else { return }
         do {
@@ -282,14 +282,10 @@ public final class Central: Sendable {
         } catch HCIError.commandFailed(_, .commandDisallowed) {
             return
         } catch let error as HCIError {
-            switch error {
-            case .commandFailed, .commandTimeout:
-                controller.logger.warning("LE Create Connection Cancel failed", metadata: ["error": "\(error)"])
-                failPending(with: error, only: outcome)
-            default:
-                // The controller closed: the attempt hears it from there.
-                return
-            }
+            // (Had the controller closed, the attempt has heard it from there, and this finds
+            // no attempt to end.)
+            controller.logger.warning("LE Create Connection Cancel failed", metadata: ["error": "\(error)"])
+            failPending(with: error, only: outcome)
         } catch {
             // Cancelled: the attempt ended meanwhile.
             return

@@ -246,6 +246,7 @@ final class L2CAPLink: HCIACLHandler, @unchecked Sendable {
         let waiter = Waiter<Bool>()
         let identifier = signaling.withLock { s -> UInt8 in
             s.pendingUpdate?.waiter.fail(CancellationError())
+            s.deadlines.clear(.parameterUpdate)  // the replaced request's
             let identifier = s.channels.allocateIdentifier()
             s.channels.reservedIdentifier = identifier
             s.pendingUpdate = (identifier, waiter)

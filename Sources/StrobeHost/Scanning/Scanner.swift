@@ -147,15 +147,17 @@ public final class Scanner: Sendable {
             extended: extended, active: configuration.active, interval: interval,
             window: LETime.units625us(configuration.window, range: range), ownAddressType: configuration.ownAddressType,
             filterDuplicates: configuration.filterDuplicatesInController, phys: extended ? configuration.phys : .le1M)
-        state.withLock { s in
+        let start = state.withLock { s in
             s.devices.removeAll()
             s.order.removeAll()
             s.fragments.removeAll()
             s.extended = extended
             s.scanning = true
+            s.starts += 1
+            return s.starts
         }
         do {
-            try await controller.scanning.join(client, settings) { [weak self] error in self?.scanDropped(error) }
+            try await controller.scanning.join(client, settings) { [weak self] error in self?.scanDropped(error, start: start) }
         } catch {
             state.withLock { $0.scanning = false }
             throw error
@@ -164,8 +166,13 @@ public final class Scanner: Sendable {
 
     /// The controller's scan ended without this scanner stopping it: a restart for another
     /// scanner failed. The devices found stay; `updates` and `reports` go quiet until `start`.
-    private func scanDropped(_ error: any Error) {
-        state.withLock { $0.scanning = false }
+    /// A notice for an earlier `start` than the latest is old news.
+    private func scanDropped(_ error: any Error, start: Int) {
+        guard state.withLock({ s in
+            guard s.starts == start else { return false }
+            s.scanning = false
+            return true
+        }) else { return }
         controller.logger.warning("scanning stopped: the controller's scan could not be restarted", metadata: ["error": "\(error)"])
     }
 
@@ -311,6 +318,8 @@ extension Scanner {
     struct State {
         var observer: HCIController.ObserverToken?
         var scanning = false
+        /// Counts `start` calls: a drop notice is for one of them.
+        var starts = 0
         var extended = false
         var closed = false
         var devices: [DiscoveredDevice.ID: DiscoveredDevice] = [:]

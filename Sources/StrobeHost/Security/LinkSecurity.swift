@@ -42,8 +42,9 @@ final class LinkSecurity: Sendable {
         var deadlines = LinkSecurityDeadlines()
         /// The callers' waits that have a deadline, by the id `deadlines` gave them.
         var timedWaits: [Int: TimedWait] = [:]
-        /// What a reminder of the Security Request asks for.
+        /// What a reminder of the Security Request asks for, and the pair() waits it is for.
         var reminderRequirements: SMPAuthenticationRequirements?
+        var remindingFor: Set<Int> = []
         /// After an SMP timeout no more SMP is sent or taken on the link.
         var smpTimedOut = false
         var closed = false
@@ -320,7 +321,7 @@ final class LinkSecurity: Sendable {
         // The SMP timer ends a stalled pairing; this deadline covers a peripheral whose Security
         // Request the central never answers. A peripheral also asks again (`deadlinesPassed`).
         let wait = startWait(.pairing(waiter), for: Self.smpTimeout + .seconds(1), remindingWith: requirements)
-        defer { endWait(wait, stoppingReminders: requirements != nil) }
+        defer { endWait(wait) }
         return try await waiter.wait()
     }
 
@@ -620,6 +621,7 @@ final class LinkSecurity: Sendable {
             s.timedWaits[id] = wait
             if let requirements {
                 s.reminderRequirements = requirements
+                s.remindingFor.insert(id)
                 s.deadlines.startReminders(now: now)
             }
             timer.schedule(s.deadlines.next)
@@ -627,13 +629,13 @@ final class LinkSecurity: Sendable {
         }
     }
 
-    /// A caller's wait is over (answered, timed out or cancelled); a peripheral's pair() that
-    /// asked for reminders stops them with it.
-    private func endWait(_ id: Int, stoppingReminders: Bool = false) {
+    /// A caller's wait is over (answered, timed out or cancelled); the reminders stop with the
+    /// last peripheral's pair() that asked for them.
+    private func endWait(_ id: Int) {
         state.withLock { s in
             s.deadlines.endWait(id)
             s.timedWaits[id] = nil
-            if stoppingReminders { s.deadlines.stopReminders() }
+            if s.remindingFor.remove(id) != nil, s.remindingFor.isEmpty { s.deadlines.stopReminders() }
             timer.schedule(s.deadlines.next)
         }
     }

@@ -18,6 +18,14 @@ import Testing
         #expect(set.isEmpty)
     }
 
+    /// Keys due at the same time expire in the order they were set, whatever their hashes.
+    @Test func tiesExpireInTheOrderTheyWereSet() {
+        var set = DeadlineSet<Int>()
+        let keys = Array((0..<50).reversed())
+        for key in keys { set.set(key, at: .seconds(1)) }
+        #expect(set.expire(now: .seconds(1)) == keys)
+    }
+
     @Test func aMovedOrClearedDeadlineCountsAsItIsNow() {
         var set = DeadlineSet<Int>()
         set.set(1, at: .seconds(5))

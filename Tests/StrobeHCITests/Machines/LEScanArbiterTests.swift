@@ -62,6 +62,21 @@ import Testing
         #expect(arbiter.isServed(1) && arbiter.isServed(2))
     }
 
+    /// A client asking to listen a larger share of the time (a longer window for its interval)
+    /// than the running scan does is not served by it: the scan restarts.
+    @Test func aLongerWindowIsMoreThanTheRunningScanGives() throws {
+        var arbiter = LEScanArbiter()
+        try arbiter.join(1, Self.settings(interval: 0x60, window: 0x10))
+        _ = arbiter.nextStep()
+        arbiter.stepSucceeded()
+        try arbiter.join(2, Self.settings(interval: 0xC0, window: 0x30))  // 25%, not more than 1/6: no
+        try arbiter.join(3, Self.settings(interval: 0x60, window: 0x60))
+        #expect(arbiter.nextStep() == .start(Self.settings(interval: 0x60, window: 0x60), stopping: Self.settings(interval: 0x60, window: 0x10)))
+        arbiter.stepSucceeded()
+        try arbiter.join(4, Self.settings(interval: 0xC0, window: 0xC0))
+        #expect(arbiter.nextStep() == nil && arbiter.isServed(4))
+    }
+
     /// Active if any is, the shortest interval, the longest window within it, the union of PHYs,
     /// the controller's duplicate filter only if all accept it.
     @Test func theWantedScanIsTheMerge() throws {

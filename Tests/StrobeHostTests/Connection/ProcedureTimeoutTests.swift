@@ -19,9 +19,7 @@ import Testing
         await #expect(throws: ConnectionUpdateError.alreadyUpdating(address: connection.peerAddress)) {
             try await connection.updateParameters(Self.parameters)
         }
-        clock.advance(by: LEConnection.procedureTimeout - .milliseconds(1))
-        #expect(connection.parameters.supervisionTimeout == 400)
-        clock.advance(by: .milliseconds(1))
+        clock.advance(by: LEConnection.procedureTimeout)
         await #expect(throws: ConnectionUpdateError.timeout(address: connection.peerAddress, after: LEConnection.procedureTimeout)) {
             _ = try await update.outcome
         }

@@ -1,5 +1,6 @@
 import StrobeHCI
 import Testing
+import Synchronization
 @testable import StrobeHost
 
 private let bumbleAdvertisement = bytes("02 01 06 0e 09 42 75 6d 62 6c 65 2d 50 65 72 69 70 68")
@@ -193,6 +194,34 @@ private func openScanner(extendedScanning: Bool, clock: VirtualClock = VirtualCl
         try await first.stop()
         try await second.stop()
         #expect(Array(transport.sent[sent...]) == [HCILESetScanEnable(enable: false).packet])
+    }
+
+    /// A controller that takes the first LE Set Scan Parameters and refuses every later one: the
+    /// scanner asking for more fails its start, and when the restart for the one already
+    /// scanning fails too, that one is told (it is no longer scanning, and leaves nothing behind).
+    @Test func aScannerDroppedByAFailedRestartStopsScanning() async throws {
+        let base = scriptedController(extendedScanning: false)
+        let parameters = Mutex(0)
+        let transport = ScriptedTransport { packet in
+            guard opcode(of: packet) == .leSetScanParameters else { return base.answers(to: packet) }
+            let refused = parameters.withLock { n in
+                n += 1
+                return n > 1
+            }
+            return [[0x04, 0x0E, 0x04, 0x01, 0x0B, 0x20, refused ? HCIStatus.commandDisallowed.rawValue : 0x00]]
+        }
+        let controller = HCIController(transport: transport, clock: VirtualClock())
+        try await controller.open()
+        let first = Scanner(controller: controller)
+        try await first.start(.init(active: false))
+        let second = Scanner(controller: controller)
+        await #expect(throws: HCIError.commandFailed(.leSetScanParameters, .commandDisallowed)) {
+            try await second.start(.init(active: true))
+        }
+        #expect(!second.isScanning)
+        #expect(await eventually { !first.isScanning })
+        // Nobody is left in the shared scan: a new scanner's start is a fresh one.
+        #expect(controller.scanning.running == nil)
     }
 
     /// Legacy and extended commands cannot be mixed on one controller: a scanner forcing the

@@ -1,4 +1,5 @@
 import Foundation
+import StrobeHCI
 import StrobeHost
 import Synchronization
 

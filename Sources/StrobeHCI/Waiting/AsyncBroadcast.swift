@@ -2,7 +2,7 @@ import Synchronization
 
 /// Hands every value to each current subscriber's `AsyncStream`, in order; a subscriber that
 /// stops iterating is dropped. What the kits use for their event and status streams.
-public final class AsyncBroadcast<Element: Sendable>: Sendable {
+package final class AsyncBroadcast<Element: Sendable>: Sendable {
     private struct State {
         var next: UInt64 = 0
         var continuations: [UInt64: AsyncStream<Element>.Continuation] = [:]
@@ -11,10 +11,10 @@ public final class AsyncBroadcast<Element: Sendable>: Sendable {
 
     private let state = Mutex(State())
 
-    public init() {}
+    package init() {}
 
     /// A new subscription; `first`, when given, is its first element.
-    public func stream(startingWith first: Element? = nil) -> AsyncStream<Element> {
+    package func stream(startingWith first: Element? = nil) -> AsyncStream<Element> {
         let (stream, continuation) = AsyncStream.makeStream(of: Element.self)
         let id = state.withLock { s -> UInt64? in
             guard !s.finished else { return nil }
@@ -31,13 +31,13 @@ public final class AsyncBroadcast<Element: Sendable>: Sendable {
         return stream
     }
 
-    public func yield(_ value: Element) {
+    package func yield(_ value: Element) {
         let continuations = state.withLock { Array($0.continuations.values) }
         for continuation in continuations { continuation.yield(value) }
     }
 
     /// Ends every subscription; later ones end at once.
-    public func finish() {
+    package func finish() {
         let continuations = state.withLock { s in
             s.finished = true
             defer { s.continuations.removeAll() }
@@ -46,5 +46,5 @@ public final class AsyncBroadcast<Element: Sendable>: Sendable {
         for continuation in continuations { continuation.finish() }
     }
 
-    public var hasSubscribers: Bool { state.withLock { !$0.continuations.isEmpty } }
+    package var hasSubscribers: Bool { state.withLock { !$0.continuations.isEmpty } }
 }

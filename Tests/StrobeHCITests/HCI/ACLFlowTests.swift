@@ -118,6 +118,27 @@ private let mtuRequest: [UInt8] = [0x03, 0x00, 0x04, 0x00, 0x02, 0xF7, 0x00]
         #expect(controller.counters.aclPacketsReceived == 3)
     }
 
+    /// Routes are found by halves among many links: each handle's data reaches its own handler
+    /// (whichever order the routes were added in), a handle between them reaches none.
+    @Test func eachOfManyHandlesReachesItsOwnHandler() async throws {
+        let (controller, transport) = try await twoBufferController()
+        let handles: [UInt16] = [0x0EFF, 0x0040, 0x0002, 0x0100, 0x0041, 0x0001, 0x0777, 0x0042, 0x0003]
+        var handlers: [UInt16: RecordingACLHandler] = [:]
+        for handle in handles {
+            handlers[handle] = RecordingACLHandler()
+            controller.setACLHandler(handlers[handle], for: ConnectionHandle(rawValue: handle))
+        }
+        for handle in handles.reversed() {
+            transport.deliver([0x02, UInt8(handle & 0xFF), UInt8(handle >> 8) | 0x20, 0x01, 0x00, UInt8(handle & 0xFF)])
+        }
+        for handle in handles {
+            #expect(handlers[handle]?.packets.values.map(\.payload) == [[UInt8(handle & 0xFF)]], "handle \(handle)")
+            #expect(handlers[handle]?.packets.values.map(\.handle) == [ConnectionHandle(rawValue: handle)])
+        }
+        transport.deliver([0x02, 0x50, 0x20, 0x01, 0x00, 0x00])
+        #expect(controller.counters.aclPacketsWithoutHandler == 1)
+    }
+
     /// Until the transport reports the end of a read, each packet is a batch of its own; after,
     /// batches end where the transport says, on every link.
     @Test func batchesEndPerPacketUntilTheTransportReportsItsReads() async throws {

@@ -25,8 +25,6 @@ struct LinkSecurityDeadlines {
     /// The earliest deadline, nil when nothing is waited for.
     var next: Duration? { deadlines.next }
 
-    var smpTimer: Duration? { deadlines.deadline(of: .smpTimer) }
-
     var remindsCentral: Bool { deadlines.deadline(of: .securityRequestReminder) != nil }
 
     /// (Re)starts the SMP timer: every SMP command sent or received while pairing.

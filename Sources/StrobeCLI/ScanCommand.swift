@@ -28,7 +28,7 @@ struct ScanCommand: AsyncParsableCommand {
 
     func run() async throws {
         let session = try await ControllerSession.open(global)
-        let scanner = StrobeHost.Scanner(controller: session.controller)
+        let scanner = LEScanner(controller: session.controller)
         let devices: [DiscoveredDevice]
         do {
             devices = try await scanner.scan(
@@ -64,7 +64,7 @@ struct ScanCommand: AsyncParsableCommand {
 enum ScanMode: String, ExpressibleByArgument, CaseIterable {
     case automatic, legacy, extended
 
-    var scannerMode: StrobeHost.Scanner.Mode {
+    var scannerMode: LEScanner.Mode {
         switch self {
         case .automatic: .automatic
         case .legacy: .legacy

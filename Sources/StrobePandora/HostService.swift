@@ -140,9 +140,9 @@ struct HostService: Pandora_Host.SimpleServiceProtocol {
         guard let ownAddressType = UInt8(exactly: request.ownAddressType.rawValue), ownAddressType <= 0x03 else {
             throw RPCError(code: .invalidArgument, message: "own_address_type \(request.ownAddressType.rawValue) is none of the four")
         }
-        let scanner = Scanner(controller: stack.controller)
+        let scanner = LEScanner(controller: stack.controller)
         let reports = scanner.reports()
-        try await scanner.start(Scanner.Configuration(
+        try await scanner.start(LEScanner.Configuration(
             active: !request.passive, interval: interval, window: window, mode: request.legacy ? .legacy : .automatic,
             ownAddressType: LEOwnAddressType(rawValue: ownAddressType), phys: phys))
         var merger = ScanResponseMerger(active: !request.passive)

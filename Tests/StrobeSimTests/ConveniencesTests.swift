@@ -54,7 +54,7 @@ import Testing
         try await controller.open()
         defer { controller.close() }
         let (results, report) = AsyncStream.makeStream(of: [DiscoveredDevice].self)
-        StrobeHost.Scanner(controller: controller).scan(for: .milliseconds(500)) { result in
+        LEScanner(controller: controller).scan(for: .milliseconds(500)) { result in
             report.yield((try? result.get()) ?? [])
         }
         var iterator = results.makeAsyncIterator()

@@ -16,8 +16,8 @@ import Testing
                 let random = BluetoothAddress("C1:00:00:00:00:01")!
                 let central = Central(controller: controller, clock: clock,
                                       configuration: Central.Configuration(ownAddress: .staticRandom(random)))
-                let scanner = Scanner(controller: controller)
-                let configuration = Scanner.Configuration(ownAddressType: .random)
+                let scanner = LEScanner(controller: controller)
+                let configuration = LEScanner.Configuration(ownAddressType: .random)
                 await #expect(throws: HCIError.commandFailed(.leSetScanEnable, .invalidHCICommandParameters)) {
                     try await scanner.start(configuration)
                 }

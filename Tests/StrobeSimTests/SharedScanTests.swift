@@ -32,7 +32,7 @@ import Testing
         var discoveries = grips.discoveries().makeAsyncIterator()
         try await grips.startScanning()
         async let flashes = novas.connect(.all)
-        async let seen = StrobeHost.Scanner(controller: controller).scan(for: .seconds(2))
+        async let seen = LEScanner(controller: controller).scan(for: .seconds(2))
         let names = try await Set(seen.compactMap(\.name))
         #expect(names == ["Nova", "Nova2", "Grip-S1", "Pen-S1", "Strobe-Test", "LEDBLE-Key", "AB Shutter3"])
         #expect(try await flashes.map(\.flash.model).sorted { "\($0)" < "\($1)" } == [.v1, .v2])

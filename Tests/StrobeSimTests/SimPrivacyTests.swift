@@ -34,7 +34,7 @@ import Testing
 
                 // The device rotates its address while it advertises: the bond still recognises it.
                 let bond = try #require(store.bonds().first)
-                let scanner = Scanner(controller: controller)
+                let scanner = LEScanner(controller: controller)
                 let updates = scanner.updates()
                 try await scanner.start()
                 let rotated = try await withTimeout(.seconds(10), clock: clock) { () async -> BluetoothAddress? in

@@ -32,7 +32,7 @@ import Testing
 
     static func scanFindsEveryDeviceWithItsRSSI(_ clock: VirtualClock) async throws {
         let host = try await Self.host(clock: clock)
-        let scanner = StrobeHost.Scanner(controller: host.controller)
+        let scanner = LEScanner(controller: host.controller)
         let updates = scanner.updates()
         try await scanner.start()
         var byName: [String: Int?] = [:]

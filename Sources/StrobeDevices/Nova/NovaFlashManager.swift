@@ -188,7 +188,7 @@ public final class NovaFlashManager: Sendable {
     @discardableResult
     public func connect(_ selection: Selection) async throws -> [ConnectedFlash] {
         setStatus(.scanning)
-        let scanner = StrobeHost.Scanner(controller: central.controller)
+        let scanner = LEScanner(controller: central.controller)
         let seen = try await scanner.scan(for: configuration.scanBurst)
         let novas = seen.filter { device in
             guard let name = device.name else { return false }

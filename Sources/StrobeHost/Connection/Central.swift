@@ -142,7 +142,7 @@ public final class Central: Sendable {
 
     /// Scans until a device advertising `name` is seen (or `scanTimeout` passes), then connects.
     public func connect(name: String, scanTimeout: Duration = .seconds(5), timeout: Duration? = nil) async throws -> LEConnection {
-        let scanner = Scanner(controller: controller)
+        let scanner = LEScanner(controller: controller)
         let updates = scanner.updates()
         try await scanner.start()
         let found: DiscoveredDevice?
@@ -205,7 +205,7 @@ public final class Central: Sendable {
 
     /// The first advertisement the bond recognises, within `limit`.
     private func scan(for bond: Bond, within limit: Duration) async throws -> DiscoveredDevice? {
-        let scanner = Scanner(controller: controller)
+        let scanner = LEScanner(controller: controller)
         let updates = scanner.updates()
         try await scanner.start()
         let found: DiscoveredDevice?

@@ -10,7 +10,7 @@ import StrobeHCI
 /// for all of them (active if any asks, the shortest interval), enabled while any scans; each
 /// scanner sees every report while it scans, and stopping one leaves the others scanning as
 /// they were (the last one turns the scan off).
-public final class Scanner: Sendable {
+public final class LEScanner: Sendable {
     public enum Mode: Sendable, Hashable {
         /// Extended scanning when the controller supports it, legacy otherwise.
         case automatic
@@ -308,7 +308,7 @@ public final class Scanner: Sendable {
     }
 }
 
-extension Scanner {
+extension LEScanner {
     struct FragmentKey: Hashable {
         var id: DiscoveredDevice.ID
         var sid: UInt8

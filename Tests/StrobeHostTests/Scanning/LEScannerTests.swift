@@ -7,14 +7,14 @@ private let bumbleAdvertisement = bytes("02 01 06 0e 09 42 75 6d 62 6c 65 2d 50 
 private let bumbleAddress = BluetoothAddress("F0:F1:F2:F3:F4:F5")!
 
 private func openScanner(extendedScanning: Bool, clock: VirtualClock = VirtualClock()) async throws
-    -> (Scanner, ScriptedTransport) {
+    -> (LEScanner, ScriptedTransport) {
     let transport = scriptedController(extendedScanning: extendedScanning)
     let controller = HCIController(transport: transport, clock: clock)
     try await controller.open()
-    return (Scanner(controller: controller), transport)
+    return (LEScanner(controller: controller), transport)
 }
 
-@Suite(.timeLimit(.minutes(1))) struct ScannerTests {
+@Suite(.timeLimit(.minutes(1))) struct LEScannerTests {
     @Test func legacyScanningWhenExtendedIsNotSupported() async throws {
         let (scanner, transport) = try await openScanner(extendedScanning: false)
         try await scanner.start()
@@ -156,7 +156,7 @@ private func openScanner(extendedScanning: Bool, clock: VirtualClock = VirtualCl
     /// stops the other, and the controller's scan is disabled only when both are done.
     @Test func twoScannersShareTheControllersScan() async throws {
         let (first, transport) = try await openScanner(extendedScanning: false)
-        let second = Scanner(controller: first.controller)
+        let second = LEScanner(controller: first.controller)
         try await first.start(.init(active: false))
         try await second.start(.init(active: true, interval: .milliseconds(30), window: .milliseconds(30)))
         // The second wants more: the scan restarts active at its interval, for both.
@@ -188,7 +188,7 @@ private func openScanner(extendedScanning: Bool, clock: VirtualClock = VirtualCl
         let (first, transport) = try await openScanner(extendedScanning: false)
         try await first.start()
         let sent = transport.sent.count
-        let second = Scanner(controller: first.controller)
+        let second = LEScanner(controller: first.controller)
         try await second.start(.init(active: false, interval: .milliseconds(100), window: .milliseconds(10)))
         #expect(second.isScanning && transport.sent.count == sent)
         try await first.stop()
@@ -212,9 +212,9 @@ private func openScanner(extendedScanning: Bool, clock: VirtualClock = VirtualCl
         }
         let controller = HCIController(transport: transport, clock: VirtualClock())
         try await controller.open()
-        let first = Scanner(controller: controller)
+        let first = LEScanner(controller: controller)
         try await first.start(.init(active: false))
-        let second = Scanner(controller: controller)
+        let second = LEScanner(controller: controller)
         await #expect(throws: HCIError.commandFailed(.leSetScanParameters, .commandDisallowed)) {
             try await second.start(.init(active: true))
         }
@@ -230,10 +230,10 @@ private func openScanner(extendedScanning: Bool, clock: VirtualClock = VirtualCl
     @Test func aScanThatCannotShareIsRefused() async throws {
         let (legacy, transport) = try await openScanner(extendedScanning: true)
         try await legacy.start(.init(mode: .legacy))
-        let automatic = Scanner(controller: legacy.controller)
+        let automatic = LEScanner(controller: legacy.controller)
         try await automatic.start()
         #expect(!automatic.usesExtendedScanning)
-        let extended = Scanner(controller: legacy.controller)
+        let extended = LEScanner(controller: legacy.controller)
         await #expect(throws: HCIError.scanConflict(extended: false, ownAddressType: .public)) {
             try await extended.start(.init(mode: .extended))
         }
@@ -246,7 +246,7 @@ private func openScanner(extendedScanning: Bool, clock: VirtualClock = VirtualCl
         await #expect(throws: HCIError.scanConflict(extended: true, ownAddressType: .public)) {
             try await legacy.start(.init(mode: .legacy))
         }
-        let other = Scanner(controller: legacy.controller)
+        let other = LEScanner(controller: legacy.controller)
         try await other.start()
         #expect(other.usesExtendedScanning)
         await #expect(throws: HCIError.scanConflict(extended: true, ownAddressType: .public)) {

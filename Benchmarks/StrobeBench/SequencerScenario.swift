@@ -40,9 +40,9 @@ enum SequencerScenario {
         var name: String { inner.name }
         func close() { inner.close() }
 
-        func start(_ sink: any HCIPacketSink) throws { try inner.start(Stamp(window: self, downstream: sink)) }
+        func start(_ sink: any HCIPacketSink) throws(TransportError) { try inner.start(Stamp(window: self, downstream: sink)) }
 
-        func send(_ h4Packet: UnsafeRawBufferPointer) throws {
+        func send(_ h4Packet: UnsafeRawBufferPointer) throws(TransportError) {
             // [0x02][handle u16][length u16][L2CAP length u16][CID u16][0x12][handle u16][value...]
             if h4Packet.count >= 13, h4Packet[0] == 0x02, h4Packet[7] == 0x04, h4Packet[9] == 0x12, h4Packet[12] == 0x02 {
                 let now = nowNanoseconds()

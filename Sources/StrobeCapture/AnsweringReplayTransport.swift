@@ -55,7 +55,7 @@ public final class AnsweringReplayTransport: HCITransport {
     /// capture's own host-to-controller records.
     public var statistics: ReplayStatistics { state.withLock { $0.statistics } }
 
-    public func start(_ sink: any HCIPacketSink) throws {
+    public func start(_ sink: any HCIPacketSink) throws(TransportError) {
         let script: ReplayScript
         do throws(BtsnoopError) {
             let reader: BtsnoopReader
@@ -84,7 +84,7 @@ public final class AnsweringReplayTransport: HCITransport {
         }
     }
 
-    public func send(_ h4Packet: UnsafeRawBufferPointer) throws {
+    public func send(_ h4Packet: UnsafeRawBufferPointer) throws(TransportError) {
         let accepted = state.withLock { state -> Bool in
             guard state.running, !state.stopRequested, let script = state.script else { return false }
             state.statistics.sent += 1

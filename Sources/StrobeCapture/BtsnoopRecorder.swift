@@ -23,7 +23,7 @@ public struct RecorderStatistics: Sendable, Equatable {
 /// it causes. The file is flushed after every record and closed when the transport closes.
 public final class BtsnoopRecorder: HCITransport {
     public let transport: any HCITransport
-    private let clock: @Sendable () -> BtsnoopTimestamp
+    private let timestamp: @Sendable () -> BtsnoopTimestamp
     private let state: Mutex<State>
 
     private struct State {
@@ -47,19 +47,20 @@ public final class BtsnoopRecorder: HCITransport {
         clock: @escaping @Sendable () -> BtsnoopTimestamp = { BtsnoopTimestamp.now() }
     ) {
         self.transport = transport
-        self.clock = clock
+        self.timestamp = clock
         state = Mutex(State(writer: writer))
     }
 
     public var name: String { "\(transport.name) (recorded)" }
+    public var clock: any Clock<Duration> { transport.clock }
 
     public var statistics: RecorderStatistics { state.withLock { $0.statistics } }
 
-    public func start(_ sink: any HCIPacketSink) throws {
+    public func start(_ sink: any HCIPacketSink) throws(TransportError) {
         try transport.start(RecordingSink(recorder: self, downstream: sink))
     }
 
-    public func send(_ h4Packet: UnsafeRawBufferPointer) throws {
+    public func send(_ h4Packet: UnsafeRawBufferPointer) throws(TransportError) {
         if let first = h4Packet.first, let type = HCIPacketType(rawValue: first) {
             record(type, .hostToController, UnsafeRawBufferPointer(rebasing: h4Packet[1...]))
         } else {
@@ -83,7 +84,7 @@ public final class BtsnoopRecorder: HCITransport {
 
     func record(_ type: HCIPacketType, _ direction: BtsnoopDirection, _ payload: UnsafeRawBufferPointer) {
         let payload = BorrowedBytes(payload)
-        let clock = self.clock
+        let clock = self.timestamp
         state.withLock { state in
             guard let writer = state.writer else { return }
             do throws(BtsnoopError) {
@@ -100,7 +101,7 @@ public final class BtsnoopRecorder: HCITransport {
     /// An outgoing packet with no valid H4 indicator: kept verbatim where H4 can hold it.
     private func recordUndecodable(_ bytes: UnsafeRawBufferPointer) {
         let bytes = BorrowedBytes(bytes)
-        let clock = self.clock
+        let clock = self.timestamp
         state.withLock { state in
             guard let writer = state.writer else { return }
             do throws(BtsnoopError) {

@@ -81,7 +81,7 @@ public final class ReplayTransport: HCITransport {
         return s
     }
 
-    public func start(_ sink: any HCIPacketSink) throws {
+    public func start(_ sink: any HCIPacketSink) throws(TransportError) {
         let reader: BtsnoopReader
         do throws(BtsnoopError) {
             switch source {
@@ -105,7 +105,7 @@ public final class ReplayTransport: HCITransport {
         }
     }
 
-    public func send(_ h4Packet: UnsafeRawBufferPointer) throws {
+    public func send(_ h4Packet: UnsafeRawBufferPointer) throws(TransportError) {
         let running = state.withLock { state in
             if case .running = state { true } else { false }
         }

@@ -8,22 +8,33 @@ public protocol HCITransport: AnyObject, Sendable {
     var name: String { get }
 
     /// Starts the reader. Every packet received from now on goes to `sink`.
-    /// Throws `TransportError` when the link cannot be used.
-    func start(_ sink: any HCIPacketSink) throws
+    /// Throws when the link cannot be used.
+    func start(_ sink: any HCIPacketSink) throws(TransportError)
 
     /// Writes one whole H4 packet (packet type byte first) with a single write,
     /// completing partial writes. Safe to call from any thread.
-    func send(_ h4Packet: UnsafeRawBufferPointer) throws
+    func send(_ h4Packet: UnsafeRawBufferPointer) throws(TransportError)
 
     /// Stops the reader and releases the link. `HCIPacketSink.transportDidClose(_:)` follows once.
     /// Closing twice is harmless.
     func close()
+
+    /// The clock the controller behind this link keeps time on, for the host above it to wait
+    /// on too: the real one (`ContinuousClock`) unless the controller is simulated.
+    var clock: any Clock<Duration> { get }
 }
 
 extension HCITransport {
+    public var clock: any Clock<Duration> { ContinuousClock() }
+
     /// Writes one whole H4 packet held in an array (a convenience for control-plane traffic).
-    public func send(_ h4Packet: [UInt8]) throws {
-        try h4Packet.withUnsafeBytes { try send($0) }
+    public func send(_ h4Packet: [UInt8]) throws(TransportError) {
+        // `withUnsafeBytes` rethrows untyped: the error is carried out of it by hand.
+        let failure: TransportError? = h4Packet.withUnsafeBytes { bytes in
+            do throws(TransportError) { try send(bytes) } catch { return error }
+            return nil
+        }
+        if let failure { throw failure }
     }
 }
 

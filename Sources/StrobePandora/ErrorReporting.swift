@@ -33,7 +33,12 @@ struct ErrorReporting: ServerInterceptor {
     }
 
     private func report(_ error: any Error, in method: String) -> RPCError {
-        let rpcError = error as? RPCError ?? RPCError(code: .unknown, message: "\(error)")
+        let rpcError: RPCError
+        switch error {
+        case let error as RPCError: rpcError = error
+        // The stack's own errors reach the test as UNKNOWN with what they say.
+        default: rpcError = RPCError(code: .unknown, message: "\(error)")
+        }
         logger.log(level: Task.isCancelled ? .debug : .warning, "call failed", metadata: [
             "method": "\(method)", "code": "\(rpcError.code)", "error": "\(rpcError.message)"])
         return rpcError

@@ -38,7 +38,7 @@ final class PandoraStack: Sendable {
     static func open(_ spec: TransportSpec, randomAddress: BluetoothAddress, bonds: InMemoryBondStore,
                      pairing: PandoraPairing, logger: Logger) async throws -> PandoraStack {
         let transport = try spec.openIncludingSimulatedWorld()
-        let clock: any Clock<Duration> = (transport as? SimTransport)?.clock ?? ContinuousClock()
+        let clock = transport.clock
         let controller = HCIController(transport: transport, clock: clock, configuration: HCIController.Configuration(
             livenessProbeInterval: .seconds(5), logger: logger))
         do {

@@ -79,7 +79,8 @@ public final class SimTransport: HCITransport, Sendable {
 
     public init(scenario: SimScenario = .standard) {
         let environment = Self.environment
-        clock = environment?.clock ?? ContinuousClock()
+        let clock: any Clock<Duration> = environment?.clock ?? ContinuousClock()
+        self.clock = clock
         world = SimWorld(scenario: scenario, clock: clock)
         controller = world.makeHostController()
         environment?.opened(world)
@@ -87,8 +88,8 @@ public final class SimTransport: HCITransport, Sendable {
     }
 
     public var name: String { "sim" }
-    public func start(_ sink: any HCIPacketSink) throws { try controller.start(sink) }
-    public func send(_ h4Packet: UnsafeRawBufferPointer) throws { try controller.send(h4Packet) }
+    public func start(_ sink: any HCIPacketSink) throws(TransportError) { try controller.start(sink) }
+    public func send(_ h4Packet: UnsafeRawBufferPointer) throws(TransportError) { try controller.send(h4Packet) }
     public func close() {
         controller.close()
         world.stop()

@@ -25,6 +25,8 @@ public final class VirtualController: HCITransport, Sendable {
 
     public let configuration: Configuration
     public var name: String { "sim:\(configuration.name)" }
+    /// The air's clock: the host above a simulated controller waits in the world's time.
+    public var clock: any Clock<Duration> { air.clock }
     // Strong: the air keeps its controllers and each controller its air, until `close` removes it.
     let air: VirtualAir
     let id: Int
@@ -45,7 +47,7 @@ public final class VirtualController: HCITransport, Sendable {
     /// Whether this controller has scanning enabled now (LE Set Scan Enable).
     var isScanning: Bool { air.isScanning(id) }
 
-    public func start(_ sink: any HCIPacketSink) throws {
+    public func start(_ sink: any HCIPacketSink) throws(TransportError) {
         guard !started.exchange(true, ordering: .relaxed) else { throw TransportError.notOpen }
         self.sink.withLock { $0 = sink }
         // Packets to the host go out in order, from a task of their own, as from a reader thread.
@@ -85,7 +87,7 @@ public final class VirtualController: HCITransport, Sendable {
         for continuation in resumed { continuation.resume() }
     }
 
-    public func send(_ h4Packet: UnsafeRawBufferPointer) throws {
+    public func send(_ h4Packet: UnsafeRawBufferPointer) throws(TransportError) {
         guard started.load(ordering: .relaxed), let first = h4Packet.first else { throw TransportError.notOpen }
         let payload = Array(h4Packet.dropFirst())
         switch HCIPacketType(rawValue: first) {

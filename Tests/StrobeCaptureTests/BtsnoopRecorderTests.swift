@@ -10,14 +10,14 @@ final class ScriptedTransport: HCITransport {
     let name = "scripted"
     private let state = Mutex<(sink: (any HCIPacketSink)?, sent: [[UInt8]], closed: Bool)>((nil, [], false))
 
-    func start(_ sink: any HCIPacketSink) throws {
+    func start(_ sink: any HCIPacketSink) throws(TransportError) {
         state.withLock { $0.sink = sink }
     }
 
-    func send(_ h4Packet: UnsafeRawBufferPointer) throws {
+    func send(_ h4Packet: UnsafeRawBufferPointer) throws(TransportError) {
         let packet = Array(h4Packet)
-        try state.withLock { state in
-            guard !state.closed else { throw TransportError.notOpen }
+        try state.withLock { state throws(TransportError) in
+            guard !state.closed else { throw .notOpen }
             state.sent.append(packet)
         }
     }

@@ -108,7 +108,7 @@ import Testing
         #expect(throws: TransportError.self) { try notBtsnoop.start(CollectingSink()) }
         do {
             try notBtsnoop.start(CollectingSink())
-        } catch let error as TransportError {
+        } catch {
             guard case .cannotOpen(let endpoint, let reason) = error else {
                 Issue.record("unexpected \(error)")
                 return

@@ -13,11 +13,11 @@ import Testing
         private let sink = Mutex<(any HCIPacketSink)?>(nil)
         init(_ inner: any HCITransport) { self.inner = inner }
         var name: String { inner.name }
-        func start(_ sink: any HCIPacketSink) throws {
+        func start(_ sink: any HCIPacketSink) throws(TransportError) {
             self.sink.withLock { $0 = sink }
             try inner.start(self)
         }
-        func send(_ h4Packet: UnsafeRawBufferPointer) throws { try inner.send(h4Packet) }
+        func send(_ h4Packet: UnsafeRawBufferPointer) throws(TransportError) { try inner.send(h4Packet) }
         func close() { inner.close() }
         func transportDidReceive(_ type: HCIPacketType, payload: UnsafeRawBufferPointer, at time: HostTime) {
             if type == .event, payload.first == 0x05 { return }

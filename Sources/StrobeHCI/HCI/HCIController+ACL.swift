@@ -213,7 +213,7 @@ extension HCIController {
             try transport.send(h4Packet)
         } catch {
             giveBackACLBuffer(handle)
-            throw HCIError.transport(error as? TransportError ?? .notOpen)
+            throw HCIError.transport(error)
         }
         aclCounts.sent.wrappingAdd(1, ordering: .relaxed)
     }

@@ -91,7 +91,7 @@ extension HCIController {
                 try transport.send(next.packet)
             } catch {
                 let failed = state.withLock { s in
-                    s.commands.writeFailed(id: next.id, error: .transport(error as? TransportError ?? .notOpen))
+                    s.commands.writeFailed(id: next.id, error: .transport(error))
                 }
                 finish(failed)
             }

@@ -175,7 +175,7 @@ public final class HCIController: HCIPacketSink {
         do {
             try transport.start(self)
         } catch {
-            shutDown(cause: error as? TransportError ?? .notOpen)
+            shutDown(cause: error)
             throw error
         }
         do {

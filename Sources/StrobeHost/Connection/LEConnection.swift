@@ -485,8 +485,8 @@ public final class LEConnection: Sendable, CustomStringConvertible {
 
     /// The controller stopped returning buffers: the link is of no more use. Everyone waiting
     /// hears why, and the controller is asked to drop the connection.
-    private func linkFailed(_ error: any Error) {
-        let cause = ATTBearerCloseReason.linkFailed(error as? HCIError ?? .connectionClosed(handle: handle))
+    private func linkFailed(_ error: HCIError) {
+        let cause = ATTBearerCloseReason.linkFailed(error)
         controller.logger.error("link failed", metadata: ["handle": "\(handle)", "cause": "\(cause)"])
         state.withLock { s in if s.closeReason == nil { s.closeReason = cause } }
         bearer.close(cause)
@@ -504,18 +504,18 @@ public final class LEConnection: Sendable, CustomStringConvertible {
 
 /// Carries the sender's one failure report to the connection made after it.
 private final class LinkFailureRelay: Sendable {
-    private let state = Mutex<(target: (@Sendable (any Error) -> Void)?, pending: (any Error)?)>((nil, nil))
+    private let state = Mutex<(target: (@Sendable (HCIError) -> Void)?, pending: (HCIError)?)>((nil, nil))
 
-    func report(_ error: any Error) {
-        let target = state.withLock { s -> (@Sendable (any Error) -> Void)? in
+    func report(_ error: HCIError) {
+        let target = state.withLock { s -> (@Sendable (HCIError) -> Void)? in
             if s.target == nil { s.pending = error }
             return s.target
         }
         target?(error)
     }
 
-    func connect(_ target: @escaping @Sendable (any Error) -> Void) {
-        let pending = state.withLock { s -> (any Error)? in
+    func connect(_ target: @escaping @Sendable (HCIError) -> Void) {
+        let pending = state.withLock { s -> (HCIError)? in
             s.target = target
             defer { s.pending = nil }
             return s.pending

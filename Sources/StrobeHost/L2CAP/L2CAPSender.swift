@@ -30,7 +30,7 @@ final class L2CAPSender: ATTChannel, Sendable {
 
     /// `maximumSDU` bounds a PDU's payload: the largest ATT MTU this host uses (517) plus room.
     init(controller: HCIController, fragmenter: L2CAPFragmenter, maximumSDU: Int = 1024,
-         onFailure: @escaping @Sendable (any Error) -> Void) {
+         onFailure: @escaping @Sendable (HCIError) -> Void) {
         self.controller = controller
         self.fragmenter = fragmenter
         handle = fragmenter.connectionHandle
@@ -50,7 +50,7 @@ final class L2CAPSender: ATTChannel, Sendable {
                     job.completion?(.success(()))
                 } catch {
                     job.completion?(.failure(error))
-                    if case HCIError.noACLCredits = error, failure.keep(error) { onFailure(error) }
+                    if let error = error as? HCIError, case .noACLCredits = error, failure.keep(error) { onFailure(error) }
                 }
             }
         }

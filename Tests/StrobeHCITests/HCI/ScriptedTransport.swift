@@ -32,14 +32,14 @@ final class ScriptedTransport: HCITransport {
     var sent: [[UInt8]] { state.withLock { $0.sent } }
     var isClosed: Bool { state.withLock { $0.closed } }
 
-    func start(_ sink: any HCIPacketSink) throws {
+    func start(_ sink: any HCIPacketSink) throws(TransportError) {
         try state.withLock { s throws(TransportError) in
             if let error = s.startError { throw error }
             s.sink = sink
         }
     }
 
-    func send(_ h4Packet: UnsafeRawBufferPointer) throws {
+    func send(_ h4Packet: UnsafeRawBufferPointer) throws(TransportError) {
         let packet = Array(h4Packet)
         let (responder, ready) = try state.withLock { s throws(TransportError) in
             guard !s.closed, s.sink != nil else { throw TransportError.notOpen }

@@ -28,11 +28,11 @@ final class ScriptedTransport: HCITransport {
     /// another's).
     func answers(to packet: [UInt8]) -> [[UInt8]] { state.withLock { $0.responder }?(packet) ?? [] }
 
-    func start(_ sink: any HCIPacketSink) throws {
+    func start(_ sink: any HCIPacketSink) throws(TransportError) {
         state.withLock { $0.sink = sink }
     }
 
-    func send(_ h4Packet: UnsafeRawBufferPointer) throws {
+    func send(_ h4Packet: UnsafeRawBufferPointer) throws(TransportError) {
         let packet = Array(h4Packet)
         let responder = try state.withLock { s throws(TransportError) in
             guard !s.closed, s.sink != nil else { throw TransportError.notOpen }

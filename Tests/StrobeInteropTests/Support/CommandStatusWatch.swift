@@ -18,12 +18,12 @@ final class CommandStatusWatch: HCITransport, HCIPacketSink {
 
     var name: String { inner.name }
 
-    func start(_ sink: any HCIPacketSink) throws {
+    func start(_ sink: any HCIPacketSink) throws(TransportError) {
         downstream.withLock { $0 = sink }
         try inner.start(self)
     }
 
-    func send(_ h4Packet: UnsafeRawBufferPointer) throws { try inner.send(h4Packet) }
+    func send(_ h4Packet: UnsafeRawBufferPointer) throws(TransportError) { try inner.send(h4Packet) }
 
     func close() { inner.close() }
 

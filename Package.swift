@@ -36,6 +36,8 @@ let package = Package(
         .package(url: "https://github.com/grpc/grpc-swift-nio-transport", from: "2.9.2"),
         .package(url: "https://github.com/grpc/grpc-swift-protobuf", from: "2.4.1"),
         .package(url: "https://github.com/apple/swift-protobuf", from: "1.39.0"),
+        // `swift package generate-documentation --target Strobe`: the DocC catalog in Sources/Strobe.
+        .package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.5.0"),
     ],
     targets: [
         // The only C in the stack: the kernel's HCI socket, over the libbluetooth-dev headers.
@@ -69,7 +71,11 @@ let package = Package(
             name: "StrobeLightsHTTP",
             dependencies: ["StrobeLights", .product(name: "AsyncHTTPClient", package: "async-http-client")]),
         .target(name: "StrobeSequencer", dependencies: ["StrobeHCI", "StrobeHost", "StrobeDevices", "StrobeLights"]),
-        .target(name: "Strobe", dependencies: ["StrobeHCI", "StrobeCapture", "StrobeHost", "StrobeDevices"]),
+        // The front door (BluetoothHost, Peer) and the DocC catalog over everything it re-exports.
+        .target(
+            name: "Strobe",
+            dependencies: ["StrobeHCI", "StrobeCapture", "StrobeHost", "StrobeDevices", "StrobeSecurity",
+                           .product(name: "Logging", package: "swift-log")]),
         // The `strobe` tool's commands; its two executables differ only in the LIFX HTTP backend.
         .target(
             name: "StrobeCLI",

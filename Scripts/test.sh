@@ -4,7 +4,8 @@
 # user channel, in a qemu guest) and the fuzz targets (Scripts/fuzz.sh --check: the build's
 # strobe-fuzz on every target's regressions, seeds and 20000 fixed mutations of them) beside it,
 # then the conformance suite (avatar's LE classes against the build's strobe-pandora,
-# Scripts/conformance.sh). Every phase runs even when an earlier one failed; at the end one line
+# Scripts/conformance.sh). Before the suites, the DocC catalog builds without a warning
+# (Scripts/docs.sh). Every phase runs even when an earlier one failed; at the end one line
 # per phase gives its time and counts, then the "N passed, M failed" total.
 #
 #   Scripts/test.sh               everything
@@ -107,6 +108,15 @@ end() {
   job_status=1 job_time=0
   if [ -f "$logs/$name.status" ]; then read -r job_status job_time <"$logs/$name.status"; fi
 }
+# The DocC catalog, before the suites: it builds in .build too, and would wait on their lock.
+start=$SECONDS
+docs_status=0
+Scripts/docs.sh >"$logs/docs.log" 2>&1 || docs_status=$?
+cat "$logs/docs.log"
+read -r docs_passed docs_failed < <(last_counts "$logs/docs.log")
+[ "$docs_status" -eq 0 ] || [ "$docs_failed" -gt 0 ] || docs_failed=1
+docs_time=$((SECONDS - start))
+
 # The executables the build made: building them again here would wait on the Swift suite's lock.
 bin=$(swift build --show-bin-path)
 begin swift Scripts/swift-suite.sh
@@ -135,6 +145,7 @@ trap - INT TERM
 
 record install "$install_time"
 record build "$build_time"
+record docs "$docs_time" "$docs_passed" "$docs_failed" "swift package generate-documentation --target Strobe, no warning"
 record swift-suite "$swift_time" "$passed" "$failed"
 record kernel-suite "$kernel_time" "$kernel_passed" "$kernel_failed" "beside the Swift suite"
 record fuzzers "$fuzz_time" "$fuzz_clean" "$fuzz_failed" "beside the Swift suite; targets without a crash on their regressions, seeds and 20000 mutations each"

@@ -21,6 +21,8 @@ public enum TransportSpec: Sendable, Equatable, CustomStringConvertible {
     /// The serial speed used when none is given: what most USB-serial HCI dongles run at.
     public static let defaultBaudRate = 1_000_000
 
+    /// Reads a specification as the `strobe` tool takes it (the forms above). Throws
+    /// `TransportError.invalidSpecification` saying what was wrong.
     public init(parsing text: String) throws(TransportError) {
         if text == "sim" {
             self = .sim(scenario: nil)
@@ -88,6 +90,7 @@ public enum TransportSpec: Sendable, Equatable, CustomStringConvertible {
         }
     }
 
+    /// The specification as `init(parsing:)` reads it.
     public var description: String {
         switch self {
         case .sim(let scenario): scenario.map { "sim:\($0)" } ?? "sim"

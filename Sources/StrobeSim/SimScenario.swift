@@ -168,7 +168,7 @@ extension SimulatedDeviceDescription.Kind {
             return SimulatedStylus(clock: clock, batches: description.count ?? 125, channelPSM: description.channelPSM,
                                    interval: interval > 0 ? .microseconds(Int64(interval * 1000)) : .zero)
         case .test:
-            return SimulatedTestDevice(clock: clock, notifications: description.count ?? 100)
+            return SimulatedTestDevice(clock: clock, notifications: description.count ?? 100, battery: battery)
         case .lednet:
             return SimulatedLEDnetLight()
         case .remote:

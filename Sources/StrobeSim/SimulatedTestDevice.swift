@@ -2,8 +2,8 @@ import StrobeHCI
 import StrobeHost
 import Synchronization
 
-/// A generic device for tests: a readable 300-byte value, a writable one, and a notifying one
-/// that counts up once subscribed.
+/// A generic device for tests: a readable 300-byte value, a writable one, a notifying one
+/// that counts up once subscribed, and a Battery Service (87 % unless the scenario says).
 final class SimulatedTestDevice: SimulatedBehaviour {
     static let service = BluetoothUUID("8D1E0001-3B5A-4C6E-9F00-5A7B0BE0C0DE")
     static let long = BluetoothUUID("8D1E0002-3B5A-4C6E-9F00-5A7B0BE0C0DE")
@@ -14,9 +14,12 @@ final class SimulatedTestDevice: SimulatedBehaviour {
     let notifications: Int
     private let events = SimLog()
 
-    init(clock: any Clock<Duration>, notifications: Int) {
+    let battery: UInt8
+
+    init(clock: any Clock<Duration>, notifications: Int, battery: UInt8) {
         self.clock = clock
         self.notifications = notifications
+        self.battery = battery
     }
 
     var log: [String] { events.all }
@@ -32,6 +35,9 @@ final class SimulatedTestDevice: SimulatedBehaviour {
         })
         let counter = database.addCharacteristic(Self.counter, properties: [.notify])
         counterHandle.withLock { $0 = counter.valueHandle }
+        // Last, so that the handles above stay where earlier captures have them.
+        database.addPrimaryService(.batteryService)
+        database.addCharacteristic(.batteryLevel, properties: [.read], value: [battery])
     }
 
     func attach(to peripheral: Peripheral) {

@@ -10,6 +10,10 @@ public struct NotificationSequence: AsyncSequence, Sendable {
 
     let ring: NotificationRing
 
+    /// The ring's counters: what was delivered, and what was dropped because the consumer fell
+    /// behind (`droppedFull`) or a value did not fit (`droppedOversized`).
+    public var counters: NotificationRingCounters { ring.counters }
+
     public func makeAsyncIterator() -> Iterator {
         Iterator(ring: ring, isActive: ring.claim(.sequence))
     }

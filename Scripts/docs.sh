@@ -1,0 +1,20 @@
+#!/usr/bin/env bash
+# Builds the Strobe library's DocC catalog (swift-docc-plugin) and fails on any warning: a broken
+# link, a symbol an article names that does not exist, a malformed directive.
+# Prints "1 passed, 0 failed" or "0 passed, 1 failed" last, as the other suites do.
+set -uo pipefail
+cd "$(dirname "$0")/.."
+log=$(mktemp)
+trap 'rm -f "$log"' EXIT
+status=0
+swift package generate-documentation --target Strobe >"$log" 2>&1 || status=$?
+# Warnings of the documentation itself, not of dependencies' package manifests.
+warnings=$(grep -E '^(warning|error):|: (warning|error):' "$log" | grep -v "found [0-9]* file(s) which are unhandled" || true)
+if [ "$status" -ne 0 ] || [ -n "$warnings" ]; then
+  cat "$log"
+  echo "docs: generate-documentation exited $status with $(printf '%s' "$warnings" | grep -c . || true) warnings"
+  echo "0 passed, 1 failed"
+  exit 1
+fi
+echo "docs: the Strobe catalog builds without warnings ($(grep -c . <<<"$(ls Sources/Strobe/Strobe.docc)") files)"
+echo "1 passed, 0 failed"

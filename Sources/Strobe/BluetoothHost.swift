@@ -1,0 +1,121 @@
+import Logging
+import StrobeHCI
+import StrobeHost
+
+/// What an app starts from: one controller, opened and owned, with everything above it.
+///
+/// The host runs the controller's init, keeps its clock (the transport's: real time, or the
+/// simulated world's), its security manager and bond store, and the central role with its
+/// connections. Scans share the controller: any number may run at once, each seeing every
+/// advertiser while it scans, and the controller scans while any of them does.
+///
+/// ```swift
+/// let host = try await BluetoothHost(transport: TransportSpec.hci(0).open())
+/// let peer = try await host.connect(name: "Pen-S1")
+/// ```
+public final class BluetoothHost: Sendable {
+    /// What the host is made with: the central's link settings, security and bonds, deadlines, logging.
+    public struct Configuration: Sendable {
+        /// What links ask for: the ATT MTU, connection intervals, timeouts, the own address.
+        public var central: Central.Configuration
+        /// Whether pairing is allowed, bonding, Secure Connections, the minimum key size.
+        public var security: SecurityManager.Configuration
+        /// Where bonds are kept between runs (a `FileBondStore`); `nil` keeps them in memory,
+        /// for this run only.
+        public var bondStore: (any BondStore)?
+        /// Answers pairing's questions (passkeys, numeric comparison); `nil` pairs Just Works.
+        public var pairingDelegate: (any PairingDelegate)?
+        /// How long the controller has to answer a command before the host gives up on it.
+        public var commandTimeout: Duration
+        /// Where the host logs (keys and tokens never appear in it).
+        public var logger: Logger
+
+        /// The defaults: an ATT MTU of 247, pairing allowed with bonds kept in memory, Just
+        /// Works, commands answered within 2 s.
+        public init(central: Central.Configuration = Central.Configuration(),
+                    security: SecurityManager.Configuration = SecurityManager.Configuration(),
+                    bondStore: (any BondStore)? = nil, pairingDelegate: (any PairingDelegate)? = nil,
+                    commandTimeout: Duration = .seconds(2), logger: Logger = Logger(label: "strobe")) {
+            self.central = central
+            self.security = security
+            self.bondStore = bondStore
+            self.pairingDelegate = pairingDelegate
+            self.commandTimeout = commandTimeout
+            self.logger = logger
+        }
+    }
+
+    /// The controller, open. Apps rarely need it: the host and its peers do what it offers.
+    public let controller: HCIController
+    /// What the controller reported when it was opened (address, version, buffers, features).
+    public let info: ControllerInfo
+    /// The central role: connecting, and the connections that are up.
+    public let central: Central
+    /// Pairing, encryption and bonds for every link of this host.
+    public let security: SecurityManager
+    /// The transport's clock, which every wait of the host runs on.
+    public let clock: any Clock<Duration>
+
+    /// Opens `transport`'s controller (its init sequence) and takes it over. Throws the
+    /// controller's error when it cannot be opened; the transport is closed then.
+    public init(transport: any HCITransport, configuration: Configuration = Configuration()) async throws {
+        clock = transport.clock
+        controller = HCIController(
+            transport: transport, clock: clock,
+            configuration: HCIController.Configuration(commandTimeout: configuration.commandTimeout, logger: configuration.logger))
+        do {
+            info = try await controller.open()
+        } catch {
+            controller.close()
+            throw error
+        }
+        security = SecurityManager(configuration: configuration.security, store: configuration.bondStore,
+                                   delegate: configuration.pairingDelegate)
+        central = Central(controller: controller, clock: clock, configuration: configuration.central, security: security)
+    }
+
+    // MARK: Scanning
+
+    /// A scan client of its own: start and stop it as you like; others scanning on this host
+    /// are not disturbed by it, nor it by them.
+    public func scanner() -> LEScanner { LEScanner(controller: controller) }
+
+    /// Scans for `duration` and returns every device seen, beside any other scan on this host.
+    public func scan(for duration: Duration, configuration: LEScanner.Configuration = LEScanner.Configuration())
+        async throws -> [DiscoveredDevice] {
+        try await scanner().scan(for: duration, configuration: configuration)
+    }
+
+    // MARK: Connecting
+
+    /// Scans until a device advertising `name` is seen (within `scanTimeout`), then connects
+    /// and exchanges the ATT MTU.
+    public func connect(name: String, scanTimeout: Duration = .seconds(5), timeout: Duration? = nil) async throws -> Peer {
+        Peer(try await central.connect(name: name, scanTimeout: scanTimeout, timeout: timeout))
+    }
+
+    /// Connects to a device a scan found.
+    public func connect(to device: DiscoveredDevice, timeout: Duration? = nil) async throws -> Peer {
+        Peer(try await central.connect(to: device.address, addressType: device.addressType, timeout: timeout))
+    }
+
+    /// Connects to an address (no scan first).
+    public func connect(to address: BluetoothAddress, type: LEAddressType, timeout: Duration? = nil) async throws -> Peer {
+        Peer(try await central.connect(to: address, addressType: type, timeout: timeout))
+    }
+
+    /// Finds a bonded peer under its identity or any private address it resolves to, connects
+    /// and encrypts the link with the bond's key.
+    public func connect(bonded identity: BluetoothAddress, scanTimeout: Duration = .seconds(5), timeout: Duration? = nil)
+        async throws -> Peer {
+        Peer(try await central.connect(bonded: identity, scanTimeout: scanTimeout, timeout: timeout))
+    }
+
+    /// The connections that are up.
+    public var peers: [Peer] { central.connections.map(Peer.init) }
+
+    /// Closes the controller's transport: every connection ends, every wait on it fails.
+    public func close() {
+        controller.close()
+    }
+}

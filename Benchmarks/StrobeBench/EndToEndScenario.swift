@@ -16,10 +16,9 @@ enum EndToEndScenario {
         let peripheral = try BumbleProcess(arguments: ["--notify-count", "\(notifications)", "--timeout", "300",
                                                        "--adv-interval-ms", "\(advertisingIntervalMilliseconds)"])
         defer { _ = peripheral.stop() }
-        let controller = HCIController(transport: try TransportSpec(parsing: peripheral.transport).open())
-        try await controller.open()
-        defer { controller.close() }
-        let central = Central(controller: controller)
+        let host = try await BluetoothHost(transport: try TransportSpec(parsing: peripheral.transport).open())
+        defer { host.close() }
+        let central = host.central
         let ring = NotificationRing(capacity: 16_384, maxValueSize: 512)
 
         let setupStart = nowNanoseconds()

@@ -25,10 +25,10 @@ final class ReceivePath {
     /// One connection per handle, each peer at its own address, each into its own handler.
     init(connectionHandles: [UInt16], handlers: [any ATTValueHandler]) async throws {
         world = SimWorld(scenario: SimScenario(devices: []), clock: ContinuousClock())
-        let controller = HCIController(transport: world.makeHostController())
-        try await controller.open()
+        let host = try await BluetoothHost(transport: world.makeHostController())
+        let controller = host.controller
         self.controller = controller
-        central = Central(controller: controller)
+        central = host.central
         final class Taken: Sendable { let connection = Mutex<LEConnection?>(nil) }
         let taken = Taken()
         central.setIncomingConnectionHandler { connection in taken.connection.withLock { $0 = connection } }

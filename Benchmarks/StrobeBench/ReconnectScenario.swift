@@ -18,11 +18,10 @@ enum ReconnectScenario {
         let world = SimWorld(scenario: SimScenario(devices: [grip]), clock: ContinuousClock())
         try await world.start()
         defer { world.stop() }
-        let controller = HCIController(transport: world.makeHostController())
-        try await controller.open()
-        defer { controller.close() }
         let store = InMemoryBondStore()
-        let central = Central(controller: controller, security: SecurityManager(store: store))
+        let host = try await BluetoothHost(transport: world.makeHostController(), configuration: .init(bondStore: store))
+        defer { host.close() }
+        let central = host.central
 
         // The first link pairs and keeps the database with the bond.
         _ = try await link(central)

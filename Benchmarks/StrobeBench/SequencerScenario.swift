@@ -89,10 +89,9 @@ enum SequencerScenario {
         try await world.start()
         defer { world.stop() }
         let transport = Window(world.makeHostController(), trigger: trigger)
-        let controller = HCIController(transport: transport)
-        try await controller.open()
-        defer { controller.close() }
-        let central = Central(controller: controller)
+        let host = try await BluetoothHost(transport: transport)
+        defer { host.close() }
+        let central = host.central
         let manager = NovaFlashManager(central: central, clock: ContinuousClock(), configuration: .init(scanBurst: .seconds(1)))
         guard try await !manager.connect(.all).isEmpty else { throw BumbleProcess.Failure(description: "the simulated Nova did not connect") }
         var lights: ModellingLights?

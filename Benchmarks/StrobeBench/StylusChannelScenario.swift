@@ -43,10 +43,9 @@ enum StylusChannelScenario {
         let world = SimWorld(scenario: scenario, clock: ContinuousClock())
         try await world.start()
         defer { world.stop() }
-        let controller = HCIController(transport: world.makeHostController())
-        try await controller.open()
-        defer { controller.close() }
-        let connection = try await Central(controller: controller).connect(name: "Pen-S1")
+        let host = try await BluetoothHost(transport: world.makeHostController())
+        defer { host.close() }
+        let connection = try await host.central.connect(name: "Pen-S1")
 
         var run = Run()
         let start = nowNanoseconds()

@@ -27,7 +27,10 @@ public final class BluetoothHost: Sendable {
         public var pairingDelegate: (any PairingDelegate)?
         /// How long the controller has to answer a command before the host gives up on it.
         public var commandTimeout: Duration
-        /// Where the host logs (keys and tokens never appear in it).
+        /// With a value, the host asks a controller that has been quiet this long whether it is
+        /// still there, and closes it when it does not answer (instead of looking idle).
+        public var livenessProbeInterval: Duration?
+        /// Where the host logs (keys and tokens never appear in it); by default nowhere.
         public var logger: Logger
 
         /// The defaults: an ATT MTU of 247, pairing allowed with bonds kept in memory, Just
@@ -35,12 +38,14 @@ public final class BluetoothHost: Sendable {
         public init(central: Central.Configuration = Central.Configuration(),
                     security: SecurityManager.Configuration = SecurityManager.Configuration(),
                     bondStore: (any BondStore)? = nil, pairingDelegate: (any PairingDelegate)? = nil,
-                    commandTimeout: Duration = .seconds(2), logger: Logger = Logger(label: "strobe")) {
+                    commandTimeout: Duration = .seconds(2), livenessProbeInterval: Duration? = nil,
+                    logger: Logger = .strobeQuiet) {
             self.central = central
             self.security = security
             self.bondStore = bondStore
             self.pairingDelegate = pairingDelegate
             self.commandTimeout = commandTimeout
+            self.livenessProbeInterval = livenessProbeInterval
             self.logger = logger
         }
     }
@@ -62,7 +67,9 @@ public final class BluetoothHost: Sendable {
         clock = transport.clock
         controller = HCIController(
             transport: transport, clock: clock,
-            configuration: HCIController.Configuration(commandTimeout: configuration.commandTimeout, logger: configuration.logger))
+            configuration: HCIController.Configuration(commandTimeout: configuration.commandTimeout,
+                                                       livenessProbeInterval: configuration.livenessProbeInterval,
+                                                       logger: configuration.logger))
         do {
             info = try await controller.open()
         } catch {

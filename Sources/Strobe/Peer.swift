@@ -53,6 +53,15 @@ public final class Peer: Sendable, CustomStringConvertible {
         try Self.one(uuid, among: try await self.service(service).characteristics)
     }
 
+    /// The characteristic whose value is at `valueHandle`.
+    public func characteristic(valueHandle: AttributeHandle) async throws -> GATTCharacteristic {
+        let all = try await services().flatMap(\.characteristics).map(\.characteristic)
+        guard let found = all.first(where: { $0.valueHandle == valueHandle }) else {
+            throw PeerError.noCharacteristicAt(valueHandle)
+        }
+        return found
+    }
+
     private static func one(_ uuid: BluetoothUUID, among all: [GATTDatabase.Characteristic]) throws -> GATTCharacteristic {
         let matches = all.map(\.characteristic).filter { $0.uuid == uuid }
         guard let first = matches.first else { throw PeerError.noCharacteristic(uuid) }

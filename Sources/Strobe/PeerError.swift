@@ -6,6 +6,8 @@ public enum PeerError: Error, Hashable, Sendable, CustomStringConvertible {
     case noService(BluetoothUUID)
     /// The peer has no characteristic with this UUID (in the service named, if one was).
     case noCharacteristic(BluetoothUUID)
+    /// No characteristic has its value at this handle.
+    case noCharacteristicAt(AttributeHandle)
     /// More than one characteristic has the UUID: name the service as well.
     case ambiguousCharacteristic(BluetoothUUID, valueHandles: [AttributeHandle])
 
@@ -14,8 +16,9 @@ public enum PeerError: Error, Hashable, Sendable, CustomStringConvertible {
         switch self {
         case .noService(let uuid): "the peer has no service \(uuid)"
         case .noCharacteristic(let uuid): "the peer has no characteristic \(uuid)"
+        case .noCharacteristicAt(let handle): "the peer has no characteristic with its value at \(handle)"
         case .ambiguousCharacteristic(let uuid, let handles):
-            "\(handles.count) characteristics are \(uuid) (value handles \(handles.map(\.description).joined(separator: ", ")))"
+            "\(handles.count) characteristics are \(uuid) (value handles \(handles.map(\.description).joined(separator: ", "))): name the service or a handle"
         }
     }
 }

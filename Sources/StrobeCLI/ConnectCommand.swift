@@ -42,7 +42,7 @@ struct ConnectCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
-        let session = try await ControllerSession.open(global)
+        let session = try await ControllerSession.open(global) { target.configure(&$0) }
         defer { try? session.close() }
         // Subscribed before connecting, and only to hold: the link's first events come at once.
         // Their times count from here, so that one from the connection's set-up is not before

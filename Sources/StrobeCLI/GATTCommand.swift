@@ -61,9 +61,9 @@ struct GATTTreeCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
-        let session = try await ControllerSession.open(global)
+        let session = try await ControllerSession.open(global) { try linkSecurity.configure(&$0, target, global) }
         defer { try? session.close() }
-        let connection = try await linkSecurity.connect(target, session, global)
+        let connection = try await linkSecurity.connect(target, session)
         let database = try await connection.discoverDatabase()
         var tree = Tree(services: [])
         for service in database.services {
@@ -142,9 +142,9 @@ struct GATTReadCommand: AsyncParsableCommand {
     @Argument(help: "UUID|HANDLE") var attribute: AttributeReference
 
     func run() async throws {
-        let session = try await ControllerSession.open(global)
+        let session = try await ControllerSession.open(global) { try linkSecurity.configure(&$0, target, global) }
         defer { try? session.close() }
-        let connection = try await linkSecurity.connect(target, session, global)
+        let connection = try await linkSecurity.connect(target, session)
         let handle = try await attribute.valueHandle(in: connection)
         let value = try await GATTCommandError.naming("read", handle) { try await connection.gatt.readLong(handle: handle) }
         _ = try? await connection.disconnect()
@@ -171,9 +171,9 @@ struct GATTWriteCommand: AsyncParsableCommand {
 
     func run() async throws {
         let bytes = [UInt8](hexString: value) ?? []
-        let session = try await ControllerSession.open(global)
+        let session = try await ControllerSession.open(global) { try linkSecurity.configure(&$0, target, global) }
         defer { try? session.close() }
-        let connection = try await linkSecurity.connect(target, session, global)
+        let connection = try await linkSecurity.connect(target, session)
         let handle = try await attribute.valueHandle(in: connection)
         try await GATTCommandError.naming("write", handle) {
             try await connection.gatt.write(bytes, handle: handle, withResponse: !withoutResponse)

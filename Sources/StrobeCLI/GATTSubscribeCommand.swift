@@ -38,10 +38,10 @@ struct GATTSubscribeCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
-        let session = try await ControllerSession.open(global)
+        let session = try await ControllerSession.open(global) { try linkSecurity.configure(&$0, target, global) }
         defer { try? session.close() }
-        let connection = try await linkSecurity.connect(target, session, global)
-        let characteristic = try await attribute.characteristic(in: connection).characteristic
+        let connection = try await linkSecurity.connect(target, session)
+        let characteristic = try await attribute.characteristic(in: connection)
         let ring = NotificationRing(capacity: 16_384, maxValueSize: 512)
         try await GATTCommandError.naming("subscribe", characteristic.valueHandle) {
             try await connection.gatt.subscribe(characteristic, to: indicate ? .indication : .notification, handler: ring)

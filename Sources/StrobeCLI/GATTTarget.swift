@@ -22,9 +22,14 @@ struct GATTTargetOptions: ParsableArguments {
         guard (23...517).contains(mtu) else { throw ValidationError("--mtu must be between 23 and 517") }
     }
 
-    /// Connects and exchanges the MTU.
-    func connect(_ session: ControllerSession, security: SecurityManager = SecurityManager()) async throws -> LEConnection {
-        let central = session.central(configuration: .init(preferredMTU: mtu), security: security)
+    /// The MTU to offer.
+    func configure(_ configuration: inout BluetoothHost.Configuration) {
+        configuration.central.preferredMTU = mtu
+    }
+
+    /// Connects and exchanges the MTU (the session's host was configured with `configure`).
+    func connect(_ session: ControllerSession) async throws -> LEConnection {
+        let central = session.central
         let limit = Duration.milliseconds(Int64(timeout * 1000))
         let connection: LEConnection
         if let name {
@@ -66,44 +71,28 @@ enum AttributeReference: ExpressibleByArgument, CustomStringConvertible {
     func valueHandle(in connection: LEConnection) async throws -> AttributeHandle {
         switch self {
         case .handle(let handle): handle
-        case .uuid: try await characteristic(in: connection).characteristic.valueHandle
+        case .uuid: try await characteristic(in: connection).valueHandle
         }
     }
 
     /// The characteristic this names: by value handle, or the one characteristic with this UUID.
-    func characteristic(in connection: LEConnection) async throws -> GATTDatabase.Characteristic {
-        let database = try await connection.discoverDatabase()
-        let all = database.services.flatMap(\.characteristics)
+    func characteristic(in connection: LEConnection) async throws -> GATTCharacteristic {
+        let peer = Peer(connection)
         switch self {
-        case .handle(let handle):
-            guard let found = all.first(where: { $0.characteristic.valueHandle == handle }) else {
-                throw GATTCommandError.noCharacteristic(self)
-            }
-            return found
-        case .uuid(let uuid):
-            let matches = all.filter { $0.characteristic.uuid == uuid }
-            guard let first = matches.first else { throw GATTCommandError.noCharacteristic(self) }
-            guard matches.count == 1 else {
-                throw GATTCommandError.ambiguous(uuid, valueHandles: matches.map(\.characteristic.valueHandle))
-            }
-            return first
+        case .handle(let handle): return try await peer.characteristic(valueHandle: handle)
+        case .uuid(let uuid): return try await peer.characteristic(uuid)
         }
     }
 }
 
 /// What a `gatt` command reports as its one-line error.
 enum GATTCommandError: Error, CustomStringConvertible {
-    case noCharacteristic(AttributeReference)
-    case ambiguous(BluetoothUUID, valueHandles: [AttributeHandle])
     /// The peer answered with an ATT error: the operation, the handle it named, the error.
     case peer(operation: String, handle: AttributeHandle, code: ATTErrorCode)
     case notHex(String)
 
     var description: String {
         switch self {
-        case .noCharacteristic(let reference): "no characteristic \(reference) on the device"
-        case .ambiguous(let uuid, let handles):
-            "\(uuid) names \(handles.count) characteristics (value handles \(handles.map(\.description).joined(separator: ", "))); give a handle"
         case .peer(let operation, let handle, let code): "\(operation) \(handle): \(code)"
         case .notHex(let text): "'\(text)' is not hex bytes"
         }

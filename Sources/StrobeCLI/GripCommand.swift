@@ -26,7 +26,7 @@ struct GripEventsCommand: AsyncParsableCommand {
     func run() async throws {
         let session = try await ControllerSession.open(global)
         defer { try? session.close() }
-        let central = session.central()
+        let central = session.central
         let connection = try await device.connect(central, prefix: GripProfile.localNamePrefix)
         // The stream is fed by the receive-path handler, in place before notifications are
         // enabled, so that an event the grip sends at once is not lost.

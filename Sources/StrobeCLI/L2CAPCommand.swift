@@ -69,7 +69,7 @@ struct L2CAPConnectCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
-        let session = try await ControllerSession.open(global)
+        let session = try await ControllerSession.open(global) { target.configure(&$0) }
         defer { try? session.close() }
         let connection = try await target.connect(session)
         let parameters = L2CAPCreditChannel.Parameters(mtu: UInt16(channelMTU), mps: UInt16(mps), initialCredits: 32)
@@ -149,7 +149,7 @@ struct L2CAPListenCommand: AsyncParsableCommand {
     func run() async throws {
         let session = try await ControllerSession.open(global)
         defer { try? session.close() }
-        let peripheral = Peripheral(central: session.central(), database: GATTAttributeDatabase())
+        let peripheral = Peripheral(central: session.central, database: GATTAttributeDatabase())
         let centrals = peripheral.incomingConnections()
         try await peripheral.startAdvertising(name: name)
         if json {

@@ -61,7 +61,7 @@ struct LightOptions: ParsableArguments {
             backend, discoverMs: discoverMs, scenes: localScenes, apiURL: apiURL, tokenFile: tokenFile) {
                 let opened = try await ControllerSession.open(global)
                 session = opened
-                return opened.central()
+                return opened.central
             }
         return (Client(backend: backend), session)
     }

@@ -25,9 +25,12 @@ struct PairCommand: AsyncParsableCommand {
     func run() async throws {
         // A store that cannot keep the bond fails here, before anything goes on the air.
         if !security.noBond { try security.bondStore(global).verify() }
-        let session = try await ControllerSession.open(global)
+        let session = try await ControllerSession.open(global) {
+            target.configure(&$0)
+            try security.configure(&$0, global)
+        }
         defer { try? session.close() }
-        let connection = try await target.connect(session, security: try security.manager(global))
+        let connection = try await target.connect(session)
         let result: SMPPairingResult
         do {
             result = try await connection.pair()

@@ -41,9 +41,9 @@ struct RemoteEventsCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
-        let session = try await ControllerSession.open(global)
+        let session = try await ControllerSession.open(global) { try security.configure(&$0, global) }
         defer { try? session.close() }
-        let central = session.central(security: try security.manager(global))
+        let central = session.central
         let connection = try await device.connect(central, describing: "a HID device (service 0x1812)") {
             $0.serviceUUIDs.contains(HIDProfile.service)
         }

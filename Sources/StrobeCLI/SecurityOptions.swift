@@ -34,10 +34,13 @@ struct SecurityOptions: ParsableArguments {
         try bondStore(global) is InMemoryBondStore ? "memory, for this run of the simulated world" : store.path
     }
 
-    func manager(_ global: GlobalOptions) throws -> SecurityManager {
-        SecurityManager(
-            configuration: .init(bonding: !noBond, secureConnections: !legacy), store: try bondStore(global),
-            delegate: ioCapability.value == .noInputNoOutput ? nil : TerminalPairingDelegate(ioCapability: ioCapability.value, passkey: passkey))
+    /// How the host pairs and where it keeps bonds, as the options say.
+    func configure(_ configuration: inout BluetoothHost.Configuration, _ global: GlobalOptions) throws {
+        configuration.security.bonding = !noBond
+        configuration.security.secureConnections = !legacy
+        configuration.bondStore = try bondStore(global)
+        configuration.pairingDelegate = ioCapability.value == .noInputNoOutput
+            ? nil : TerminalPairingDelegate(ioCapability: ioCapability.value, passkey: passkey)
     }
 }
 
@@ -109,8 +112,15 @@ struct LinkSecurityOptions: ParsableArguments {
     var security: Level?
     @OptionGroup var pairing: SecurityOptions
 
-    func connect(_ target: GATTTargetOptions, _ session: ControllerSession, _ global: GlobalOptions) async throws -> LEConnection {
-        let connection = try await target.connect(session, security: try pairing.manager(global))
+    /// The MTU the target offers, and pairing as the options say.
+    func configure(_ configuration: inout BluetoothHost.Configuration, _ target: GATTTargetOptions, _ global: GlobalOptions) throws {
+        target.configure(&configuration)
+        try pairing.configure(&configuration, global)
+    }
+
+    /// Connects (on a session configured with `configure`) and secures the link as asked.
+    func connect(_ target: GATTTargetOptions, _ session: ControllerSession) async throws -> LEConnection {
+        let connection = try await target.connect(session)
         if let security {
             do {
                 try await connection.secure(to: security.value)

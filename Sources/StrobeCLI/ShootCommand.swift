@@ -68,7 +68,7 @@ struct ShootCommand: AsyncParsableCommand {
     func run() async throws {
         let session = try await ControllerSession.open(global)
         defer { try? session.close() }
-        let central = session.central()
+        let central = session.central
         let manager = NovaFlashManager(central: central, clock: session.clock, configuration: .init(scanBurst: .milliseconds(scanMs)))
         let connected = try await manager.connect(.all)
         guard !connected.isEmpty else { throw FlashCommandError.noFlash(scannedMs: scanMs) }

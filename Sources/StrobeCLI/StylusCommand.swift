@@ -50,7 +50,7 @@ struct StylusStreamCommand: AsyncParsableCommand {
     func run() async throws {
         let session = try await ControllerSession.open(global)
         defer { try? session.close() }
-        let central = session.central()
+        let central = session.central
         let connection = try await device.connect(central, prefix: StylusProfile.localNamePrefix)
         let stylus = channel ? try await Stylus.attachOverChannel(to: connection) : try await Stylus.attach(to: connection.gatt)
         if !json {

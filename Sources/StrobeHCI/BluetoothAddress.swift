@@ -42,11 +42,11 @@ public struct BluetoothAddress: Sendable, Hashable, Comparable, CustomStringConv
 }
 
 extension ByteReader {
-    public mutating func readAddress() -> BluetoothAddress? {
+    package mutating func readAddress() -> BluetoothAddress? {
         readView(count: 6).flatMap { BluetoothAddress(wireBytes: $0) }
     }
 }
 
 extension ByteWriter {
-    public mutating func write(_ address: BluetoothAddress) { write(contentsOf: address.wireBytes) }
+    package mutating func write(_ address: BluetoothAddress) { write(contentsOf: address.wireBytes) }
 }

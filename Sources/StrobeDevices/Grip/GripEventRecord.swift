@@ -13,7 +13,7 @@ public struct GripEventRecord: Sendable, Hashable {
         self.event = event
     }
 
-    public func encode(into writer: inout ByteWriter) {
+    package func encode(into writer: inout ByteWriter) {
         writer.write(sequence)
         writer.write(event.code)
     }

@@ -20,7 +20,7 @@ public struct NovaV1Frame: Sendable, Hashable, CustomStringConvertible {
         self.body = body
     }
 
-    public func encode(into writer: inout ByteWriter) {
+    package func encode(into writer: inout ByteWriter) {
         writer.write(UInt8(ascii: "("))
         Self.writeHex(UInt16(requestID), digits: 2, into: &writer)
         writer.write(UInt8(ascii: ":"))

@@ -48,7 +48,7 @@ public struct NovaV2Message: Sendable, Hashable {
         self.body = body
     }
 
-    public func encode(into writer: inout ByteWriter) {
+    package func encode(into writer: inout ByteWriter) {
         writer.write(body.command.rawValue)
         writer.write(UInt8(0))
         writer.writeBigEndian(requestID)

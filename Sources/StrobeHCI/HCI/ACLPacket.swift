@@ -1,26 +1,26 @@
 /// The Packet_Boundary_Flag of an ACL data packet (Core Specification Vol 4, Part E, 5.4.2).
-public struct ACLPacketBoundary: RawRepresentable, Sendable, Hashable, CaseIterable, CustomStringConvertible {
-    public var rawValue: UInt8
-    @inlinable public init(rawValue: UInt8) { self.rawValue = rawValue & 0x03 }
+package struct ACLPacketBoundary: RawRepresentable, Sendable, Hashable, CaseIterable, CustomStringConvertible {
+    package var rawValue: UInt8
+    @inlinable package init(rawValue: UInt8) { self.rawValue = rawValue & 0x03 }
 
     // Inlinable values rather than stored globals: the receive path of every packet compares
     // with them, across modules, and a global would cost a call each time.
 
     /// First fragment of a PDU, host to controller on LE (0b00).
-    @inlinable public static var firstNonFlushable: ACLPacketBoundary { ACLPacketBoundary(rawValue: 0b00) }
+    @inlinable package static var firstNonFlushable: ACLPacketBoundary { ACLPacketBoundary(rawValue: 0b00) }
     /// A continuation fragment (0b01).
-    @inlinable public static var continuing: ACLPacketBoundary { ACLPacketBoundary(rawValue: 0b01) }
+    @inlinable package static var continuing: ACLPacketBoundary { ACLPacketBoundary(rawValue: 0b01) }
     /// First fragment of a PDU, controller to host on LE (0b10).
-    @inlinable public static var firstFlushable: ACLPacketBoundary { ACLPacketBoundary(rawValue: 0b10) }
+    @inlinable package static var firstFlushable: ACLPacketBoundary { ACLPacketBoundary(rawValue: 0b10) }
     /// A complete, automatically flushable PDU; not used on LE (0b11).
-    @inlinable public static var completeFlushable: ACLPacketBoundary { ACLPacketBoundary(rawValue: 0b11) }
+    @inlinable package static var completeFlushable: ACLPacketBoundary { ACLPacketBoundary(rawValue: 0b11) }
 
-    public static let allCases: [ACLPacketBoundary] = [.firstNonFlushable, .continuing, .firstFlushable, .completeFlushable]
+    package static let allCases: [ACLPacketBoundary] = [.firstNonFlushable, .continuing, .firstFlushable, .completeFlushable]
 
     /// Whether this fragment starts an L2CAP PDU.
-    @inlinable public var isStart: Bool { rawValue != 0b01 }
+    @inlinable package var isStart: Bool { rawValue != 0b01 }
 
-    public var description: String {
+    package var description: String {
         switch rawValue {
         case 0b00: "first (non-flushable)"
         case 0b01: "continuing"
@@ -33,17 +33,17 @@ public struct ACLPacketBoundary: RawRepresentable, Sendable, Hashable, CaseItera
 /// The four-byte header of an HCI ACL Data packet (Core Specification Vol 4, Part E, 5.4.2):
 /// the connection handle in 12 bits, the packet boundary and broadcast flags, and the length of
 /// the data that follows. Decoded in place.
-public struct ACLHeader: Sendable, Hashable {
-    public var connectionHandle: ConnectionHandle
-    public var boundary: ACLPacketBoundary
+package struct ACLHeader: Sendable, Hashable {
+    package var connectionHandle: ConnectionHandle
+    package var boundary: ACLPacketBoundary
     /// Broadcast_Flag; always 0b00 (point-to-point) on LE.
-    public var broadcast: UInt8
-    public var dataTotalLength: UInt16
+    package var broadcast: UInt8
+    package var dataTotalLength: UInt16
 
-    @inlinable public static var size: Int { 4 }
+    @inlinable package static var size: Int { 4 }
 
     @inlinable
-    public init(connectionHandle: ConnectionHandle, boundary: ACLPacketBoundary, broadcast: UInt8 = 0, dataTotalLength: UInt16) {
+    package init(connectionHandle: ConnectionHandle, boundary: ACLPacketBoundary, broadcast: UInt8 = 0, dataTotalLength: UInt16) {
         self.connectionHandle = connectionHandle
         self.boundary = boundary
         self.broadcast = broadcast & 0x03
@@ -52,7 +52,7 @@ public struct ACLHeader: Sendable, Hashable {
 
     /// The header at the start of `packet`, or `nil` when fewer than 4 bytes are there.
     @inlinable
-    public init?(_ packet: UnsafeRawBufferPointer) {
+    package init?(_ packet: UnsafeRawBufferPointer) {
         guard packet.count >= Self.size else { return nil }
         let word = UInt16(littleEndian: packet.loadUnaligned(as: UInt16.self))
         self.init(connectionHandle: ConnectionHandle(rawValue: word),
@@ -63,7 +63,7 @@ public struct ACLHeader: Sendable, Hashable {
 
     /// Splits an ACL packet (no H4 type byte) into header and payload; the payload must be
     /// exactly as long as the header says.
-    public static func split(_ packet: UnsafeRawBufferPointer) throws(HCIError) -> (ACLHeader, UnsafeRawBufferPointer) {
+    package static func split(_ packet: UnsafeRawBufferPointer) throws(HCIError) -> (ACLHeader, UnsafeRawBufferPointer) {
         guard let header = ACLHeader(packet) else {
             throw .malformed(packet: "ACL data packet", detail: "header needs 4 bytes, \(packet.count) present")
         }
@@ -75,12 +75,12 @@ public struct ACLHeader: Sendable, Hashable {
     }
 
     /// The first two bytes' value: handle, then the PB flag at bit 12, the BC flag at bit 14.
-    public var handleAndFlags: UInt16 {
+    package var handleAndFlags: UInt16 {
         connectionHandle.rawValue | UInt16(boundary.rawValue) << 12 | UInt16(broadcast) << 14
     }
 
     /// Writes the 4 header bytes at `destination`, little-endian.
-    public func write(to destination: UnsafeMutableRawPointer) {
+    package func write(to destination: UnsafeMutableRawPointer) {
         destination.storeBytes(of: handleAndFlags.littleEndian, as: UInt16.self)
         destination.storeBytes(of: dataTotalLength.littleEndian, toByteOffset: 2, as: UInt16.self)
     }
@@ -88,7 +88,7 @@ public struct ACLHeader: Sendable, Hashable {
 
 /// Where the controller driver delivers the ACL data of one connection: its L2CAP link.
 /// Called on the transport's reader thread, one call per ACL packet, in arrival order.
-public protocol HCIACLHandler: AnyObject, Sendable {
+package protocol HCIACLHandler: AnyObject, Sendable {
     /// `payload` is the packet's data after the header, exactly `header.dataTotalLength` bytes,
     /// valid only during the call.
     func controllerDidReceiveACL(_ header: ACLHeader, payload: UnsafeRawBufferPointer, at time: HostTime)
@@ -99,5 +99,5 @@ public protocol HCIACLHandler: AnyObject, Sendable {
 }
 
 extension HCIACLHandler {
-    public func controllerDidFinishBatch() {}
+    package func controllerDidFinishBatch() {}
 }

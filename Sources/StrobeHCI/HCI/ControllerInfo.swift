@@ -6,7 +6,7 @@ public struct ControllerInfo: Sendable, Hashable {
     public var lmpFeatures: LMPFeatures
     public var leFeatures: LEFeatures
     /// LE Read Buffer Size as returned ([v2] when the controller supports it).
-    public var leBufferSize: LEBufferSize
+    package var leBufferSize: LEBufferSize
     /// The longest ACL payload one packet to the controller may carry.
     public var leACLDataPacketLength: Int
     /// How many ACL packets the controller buffers: the host's ACL credits.
@@ -15,7 +15,7 @@ public struct ControllerInfo: Sendable, Hashable {
     /// (Read Buffer Size) are used.
     public var usesBREDRBuffers: Bool
 
-    public init(address: BluetoothAddress, version: LocalVersionInformation, supportedCommands: HCISupportedCommands,
+    package init(address: BluetoothAddress, version: LocalVersionInformation, supportedCommands: HCISupportedCommands,
                 lmpFeatures: LMPFeatures, leFeatures: LEFeatures, leBufferSize: LEBufferSize,
                 leACLDataPacketLength: Int, totalNumLEACLDataPackets: Int, usesBREDRBuffers: Bool) {
         self.address = address

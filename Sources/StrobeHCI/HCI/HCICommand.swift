@@ -1,5 +1,5 @@
 /// How the controller acknowledges a command (Core Specification Vol 4, Part E, 4.4).
-public enum HCICommandCompletion: Sendable, Hashable {
+package enum HCICommandCompletion: Sendable, Hashable {
     /// Command Complete carries the result and return parameters.
     case commandComplete
     /// Command Status says the command started; its outcome arrives later as its own event,
@@ -9,7 +9,7 @@ public enum HCICommandCompletion: Sendable, Hashable {
 
 /// One HCI command: its opcode, how it is acknowledged, how its parameters are encoded and how
 /// the return parameters of its Command Complete are decoded.
-public protocol HCICommand: Sendable {
+package protocol HCICommand: Sendable {
     /// What Command Complete returns after the status byte; `Void` for status-only commands.
     associatedtype ReturnParameters: Sendable
 
@@ -25,12 +25,12 @@ public protocol HCICommand: Sendable {
 }
 
 extension HCICommand {
-    public static var completion: HCICommandCompletion { .commandComplete }
+    package static var completion: HCICommandCompletion { .commandComplete }
 
-    public func encodeParameters(into writer: inout ByteWriter) {}
+    package func encodeParameters(into writer: inout ByteWriter) {}
 
     /// Appends the whole H4 command packet: type, opcode, parameter length, parameters.
-    public func encodePacket(into writer: inout ByteWriter) {
+    package func encodePacket(into writer: inout ByteWriter) {
         var parameters = ByteWriter(capacity: 32)
         encodeParameters(into: &parameters)
         writer.write(HCIPacketType.command.rawValue)
@@ -41,7 +41,7 @@ extension HCICommand {
     }
 
     /// The whole H4 command packet.
-    public var packet: [UInt8] {
+    package var packet: [UInt8] {
         var writer = ByteWriter(capacity: 36)
         encodePacket(into: &writer)
         return writer.bytes
@@ -49,5 +49,5 @@ extension HCICommand {
 }
 
 extension HCICommand where ReturnParameters == Void {
-    public static func decodeReturnParameters(_ reader: inout HCIFieldReader) throws(HCIError) {}
+    package static func decodeReturnParameters(_ reader: inout HCIFieldReader) throws(HCIError) {}
 }

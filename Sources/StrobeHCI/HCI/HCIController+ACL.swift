@@ -66,7 +66,7 @@ extension HCIController {
 
     /// Routes the ACL data of `handle` to `handler`; `nil` removes the route. Data for a handle
     /// without a route is dropped and counted.
-    public func setACLHandler(_ handler: (any HCIACLHandler)?, for handle: ConnectionHandle) {
+    package func setACLHandler(_ handler: (any HCIACLHandler)?, for handle: ConnectionHandle) {
         state.withLock { s in
             if case .closed = s.phase { return }
             s.routes[handle] = handler
@@ -189,7 +189,7 @@ extension HCIController {
 
     /// Sends one ACL packet (one fragment: at most `maximumACLDataLength` bytes), first waiting
     /// for a controller buffer as `reserveACLBuffer` does. Never drops.
-    public func sendACL(handle: ConnectionHandle, boundary: ACLPacketBoundary, payload: [UInt8]) async throws {
+    package func sendACL(handle: ConnectionHandle, boundary: ACLPacketBoundary, payload: [UInt8]) async throws {
         let maximum = maximumACLDataLength
         guard maximum > 0 else { throw HCIError.notOpen }
         guard payload.count <= maximum else { throw HCIError.aclPayloadTooLong(length: payload.count, maximum: maximum) }

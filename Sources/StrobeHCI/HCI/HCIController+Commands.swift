@@ -8,7 +8,7 @@ extension HCIController {
     /// and `CancellationError` when the calling task is cancelled (a command already written
     /// still runs to its answer, which is then dropped).
     @discardableResult
-    public func send<C: HCICommand>(_ command: C, timeout: Duration? = nil) async throws -> C.ReturnParameters {
+    package func send<C: HCICommand>(_ command: C, timeout: Duration? = nil) async throws -> C.ReturnParameters {
         let answer: HCICommandAnswer
         do {
             answer = try await submit(

@@ -5,7 +5,7 @@ extension HCIController {
     /// Number Of Completed Packets), in arrival order. `onClose` is called once when the
     /// controller closes. Handlers must not block.
     @discardableResult
-    public func addEventHandler(onClose: (@Sendable (HCIError) -> Void)? = nil,
+    package func addEventHandler(onClose: (@Sendable (HCIError) -> Void)? = nil,
                                 _ handler: @escaping @Sendable (HCIEvent, HostTime) -> Void) -> ObserverToken {
         let (id, closedWith) = state.withLock { s -> (UInt64, HCIError?) in
             s.nextID += 1

@@ -21,8 +21,8 @@ public final class HCIController: HCIPacketSink {
         /// up. A peer that stops acknowledging is dropped by its supervision timeout first (4 s
         /// as this host asks for it), which frees the buffers.
         public var aclCreditTimeout: Duration
-        /// The Set Event Mask value sent during `open()`.
-        public var eventMask: UInt64
+        /// The Set Event Mask value sent during `open()`: the events the stack handles.
+        package var eventMask: UInt64 = HCIEventMask.default
         /// The LE Set Event Mask value sent during `open()`; `nil` chooses by the controller's
         /// HCI version (Core 4.0 and older get only the 4.0 subevents).
         public var leEventMask: UInt64?
@@ -37,11 +37,10 @@ public final class HCIController: HCIPacketSink {
         public var logger: Logger
 
         public init(commandTimeout: Duration = .seconds(2), aclCreditTimeout: Duration = .seconds(10),
-                    eventMask: UInt64 = HCIEventMask.default, leEventMask: UInt64? = nil,
+                    leEventMask: UInt64? = nil,
                     livenessProbeInterval: Duration? = nil, logger: Logger = .strobeQuiet) {
             self.commandTimeout = commandTimeout
             self.aclCreditTimeout = aclCreditTimeout
-            self.eventMask = eventMask
             self.leEventMask = leEventMask
             self.livenessProbeInterval = livenessProbeInterval
             self.logger = logger
@@ -55,7 +54,7 @@ public final class HCIController: HCIPacketSink {
 
     /// An event with the time its bytes were read.
     public struct TimedEvent: Sendable {
-        public var event: HCIEvent
+        package var event: HCIEvent
         public var time: HostTime
     }
 

@@ -1,6 +1,6 @@
 /// A decoded HCI event. Events the stack does not know are passed through whole, never
 /// treated as errors.
-public enum HCIEvent: Sendable, Hashable {
+package enum HCIEvent: Sendable, Hashable {
     case commandComplete(CommandCompleteEvent)
     case commandStatus(CommandStatusEvent)
     case disconnectionComplete(DisconnectionCompleteEvent)
@@ -29,7 +29,7 @@ public enum HCIEvent: Sendable, Hashable {
 extension HCIEvent {
     /// Splits an event packet (event code, parameter length, parameters; no H4 type byte) and
     /// checks that the length byte matches what arrived.
-    public static func split(_ packet: UnsafeRawBufferPointer) throws(HCIError) -> (code: UInt8, parameters: UnsafeRawBufferPointer) {
+    package static func split(_ packet: UnsafeRawBufferPointer) throws(HCIError) -> (code: UInt8, parameters: UnsafeRawBufferPointer) {
         var r = HCIFieldReader(packet, packet: "HCI event")
         let code = try r.u8("Event_Code")
         let length = Int(try r.u8("Parameter_Total_Length"))
@@ -42,13 +42,13 @@ extension HCIEvent {
     }
 
     /// Decodes an event packet (event code, parameter length, parameters).
-    public init(packet: UnsafeRawBufferPointer) throws(HCIError) {
+    package init(packet: UnsafeRawBufferPointer) throws(HCIError) {
         let (code, parameters) = try Self.split(packet)
         try self.init(code: code, parameters: parameters)
     }
 
     /// Decodes an event packet held in an array (tests, captures).
-    public init(packet: [UInt8]) throws(HCIError) {
+    package init(packet: [UInt8]) throws(HCIError) {
         let result: Result<HCIEvent, HCIError> = packet.withUnsafeBytes { bytes in
             do throws(HCIError) { return .success(try HCIEvent(packet: bytes)) } catch { return .failure(error) }
         }
@@ -56,7 +56,7 @@ extension HCIEvent {
     }
 
     /// Decodes an event from its code and parameters.
-    public init(code: UInt8, parameters: UnsafeRawBufferPointer) throws(HCIError) {
+    package init(code: UInt8, parameters: UnsafeRawBufferPointer) throws(HCIError) {
         var r = HCIFieldReader(parameters, packet: HCIEventCode.name(code))
         switch code {
         case HCIEventCode.commandComplete:
@@ -185,7 +185,7 @@ extension HCIEvent {
 
     /// Walks the entries of Number Of Completed Packets in place (the ACL credit path must not
     /// allocate). The whole event is checked before the first entry is handed out.
-    public static func forEachCompletedPackets(
+    package static func forEachCompletedPackets(
         _ parameters: UnsafeRawBufferPointer, _ body: (CompletedPackets) -> Void
     ) throws(HCIError) {
         var r = HCIFieldReader(parameters, packet: HCIEventCode.name(HCIEventCode.numberOfCompletedPackets))
@@ -201,7 +201,7 @@ extension HCIEvent {
     }
 
     /// The spec name of this event, for logs.
-    public var name: String {
+    package var name: String {
         switch self {
         case .commandComplete: "Command Complete"
         case .commandStatus: "Command Status"

@@ -1,19 +1,19 @@
 /// Event codes the stack decodes (Core Specification Vol 4, Part E, 7.7).
-public enum HCIEventCode {
-    public static let disconnectionComplete: UInt8 = 0x05
-    public static let encryptionChange: UInt8 = 0x08
-    public static let readRemoteVersionInformationComplete: UInt8 = 0x0C
-    public static let commandComplete: UInt8 = 0x0E
-    public static let commandStatus: UInt8 = 0x0F
-    public static let hardwareError: UInt8 = 0x10
-    public static let numberOfCompletedPackets: UInt8 = 0x13
-    public static let dataBufferOverflow: UInt8 = 0x1A
-    public static let encryptionKeyRefreshComplete: UInt8 = 0x30
-    public static let encryptionChangeV2: UInt8 = 0x59
-    public static let leMeta: UInt8 = 0x3E
+package enum HCIEventCode {
+    package static let disconnectionComplete: UInt8 = 0x05
+    package static let encryptionChange: UInt8 = 0x08
+    package static let readRemoteVersionInformationComplete: UInt8 = 0x0C
+    package static let commandComplete: UInt8 = 0x0E
+    package static let commandStatus: UInt8 = 0x0F
+    package static let hardwareError: UInt8 = 0x10
+    package static let numberOfCompletedPackets: UInt8 = 0x13
+    package static let dataBufferOverflow: UInt8 = 0x1A
+    package static let encryptionKeyRefreshComplete: UInt8 = 0x30
+    package static let encryptionChangeV2: UInt8 = 0x59
+    package static let leMeta: UInt8 = 0x3E
 
     /// The event's name in the specification, or "event 0xNN" for one the stack does not name.
-    public static func name(_ code: UInt8) -> String {
+    package static func name(_ code: UInt8) -> String {
         switch code {
         case disconnectionComplete: "Disconnection Complete"
         case encryptionChange: "Encryption Change"
@@ -32,21 +32,21 @@ public enum HCIEventCode {
 }
 
 /// LE Meta subevent codes the stack decodes (Core Specification Vol 4, Part E, 7.7.65).
-public enum LEMetaSubevent {
-    public static let connectionComplete: UInt8 = 0x01
-    public static let advertisingReport: UInt8 = 0x02
-    public static let connectionUpdateComplete: UInt8 = 0x03
-    public static let readRemoteFeaturesComplete: UInt8 = 0x04
-    public static let longTermKeyRequest: UInt8 = 0x05
-    public static let remoteConnectionParameterRequest: UInt8 = 0x06
-    public static let dataLengthChange: UInt8 = 0x07
-    public static let enhancedConnectionCompleteV1: UInt8 = 0x0A
-    public static let phyUpdateComplete: UInt8 = 0x0C
-    public static let extendedAdvertisingReport: UInt8 = 0x0D
-    public static let enhancedConnectionCompleteV2: UInt8 = 0x29
+package enum LEMetaSubevent {
+    package static let connectionComplete: UInt8 = 0x01
+    package static let advertisingReport: UInt8 = 0x02
+    package static let connectionUpdateComplete: UInt8 = 0x03
+    package static let readRemoteFeaturesComplete: UInt8 = 0x04
+    package static let longTermKeyRequest: UInt8 = 0x05
+    package static let remoteConnectionParameterRequest: UInt8 = 0x06
+    package static let dataLengthChange: UInt8 = 0x07
+    package static let enhancedConnectionCompleteV1: UInt8 = 0x0A
+    package static let phyUpdateComplete: UInt8 = 0x0C
+    package static let extendedAdvertisingReport: UInt8 = 0x0D
+    package static let enhancedConnectionCompleteV2: UInt8 = 0x29
 
     /// The subevent's name in the specification, or "LE Meta subevent 0xNN" for one the stack does not name.
-    public static func name(_ subevent: UInt8) -> String {
+    package static func name(_ subevent: UInt8) -> String {
         switch subevent {
         case connectionComplete: "LE Connection Complete"
         case advertisingReport: "LE Advertising Report"
@@ -65,10 +65,10 @@ public enum LEMetaSubevent {
 }
 
 /// The event masks the controller driver sets during initialisation.
-public enum HCIEventMask {
+package enum HCIEventMask {
     /// Set Event Mask: bit (code - 1) for each event the stack handles. Number Of Completed
     /// Packets, Command Complete and Command Status cannot be masked.
-    public static let `default`: UInt64 = [
+    package static let `default`: UInt64 = [
         HCIEventCode.disconnectionComplete,
         HCIEventCode.encryptionChange,
         HCIEventCode.readRemoteVersionInformationComplete,
@@ -80,7 +80,7 @@ public enum HCIEventMask {
 
     /// LE Set Event Mask: bit (subevent - 1) for each LE subevent the stack handles. When an
     /// enhanced connection complete bit is set the controller sends that instead of the legacy one.
-    public static let leDefault: UInt64 = [
+    package static let leDefault: UInt64 = [
         LEMetaSubevent.connectionComplete,
         LEMetaSubevent.advertisingReport,
         LEMetaSubevent.connectionUpdateComplete,
@@ -96,5 +96,5 @@ public enum HCIEventMask {
 
     /// For controllers of Core 4.0 and older, which may reject bits they do not know: the five
     /// 4.0 LE subevents only.
-    public static let leCore40: UInt64 = 0x1F
+    package static let leCore40: UInt64 = 0x1F
 }

@@ -1,18 +1,18 @@
 /// A `ByteReader` that throws `HCIError.malformed` naming the packet and the field that was
 /// short, so that decoders state their layout once and never trap.
-public struct HCIFieldReader {
-    public var reader: ByteReader
+package struct HCIFieldReader {
+    package var reader: ByteReader
     /// The packet's spec name, such as `LE Advertising Report`.
-    public let packet: String
+    package let packet: String
 
-    public init(_ bytes: UnsafeRawBufferPointer, packet: String) {
+    package init(_ bytes: UnsafeRawBufferPointer, packet: String) {
         reader = ByteReader(bytes)
         self.packet = packet
     }
 
-    public var remaining: Int { reader.remaining }
+    package var remaining: Int { reader.remaining }
 
-    public func malformed(_ detail: String) -> HCIError {
+    package func malformed(_ detail: String) -> HCIError {
         .malformed(packet: packet, detail: detail)
     }
 
@@ -20,45 +20,45 @@ public struct HCIFieldReader {
         malformed("\(field) needs \(size) byte\(size == 1 ? "" : "s"), \(reader.remaining) left")
     }
 
-    public mutating func u8(_ field: String) throws(HCIError) -> UInt8 {
+    package mutating func u8(_ field: String) throws(HCIError) -> UInt8 {
         guard let v = reader.readUInt8() else { throw short(field, 1) }
         return v
     }
 
-    public mutating func i8(_ field: String) throws(HCIError) -> Int8 {
+    package mutating func i8(_ field: String) throws(HCIError) -> Int8 {
         guard let v = reader.readInt8() else { throw short(field, 1) }
         return v
     }
 
-    public mutating func u16(_ field: String) throws(HCIError) -> UInt16 {
+    package mutating func u16(_ field: String) throws(HCIError) -> UInt16 {
         guard let v = reader.readUInt16() else { throw short(field, 2) }
         return v
     }
 
     /// A Connection_Handle field: its low 12 bits (the rest are reserved, or flags in ACL).
-    public mutating func connectionHandle(_ field: String = "Connection_Handle") throws(HCIError) -> ConnectionHandle {
+    package mutating func connectionHandle(_ field: String = "Connection_Handle") throws(HCIError) -> ConnectionHandle {
         ConnectionHandle(rawValue: try u16(field))
     }
 
-    public mutating func u64(_ field: String) throws(HCIError) -> UInt64 {
+    package mutating func u64(_ field: String) throws(HCIError) -> UInt64 {
         guard let v = reader.readUInt64() else { throw short(field, 8) }
         return v
     }
 
-    public mutating func address(_ field: String) throws(HCIError) -> BluetoothAddress {
+    package mutating func address(_ field: String) throws(HCIError) -> BluetoothAddress {
         guard let v = reader.readAddress() else { throw short(field, 6) }
         return v
     }
 
-    public mutating func view(_ field: String, count: Int) throws(HCIError) -> UnsafeRawBufferPointer {
+    package mutating func view(_ field: String, count: Int) throws(HCIError) -> UnsafeRawBufferPointer {
         guard let v = reader.readView(count: count) else { throw short(field, count) }
         return v
     }
 
-    public mutating func bytes(_ field: String, count: Int) throws(HCIError) -> [UInt8] {
+    package mutating func bytes(_ field: String, count: Int) throws(HCIError) -> [UInt8] {
         Array(try view(field, count: count))
     }
 
     /// The rest of the packet, as a view.
-    public mutating func rest() -> UnsafeRawBufferPointer { reader.readRest() }
+    package mutating func rest() -> UnsafeRawBufferPointer { reader.readRest() }
 }

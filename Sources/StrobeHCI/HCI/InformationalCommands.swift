@@ -2,26 +2,26 @@
 // Baseband commands the init sequence uses (7.3).
 
 /// HCI_Reset.
-public struct HCIReset: HCICommand {
-    public typealias ReturnParameters = Void
-    public static let opcode = HCIOpcode.reset
-    public init() {}
+package struct HCIReset: HCICommand {
+    package typealias ReturnParameters = Void
+    package static let opcode = HCIOpcode.reset
+    package init() {}
 }
 
 /// HCI_Set_Event_Mask: which events the controller may send (bit n = event code n + 1).
-public struct HCISetEventMask: HCICommand {
-    public typealias ReturnParameters = Void
-    public static let opcode = HCIOpcode.setEventMask
-    public var mask: UInt64
-    public init(mask: UInt64) { self.mask = mask }
-    public func encodeParameters(into writer: inout ByteWriter) { writer.write(mask) }
+package struct HCISetEventMask: HCICommand {
+    package typealias ReturnParameters = Void
+    package static let opcode = HCIOpcode.setEventMask
+    package var mask: UInt64
+    package init(mask: UInt64) { self.mask = mask }
+    package func encodeParameters(into writer: inout ByteWriter) { writer.write(mask) }
 }
 
 /// HCI_Read_Local_Version_Information.
-public struct HCIReadLocalVersionInformation: HCICommand {
-    public static let opcode = HCIOpcode.readLocalVersionInformation
-    public init() {}
-    public static func decodeReturnParameters(
+package struct HCIReadLocalVersionInformation: HCICommand {
+    package static let opcode = HCIOpcode.readLocalVersionInformation
+    package init() {}
+    package static func decodeReturnParameters(
         _ reader: inout HCIFieldReader
     ) throws(HCIError) -> LocalVersionInformation {
         LocalVersionInformation(
@@ -53,46 +53,46 @@ public struct LocalVersionInformation: Sendable, Hashable {
 }
 
 /// HCI_Read_BD_ADDR.
-public struct HCIReadBDAddr: HCICommand {
-    public static let opcode = HCIOpcode.readBDAddr
-    public init() {}
-    public static func decodeReturnParameters(_ reader: inout HCIFieldReader) throws(HCIError) -> BluetoothAddress {
+package struct HCIReadBDAddr: HCICommand {
+    package static let opcode = HCIOpcode.readBDAddr
+    package init() {}
+    package static func decodeReturnParameters(_ reader: inout HCIFieldReader) throws(HCIError) -> BluetoothAddress {
         try reader.address("BD_ADDR")
     }
 }
 
 /// HCI_Read_Local_Supported_Commands.
-public struct HCIReadLocalSupportedCommands: HCICommand {
-    public static let opcode = HCIOpcode.readLocalSupportedCommands
-    public init() {}
-    public static func decodeReturnParameters(_ reader: inout HCIFieldReader) throws(HCIError) -> HCISupportedCommands {
+package struct HCIReadLocalSupportedCommands: HCICommand {
+    package static let opcode = HCIOpcode.readLocalSupportedCommands
+    package init() {}
+    package static func decodeReturnParameters(_ reader: inout HCIFieldReader) throws(HCIError) -> HCISupportedCommands {
         HCISupportedCommands(octets: try reader.bytes("Supported_Commands", count: 64))
     }
 }
 
 /// HCI_Read_Local_Supported_Features (LMP features page 0).
-public struct HCIReadLocalSupportedFeatures: HCICommand {
-    public static let opcode = HCIOpcode.readLocalSupportedFeatures
-    public init() {}
-    public static func decodeReturnParameters(_ reader: inout HCIFieldReader) throws(HCIError) -> LMPFeatures {
+package struct HCIReadLocalSupportedFeatures: HCICommand {
+    package static let opcode = HCIOpcode.readLocalSupportedFeatures
+    package init() {}
+    package static func decodeReturnParameters(_ reader: inout HCIFieldReader) throws(HCIError) -> LMPFeatures {
         LMPFeatures(rawValue: try reader.u64("LMP_Features"))
     }
 }
 
 /// HCI_Read_Buffer_Size: the BR/EDR ACL buffers, which LE shares when the controller has no
 /// separate LE buffers.
-public struct HCIReadBufferSize: HCICommand {
-    public static let opcode = HCIOpcode.readBufferSize
-    public init() {}
+package struct HCIReadBufferSize: HCICommand {
+    package static let opcode = HCIOpcode.readBufferSize
+    package init() {}
 
-    public struct ReturnParameters: Sendable, Hashable {
-        public var aclDataPacketLength: UInt16
-        public var synchronousDataPacketLength: UInt8
-        public var totalNumACLDataPackets: UInt16
-        public var totalNumSynchronousDataPackets: UInt16
+    package struct ReturnParameters: Sendable, Hashable {
+        package var aclDataPacketLength: UInt16
+        package var synchronousDataPacketLength: UInt8
+        package var totalNumACLDataPackets: UInt16
+        package var totalNumSynchronousDataPackets: UInt16
     }
 
-    public static func decodeReturnParameters(_ reader: inout HCIFieldReader) throws(HCIError) -> ReturnParameters {
+    package static func decodeReturnParameters(_ reader: inout HCIFieldReader) throws(HCIError) -> ReturnParameters {
         ReturnParameters(
             aclDataPacketLength: try reader.u16("ACL_Data_Packet_Length"),
             synchronousDataPacketLength: try reader.u8("Synchronous_Data_Packet_Length"),

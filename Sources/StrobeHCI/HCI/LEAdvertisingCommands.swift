@@ -1,38 +1,38 @@
 // Legacy advertising commands (Core Specification Vol 4, Part E, 7.8.5 ... 7.8.9).
 
 /// The legacy advertising PDU type to send.
-public struct LEAdvertisingType: RawRepresentable, Sendable, Hashable {
-    public var rawValue: UInt8
-    public init(rawValue: UInt8) { self.rawValue = rawValue }
+package struct LEAdvertisingType: RawRepresentable, Sendable, Hashable {
+    package var rawValue: UInt8
+    package init(rawValue: UInt8) { self.rawValue = rawValue }
 
     /// Connectable and scannable undirected (ADV_IND).
-    public static let connectableUndirected = LEAdvertisingType(rawValue: 0x00)
+    package static let connectableUndirected = LEAdvertisingType(rawValue: 0x00)
     /// Connectable high duty cycle directed (ADV_DIRECT_IND).
-    public static let connectableDirectedHighDuty = LEAdvertisingType(rawValue: 0x01)
+    package static let connectableDirectedHighDuty = LEAdvertisingType(rawValue: 0x01)
     /// Scannable undirected (ADV_SCAN_IND).
-    public static let scannableUndirected = LEAdvertisingType(rawValue: 0x02)
+    package static let scannableUndirected = LEAdvertisingType(rawValue: 0x02)
     /// Non connectable undirected (ADV_NONCONN_IND).
-    public static let nonConnectableUndirected = LEAdvertisingType(rawValue: 0x03)
+    package static let nonConnectableUndirected = LEAdvertisingType(rawValue: 0x03)
     /// Connectable low duty cycle directed (ADV_DIRECT_IND).
-    public static let connectableDirectedLowDuty = LEAdvertisingType(rawValue: 0x04)
+    package static let connectableDirectedLowDuty = LEAdvertisingType(rawValue: 0x04)
 }
 
 /// HCI_LE_Set_Advertising_Parameters. Intervals are in 0.625 ms units (0x0020 ... 0x4000).
-public struct HCILESetAdvertisingParameters: HCICommand {
-    public typealias ReturnParameters = Void
-    public static let opcode = HCIOpcode.leSetAdvertisingParameters
+package struct HCILESetAdvertisingParameters: HCICommand {
+    package typealias ReturnParameters = Void
+    package static let opcode = HCIOpcode.leSetAdvertisingParameters
 
-    public var intervalMin: UInt16
-    public var intervalMax: UInt16
-    public var advertisingType: LEAdvertisingType
-    public var ownAddressType: LEOwnAddressType
-    public var peerAddressType: LEAddressType
-    public var peerAddress: BluetoothAddress
+    package var intervalMin: UInt16
+    package var intervalMax: UInt16
+    package var advertisingType: LEAdvertisingType
+    package var ownAddressType: LEOwnAddressType
+    package var peerAddressType: LEAddressType
+    package var peerAddress: BluetoothAddress
     /// Bit 0: channel 37, bit 1: 38, bit 2: 39.
-    public var channelMap: UInt8
-    public var filterPolicy: UInt8
+    package var channelMap: UInt8
+    package var filterPolicy: UInt8
 
-    public init(intervalMin: UInt16, intervalMax: UInt16, advertisingType: LEAdvertisingType = .connectableUndirected,
+    package init(intervalMin: UInt16, intervalMax: UInt16, advertisingType: LEAdvertisingType = .connectableUndirected,
                 ownAddressType: LEOwnAddressType = .public, peerAddressType: LEAddressType = .public,
                 peerAddress: BluetoothAddress = BluetoothAddress(wire: (0, 0, 0, 0, 0, 0)),
                 channelMap: UInt8 = 0x07, filterPolicy: UInt8 = 0) {
@@ -46,7 +46,7 @@ public struct HCILESetAdvertisingParameters: HCICommand {
         self.filterPolicy = filterPolicy
     }
 
-    public func encodeParameters(into writer: inout ByteWriter) {
+    package func encodeParameters(into writer: inout ByteWriter) {
         writer.write(intervalMin)
         writer.write(intervalMax)
         writer.write(advertisingType.rawValue)
@@ -68,60 +68,60 @@ private func encodeLegacyAdvertisingData(_ data: [UInt8], into writer: inout Byt
 }
 
 /// HCI_LE_Set_Advertising_Data.
-public struct HCILESetAdvertisingData: HCICommand {
-    public typealias ReturnParameters = Void
-    public static let opcode = HCIOpcode.leSetAdvertisingData
+package struct HCILESetAdvertisingData: HCICommand {
+    package typealias ReturnParameters = Void
+    package static let opcode = HCIOpcode.leSetAdvertisingData
 
-    public let data: [UInt8]
+    package let data: [UInt8]
 
     /// `nil` when `data` is longer than 31 bytes.
-    public init?(data: [UInt8]) {
+    package init?(data: [UInt8]) {
         guard data.count <= legacyAdvertisingDataMaximumLength else { return nil }
         self.data = data
     }
 
-    public func encodeParameters(into writer: inout ByteWriter) {
+    package func encodeParameters(into writer: inout ByteWriter) {
         encodeLegacyAdvertisingData(data, into: &writer)
     }
 }
 
 /// HCI_LE_Set_Scan_Response_Data.
-public struct HCILESetScanResponseData: HCICommand {
-    public typealias ReturnParameters = Void
-    public static let opcode = HCIOpcode.leSetScanResponseData
+package struct HCILESetScanResponseData: HCICommand {
+    package typealias ReturnParameters = Void
+    package static let opcode = HCIOpcode.leSetScanResponseData
 
-    public let data: [UInt8]
+    package let data: [UInt8]
 
     /// `nil` when `data` is longer than 31 bytes.
-    public init?(data: [UInt8]) {
+    package init?(data: [UInt8]) {
         guard data.count <= legacyAdvertisingDataMaximumLength else { return nil }
         self.data = data
     }
 
-    public func encodeParameters(into writer: inout ByteWriter) {
+    package func encodeParameters(into writer: inout ByteWriter) {
         encodeLegacyAdvertisingData(data, into: &writer)
     }
 }
 
 /// HCI_LE_Set_Advertising_Enable.
-public struct HCILESetAdvertisingEnable: HCICommand {
-    public typealias ReturnParameters = Void
-    public static let opcode = HCIOpcode.leSetAdvertisingEnable
+package struct HCILESetAdvertisingEnable: HCICommand {
+    package typealias ReturnParameters = Void
+    package static let opcode = HCIOpcode.leSetAdvertisingEnable
 
-    public var enable: Bool
-    public init(enable: Bool) { self.enable = enable }
-    public func encodeParameters(into writer: inout ByteWriter) { writer.write(UInt8(enable ? 1 : 0)) }
+    package var enable: Bool
+    package init(enable: Bool) { self.enable = enable }
+    package func encodeParameters(into writer: inout ByteWriter) { writer.write(UInt8(enable ? 1 : 0)) }
 }
 
 /// HCI_LE_Set_Random_Address: the random address used when a command says own address type
 /// random (legacy advertising, scanning, initiating).
-public struct HCILESetRandomAddress: HCICommand {
-    public typealias ReturnParameters = Void
-    public static let opcode = HCIOpcode.leSetRandomAddress
+package struct HCILESetRandomAddress: HCICommand {
+    package typealias ReturnParameters = Void
+    package static let opcode = HCIOpcode.leSetRandomAddress
 
-    public var address: BluetoothAddress
+    package var address: BluetoothAddress
 
-    public init(address: BluetoothAddress) { self.address = address }
+    package init(address: BluetoothAddress) { self.address = address }
 
-    public func encodeParameters(into writer: inout ByteWriter) { writer.write(address) }
+    package func encodeParameters(into writer: inout ByteWriter) { writer.write(address) }
 }

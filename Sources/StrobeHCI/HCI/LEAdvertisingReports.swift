@@ -1,72 +1,72 @@
 /// One report of LE Advertising Report (Core Specification Vol 4, Part E, 7.7.65.2).
-public struct LEAdvertisingReport: Sendable, Hashable {
+package struct LEAdvertisingReport: Sendable, Hashable {
     /// The legacy PDU that was received.
-    public struct EventType: RawRepresentable, Sendable, Hashable {
-        public var rawValue: UInt8
-        public init(rawValue: UInt8) { self.rawValue = rawValue }
+    package struct EventType: RawRepresentable, Sendable, Hashable {
+        package var rawValue: UInt8
+        package init(rawValue: UInt8) { self.rawValue = rawValue }
 
-        public static let advInd = EventType(rawValue: 0x00)
-        public static let advDirectInd = EventType(rawValue: 0x01)
-        public static let advScanInd = EventType(rawValue: 0x02)
-        public static let advNonconnInd = EventType(rawValue: 0x03)
-        public static let scanRsp = EventType(rawValue: 0x04)
+        package static let advInd = EventType(rawValue: 0x00)
+        package static let advDirectInd = EventType(rawValue: 0x01)
+        package static let advScanInd = EventType(rawValue: 0x02)
+        package static let advNonconnInd = EventType(rawValue: 0x03)
+        package static let scanRsp = EventType(rawValue: 0x04)
 
-        public var isConnectable: Bool { self == .advInd || self == .advDirectInd }
-        public var isScanResponse: Bool { self == .scanRsp }
+        package var isConnectable: Bool { self == .advInd || self == .advDirectInd }
+        package var isScanResponse: Bool { self == .scanRsp }
     }
 
-    public var eventType: EventType
-    public var addressType: LEAddressType
-    public var address: BluetoothAddress
-    public var data: [UInt8]
+    package var eventType: EventType
+    package var addressType: LEAddressType
+    package var address: BluetoothAddress
+    package var data: [UInt8]
     /// dBm; `nil` when the controller could not measure it (127).
-    public var rssi: Int8?
+    package var rssi: Int8?
 }
 
 /// One report of LE Extended Advertising Report (Core Specification Vol 4, Part E, 7.7.65.13).
-public struct LEExtendedAdvertisingReport: Sendable, Hashable {
+package struct LEExtendedAdvertisingReport: Sendable, Hashable {
     /// Event_Type: properties in bits 0-4, data status in bits 5-6.
-    public struct EventType: RawRepresentable, Sendable, Hashable {
-        public var rawValue: UInt16
-        public init(rawValue: UInt16) { self.rawValue = rawValue }
+    package struct EventType: RawRepresentable, Sendable, Hashable {
+        package var rawValue: UInt16
+        package init(rawValue: UInt16) { self.rawValue = rawValue }
 
-        public var isConnectable: Bool { rawValue & 0x01 != 0 }
-        public var isScannable: Bool { rawValue & 0x02 != 0 }
-        public var isDirected: Bool { rawValue & 0x04 != 0 }
-        public var isScanResponse: Bool { rawValue & 0x08 != 0 }
-        public var isLegacy: Bool { rawValue & 0x10 != 0 }
-        public var dataStatus: DataStatus { DataStatus(rawValue: UInt8((rawValue >> 5) & 0x03)) }
+        package var isConnectable: Bool { rawValue & 0x01 != 0 }
+        package var isScannable: Bool { rawValue & 0x02 != 0 }
+        package var isDirected: Bool { rawValue & 0x04 != 0 }
+        package var isScanResponse: Bool { rawValue & 0x08 != 0 }
+        package var isLegacy: Bool { rawValue & 0x10 != 0 }
+        package var dataStatus: DataStatus { DataStatus(rawValue: UInt8((rawValue >> 5) & 0x03)) }
     }
 
     /// Whether the data is whole, or one piece of a longer payload.
-    public struct DataStatus: RawRepresentable, Sendable, Hashable {
-        public var rawValue: UInt8
-        public init(rawValue: UInt8) { self.rawValue = rawValue }
+    package struct DataStatus: RawRepresentable, Sendable, Hashable {
+        package var rawValue: UInt8
+        package init(rawValue: UInt8) { self.rawValue = rawValue }
 
-        public static let complete = DataStatus(rawValue: 0)
+        package static let complete = DataStatus(rawValue: 0)
         /// More reports with the rest of this payload follow.
-        public static let incompleteMoreToCome = DataStatus(rawValue: 1)
+        package static let incompleteMoreToCome = DataStatus(rawValue: 1)
         /// The controller gave up on the rest; this is all there will be.
-        public static let incompleteTruncated = DataStatus(rawValue: 2)
+        package static let incompleteTruncated = DataStatus(rawValue: 2)
     }
 
-    public var eventType: EventType
-    public var addressType: LEAddressType
-    public var address: BluetoothAddress
-    public var primaryPHY: LEPHY
+    package var eventType: EventType
+    package var addressType: LEAddressType
+    package var address: BluetoothAddress
+    package var primaryPHY: LEPHY
     /// `0` when no secondary channel was used.
-    public var secondaryPHY: LEPHY
+    package var secondaryPHY: LEPHY
     /// 0xFF when the PDU had no ADI field.
-    public var advertisingSID: UInt8
+    package var advertisingSID: UInt8
     /// dBm; `nil` when not available (127).
-    public var txPower: Int8?
+    package var txPower: Int8?
     /// dBm; `nil` when not available (127).
-    public var rssi: Int8?
+    package var rssi: Int8?
     /// In 1.25 ms units; 0 without periodic advertising.
-    public var periodicAdvertisingInterval: UInt16
-    public var directAddressType: LEAddressType
-    public var directAddress: BluetoothAddress
-    public var data: [UInt8]
+    package var periodicAdvertisingInterval: UInt16
+    package var directAddressType: LEAddressType
+    package var directAddress: BluetoothAddress
+    package var data: [UInt8]
 }
 
 /// The value of RSSI and TX power fields meaning "not available".
@@ -77,7 +77,7 @@ extension LEAdvertisingReport {
 
     /// Decodes every report of the subevent's parameters (after the subevent code). Reports
     /// follow each other whole: event type, address type, address, data length, data, RSSI.
-    public static func decodeReports(_ parameters: UnsafeRawBufferPointer) throws(HCIError) -> [LEAdvertisingReport] {
+    package static func decodeReports(_ parameters: UnsafeRawBufferPointer) throws(HCIError) -> [LEAdvertisingReport] {
         var r = HCIFieldReader(parameters, packet: packet)
         let count = Int(try r.u8("Num_Reports"))
         var reports: [LEAdvertisingReport] = []
@@ -104,7 +104,7 @@ extension LEExtendedAdvertisingReport {
     static let packet = "LE Extended Advertising Report"
 
     /// Decodes every report of the subevent's parameters (after the subevent code).
-    public static func decodeReports(_ parameters: UnsafeRawBufferPointer) throws(HCIError) -> [LEExtendedAdvertisingReport] {
+    package static func decodeReports(_ parameters: UnsafeRawBufferPointer) throws(HCIError) -> [LEExtendedAdvertisingReport] {
         var r = HCIFieldReader(parameters, packet: packet)
         let count = Int(try r.u8("Num_Reports"))
         var reports: [LEExtendedAdvertisingReport] = []

@@ -1,45 +1,45 @@
 /// Advertising_Event_Properties of LE Set Extended Advertising Parameters (Vol 4, Part E, 7.8.53).
-public struct LEAdvertisingEventProperties: OptionSet, Sendable, Hashable {
-    public var rawValue: UInt16
-    public init(rawValue: UInt16) { self.rawValue = rawValue }
+package struct LEAdvertisingEventProperties: OptionSet, Sendable, Hashable {
+    package var rawValue: UInt16
+    package init(rawValue: UInt16) { self.rawValue = rawValue }
 
-    public static let connectable = Self(rawValue: 1 << 0)
-    public static let scannable = Self(rawValue: 1 << 1)
-    public static let directed = Self(rawValue: 1 << 2)
-    public static let highDutyCycleDirected = Self(rawValue: 1 << 3)
+    package static let connectable = Self(rawValue: 1 << 0)
+    package static let scannable = Self(rawValue: 1 << 1)
+    package static let directed = Self(rawValue: 1 << 2)
+    package static let highDutyCycleDirected = Self(rawValue: 1 << 3)
     /// Legacy PDUs (ADV_IND and friends), which every scanner hears, legacy or extended.
-    public static let legacy = Self(rawValue: 1 << 4)
-    public static let anonymous = Self(rawValue: 1 << 5)
-    public static let includeTxPower = Self(rawValue: 1 << 6)
+    package static let legacy = Self(rawValue: 1 << 4)
+    package static let anonymous = Self(rawValue: 1 << 5)
+    package static let includeTxPower = Self(rawValue: 1 << 6)
 
     /// ADV_IND through the extended commands.
-    public static let legacyConnectableScannable: Self = [.legacy, .connectable, .scannable]
+    package static let legacyConnectableScannable: Self = [.legacy, .connectable, .scannable]
 }
 
 /// HCI_LE_Set_Extended_Advertising_Parameters [v1]. Intervals are in 0.625 ms units
 /// (0x000020 ... 0xFFFFFF). Returns the TX power the controller selected, in dBm.
-public struct HCILESetExtendedAdvertisingParameters: HCICommand {
-    public typealias ReturnParameters = Int8
-    public static let opcode = HCIOpcode.leSetExtendedAdvertisingParameters
+package struct HCILESetExtendedAdvertisingParameters: HCICommand {
+    package typealias ReturnParameters = Int8
+    package static let opcode = HCIOpcode.leSetExtendedAdvertisingParameters
 
-    public var advertisingHandle: UInt8
-    public var properties: LEAdvertisingEventProperties
-    public var intervalMin: UInt32
-    public var intervalMax: UInt32
-    public var channelMap: UInt8
-    public var ownAddressType: LEOwnAddressType
-    public var peerAddressType: LEAddressType
-    public var peerAddress: BluetoothAddress
-    public var filterPolicy: UInt8
+    package var advertisingHandle: UInt8
+    package var properties: LEAdvertisingEventProperties
+    package var intervalMin: UInt32
+    package var intervalMax: UInt32
+    package var channelMap: UInt8
+    package var ownAddressType: LEOwnAddressType
+    package var peerAddressType: LEAddressType
+    package var peerAddress: BluetoothAddress
+    package var filterPolicy: UInt8
     /// 0x7F: no preference.
-    public var txPower: Int8
-    public var primaryPHY: UInt8
-    public var secondaryMaxSkip: UInt8
-    public var secondaryPHY: UInt8
-    public var advertisingSID: UInt8
-    public var scanRequestNotification: Bool
+    package var txPower: Int8
+    package var primaryPHY: UInt8
+    package var secondaryMaxSkip: UInt8
+    package var secondaryPHY: UInt8
+    package var advertisingSID: UInt8
+    package var scanRequestNotification: Bool
 
-    public init(advertisingHandle: UInt8 = 0, properties: LEAdvertisingEventProperties = .legacyConnectableScannable,
+    package init(advertisingHandle: UInt8 = 0, properties: LEAdvertisingEventProperties = .legacyConnectableScannable,
                 intervalMin: UInt32, intervalMax: UInt32, channelMap: UInt8 = 0x07,
                 ownAddressType: LEOwnAddressType = .public, peerAddressType: LEAddressType = .public,
                 peerAddress: BluetoothAddress = BluetoothAddress(wire: (0, 0, 0, 0, 0, 0)), filterPolicy: UInt8 = 0,
@@ -62,7 +62,7 @@ public struct HCILESetExtendedAdvertisingParameters: HCICommand {
         self.scanRequestNotification = scanRequestNotification
     }
 
-    public func encodeParameters(into writer: inout ByteWriter) {
+    package func encodeParameters(into writer: inout ByteWriter) {
         writer.write(advertisingHandle)
         writer.write(properties.rawValue)
         writeU24(intervalMin, into: &writer)
@@ -80,7 +80,7 @@ public struct HCILESetExtendedAdvertisingParameters: HCICommand {
         writer.write(UInt8(scanRequestNotification ? 1 : 0))
     }
 
-    public static func decodeReturnParameters(_ reader: inout HCIFieldReader) throws(HCIError) -> Int8 {
+    package static func decodeReturnParameters(_ reader: inout HCIFieldReader) throws(HCIError) -> Int8 {
         try reader.i8("Selected_TX_Power")
     }
 }
@@ -93,40 +93,40 @@ private func writeU24(_ value: UInt32, into writer: inout ByteWriter) {
 
 /// HCI_LE_Set_Extended_Advertising_Data and HCI_LE_Set_Extended_Scan_Response_Data, sent whole
 /// (Operation 0x03, complete data). Legacy advertising sets take at most 31 bytes.
-public struct HCILESetExtendedAdvertisingData: HCICommand {
-    public typealias ReturnParameters = Void
-    public static let opcode = HCIOpcode.leSetExtendedAdvertisingData
+package struct HCILESetExtendedAdvertisingData: HCICommand {
+    package typealias ReturnParameters = Void
+    package static let opcode = HCIOpcode.leSetExtendedAdvertisingData
 
-    public var advertisingHandle: UInt8
-    public let data: [UInt8]
+    package var advertisingHandle: UInt8
+    package let data: [UInt8]
 
     /// `nil` when `data` does not fit in one command (251 bytes).
-    public init?(advertisingHandle: UInt8 = 0, data: [UInt8]) {
+    package init?(advertisingHandle: UInt8 = 0, data: [UInt8]) {
         guard data.count <= 251 else { return nil }
         self.advertisingHandle = advertisingHandle
         self.data = data
     }
 
-    public func encodeParameters(into writer: inout ByteWriter) {
+    package func encodeParameters(into writer: inout ByteWriter) {
         encodeExtendedData(advertisingHandle, data, into: &writer)
     }
 }
 
 /// HCI_LE_Set_Extended_Scan_Response_Data, sent whole.
-public struct HCILESetExtendedScanResponseData: HCICommand {
-    public typealias ReturnParameters = Void
-    public static let opcode = HCIOpcode.leSetExtendedScanResponseData
+package struct HCILESetExtendedScanResponseData: HCICommand {
+    package typealias ReturnParameters = Void
+    package static let opcode = HCIOpcode.leSetExtendedScanResponseData
 
-    public var advertisingHandle: UInt8
-    public let data: [UInt8]
+    package var advertisingHandle: UInt8
+    package let data: [UInt8]
 
-    public init?(advertisingHandle: UInt8 = 0, data: [UInt8]) {
+    package init?(advertisingHandle: UInt8 = 0, data: [UInt8]) {
         guard data.count <= 251 else { return nil }
         self.advertisingHandle = advertisingHandle
         self.data = data
     }
 
-    public func encodeParameters(into writer: inout ByteWriter) {
+    package func encodeParameters(into writer: inout ByteWriter) {
         encodeExtendedData(advertisingHandle, data, into: &writer)
     }
 }
@@ -140,19 +140,19 @@ private func encodeExtendedData(_ handle: UInt8, _ data: [UInt8], into writer: i
 }
 
 /// HCI_LE_Set_Extended_Advertising_Enable for one advertising set, with no duration or event limit.
-public struct HCILESetExtendedAdvertisingEnable: HCICommand {
-    public typealias ReturnParameters = Void
-    public static let opcode = HCIOpcode.leSetExtendedAdvertisingEnable
+package struct HCILESetExtendedAdvertisingEnable: HCICommand {
+    package typealias ReturnParameters = Void
+    package static let opcode = HCIOpcode.leSetExtendedAdvertisingEnable
 
-    public var enable: Bool
-    public var advertisingHandle: UInt8
+    package var enable: Bool
+    package var advertisingHandle: UInt8
 
-    public init(enable: Bool, advertisingHandle: UInt8 = 0) {
+    package init(enable: Bool, advertisingHandle: UInt8 = 0) {
         self.enable = enable
         self.advertisingHandle = advertisingHandle
     }
 
-    public func encodeParameters(into writer: inout ByteWriter) {
+    package func encodeParameters(into writer: inout ByteWriter) {
         writer.write(UInt8(enable ? 1 : 0))
         writer.write(UInt8(1))  // Num_Sets
         writer.write(advertisingHandle)
@@ -162,19 +162,19 @@ public struct HCILESetExtendedAdvertisingEnable: HCICommand {
 }
 
 /// HCI_LE_Set_Advertising_Set_Random_Address: the random address of one advertising set.
-public struct HCILESetAdvertisingSetRandomAddress: HCICommand {
-    public typealias ReturnParameters = Void
-    public static let opcode = HCIOpcode.leSetAdvertisingSetRandomAddress
+package struct HCILESetAdvertisingSetRandomAddress: HCICommand {
+    package typealias ReturnParameters = Void
+    package static let opcode = HCIOpcode.leSetAdvertisingSetRandomAddress
 
-    public var advertisingHandle: UInt8
-    public var address: BluetoothAddress
+    package var advertisingHandle: UInt8
+    package var address: BluetoothAddress
 
-    public init(advertisingHandle: UInt8 = 0, address: BluetoothAddress) {
+    package init(advertisingHandle: UInt8 = 0, address: BluetoothAddress) {
         self.advertisingHandle = advertisingHandle
         self.address = address
     }
 
-    public func encodeParameters(into writer: inout ByteWriter) {
+    package func encodeParameters(into writer: inout ByteWriter) {
         writer.write(advertisingHandle)
         writer.write(address)
     }

@@ -2,38 +2,38 @@
 // 7.8.64, 7.8.65).
 
 /// Passive scanning only listens; active scanning also sends scan requests for scan responses.
-public enum LEScanType: UInt8, Sendable, Hashable {
+package enum LEScanType: UInt8, Sendable, Hashable {
     case passive = 0x00
     case active = 0x01
 }
 
 /// Time in the 0.625 ms units that scan and advertising intervals use.
-public enum LETime {
+package enum LETime {
     /// The nearest count of 0.625 ms units, clamped to `range`.
-    public static func units625us(_ duration: Duration, range: ClosedRange<Int> = 0...0xFFFF) -> UInt16 {
+    package static func units625us(_ duration: Duration, range: ClosedRange<Int> = 0...0xFFFF) -> UInt16 {
         units(duration, of: .microseconds(625), range: range)
     }
 
     /// The nearest count of `unit`-long units (1.25 ms connection intervals, 10 ms timeouts),
     /// clamped to `range`.
-    public static func units(_ duration: Duration, of unit: Duration, range: ClosedRange<Int> = 0...0xFFFF) -> UInt16 {
+    package static func units(_ duration: Duration, of unit: Duration, range: ClosedRange<Int> = 0...0xFFFF) -> UInt16 {
         let count = Int((duration / unit).rounded())
         return UInt16(clamping: min(max(count, range.lowerBound), range.upperBound))
     }
 }
 
 /// HCI_LE_Set_Scan_Parameters. Interval and window are in 0.625 ms units (0x0004 ... 0x4000).
-public struct HCILESetScanParameters: HCICommand {
-    public typealias ReturnParameters = Void
-    public static let opcode = HCIOpcode.leSetScanParameters
+package struct HCILESetScanParameters: HCICommand {
+    package typealias ReturnParameters = Void
+    package static let opcode = HCIOpcode.leSetScanParameters
 
-    public var scanType: LEScanType
-    public var scanInterval: UInt16
-    public var scanWindow: UInt16
-    public var ownAddressType: LEOwnAddressType
-    public var scanningFilterPolicy: UInt8
+    package var scanType: LEScanType
+    package var scanInterval: UInt16
+    package var scanWindow: UInt16
+    package var ownAddressType: LEOwnAddressType
+    package var scanningFilterPolicy: UInt8
 
-    public init(scanType: LEScanType, scanInterval: UInt16, scanWindow: UInt16,
+    package init(scanType: LEScanType, scanInterval: UInt16, scanWindow: UInt16,
                 ownAddressType: LEOwnAddressType = .public, scanningFilterPolicy: UInt8 = 0) {
         self.scanType = scanType
         self.scanInterval = scanInterval
@@ -42,7 +42,7 @@ public struct HCILESetScanParameters: HCICommand {
         self.scanningFilterPolicy = scanningFilterPolicy
     }
 
-    public func encodeParameters(into writer: inout ByteWriter) {
+    package func encodeParameters(into writer: inout ByteWriter) {
         writer.write(scanType.rawValue)
         writer.write(scanInterval)
         writer.write(scanWindow)
@@ -52,19 +52,19 @@ public struct HCILESetScanParameters: HCICommand {
 }
 
 /// HCI_LE_Set_Scan_Enable.
-public struct HCILESetScanEnable: HCICommand {
-    public typealias ReturnParameters = Void
-    public static let opcode = HCIOpcode.leSetScanEnable
+package struct HCILESetScanEnable: HCICommand {
+    package typealias ReturnParameters = Void
+    package static let opcode = HCIOpcode.leSetScanEnable
 
-    public var enable: Bool
-    public var filterDuplicates: Bool
+    package var enable: Bool
+    package var filterDuplicates: Bool
 
-    public init(enable: Bool, filterDuplicates: Bool = false) {
+    package init(enable: Bool, filterDuplicates: Bool = false) {
         self.enable = enable
         self.filterDuplicates = filterDuplicates
     }
 
-    public func encodeParameters(into writer: inout ByteWriter) {
+    package func encodeParameters(into writer: inout ByteWriter) {
         writer.write(UInt8(enable ? 1 : 0))
         writer.write(UInt8(filterDuplicates ? 1 : 0))
     }
@@ -72,27 +72,27 @@ public struct HCILESetScanEnable: HCICommand {
 
 /// HCI_LE_Set_Extended_Scan_Parameters. One entry per scanning PHY (LE 1M and/or LE Coded);
 /// interval and window are in 0.625 ms units.
-public struct HCILESetExtendedScanParameters: HCICommand {
-    public typealias ReturnParameters = Void
-    public static let opcode = HCIOpcode.leSetExtendedScanParameters
+package struct HCILESetExtendedScanParameters: HCICommand {
+    package typealias ReturnParameters = Void
+    package static let opcode = HCIOpcode.leSetExtendedScanParameters
 
-    public struct PHYParameters: Sendable, Hashable {
-        public var scanType: LEScanType
-        public var scanInterval: UInt16
-        public var scanWindow: UInt16
-        public init(scanType: LEScanType, scanInterval: UInt16, scanWindow: UInt16) {
+    package struct PHYParameters: Sendable, Hashable {
+        package var scanType: LEScanType
+        package var scanInterval: UInt16
+        package var scanWindow: UInt16
+        package init(scanType: LEScanType, scanInterval: UInt16, scanWindow: UInt16) {
             self.scanType = scanType
             self.scanInterval = scanInterval
             self.scanWindow = scanWindow
         }
     }
 
-    public var ownAddressType: LEOwnAddressType
-    public var scanningFilterPolicy: UInt8
-    public var le1M: PHYParameters?
-    public var leCoded: PHYParameters?
+    package var ownAddressType: LEOwnAddressType
+    package var scanningFilterPolicy: UInt8
+    package var le1M: PHYParameters?
+    package var leCoded: PHYParameters?
 
-    public init(ownAddressType: LEOwnAddressType = .public, scanningFilterPolicy: UInt8 = 0,
+    package init(ownAddressType: LEOwnAddressType = .public, scanningFilterPolicy: UInt8 = 0,
                 le1M: PHYParameters?, leCoded: PHYParameters? = nil) {
         self.ownAddressType = ownAddressType
         self.scanningFilterPolicy = scanningFilterPolicy
@@ -100,7 +100,7 @@ public struct HCILESetExtendedScanParameters: HCICommand {
         self.leCoded = leCoded
     }
 
-    public func encodeParameters(into writer: inout ByteWriter) {
+    package func encodeParameters(into writer: inout ByteWriter) {
         writer.write(ownAddressType.rawValue)
         writer.write(scanningFilterPolicy)
         var phys = LEPHYs()
@@ -118,24 +118,24 @@ public struct HCILESetExtendedScanParameters: HCICommand {
 
 /// HCI_LE_Set_Extended_Scan_Enable. Duration is in 10 ms units, period in 1.28 s units; zero
 /// scans until disabled.
-public struct HCILESetExtendedScanEnable: HCICommand {
-    public typealias ReturnParameters = Void
-    public static let opcode = HCIOpcode.leSetExtendedScanEnable
+package struct HCILESetExtendedScanEnable: HCICommand {
+    package typealias ReturnParameters = Void
+    package static let opcode = HCIOpcode.leSetExtendedScanEnable
 
-    public var enable: Bool
+    package var enable: Bool
     /// 0 off, 1 on, 2 on and reset every scan period.
-    public var filterDuplicates: UInt8
-    public var duration: UInt16
-    public var period: UInt16
+    package var filterDuplicates: UInt8
+    package var duration: UInt16
+    package var period: UInt16
 
-    public init(enable: Bool, filterDuplicates: UInt8 = 0, duration: UInt16 = 0, period: UInt16 = 0) {
+    package init(enable: Bool, filterDuplicates: UInt8 = 0, duration: UInt16 = 0, period: UInt16 = 0) {
         self.enable = enable
         self.filterDuplicates = filterDuplicates
         self.duration = duration
         self.period = period
     }
 
-    public func encodeParameters(into writer: inout ByteWriter) {
+    package func encodeParameters(into writer: inout ByteWriter) {
         writer.write(UInt8(enable ? 1 : 0))
         writer.write(filterDuplicates)
         writer.write(duration)

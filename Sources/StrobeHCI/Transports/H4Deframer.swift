@@ -8,24 +8,24 @@
 /// Every length is checked against the limits before a byte of payload is awaited. The first
 /// malformed byte fails the deframer for good: an H4 stream has no resynchronisation point, so
 /// the transport must close.
-public struct H4Deframer: ~Copyable {
+package struct H4Deframer: ~Copyable {
     /// The largest payload accepted per packet type. Command, SCO and event lengths are one
     /// byte wide and so never exceed 255; ACL and ISO lengths are two bytes wide and need a bound
     /// that matches the controller's buffers.
-    public struct Limits: Sendable, Equatable {
+    package struct Limits: Sendable, Equatable {
         /// Largest ACL data length (the controller's ACL_Data_Packet_Length or LE ACL length).
-        public var maximumACLPayload: Int
+        package var maximumACLPayload: Int
         /// Largest ISO data load length.
-        public var maximumISOPayload: Int
+        package var maximumISOPayload: Int
 
         /// Bounds are clamped to what the length fields can express.
-        public init(maximumACLPayload: Int = 4096, maximumISOPayload: Int = 4096) {
+        package init(maximumACLPayload: Int = 4096, maximumISOPayload: Int = 4096) {
             self.maximumACLPayload = min(max(maximumACLPayload, 0), Int(UInt16.max))
             self.maximumISOPayload = min(max(maximumISOPayload, 0), 0x3FFF)
         }
 
         /// The largest payload for `type`, header excluded.
-        public func maximumPayload(for type: HCIPacketType) -> Int {
+        package func maximumPayload(for type: HCIPacketType) -> Int {
             switch type {
             case .command, .sco, .event: Int(UInt8.max)
             case .acl: maximumACLPayload
@@ -39,7 +39,7 @@ public struct H4Deframer: ~Copyable {
         }
     }
 
-    public let limits: Limits
+    package let limits: Limits
 
     /// Header and payload of the packet being reassembled (the H4 type byte is held apart).
     private let storage: UnsafeMutableRawBufferPointer
@@ -53,11 +53,11 @@ public struct H4Deframer: ~Copyable {
     private var pendingStart: UInt64 = 0
 
     /// Bytes of the stream consumed so far; names where a malformed packet began.
-    public private(set) var streamOffset: UInt64 = 0
+    package private(set) var streamOffset: UInt64 = 0
     /// Set by the first malformed packet; every later `feed` throws it again.
-    public private(set) var failure: TransportError?
+    package private(set) var failure: TransportError?
 
-    public init(limits: Limits = Limits()) {
+    package init(limits: Limits = Limits()) {
         self.limits = limits
         storage = UnsafeMutableRawBufferPointer.allocate(byteCount: max(limits.largestPacket, 1), alignment: 8)
     }
@@ -65,14 +65,14 @@ public struct H4Deframer: ~Copyable {
     deinit { storage.deallocate() }
 
     /// True while a packet has begun but not yet completed.
-    public var isMidPacket: Bool { pendingType != nil }
+    package var isMidPacket: Bool { pendingType != nil }
 
     /// The type of the packet being reassembled, if any.
-    public var pendingPacketType: HCIPacketType? { pendingType }
+    package var pendingPacketType: HCIPacketType? { pendingType }
 
     /// Consumes one chunk, calling `deliver` for every packet it completes, in stream order.
     /// The payload passed to `deliver` excludes the type byte and is valid only during the call.
-    public mutating func feed(
+    package mutating func feed(
         _ chunk: UnsafeRawBufferPointer,
         _ deliver: (HCIPacketType, UnsafeRawBufferPointer) -> Void
     ) throws(TransportError) {
@@ -139,7 +139,7 @@ public struct H4Deframer: ~Copyable {
     }
 
     /// Declares the end of the stream: throws `.truncatedPacket` if a packet was left unfinished.
-    public func finish() throws(TransportError) {
+    package func finish() throws(TransportError) {
         if let failure { throw failure }
         if let pendingType { throw .truncatedPacket(type: pendingType, offset: pendingStart) }
     }

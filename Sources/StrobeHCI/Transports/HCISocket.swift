@@ -8,11 +8,11 @@ import Glibc
 /// out of scope unless its descriptor is taken over with `takeFileDescriptor()`.
 ///
 /// Device ioctls (list, info, up, down) work only before the socket is bound to the user channel.
-public struct HCISocket: ~Copyable {
-    public let fileDescriptor: Int32
+package struct HCISocket: ~Copyable {
+    package let fileDescriptor: Int32
 
     /// Opens an unbound HCI socket. Throws `.bluetoothUnsupported` on a kernel without Bluetooth.
-    public init() throws(TransportError) {
+    package init() throws(TransportError) {
         let fd = cbluez_hci_socket()
         guard fd >= 0 else { throw .hciSocket(errno: -fd, call: "socket(AF_BLUETOOTH)", device: 0) }
         fileDescriptor = fd
@@ -21,7 +21,7 @@ public struct HCISocket: ~Copyable {
     deinit { _ = Glibc.close(fileDescriptor) }
 
     /// Hands the descriptor to the caller, who closes it from now on.
-    public consuming func takeFileDescriptor() -> Int32 {
+    package consuming func takeFileDescriptor() -> Int32 {
         let fd = fileDescriptor
         discard self
         return fd
@@ -29,27 +29,27 @@ public struct HCISocket: ~Copyable {
 
     /// Binds to hciN on the user channel: exclusive access, the kernel's stack steps aside.
     /// The device must be down.
-    public func bindUserChannel(device: Int) throws(TransportError) {
+    package func bindUserChannel(device: Int) throws(TransportError) {
         let index = try Self.index(device)
         let rc = cbluez_hci_bind_user(fileDescriptor, index)
         guard rc == 0 else { throw .hciSocket(errno: -rc, call: "bind(HCI_CHANNEL_USER)", device: device) }
     }
 
     /// Binds to hciN on the raw channel, beside the kernel's own stack (for monitoring).
-    public func bindRawChannel(device: Int) throws(TransportError) {
+    package func bindRawChannel(device: Int) throws(TransportError) {
         let index = try Self.index(device)
         let rc = cbluez_hci_bind_raw(fileDescriptor, index)
         guard rc == 0 else { throw .hciSocket(errno: -rc, call: "bind(HCI_CHANNEL_RAW)", device: device) }
     }
 
     /// Lets every packet type and event through a raw-channel socket; without it no events arrive.
-    public func setFilterAllPackets() throws(TransportError) {
+    package func setFilterAllPackets() throws(TransportError) {
         let rc = cbluez_hci_set_filter_all(fileDescriptor)
         guard rc == 0 else { throw .systemCall(call: "setsockopt(HCI_FILTER)", errno: -rc) }
     }
 
     /// The controllers the kernel knows.
-    public func devices() throws(TransportError) -> [HCIDeviceInfo] {
+    package func devices() throws(TransportError) -> [HCIDeviceInfo] {
         var raw = [cbluez_device_info](repeating: cbluez_device_info(), count: Int(CBLUEZ_MAX_DEVICES))
         let count = raw.withUnsafeMutableBufferPointer { buffer in
             cbluez_hci_device_list(fileDescriptor, buffer.baseAddress, Int32(buffer.count))
@@ -59,7 +59,7 @@ public struct HCISocket: ~Copyable {
     }
 
     /// One controller's index, name, address and power state.
-    public func deviceInfo(device: Int) throws(TransportError) -> HCIDeviceInfo {
+    package func deviceInfo(device: Int) throws(TransportError) -> HCIDeviceInfo {
         let index = try Self.index(device)
         var raw = cbluez_device_info()
         let rc = cbluez_hci_device_info(fileDescriptor, index, &raw)
@@ -68,14 +68,14 @@ public struct HCISocket: ~Copyable {
     }
 
     /// Powers hciN down (HCIDEVDOWN); needs CAP_NET_ADMIN. Down already is not an error.
-    public func bringDown(device: Int) throws(TransportError) {
+    package func bringDown(device: Int) throws(TransportError) {
         let index = try Self.index(device)
         let rc = cbluez_hci_device_down(fileDescriptor, index)
         guard rc == 0 else { throw .hciSocket(errno: -rc, call: "ioctl(HCIDEVDOWN)", device: device) }
     }
 
     /// Powers hciN up (HCIDEVUP); needs CAP_NET_ADMIN. Up already is not an error.
-    public func bringUp(device: Int) throws(TransportError) {
+    package func bringUp(device: Int) throws(TransportError) {
         let index = try Self.index(device)
         let rc = cbluez_hci_device_up(fileDescriptor, index)
         guard rc == 0 || rc == -EALREADY else {

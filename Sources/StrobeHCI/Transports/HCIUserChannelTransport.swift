@@ -13,7 +13,7 @@ import Synchronization
 public final class HCIUserChannelTransport: HCITransport {
     public let device: Int
     public let bringDownIfUp: Bool
-    public let limits: H4Deframer.Limits
+    package let limits: H4Deframer.Limits
     public var name: String { "hci\(device)" }
 
     private enum State {
@@ -26,7 +26,7 @@ public final class HCIUserChannelTransport: HCITransport {
     /// The open link, for `send` to reach with no lock (it may run on a receive path).
     private let openLink = PublishedReference<DescriptorLink>(nil)
 
-    public init(device: Int, bringDownIfUp: Bool = true, limits: H4Deframer.Limits = H4Deframer.Limits()) {
+    package init(device: Int, bringDownIfUp: Bool = true, limits: H4Deframer.Limits = H4Deframer.Limits()) {
         self.device = device
         self.bringDownIfUp = bringDownIfUp
         self.limits = limits

@@ -6,7 +6,7 @@ extension StreamTransport {
     /// Opens a UART controller (`serial:/dev/ttyUSB0`) in raw mode at `baudRate`, 8N1.
     /// `flowControl` turns on RTS/CTS hardware flow control, which most H4 UART controllers
     /// expect above 115200 baud. Modem lines are ignored (CLOCAL) so open never waits for DCD.
-    public static func openSerial(
+    package static func openSerial(
         path: String, baudRate: Int, flowControl: Bool = false,
         limits: H4Deframer.Limits = H4Deframer.Limits()
     ) throws(TransportError) -> StreamTransport {

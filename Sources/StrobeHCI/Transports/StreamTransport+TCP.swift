@@ -6,7 +6,7 @@ extension StreamTransport {
     /// Connects to an H4-over-TCP endpoint (`tcp:HOST:PORT`), such as a Bumble controller.
     /// Every address `getaddrinfo` gives is tried in turn. Nagle is turned off: HCI traffic is
     /// small packets that must not wait for each other.
-    public static func connectTCP(
+    package static func connectTCP(
         host: String, port: Int, limits: H4Deframer.Limits = H4Deframer.Limits()
     ) throws(TransportError) -> StreamTransport {
         let endpoint = host.contains(":") ? "tcp:[\(host)]:\(port)" : "tcp:\(host):\(port)"

@@ -5,7 +5,7 @@ import Glibc
 extension StreamTransport {
     /// Connects to an H4 endpoint on a unix stream socket (`unix:PATH`). A path that starts with
     /// `@` names a socket in Linux's abstract namespace (no file; `@name` as `ss -x` prints it).
-    public static func connectUnix(
+    package static func connectUnix(
         path: String, limits: H4Deframer.Limits = H4Deframer.Limits()
     ) throws(TransportError) -> StreamTransport {
         let endpoint = "unix:\(path)"

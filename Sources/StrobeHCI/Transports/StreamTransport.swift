@@ -15,7 +15,7 @@ public final class StreamTransport: HCITransport {
     /// Takes ownership of `fileDescriptor`: a connected stream or seqpacket socket, a tty or a
     /// pipe. Sockets are woken for close with `shutdown()`; anything else is polled beside a
     /// wake pipe. The descriptor is made blocking.
-    public init(
+    package init(
         fileDescriptor: Int32, name: String, limits: H4Deframer.Limits = H4Deframer.Limits()
     ) throws(TransportError) {
         var info = stat()

@@ -20,7 +20,7 @@ public final class ATTBearer: Sendable {
         /// counted there from the send). A request on the wire that times out closes the bearer.
         public var transactionTimeout: Duration
 
-        public init(preferredMTU: Int = ATTMTU.maximum, transactionTimeout: Duration = .seconds(30)) {
+        public init(preferredMTU: Int = 517, transactionTimeout: Duration = .seconds(30)) {
             self.preferredMTU = preferredMTU
             self.transactionTimeout = transactionTimeout
         }
@@ -37,7 +37,7 @@ public final class ATTBearer: Sendable {
     private let valueCounts = ValueCounts()
     private let securityEscalation = Mutex<SecurityEscalation?>(nil)
 
-    public init(
+    package init(
         channel: any ATTChannel,
         configuration: Configuration = Configuration(),
         clock: any Clock<Duration> = ContinuousClock()
@@ -212,7 +212,7 @@ public final class ATTBearer: Sendable {
     /// An Error Response of Insufficient Authentication or Insufficient Encryption goes to the
     /// link's security escalation (encrypt with the bond, or pair) and the request is sent again,
     /// once; when the link cannot be secured, that error is thrown.
-    public func request<Request: ATTRequestPDU>(_ request: Request) async throws -> Request.Response {
+    package func request<Request: ATTRequestPDU>(_ request: Request) async throws -> Request.Response {
         do {
             return try await requestOnce(request)
         } catch let error as ATTError where error.code == .insufficientAuthentication || error.code == .insufficientEncryption {
@@ -256,7 +256,7 @@ public final class ATTBearer: Sendable {
 
     /// Sends a command (no response; Write Command) behind the requests already queued to the
     /// channel; returns once it is with the controller. Never drops.
-    public func send<Command: ATTCommandPDU>(_ command: Command) async throws {
+    package func send<Command: ATTCommandPDU>(_ command: Command) async throws {
         try await sendPDU(command.encoded(), opcode: Command.opcode)
     }
 
@@ -276,7 +276,7 @@ public final class ATTBearer: Sendable {
     /// and keeps it. `nil` when the PDU exceeds the MTU, the channel cannot prepare it, or a
     /// request came meanwhile. A request made later disarms it; `onDisarmed` is called once if
     /// it is withdrawn unsent.
-    public func armWrite(_ request: ATTWriteRequest, onDisarmed: @escaping @Sendable () -> Void) async throws -> ATTArmedWrite? {
+    package func armWrite(_ request: ATTWriteRequest, onDisarmed: @escaping @Sendable () -> Void) async throws -> ATTArmedWrite? {
         let pdu = request.encoded()
         try state.withLock { s throws(ATTBearerError) in
             if let reason = s.closeReason { throw reason.error }

@@ -62,7 +62,7 @@ extension ATTBearerCloseReason {
 }
 
 /// A PDU from the peer that breaks the protocol. Counted and dropped; the bearer keeps running.
-public enum ATTProtocolViolation: Hashable, Sendable, CustomStringConvertible {
+package enum ATTProtocolViolation: Hashable, Sendable, CustomStringConvertible {
     /// A PDU too short or inconsistent to decode.
     case malformedPDU(ATTDecodingError)
     /// A response while no request was outstanding.
@@ -74,7 +74,7 @@ public enum ATTProtocolViolation: Hashable, Sendable, CustomStringConvertible {
     /// A Handle Value Confirmation, though we sent no indication.
     case unexpectedConfirmation
 
-    public var description: String {
+    package var description: String {
         switch self {
         case .malformedPDU(let error): "\(error)"
         case .unexpectedResponse(let opcode): "\(opcode) with no request outstanding"
@@ -93,7 +93,7 @@ public struct ATTBearerStatistics: Hashable, Sendable {
     /// Notifications and indications for a handle with no handler (indications still confirmed).
     public var unroutedValues: UInt64 = 0
     public var protocolViolations: UInt64 = 0
-    public var lastProtocolViolation: ATTProtocolViolation?
+    package var lastProtocolViolation: ATTProtocolViolation?
     /// Peer requests answered with Request Not Supported.
     public var unsupportedRequests: UInt64 = 0
     /// Peer commands we do not serve, ignored as the spec says.

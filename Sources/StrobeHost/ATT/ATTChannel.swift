@@ -1,6 +1,6 @@
 /// What the ATT bearer sends through: the L2CAP fixed channel 0x0004 of one LE connection.
 /// Inbound PDUs go the other way, into `ATTBearer.receive(_:at:)`.
-public protocol ATTChannel: AnyObject, Sendable {
+package protocol ATTChannel: AnyObject, Sendable {
     /// The largest ATT PDU the channel carries in each direction (its SDU limit); the bearer
     /// never announces a larger MTU.
     var maximumPayload: Int { get }
@@ -18,12 +18,12 @@ public protocol ATTChannel: AnyObject, Sendable {
 }
 
 extension ATTChannel {
-    public func prepare(_ pdu: [UInt8]) -> (any ATTPreparedPDU)? { nil }
+    package func prepare(_ pdu: [UInt8]) -> (any ATTPreparedPDU)? { nil }
 }
 
 /// One PDU made ready ahead of time by its channel: encoded whole, with a controller buffer held
 /// for it. Sending it takes no lock and allocates nothing.
-public protocol ATTPreparedPDU: AnyObject, Sendable {
+package protocol ATTPreparedPDU: AnyObject, Sendable {
     /// Puts the PDU on the wire now, once: takes the link (refused while it is part-way through
     /// another PDU, whose fragments must not be split), asks `commit` whether to go ahead (the
     /// owner's last word, made with the link held), then writes. No lock, no allocation.
@@ -33,7 +33,7 @@ public protocol ATTPreparedPDU: AnyObject, Sendable {
 }
 
 /// What became of a prepared PDU's send.
-public enum ATTPreparedSendResult: Sendable, Equatable {
+package enum ATTPreparedSendResult: Sendable, Equatable {
     /// On the wire.
     case sent
     /// The link was part-way through another PDU: nothing happened; the PDU is still ready.

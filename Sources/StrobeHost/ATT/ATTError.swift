@@ -12,7 +12,7 @@ public struct ATTError: Error, Hashable, Sendable, CustomStringConvertible {
         self.code = code
     }
 
-    public init(_ response: ATTErrorResponse) {
+    package init(_ response: ATTErrorResponse) {
         self.init(requestOpcode: response.requestOpcode, handle: response.handle, code: response.error)
     }
 

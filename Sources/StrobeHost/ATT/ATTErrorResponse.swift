@@ -1,20 +1,20 @@
 import StrobeHCI
 
 /// Error Response (Vol 3, Part F, 3.4.1.1): which request failed, on which handle, and why.
-public struct ATTErrorResponse: ATTPDU {
-    public static let opcode = ATTOpcode.errorResponse
-    public var requestOpcode: ATTOpcode
+package struct ATTErrorResponse: ATTPDU {
+    package static let opcode = ATTOpcode.errorResponse
+    package var requestOpcode: ATTOpcode
     /// The handle that caused the error, 0x0000 when none did.
-    public var handle: AttributeHandle
-    public var error: ATTErrorCode
+    package var handle: AttributeHandle
+    package var error: ATTErrorCode
 
-    public init(requestOpcode: ATTOpcode, handle: AttributeHandle, error: ATTErrorCode) {
+    package init(requestOpcode: ATTOpcode, handle: AttributeHandle, error: ATTErrorCode) {
         self.requestOpcode = requestOpcode
         self.handle = handle
         self.error = error
     }
 
-    public init(parameters: UnsafeRawBufferPointer) throws(ATTDecodingError) {
+    package init(parameters: UnsafeRawBufferPointer) throws(ATTDecodingError) {
         var reader = ATTParameterReader(parameters, opcode: Self.opcode)
         requestOpcode = ATTOpcode(rawValue: try reader.uint8())
         handle = try reader.attributeHandle()
@@ -22,7 +22,7 @@ public struct ATTErrorResponse: ATTPDU {
         try reader.finish()
     }
 
-    public func encodeParameters(into writer: inout ByteWriter) {
+    package func encodeParameters(into writer: inout ByteWriter) {
         writer.write(requestOpcode.rawValue)
         writer.write(handle)
         writer.write(error.rawValue)

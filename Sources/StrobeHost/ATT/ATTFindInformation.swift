@@ -1,35 +1,35 @@
 import StrobeHCI
 
 /// Find Information Request (Vol 3, Part F, 3.4.3.1): handles and types in a range.
-public struct ATTFindInformationRequest: ATTRequestPDU {
-    public typealias Response = ATTFindInformationResponse
-    public static let opcode = ATTOpcode.findInformationRequest
-    public var startingHandle: AttributeHandle
-    public var endingHandle: AttributeHandle
+package struct ATTFindInformationRequest: ATTRequestPDU {
+    package typealias Response = ATTFindInformationResponse
+    package static let opcode = ATTOpcode.findInformationRequest
+    package var startingHandle: AttributeHandle
+    package var endingHandle: AttributeHandle
 
-    public init(startingHandle: AttributeHandle, endingHandle: AttributeHandle) {
+    package init(startingHandle: AttributeHandle, endingHandle: AttributeHandle) {
         self.startingHandle = startingHandle
         self.endingHandle = endingHandle
     }
 
-    public init(parameters: UnsafeRawBufferPointer) throws(ATTDecodingError) {
+    package init(parameters: UnsafeRawBufferPointer) throws(ATTDecodingError) {
         var reader = ATTParameterReader(parameters, opcode: Self.opcode)
         startingHandle = try reader.attributeHandle()
         endingHandle = try reader.attributeHandle()
         try reader.finish()
     }
 
-    public func encodeParameters(into writer: inout ByteWriter) {
+    package func encodeParameters(into writer: inout ByteWriter) {
         writer.write(startingHandle)
         writer.write(endingHandle)
     }
 }
 
 /// One handle and its attribute type.
-public struct ATTHandleUUID: Sendable, Hashable {
-    public var handle: AttributeHandle
-    public var uuid: BluetoothUUID
-    public init(handle: AttributeHandle, uuid: BluetoothUUID) {
+package struct ATTHandleUUID: Sendable, Hashable {
+    package var handle: AttributeHandle
+    package var uuid: BluetoothUUID
+    package init(handle: AttributeHandle, uuid: BluetoothUUID) {
         self.handle = handle
         self.uuid = uuid
     }
@@ -37,14 +37,14 @@ public struct ATTHandleUUID: Sendable, Hashable {
 
 /// Find Information Response (Vol 3, Part F, 3.4.3.2): format 0x01 carries 16-bit UUIDs,
 /// 0x02 128-bit ones; one format per response.
-public struct ATTFindInformationResponse: ATTPDU {
-    public static let opcode = ATTOpcode.findInformationResponse
+package struct ATTFindInformationResponse: ATTPDU {
+    package static let opcode = ATTOpcode.findInformationResponse
     /// All of one UUID size (the encoder takes the first entry's).
-    public var entries: [ATTHandleUUID]
+    package var entries: [ATTHandleUUID]
 
-    public init(entries: [ATTHandleUUID]) { self.entries = entries }
+    package init(entries: [ATTHandleUUID]) { self.entries = entries }
 
-    public init(parameters: UnsafeRawBufferPointer) throws(ATTDecodingError) {
+    package init(parameters: UnsafeRawBufferPointer) throws(ATTDecodingError) {
         var reader = ATTParameterReader(parameters, opcode: Self.opcode)
         let format = try reader.uint8()
         let uuidSize: Int
@@ -70,7 +70,7 @@ public struct ATTFindInformationResponse: ATTPDU {
         self.entries = entries
     }
 
-    public func encodeParameters(into writer: inout ByteWriter) {
+    package func encodeParameters(into writer: inout ByteWriter) {
         let wide = entries.first.map { $0.uuid.uuid16 == nil } ?? false
         writer.write(UInt8(wide ? 0x02 : 0x01))
         for entry in entries {

@@ -3,7 +3,7 @@ import StrobeHCI
 /// One ATT PDU type with its codec: the opcode byte, then parameters (Core Specification Vol 3,
 /// Part F, 3.3). Decoding checks every length and names the PDU in its error; encoding is for
 /// what we send (and for a server).
-public protocol ATTPDU: Sendable, Equatable {
+package protocol ATTPDU: Sendable, Equatable {
     static var opcode: ATTOpcode { get }
     /// Decodes the parameters that follow the opcode byte.
     init(parameters: UnsafeRawBufferPointer) throws(ATTDecodingError)
@@ -12,16 +12,16 @@ public protocol ATTPDU: Sendable, Equatable {
 }
 
 /// A PDU that expects exactly one response; the bearer keeps one outstanding at a time.
-public protocol ATTRequestPDU: ATTPDU {
+package protocol ATTRequestPDU: ATTPDU {
     associatedtype Response: ATTPDU
 }
 
 /// A PDU sent without a response (Write Command, notifications).
-public protocol ATTCommandPDU: ATTPDU {}
+package protocol ATTCommandPDU: ATTPDU {}
 
 extension ATTPDU {
     /// Decodes a whole PDU, opcode included.
-    public init(pdu: UnsafeRawBufferPointer) throws(ATTDecodingError) {
+    package init(pdu: UnsafeRawBufferPointer) throws(ATTDecodingError) {
         guard let first = pdu.first else { throw .empty }
         guard first == Self.opcode.rawValue else {
             throw .malformed(Self.opcode, reason: "opcode is \(ATTOpcode(rawValue: first))")
@@ -29,7 +29,7 @@ extension ATTPDU {
         try self.init(parameters: UnsafeRawBufferPointer(rebasing: pdu[1...]))
     }
 
-    public init(pdu: [UInt8]) throws(ATTDecodingError) {
+    package init(pdu: [UInt8]) throws(ATTDecodingError) {
         let result = pdu.withUnsafeBytes { raw in
             Result { () throws(ATTDecodingError) in try Self(pdu: raw) }
         }
@@ -37,7 +37,7 @@ extension ATTPDU {
     }
 
     /// The whole PDU, opcode first.
-    public func encoded() -> [UInt8] {
+    package func encoded() -> [UInt8] {
         var writer = ByteWriter(capacity: 24)
         writer.write(Self.opcode.rawValue)
         encodeParameters(into: &writer)

@@ -1,6 +1,6 @@
 /// Every ATT PDU codec the stack has, found by opcode: for decoders that meet any PDU (captures).
-public enum ATTPDUCodecs {
-    public static let all: [any ATTPDU.Type] = [
+package enum ATTPDUCodecs {
+    package static let all: [any ATTPDU.Type] = [
         ATTErrorResponse.self, ATTExchangeMTURequest.self, ATTExchangeMTUResponse.self,
         ATTFindInformationRequest.self, ATTFindInformationResponse.self,
         ATTFindByTypeValueRequest.self, ATTFindByTypeValueResponse.self,
@@ -13,5 +13,5 @@ public enum ATTPDUCodecs {
     ]
 
     /// The codec for a PDU's first byte.
-    public static func codec(for opcode: UInt8) -> (any ATTPDU.Type)? { all.first { $0.opcode.rawValue == opcode } }
+    package static func codec(for opcode: UInt8) -> (any ATTPDU.Type)? { all.first { $0.opcode.rawValue == opcode } }
 }

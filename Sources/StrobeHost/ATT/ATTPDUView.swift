@@ -3,16 +3,16 @@ import StrobeHCI
 /// A borrowed view of one ATT PDU: its opcode, the single attribute handle when the PDU carries
 /// one, and the value bytes that follow it. Enough to route notifications without a copy and to
 /// summarise captures; full request and response codecs build on it.
-public struct ATTPDUView {
-    public let opcode: ATTOpcode
+package struct ATTPDUView {
+    package let opcode: ATTOpcode
     /// The attribute handle for PDUs whose first parameter is one handle.
-    public let handle: AttributeHandle?
+    package let handle: AttributeHandle?
     /// Notifications, indications, writes and prepare writes: the attribute value (after the
     /// offset for prepare writes, without the signature for signed writes). Otherwise the parameters.
-    public let value: UnsafeRawBufferPointer
+    package let value: UnsafeRawBufferPointer
 
     /// Parses the PDU header; fails when the PDU is empty or shorter than its fixed fields.
-    public init(_ pdu: UnsafeRawBufferPointer) throws(ATTDecodingError) {
+    package init(_ pdu: UnsafeRawBufferPointer) throws(ATTDecodingError) {
         var reader = ByteReader(pdu)
         guard let raw = reader.readUInt8() else { throw .empty }
         let opcode = ATTOpcode(rawValue: raw)

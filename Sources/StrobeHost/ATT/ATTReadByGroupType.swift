@@ -1,27 +1,27 @@
 import StrobeHCI
 
 /// Read By Group Type Request (Vol 3, Part F, 3.4.4.9): grouping attributes (services) in a range.
-public struct ATTReadByGroupTypeRequest: ATTRequestPDU {
-    public typealias Response = ATTReadByGroupTypeResponse
-    public static let opcode = ATTOpcode.readByGroupTypeRequest
-    public var startingHandle: AttributeHandle
-    public var endingHandle: AttributeHandle
-    public var attributeGroupType: BluetoothUUID
+package struct ATTReadByGroupTypeRequest: ATTRequestPDU {
+    package typealias Response = ATTReadByGroupTypeResponse
+    package static let opcode = ATTOpcode.readByGroupTypeRequest
+    package var startingHandle: AttributeHandle
+    package var endingHandle: AttributeHandle
+    package var attributeGroupType: BluetoothUUID
 
-    public init(startingHandle: AttributeHandle, endingHandle: AttributeHandle, attributeGroupType: BluetoothUUID) {
+    package init(startingHandle: AttributeHandle, endingHandle: AttributeHandle, attributeGroupType: BluetoothUUID) {
         self.startingHandle = startingHandle
         self.endingHandle = endingHandle
         self.attributeGroupType = attributeGroupType
     }
 
-    public init(parameters: UnsafeRawBufferPointer) throws(ATTDecodingError) {
+    package init(parameters: UnsafeRawBufferPointer) throws(ATTDecodingError) {
         var reader = ATTParameterReader(parameters, opcode: Self.opcode)
         startingHandle = try reader.attributeHandle()
         endingHandle = try reader.attributeHandle()
         attributeGroupType = try reader.uuidFillingRest("attribute group type")
     }
 
-    public func encodeParameters(into writer: inout ByteWriter) {
+    package func encodeParameters(into writer: inout ByteWriter) {
         writer.write(startingHandle)
         writer.write(endingHandle)
         attributeGroupType.encodeATT(into: &writer)
@@ -29,11 +29,11 @@ public struct ATTReadByGroupTypeRequest: ATTRequestPDU {
 }
 
 /// A grouping attribute: its handle, the last handle of its group, and its value.
-public struct ATTGroupData: Sendable, Hashable {
-    public var handle: AttributeHandle
-    public var endGroupHandle: AttributeHandle
-    public var value: [UInt8]
-    public init(handle: AttributeHandle, endGroupHandle: AttributeHandle, value: [UInt8]) {
+package struct ATTGroupData: Sendable, Hashable {
+    package var handle: AttributeHandle
+    package var endGroupHandle: AttributeHandle
+    package var value: [UInt8]
+    package init(handle: AttributeHandle, endGroupHandle: AttributeHandle, value: [UInt8]) {
         self.handle = handle
         self.endGroupHandle = endGroupHandle
         self.value = value
@@ -42,14 +42,14 @@ public struct ATTGroupData: Sendable, Hashable {
 
 /// Read By Group Type Response (Vol 3, Part F, 3.4.4.10): a length byte, then entries of that
 /// length (handle, end group handle, value).
-public struct ATTReadByGroupTypeResponse: ATTPDU {
-    public static let opcode = ATTOpcode.readByGroupTypeResponse
+package struct ATTReadByGroupTypeResponse: ATTPDU {
+    package static let opcode = ATTOpcode.readByGroupTypeResponse
     /// Values all of one length (the encoder takes the first entry's).
-    public var entries: [ATTGroupData]
+    package var entries: [ATTGroupData]
 
-    public init(entries: [ATTGroupData]) { self.entries = entries }
+    package init(entries: [ATTGroupData]) { self.entries = entries }
 
-    public init(parameters: UnsafeRawBufferPointer) throws(ATTDecodingError) {
+    package init(parameters: UnsafeRawBufferPointer) throws(ATTDecodingError) {
         var entries: [ATTGroupData] = []
         try ATTLengthPrefixedList.decode(parameters, opcode: Self.opcode, fixedFields: 4) { reader throws(ATTDecodingError) in
             let handle = try reader.attributeHandle()
@@ -59,7 +59,7 @@ public struct ATTReadByGroupTypeResponse: ATTPDU {
         self.entries = entries
     }
 
-    public func encodeParameters(into writer: inout ByteWriter) {
+    package func encodeParameters(into writer: inout ByteWriter) {
         writer.write(UInt8(truncatingIfNeeded: 4 + (entries.first?.value.count ?? 0)))
         for entry in entries {
             writer.write(entry.handle)

@@ -1,27 +1,27 @@
 import StrobeHCI
 
 /// Read By Type Request (Vol 3, Part F, 3.4.4.1): values of the attributes of one type in a range.
-public struct ATTReadByTypeRequest: ATTRequestPDU {
-    public typealias Response = ATTReadByTypeResponse
-    public static let opcode = ATTOpcode.readByTypeRequest
-    public var startingHandle: AttributeHandle
-    public var endingHandle: AttributeHandle
-    public var attributeType: BluetoothUUID
+package struct ATTReadByTypeRequest: ATTRequestPDU {
+    package typealias Response = ATTReadByTypeResponse
+    package static let opcode = ATTOpcode.readByTypeRequest
+    package var startingHandle: AttributeHandle
+    package var endingHandle: AttributeHandle
+    package var attributeType: BluetoothUUID
 
-    public init(startingHandle: AttributeHandle, endingHandle: AttributeHandle, attributeType: BluetoothUUID) {
+    package init(startingHandle: AttributeHandle, endingHandle: AttributeHandle, attributeType: BluetoothUUID) {
         self.startingHandle = startingHandle
         self.endingHandle = endingHandle
         self.attributeType = attributeType
     }
 
-    public init(parameters: UnsafeRawBufferPointer) throws(ATTDecodingError) {
+    package init(parameters: UnsafeRawBufferPointer) throws(ATTDecodingError) {
         var reader = ATTParameterReader(parameters, opcode: Self.opcode)
         startingHandle = try reader.attributeHandle()
         endingHandle = try reader.attributeHandle()
         attributeType = try reader.uuidFillingRest("attribute type")
     }
 
-    public func encodeParameters(into writer: inout ByteWriter) {
+    package func encodeParameters(into writer: inout ByteWriter) {
         writer.write(startingHandle)
         writer.write(endingHandle)
         attributeType.encodeATT(into: &writer)
@@ -40,14 +40,14 @@ public struct ATTHandleValue: Sendable, Hashable {
 
 /// Read By Type Response (Vol 3, Part F, 3.4.4.2): a length byte, then handle-value pairs all of
 /// that length.
-public struct ATTReadByTypeResponse: ATTPDU {
-    public static let opcode = ATTOpcode.readByTypeResponse
+package struct ATTReadByTypeResponse: ATTPDU {
+    package static let opcode = ATTOpcode.readByTypeResponse
     /// Values all of one length (the encoder takes the first entry's).
-    public var entries: [ATTHandleValue]
+    package var entries: [ATTHandleValue]
 
-    public init(entries: [ATTHandleValue]) { self.entries = entries }
+    package init(entries: [ATTHandleValue]) { self.entries = entries }
 
-    public init(parameters: UnsafeRawBufferPointer) throws(ATTDecodingError) {
+    package init(parameters: UnsafeRawBufferPointer) throws(ATTDecodingError) {
         var entries: [ATTHandleValue] = []
         try ATTLengthPrefixedList.decode(parameters, opcode: Self.opcode, fixedFields: 2) { reader throws(ATTDecodingError) in
             let handle = try reader.attributeHandle()
@@ -56,7 +56,7 @@ public struct ATTReadByTypeResponse: ATTPDU {
         self.entries = entries
     }
 
-    public func encodeParameters(into writer: inout ByteWriter) {
+    package func encodeParameters(into writer: inout ByteWriter) {
         writer.write(UInt8(truncatingIfNeeded: 2 + (entries.first?.value.count ?? 0)))
         for entry in entries {
             writer.write(entry.handle)

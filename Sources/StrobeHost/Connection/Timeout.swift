@@ -16,8 +16,8 @@ public func withTimeout<T: Sendable>(
     }
 }
 
-public struct OperationTimeout: Error, Sendable, Hashable, CustomStringConvertible {
-    public var limit: Duration
-    public init(limit: Duration) { self.limit = limit }
-    public var description: String { "the operation did not finish within \(limit)" }
+package struct OperationTimeout: Error, Sendable, Hashable, CustomStringConvertible {
+    package var limit: Duration
+    package init(limit: Duration) { self.limit = limit }
+    package var description: String { "the operation did not finish within \(limit)" }
 }

@@ -5,15 +5,15 @@ import StrobeSecurity
 /// (handle, type, value) and every User Description, CCCD, SCCD, Presentation Format and
 /// Aggregate Format descriptor (handle, type), in handle order; other attributes add nothing.
 /// Both sides compute it: the server over its table, the client over what it discovered.
-public enum GATTDatabaseHash {
+package enum GATTDatabaseHash {
     /// One attribute as the hash sees it. `value` matters only for the declarations and the
     /// extended properties descriptor.
-    public struct Attribute: Sendable, Hashable {
-        public var handle: AttributeHandle
-        public var type: BluetoothUUID
-        public var value: [UInt8]
+    package struct Attribute: Sendable, Hashable {
+        package var handle: AttributeHandle
+        package var type: BluetoothUUID
+        package var value: [UInt8]
 
-        public init(handle: AttributeHandle, type: BluetoothUUID, value: [UInt8] = []) {
+        package init(handle: AttributeHandle, type: BluetoothUUID, value: [UInt8] = []) {
             self.handle = handle
             self.type = type
             self.value = value
@@ -27,7 +27,7 @@ public enum GATTDatabaseHash {
                                                             .characteristicAggregateFormat]
 
     /// The bytes the hash is computed over (types in the width the attribute has, values as stored).
-    public static func message(_ attributes: [Attribute]) -> [UInt8] {
+    package static func message(_ attributes: [Attribute]) -> [UInt8] {
         var message: [UInt8] = []
         for attribute in attributes.sorted(by: { $0.handle < $1.handle }) {
             let with = withValue.contains(attribute.type)
@@ -40,7 +40,7 @@ public enum GATTDatabaseHash {
     }
 
     /// The hash as the characteristic carries it: 16 octets, least significant first.
-    public static func hash(_ attributes: [Attribute]) -> [UInt8] {
+    package static func hash(_ attributes: [Attribute]) -> [UInt8] {
         // A 16-octet zero key cannot fail the length check.
         let cmac = (try? SMPCrypto.aesCMAC(key: [UInt8](repeating: 0, count: 16), message(attributes))) ?? []
         return cmac.reversed()
@@ -51,7 +51,7 @@ extension GATTDatabase {
     /// The attributes the Database Hash covers, as discovery found them. The client does not
     /// learn Extended Properties values by discovery: pass them (read from each 0x2900
     /// descriptor) in `extendedProperties`; a missing one counts as empty.
-    public func hashAttributes(extendedProperties: [AttributeHandle: [UInt8]] = [:]) -> [GATTDatabaseHash.Attribute] {
+    package func hashAttributes(extendedProperties: [AttributeHandle: [UInt8]] = [:]) -> [GATTDatabaseHash.Attribute] {
         var attributes: [GATTDatabaseHash.Attribute] = []
         for entry in services {
             let service = entry.service

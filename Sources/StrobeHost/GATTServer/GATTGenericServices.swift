@@ -71,12 +71,12 @@ public final class GATTGenericServices: Sendable {
     }
 
     /// The features `connection`'s client enabled.
-    public func clientSupportedFeatures(of connection: GATTServerConnectionID) -> [UInt8] {
+    package func clientSupportedFeatures(of connection: GATTServerConnectionID) -> [UInt8] {
         features.withLock { $0[connection] } ?? [0]
     }
 
     /// The link is gone: its client's features go with it.
-    public func forget(_ connection: GATTServerConnectionID) {
+    package func forget(_ connection: GATTServerConnectionID) {
         _ = features.withLock { $0.removeValue(forKey: connection) }
     }
 

@@ -1,14 +1,14 @@
 import StrobeHCI
 
 /// An HCI ACL Data packet parsed in place: the header and a view of its data.
-public struct ACLDataPacket {
-    public let header: ACLHeader
+package struct ACLDataPacket {
+    package let header: ACLHeader
     /// Borrowed from the buffer that was parsed.
-    public let data: UnsafeRawBufferPointer
+    package let data: UnsafeRawBufferPointer
 
     /// Parses the payload of an H4 ACL packet (without the packet indicator). The data length
     /// in the header must match the bytes present.
-    public init(parsing packet: UnsafeRawBufferPointer) throws(L2CAPError) {
+    package init(parsing packet: UnsafeRawBufferPointer) throws(L2CAPError) {
         guard let header = ACLHeader(packet) else { throw .truncatedACLHeader(length: packet.count) }
         guard packet.count - ACLHeader.size == Int(header.dataTotalLength) else {
             throw .aclLengthMismatch(
@@ -19,7 +19,7 @@ public struct ACLDataPacket {
         data = UnsafeRawBufferPointer(rebasing: packet[ACLHeader.size...])
     }
 
-    public init(header: ACLHeader, data: UnsafeRawBufferPointer) {
+    package init(header: ACLHeader, data: UnsafeRawBufferPointer) {
         self.header = header
         self.data = data
     }

@@ -49,14 +49,14 @@ public struct L2CAPCreditBasedResult: RawRepresentable, Sendable, Hashable, Cust
 }
 
 /// LE Credit Based Connection Request (0x14): the requester's channel and what it can receive.
-public struct LECreditBasedConnectionRequest: Sendable, Hashable {
-    public var spsm: UInt16
-    public var sourceCID: L2CAPChannelID
-    public var mtu: UInt16
-    public var mps: UInt16
-    public var initialCredits: UInt16
+package struct LECreditBasedConnectionRequest: Sendable, Hashable {
+    package var spsm: UInt16
+    package var sourceCID: L2CAPChannelID
+    package var mtu: UInt16
+    package var mps: UInt16
+    package var initialCredits: UInt16
 
-    public init(spsm: UInt16, sourceCID: L2CAPChannelID, mtu: UInt16, mps: UInt16, initialCredits: UInt16) {
+    package init(spsm: UInt16, sourceCID: L2CAPChannelID, mtu: UInt16, mps: UInt16, initialCredits: UInt16) {
         self.spsm = spsm
         self.sourceCID = sourceCID
         self.mtu = mtu
@@ -64,26 +64,26 @@ public struct LECreditBasedConnectionRequest: Sendable, Hashable {
         self.initialCredits = initialCredits
     }
 
-    public init(data: [UInt8]) throws(L2CAPSignalingError) {
+    package init(data: [UInt8]) throws(L2CAPSignalingError) {
         let f = try signalingFields(data, code: .leCreditBasedConnectionRequest, count: 5)
         self.init(spsm: f[0], sourceCID: L2CAPChannelID(f[1]), mtu: f[2], mps: f[3], initialCredits: f[4])
     }
 
-    public func packet(identifier: UInt8) -> LESignalingPacket {
+    package func packet(identifier: UInt8) -> LESignalingPacket {
         signalingPacket(.leCreditBasedConnectionRequest, identifier, [spsm, sourceCID.rawValue, mtu, mps, initialCredits])
     }
 }
 
 /// LE Credit Based Connection Response (0x15): the responder's channel and what it can receive,
 /// or why it refused (then the other fields are zero).
-public struct LECreditBasedConnectionResponse: Sendable, Hashable {
-    public var destinationCID: L2CAPChannelID
-    public var mtu: UInt16
-    public var mps: UInt16
-    public var initialCredits: UInt16
-    public var result: L2CAPCreditBasedResult
+package struct LECreditBasedConnectionResponse: Sendable, Hashable {
+    package var destinationCID: L2CAPChannelID
+    package var mtu: UInt16
+    package var mps: UInt16
+    package var initialCredits: UInt16
+    package var result: L2CAPCreditBasedResult
 
-    public init(destinationCID: L2CAPChannelID, mtu: UInt16, mps: UInt16, initialCredits: UInt16, result: L2CAPCreditBasedResult) {
+    package init(destinationCID: L2CAPChannelID, mtu: UInt16, mps: UInt16, initialCredits: UInt16, result: L2CAPCreditBasedResult) {
         self.destinationCID = destinationCID
         self.mtu = mtu
         self.mps = mps
@@ -91,63 +91,63 @@ public struct LECreditBasedConnectionResponse: Sendable, Hashable {
         self.result = result
     }
 
-    public static func refusal(_ result: L2CAPCreditBasedResult) -> Self {
+    package static func refusal(_ result: L2CAPCreditBasedResult) -> Self {
         Self(destinationCID: L2CAPChannelID(0), mtu: 0, mps: 0, initialCredits: 0, result: result)
     }
 
-    public init(data: [UInt8]) throws(L2CAPSignalingError) {
+    package init(data: [UInt8]) throws(L2CAPSignalingError) {
         let f = try signalingFields(data, code: .leCreditBasedConnectionResponse, count: 5)
         self.init(destinationCID: L2CAPChannelID(f[0]), mtu: f[1], mps: f[2], initialCredits: f[3],
                   result: L2CAPCreditBasedResult(rawValue: f[4]))
     }
 
-    public func packet(identifier: UInt8) -> LESignalingPacket {
+    package func packet(identifier: UInt8) -> LESignalingPacket {
         signalingPacket(.leCreditBasedConnectionResponse, identifier, [destinationCID.rawValue, mtu, mps, initialCredits, result.rawValue])
     }
 }
 
 /// LE Flow Control Credit (0x16): the sender of this indication may receive `credits` more
 /// K-frames on its channel `cid`.
-public struct LEFlowControlCredit: Sendable, Hashable {
-    public var cid: L2CAPChannelID
-    public var credits: UInt16
+package struct LEFlowControlCredit: Sendable, Hashable {
+    package var cid: L2CAPChannelID
+    package var credits: UInt16
 
-    public init(cid: L2CAPChannelID, credits: UInt16) {
+    package init(cid: L2CAPChannelID, credits: UInt16) {
         self.cid = cid
         self.credits = credits
     }
 
-    public init(data: [UInt8]) throws(L2CAPSignalingError) {
+    package init(data: [UInt8]) throws(L2CAPSignalingError) {
         let f = try signalingFields(data, code: .flowControlCredit, count: 2)
         self.init(cid: L2CAPChannelID(f[0]), credits: f[1])
     }
 
-    public func packet(identifier: UInt8) -> LESignalingPacket {
+    package func packet(identifier: UInt8) -> LESignalingPacket {
         signalingPacket(.flowControlCredit, identifier, [cid.rawValue, credits])
     }
 }
 
 /// Disconnection Request (0x06) or Response (0x07), which echoes the request's two CIDs: the
 /// destination is the receiver's end of the channel, the source the sender's.
-public struct L2CAPDisconnection: Sendable, Hashable {
-    public var destinationCID: L2CAPChannelID
-    public var sourceCID: L2CAPChannelID
+package struct L2CAPDisconnection: Sendable, Hashable {
+    package var destinationCID: L2CAPChannelID
+    package var sourceCID: L2CAPChannelID
 
-    public init(destinationCID: L2CAPChannelID, sourceCID: L2CAPChannelID) {
+    package init(destinationCID: L2CAPChannelID, sourceCID: L2CAPChannelID) {
         self.destinationCID = destinationCID
         self.sourceCID = sourceCID
     }
 
-    public init(data: [UInt8], code: LESignalingCode) throws(L2CAPSignalingError) {
+    package init(data: [UInt8], code: LESignalingCode) throws(L2CAPSignalingError) {
         let f = try signalingFields(data, code: code, count: 2)
         self.init(destinationCID: L2CAPChannelID(f[0]), sourceCID: L2CAPChannelID(f[1]))
     }
 
-    public func request(identifier: UInt8) -> LESignalingPacket {
+    package func request(identifier: UInt8) -> LESignalingPacket {
         signalingPacket(.disconnectionRequest, identifier, [destinationCID.rawValue, sourceCID.rawValue])
     }
 
-    public func response(identifier: UInt8) -> LESignalingPacket {
+    package func response(identifier: UInt8) -> LESignalingPacket {
         signalingPacket(.disconnectionResponse, identifier, [destinationCID.rawValue, sourceCID.rawValue])
     }
 }

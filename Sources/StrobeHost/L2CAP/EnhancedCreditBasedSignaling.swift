@@ -3,19 +3,19 @@ import StrobeHCI
 /// Credit Based Connection Request (0x17, Core Vol 3, Part A, 4.25): up to five channels to one
 /// SPSM in one request (enhanced credit-based flow control, ECFC), all with the same MTU, MPS
 /// and initial credits.
-public struct CreditBasedConnectionRequest: Sendable, Hashable {
+package struct CreditBasedConnectionRequest: Sendable, Hashable {
     /// The most channels one request may ask for.
-    public static let maximumChannels = 5
+    package static let maximumChannels = 5
     /// The smallest MTU and MPS an enhanced channel may have.
-    public static let minimumMTU: UInt16 = 64
+    package static let minimumMTU: UInt16 = 64
 
-    public var spsm: UInt16
-    public var mtu: UInt16
-    public var mps: UInt16
-    public var initialCredits: UInt16
-    public var sourceCIDs: [L2CAPChannelID]
+    package var spsm: UInt16
+    package var mtu: UInt16
+    package var mps: UInt16
+    package var initialCredits: UInt16
+    package var sourceCIDs: [L2CAPChannelID]
 
-    public init(spsm: UInt16, mtu: UInt16, mps: UInt16, initialCredits: UInt16, sourceCIDs: [L2CAPChannelID]) {
+    package init(spsm: UInt16, mtu: UInt16, mps: UInt16, initialCredits: UInt16, sourceCIDs: [L2CAPChannelID]) {
         self.spsm = spsm
         self.mtu = mtu
         self.mps = mps
@@ -24,26 +24,26 @@ public struct CreditBasedConnectionRequest: Sendable, Hashable {
     }
 
     /// Any number of CIDs parses; how many one may ask for is the receiver's check.
-    public init(data: [UInt8]) throws(L2CAPSignalingError) {
+    package init(data: [UInt8]) throws(L2CAPSignalingError) {
         let f = try cidListFields(data, code: .creditBasedConnectionRequest, fixed: 4)
         self.init(spsm: f.fixed[0], mtu: f.fixed[1], mps: f.fixed[2], initialCredits: f.fixed[3], sourceCIDs: f.cids)
     }
 
-    public func packet(identifier: UInt8) -> LESignalingPacket {
+    package func packet(identifier: UInt8) -> LESignalingPacket {
         cidListPacket(.creditBasedConnectionRequest, identifier, [spsm, mtu, mps, initialCredits], sourceCIDs)
     }
 }
 
 /// Credit Based Connection Response (0x18, 4.26): one destination CID per requested channel,
 /// in the request's order, 0x0000 for each one refused.
-public struct CreditBasedConnectionResponse: Sendable, Hashable {
-    public var mtu: UInt16
-    public var mps: UInt16
-    public var initialCredits: UInt16
-    public var result: L2CAPCreditBasedResult
-    public var destinationCIDs: [L2CAPChannelID]
+package struct CreditBasedConnectionResponse: Sendable, Hashable {
+    package var mtu: UInt16
+    package var mps: UInt16
+    package var initialCredits: UInt16
+    package var result: L2CAPCreditBasedResult
+    package var destinationCIDs: [L2CAPChannelID]
 
-    public init(mtu: UInt16, mps: UInt16, initialCredits: UInt16, result: L2CAPCreditBasedResult, destinationCIDs: [L2CAPChannelID]) {
+    package init(mtu: UInt16, mps: UInt16, initialCredits: UInt16, result: L2CAPCreditBasedResult, destinationCIDs: [L2CAPChannelID]) {
         self.mtu = mtu
         self.mps = mps
         self.initialCredits = initialCredits
@@ -53,57 +53,57 @@ public struct CreditBasedConnectionResponse: Sendable, Hashable {
 
     /// Every one of the `count` channels asked for refused: a zero CID for each, none when the
     /// request asked for more than a request may.
-    public static func refusal(_ result: L2CAPCreditBasedResult, count: Int) -> Self {
+    package static func refusal(_ result: L2CAPCreditBasedResult, count: Int) -> Self {
         let cids = count <= CreditBasedConnectionRequest.maximumChannels ? count : 0
         return Self(mtu: 0, mps: 0, initialCredits: 0, result: result, destinationCIDs: Array(repeating: L2CAPChannelID(0), count: cids))
     }
 
-    public init(data: [UInt8]) throws(L2CAPSignalingError) {
+    package init(data: [UInt8]) throws(L2CAPSignalingError) {
         let f = try cidListFields(data, code: .creditBasedConnectionResponse, fixed: 4)
         self.init(mtu: f.fixed[0], mps: f.fixed[1], initialCredits: f.fixed[2], result: L2CAPCreditBasedResult(rawValue: f.fixed[3]),
                   destinationCIDs: f.cids)
     }
 
-    public func packet(identifier: UInt8) -> LESignalingPacket {
+    package func packet(identifier: UInt8) -> LESignalingPacket {
         cidListPacket(.creditBasedConnectionResponse, identifier, [mtu, mps, initialCredits, result.rawValue], destinationCIDs)
     }
 }
 
 /// Credit Based Reconfigure Request (0x19, 4.27): the sender can now receive SDUs up to `mtu`
 /// and K-frames up to `mps` on its channels `destinationCIDs` (its own ends of them).
-public struct CreditBasedReconfigureRequest: Sendable, Hashable {
-    public var mtu: UInt16
-    public var mps: UInt16
-    public var destinationCIDs: [L2CAPChannelID]
+package struct CreditBasedReconfigureRequest: Sendable, Hashable {
+    package var mtu: UInt16
+    package var mps: UInt16
+    package var destinationCIDs: [L2CAPChannelID]
 
-    public init(mtu: UInt16, mps: UInt16, destinationCIDs: [L2CAPChannelID]) {
+    package init(mtu: UInt16, mps: UInt16, destinationCIDs: [L2CAPChannelID]) {
         self.mtu = mtu
         self.mps = mps
         self.destinationCIDs = destinationCIDs
     }
 
-    public init(data: [UInt8]) throws(L2CAPSignalingError) {
+    package init(data: [UInt8]) throws(L2CAPSignalingError) {
         let f = try cidListFields(data, code: .creditBasedReconfigureRequest, fixed: 2)
         self.init(mtu: f.fixed[0], mps: f.fixed[1], destinationCIDs: f.cids)
     }
 
-    public func packet(identifier: UInt8) -> LESignalingPacket {
+    package func packet(identifier: UInt8) -> LESignalingPacket {
         cidListPacket(.creditBasedReconfigureRequest, identifier, [mtu, mps], destinationCIDs)
     }
 }
 
 /// The outcome of a Credit Based Reconfigure Request (4.28).
-public struct CreditBasedReconfigureResult: RawRepresentable, Sendable, Hashable, CustomStringConvertible {
-    public var rawValue: UInt16
-    public init(rawValue: UInt16) { self.rawValue = rawValue }
+package struct CreditBasedReconfigureResult: RawRepresentable, Sendable, Hashable, CustomStringConvertible {
+    package var rawValue: UInt16
+    package init(rawValue: UInt16) { self.rawValue = rawValue }
 
-    public static let success = Self(rawValue: 0x0000)
-    public static let mtuReduced = Self(rawValue: 0x0001)
-    public static let mpsReducedOnSeveralChannels = Self(rawValue: 0x0002)
-    public static let invalidDestinationCID = Self(rawValue: 0x0003)
-    public static let unacceptableParameters = Self(rawValue: 0x0004)
+    package static let success = Self(rawValue: 0x0000)
+    package static let mtuReduced = Self(rawValue: 0x0001)
+    package static let mpsReducedOnSeveralChannels = Self(rawValue: 0x0002)
+    package static let invalidDestinationCID = Self(rawValue: 0x0003)
+    package static let unacceptableParameters = Self(rawValue: 0x0004)
 
-    public var description: String {
+    package var description: String {
         let name: String? = switch self {
         case .success: "success"
         case .mtuReduced: "reduction in size of MTU not allowed"
@@ -116,11 +116,11 @@ public struct CreditBasedReconfigureResult: RawRepresentable, Sendable, Hashable
     }
 
     /// Credit Based Reconfigure Response (0x1A): the result alone.
-    public func packet(identifier: UInt8) -> LESignalingPacket {
+    package func packet(identifier: UInt8) -> LESignalingPacket {
         cidListPacket(.creditBasedReconfigureResponse, identifier, [rawValue], [])
     }
 
-    public init(data: [UInt8]) throws(L2CAPSignalingError) {
+    package init(data: [UInt8]) throws(L2CAPSignalingError) {
         guard data.count == 2 else { throw .lengthMismatch(code: LESignalingCode.creditBasedReconfigureResponse.rawValue, announced: 2, actual: data.count) }
         self.init(rawValue: UInt16(data[0]) | UInt16(data[1]) << 8)
     }

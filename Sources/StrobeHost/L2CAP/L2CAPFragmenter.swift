@@ -8,17 +8,17 @@ import StrobeHCI
 /// sender can wait for a controller buffer before each one and put each on the transport with a
 /// single write. Nothing is allocated. The stack's one segmenter: the link's sender and packets
 /// prepared ahead of a trigger both use it.
-public struct L2CAPFragmenter: Sendable, Hashable {
+package struct L2CAPFragmenter: Sendable, Hashable {
     /// The most the basic header's 16-bit length can announce.
-    public static let maximumPayloadLength = Int(UInt16.max)
+    package static let maximumPayloadLength = Int(UInt16.max)
 
-    public let connectionHandle: ConnectionHandle
+    package let connectionHandle: ConnectionHandle
     /// LE_ACL_Data_Packet_Length: the most data bytes one ACL packet carries.
-    public let maximumFragmentLength: Int
+    package let maximumFragmentLength: Int
     /// PB flag of start fragments. An LE host sends 0b00 (first non-automatically-flushable).
-    public let startBoundary: ACLPacketBoundary
+    package let startBoundary: ACLPacketBoundary
 
-    public init(
+    package init(
         connectionHandle: ConnectionHandle, maximumFragmentLength: Int, startBoundary: ACLPacketBoundary = .firstNonFlushable
     ) throws(L2CAPError) {
         guard connectionHandle.isValid else {
@@ -37,12 +37,12 @@ public struct L2CAPFragmenter: Sendable, Hashable {
 
     /// Bytes a buffer needs to hold any fragment: the ACL header, the data, and the H4 packet
     /// indicator in front when asked for.
-    public func packetCapacity(h4Indicator: Bool = false) -> Int {
+    package func packetCapacity(h4Indicator: Bool = false) -> Int {
         (h4Indicator ? 1 : 0) + ACLHeader.size + maximumFragmentLength
     }
 
     /// How many ACL packets a PDU with this much payload takes.
-    public func fragmentCount(payloadLength: Int) -> Int {
+    package func fragmentCount(payloadLength: Int) -> Int {
         let pduLength = L2CAPBasicHeader.length + max(payloadLength, 0)
         return (pduLength + maximumFragmentLength - 1) / maximumFragmentLength
     }
@@ -50,7 +50,7 @@ public struct L2CAPFragmenter: Sendable, Hashable {
     /// Writes ACL packet `index` of the PDU that carries `payload` on `channel` into the start of
     /// `buffer`, preceded by the H4 ACL packet indicator when `h4Indicator` is set, and returns
     /// how many bytes it wrote. Packet 0 carries the basic header.
-    public func writeFragment(
+    package func writeFragment(
         _ index: Int,
         channel: L2CAPChannelID,
         payload: UnsafeRawBufferPointer,

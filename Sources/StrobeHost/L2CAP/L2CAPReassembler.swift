@@ -2,7 +2,7 @@ import StrobeHCI
 
 /// What one ACL packet produced. A start fragment that abandons an unfinished PDU yields the
 /// error first and may then yield its own PDU.
-public enum L2CAPReassemblyEvent {
+package enum L2CAPReassemblyEvent {
     case pdu(L2CAPPDU)
     case error(L2CAPError)
 }
@@ -12,12 +12,12 @@ public enum L2CAPReassemblyEvent {
 /// in progress and be malformed itself), kept by the reassembly for the rare reader
 /// (`L2CAPReassembly.errors(of:)`). The PDU's view is borrowed from the packet or the reassembly
 /// buffer, valid until the next packet.
-public struct L2CAPReassemblyOutcome {
-    public var pdu: L2CAPPDU?
-    public var errorCount: UInt8
+package struct L2CAPReassemblyOutcome {
+    package var pdu: L2CAPPDU?
+    package var errorCount: UInt8
 
     @inlinable
-    public init(pdu: L2CAPPDU? = nil, errorCount: UInt8 = 0) {
+    package init(pdu: L2CAPPDU? = nil, errorCount: UInt8 = 0) {
         self.pdu = pdu
         self.errorCount = errorCount
     }
@@ -55,11 +55,11 @@ public struct L2CAPReassemblyCounters: Sendable, Hashable {
 /// A value with no I/O that returns what each packet produced: the link keeps it in memory its
 /// reader thread alone touches, so the receive path takes no lock and no reference count.
 /// `L2CAPReassembler` wraps it as an object.
-public struct L2CAPReassembly {
-    public let connectionHandle: ConnectionHandle
+package struct L2CAPReassembly {
+    package let connectionHandle: ConnectionHandle
     /// Longest information payload accepted; longer PDUs are reported as `.pduTooLong`.
-    public let maximumPayloadLength: Int
-    public private(set) var counters = L2CAPReassemblyCounters()
+    package let maximumPayloadLength: Int
+    package private(set) var counters = L2CAPReassemblyCounters()
 
     private enum State {
         case idle
@@ -78,45 +78,45 @@ public struct L2CAPReassembly {
 
     /// `buffer` bounds the PDU: `maximumPayloadLength` is clamped to what it holds after the
     /// basic header.
-    public init(connectionHandle: ConnectionHandle, maximumPayloadLength: Int, buffer: UnsafeMutableRawBufferPointer) {
+    package init(connectionHandle: ConnectionHandle, maximumPayloadLength: Int, buffer: UnsafeMutableRawBufferPointer) {
         self.connectionHandle = connectionHandle
         self.maximumPayloadLength = min(max(maximumPayloadLength, 0), max(buffer.count - L2CAPBasicHeader.length, 0))
         self.buffer = buffer
     }
 
     /// Whether part of a PDU has arrived and the rest is awaited.
-    public var isAssembling: Bool {
+    package var isAssembling: Bool {
         if case .assembling = state { return true }
         return false
     }
 
     /// Drops any PDU in progress (for instance when the connection goes away).
-    public mutating func reset() {
+    package mutating func reset() {
         if case .assembling = state { counters.abandonedPDUs += 1 }
         state = .idle
     }
 
     /// The errors `outcome` counted, oldest first; valid until the next packet.
-    public func errors(of outcome: L2CAPReassemblyOutcome) -> [L2CAPError] {
+    package func errors(of outcome: L2CAPReassemblyOutcome) -> [L2CAPError] {
         [recentErrors.0, recentErrors.1].prefix(Int(outcome.errorCount)).compactMap { $0 }
     }
 
     /// `receive`, with each event handed to `onEvent` in order: errors, then the PDU.
-    public mutating func receive(_ packet: ACLDataPacket, _ onEvent: (L2CAPReassemblyEvent) -> Void) {
+    package mutating func receive(_ packet: ACLDataPacket, _ onEvent: (L2CAPReassemblyEvent) -> Void) {
         let outcome = receive(packet)
         for error in errors(of: outcome) { onEvent(.error(error)) }
         if let pdu = outcome.pdu { onEvent(.pdu(pdu)) }
     }
 
     /// Takes one HCI ACL packet (the H4 payload: ACL header, then data), events to `onEvent`.
-    public mutating func receive(_ aclPacket: UnsafeRawBufferPointer, _ onEvent: (L2CAPReassemblyEvent) -> Void) {
+    package mutating func receive(_ aclPacket: UnsafeRawBufferPointer, _ onEvent: (L2CAPReassemblyEvent) -> Void) {
         let outcome = receive(aclPacket)
         for error in errors(of: outcome) { onEvent(.error(error)) }
         if let pdu = outcome.pdu { onEvent(.pdu(pdu)) }
     }
 
     /// Takes one HCI ACL packet (the H4 payload: ACL header, then data).
-    public mutating func receive(_ aclPacket: UnsafeRawBufferPointer) -> L2CAPReassemblyOutcome {
+    package mutating func receive(_ aclPacket: UnsafeRawBufferPointer) -> L2CAPReassemblyOutcome {
         let packet: ACLDataPacket
         do throws(L2CAPError) {
             packet = try ACLDataPacket(parsing: aclPacket)
@@ -130,7 +130,7 @@ public struct L2CAPReassembly {
 
     /// Takes an ACL packet whose header was already parsed (by whoever routed it here).
     @inline(__always)
-    public mutating func receive(_ packet: ACLDataPacket) -> L2CAPReassemblyOutcome {
+    package mutating func receive(_ packet: ACLDataPacket) -> L2CAPReassemblyOutcome {
         counters.fragments += 1
         let header = packet.header
         guard header.connectionHandle == connectionHandle else {
@@ -299,17 +299,17 @@ public struct L2CAPReassembly {
 
 /// `L2CAPReassembly` with its buffer, for owners that keep it as an object (captures, tests),
 /// reporting through a closure. Owned by one thread at a time; not `Sendable`.
-public final class L2CAPReassembler {
+package final class L2CAPReassembler {
     /// Payload bound when none is given: room for the largest ATT MTU (517) with margin.
-    public static let defaultMaximumPayloadLength = 1024
+    package static let defaultMaximumPayloadLength = 1024
     /// The most the 16-bit length of the basic header can announce.
-    public static let maximumPayloadLengthLimit = Int(UInt16.max)
+    package static let maximumPayloadLengthLimit = Int(UInt16.max)
 
     private let buffer: UnsafeMutableRawBufferPointer
     private let reassembly: UnsafeMutablePointer<L2CAPReassembly>
 
     /// `maximumPayloadLength` is clamped to `0...maximumPayloadLengthLimit`.
-    public init(connectionHandle: ConnectionHandle, maximumPayloadLength: Int = defaultMaximumPayloadLength) {
+    package init(connectionHandle: ConnectionHandle, maximumPayloadLength: Int = defaultMaximumPayloadLength) {
         let maximum = min(max(maximumPayloadLength, 0), Self.maximumPayloadLengthLimit)
         buffer = .allocate(byteCount: L2CAPBasicHeader.length + maximum, alignment: 8)
         reassembly = .allocate(capacity: 1)
@@ -322,22 +322,22 @@ public final class L2CAPReassembler {
         buffer.deallocate()
     }
 
-    public var connectionHandle: ConnectionHandle { reassembly.pointee.connectionHandle }
-    public var maximumPayloadLength: Int { reassembly.pointee.maximumPayloadLength }
-    public var counters: L2CAPReassemblyCounters { reassembly.pointee.counters }
-    public var isAssembling: Bool { reassembly.pointee.isAssembling }
+    package var connectionHandle: ConnectionHandle { reassembly.pointee.connectionHandle }
+    package var maximumPayloadLength: Int { reassembly.pointee.maximumPayloadLength }
+    package var counters: L2CAPReassemblyCounters { reassembly.pointee.counters }
+    package var isAssembling: Bool { reassembly.pointee.isAssembling }
 
-    public func reset() { reassembly.pointee.reset() }
+    package func reset() { reassembly.pointee.reset() }
 
     /// Takes one HCI ACL packet (the H4 payload: ACL header, then data) and reports what it
     /// completed or what was wrong with it, in that order. A delivered PDU's view is valid only
     /// during the call to `onEvent`, which must not call back into this reassembler.
-    public func receive(_ aclPacket: UnsafeRawBufferPointer, _ onEvent: (L2CAPReassemblyEvent) -> Void) {
+    package func receive(_ aclPacket: UnsafeRawBufferPointer, _ onEvent: (L2CAPReassemblyEvent) -> Void) {
         reassembly.pointee.receive(aclPacket, onEvent)
     }
 
     /// Takes an ACL packet whose header was already parsed (by whoever routed it here).
-    public func receive(_ packet: ACLDataPacket, _ onEvent: (L2CAPReassemblyEvent) -> Void) {
+    package func receive(_ packet: ACLDataPacket, _ onEvent: (L2CAPReassemblyEvent) -> Void) {
         reassembly.pointee.receive(packet, onEvent)
     }
 }

@@ -1,7 +1,7 @@
 import StrobeHCI
 
 /// LE signalling channel (CID 5) commands this host understands (Core Vol 3, Part A, 4).
-public enum LESignalingCode: UInt8, Sendable {
+package enum LESignalingCode: UInt8, Sendable {
     case commandReject = 0x01
     case disconnectionRequest = 0x06
     case disconnectionResponse = 0x07
@@ -18,20 +18,20 @@ public enum LESignalingCode: UInt8, Sendable {
 
 /// One signalling command: `[code][identifier][length u16][data]`. On LE each C-frame carries
 /// exactly one command.
-public struct LESignalingPacket: Sendable, Hashable {
-    public static let headerLength = 4
+package struct LESignalingPacket: Sendable, Hashable {
+    package static let headerLength = 4
 
-    public var code: UInt8
-    public var identifier: UInt8
-    public var data: [UInt8]
+    package var code: UInt8
+    package var identifier: UInt8
+    package var data: [UInt8]
 
-    public init(code: UInt8, identifier: UInt8, data: [UInt8]) {
+    package init(code: UInt8, identifier: UInt8, data: [UInt8]) {
         self.code = code
         self.identifier = identifier
         self.data = data
     }
 
-    public init(parsing bytes: UnsafeRawBufferPointer) throws(L2CAPSignalingError) {
+    package init(parsing bytes: UnsafeRawBufferPointer) throws(L2CAPSignalingError) {
         var reader = ByteReader(bytes)
         guard let code = reader.readUInt8(), let identifier = reader.readUInt8(), let length = reader.readUInt16() else {
             throw .truncated(length: bytes.count)
@@ -45,7 +45,7 @@ public struct LESignalingPacket: Sendable, Hashable {
         data = Array(reader.readRest())
     }
 
-    public var encoded: [UInt8] {
+    package var encoded: [UInt8] {
         var writer = ByteWriter(capacity: Self.headerLength + data.count)
         writer.write(code)
         writer.write(identifier)
@@ -55,13 +55,13 @@ public struct LESignalingPacket: Sendable, Hashable {
     }
 
     /// Command Reject with reason 0x0000, Command not understood.
-    public static func commandNotUnderstood(identifier: UInt8) -> LESignalingPacket {
+    package static func commandNotUnderstood(identifier: UInt8) -> LESignalingPacket {
         LESignalingPacket(code: LESignalingCode.commandReject.rawValue, identifier: identifier, data: [0x00, 0x00])
     }
 
     /// Command Reject with reason 0x0002, Invalid CID in request: the request's CIDs as the
     /// rejecting side sees them, its own (local) first.
-    public static func invalidCIDInRequest(identifier: UInt8, local: L2CAPChannelID, remote: L2CAPChannelID) -> LESignalingPacket {
+    package static func invalidCIDInRequest(identifier: UInt8, local: L2CAPChannelID, remote: L2CAPChannelID) -> LESignalingPacket {
         var writer = ByteWriter(capacity: 6)
         writer.write(UInt16(0x0002))
         writer.write(local.rawValue)
@@ -72,20 +72,20 @@ public struct LESignalingPacket: Sendable, Hashable {
 
 /// L2CAP_CONNECTION_PARAMETER_UPDATE_REQ from a peripheral, in units of the spec:
 /// intervals 1.25 ms, timeout 10 ms.
-public struct ConnectionParameterUpdateRequest: Sendable, Hashable {
-    public var intervalMin: UInt16
-    public var intervalMax: UInt16
-    public var latency: UInt16
-    public var timeout: UInt16
+package struct ConnectionParameterUpdateRequest: Sendable, Hashable {
+    package var intervalMin: UInt16
+    package var intervalMax: UInt16
+    package var latency: UInt16
+    package var timeout: UInt16
 
-    public init(intervalMin: UInt16, intervalMax: UInt16, latency: UInt16, timeout: UInt16) {
+    package init(intervalMin: UInt16, intervalMax: UInt16, latency: UInt16, timeout: UInt16) {
         self.intervalMin = intervalMin
         self.intervalMax = intervalMax
         self.latency = latency
         self.timeout = timeout
     }
 
-    public init(data: [UInt8]) throws(L2CAPSignalingError) {
+    package init(data: [UInt8]) throws(L2CAPSignalingError) {
         guard data.count == 8 else {
             throw .lengthMismatch(code: LESignalingCode.connectionParameterUpdateRequest.rawValue, announced: 8, actual: data.count)
         }
@@ -95,34 +95,34 @@ public struct ConnectionParameterUpdateRequest: Sendable, Hashable {
 
     /// The ranges of Core Vol 3, Part A, 4.20, and the supervision timeout long enough for the
     /// latency asked for (Vol 6, Part B, 4.5.2).
-    public var isAcceptable: Bool { parameters.isValid }
+    package var isAcceptable: Bool { parameters.isValid }
 
-    public var parameters: LEConnectionParameters {
+    package var parameters: LEConnectionParameters {
         LEConnectionParameters(intervalMin: intervalMin, intervalMax: intervalMax, maxLatency: latency, supervisionTimeout: timeout)
     }
 
     /// L2CAP_CONNECTION_PARAMETER_UPDATE_REQ, as a peripheral sends it.
-    public func request(identifier: UInt8) -> LESignalingPacket {
+    package func request(identifier: UInt8) -> LESignalingPacket {
         let data = [intervalMin, intervalMax, latency, timeout].flatMap { [UInt8($0 & 0xFF), UInt8($0 >> 8)] }
         return LESignalingPacket(code: LESignalingCode.connectionParameterUpdateRequest.rawValue, identifier: identifier, data: data)
     }
 
     /// L2CAP_CONNECTION_PARAMETER_UPDATE_RSP: result 0x0000 accepted, 0x0001 rejected.
-    public static func response(identifier: UInt8, accepted: Bool) -> LESignalingPacket {
+    package static func response(identifier: UInt8, accepted: Bool) -> LESignalingPacket {
         LESignalingPacket(code: LESignalingCode.connectionParameterUpdateResponse.rawValue, identifier: identifier,
                           data: [accepted ? 0x00 : 0x01, 0x00])
     }
 }
 
 /// A signalling command that could not be used.
-public enum L2CAPSignalingError: Error, Sendable, Hashable, CustomStringConvertible {
+package enum L2CAPSignalingError: Error, Sendable, Hashable, CustomStringConvertible {
     case truncated(length: Int)
     case lengthMismatch(code: UInt8, announced: Int, actual: Int)
     case zeroIdentifier(code: UInt8)
     /// A command whose data must be `minimum` bytes and then whole 16-bit CIDs is not.
     case badCIDList(code: UInt8, minimum: Int, actual: Int)
 
-    public var description: String {
+    package var description: String {
         switch self {
         case .truncated(let length): "signalling command of \(length) bytes is shorter than its 4-byte header"
         case .lengthMismatch(let code, let announced, let actual):

@@ -47,7 +47,7 @@ public struct ScanReport: Sendable, Hashable {
     }
 
     /// From an LE Advertising Report (legacy PDUs, LE 1M).
-    public init(_ report: LEAdvertisingReport) {
+    package init(_ report: LEAdvertisingReport) {
         address = report.address
         addressType = report.addressType
         legacy = true
@@ -66,7 +66,7 @@ public struct ScanReport: Sendable, Hashable {
     }
 
     /// From an LE Extended Advertising Report whose fragments made `data`.
-    public init(_ report: LEExtendedAdvertisingReport, data: [UInt8]) {
+    package init(_ report: LEExtendedAdvertisingReport, data: [UInt8]) {
         address = report.address
         addressType = report.addressType
         let type = report.eventType

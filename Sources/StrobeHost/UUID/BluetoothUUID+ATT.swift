@@ -18,7 +18,7 @@ extension BluetoothUUID {
         self = uuid
     }
 
-    public func encodeATT(into writer: inout ByteWriter) {
+    package func encodeATT(into writer: inout ByteWriter) {
         if let uuid16 {
             writer.write(uuid16)
         } else {

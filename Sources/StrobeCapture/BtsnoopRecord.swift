@@ -32,7 +32,7 @@ public struct BtsnoopRecord {
     public var direction: BtsnoopDirection?
     /// The monitor record's adapter (hciN) and opcode; `nil` in other datalinks.
     public var adapterIndex: UInt16?
-    public var monitorOpcode: MonitorOpcode?
+    package var monitorOpcode: MonitorOpcode?
     /// The record's included bytes, as stored.
     public var data: UnsafeRawBufferPointer
     /// The HCI packet without its H4 indicator (what `HCIPacketSink` receives); for non-HCI

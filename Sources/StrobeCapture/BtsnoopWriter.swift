@@ -81,7 +81,7 @@ public final class BtsnoopWriter {
     }
 
     /// A monitor record of any opcode (datalink 2001 only), such as a system note.
-    public func writeMonitorRecord(
+    package func writeMonitorRecord(
         _ opcode: MonitorOpcode, adapterIndex: UInt16, payload: UnsafeRawBufferPointer, at timestamp: BtsnoopTimestamp
     ) throws(BtsnoopError) {
         guard datalink == .linuxMonitor else { throw .notMonitorFormat(datalink) }

@@ -76,7 +76,7 @@ public struct CaptureSummary: Sendable, Equatable, Encodable, CustomStringConver
 
     /// An empty summary, to be filled with `add(_:)` (for callers that want what was read
     /// before an error).
-    public init(datalink: BtsnoopDatalink, version: UInt32 = BtsnoopFormat.version) {
+    public init(datalink: BtsnoopDatalink, version: UInt32 = 1) {
         self.datalink = Datalink(number: datalink.rawValue, name: datalink.name)
         self.version = version
     }

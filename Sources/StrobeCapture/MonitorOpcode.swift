@@ -2,33 +2,33 @@ import StrobeHCI
 
 /// The opcode of a Linux monitor record (datalink 2001): the low 16 bits of the record's flags.
 /// Values are those of the kernel's HCI monitor channel (`HCI_MON_*`), which `btmon -w` stores.
-public struct MonitorOpcode: RawRepresentable, Sendable, Hashable, CustomStringConvertible {
-    public var rawValue: UInt16
-    public init(rawValue: UInt16) { self.rawValue = rawValue }
+package struct MonitorOpcode: RawRepresentable, Sendable, Hashable, CustomStringConvertible {
+    package var rawValue: UInt16
+    package init(rawValue: UInt16) { self.rawValue = rawValue }
 
-    public static let newIndex = MonitorOpcode(rawValue: 0)
-    public static let deleteIndex = MonitorOpcode(rawValue: 1)
-    public static let commandPacket = MonitorOpcode(rawValue: 2)
-    public static let eventPacket = MonitorOpcode(rawValue: 3)
-    public static let aclTXPacket = MonitorOpcode(rawValue: 4)
-    public static let aclRXPacket = MonitorOpcode(rawValue: 5)
-    public static let scoTXPacket = MonitorOpcode(rawValue: 6)
-    public static let scoRXPacket = MonitorOpcode(rawValue: 7)
-    public static let openIndex = MonitorOpcode(rawValue: 8)
-    public static let closeIndex = MonitorOpcode(rawValue: 9)
-    public static let indexInfo = MonitorOpcode(rawValue: 10)
-    public static let vendorDiagnostic = MonitorOpcode(rawValue: 11)
-    public static let systemNote = MonitorOpcode(rawValue: 12)
-    public static let userLogging = MonitorOpcode(rawValue: 13)
-    public static let controlOpen = MonitorOpcode(rawValue: 14)
-    public static let controlClose = MonitorOpcode(rawValue: 15)
-    public static let controlCommand = MonitorOpcode(rawValue: 16)
-    public static let controlEvent = MonitorOpcode(rawValue: 17)
-    public static let isoTXPacket = MonitorOpcode(rawValue: 18)
-    public static let isoRXPacket = MonitorOpcode(rawValue: 19)
+    package static let newIndex = MonitorOpcode(rawValue: 0)
+    package static let deleteIndex = MonitorOpcode(rawValue: 1)
+    package static let commandPacket = MonitorOpcode(rawValue: 2)
+    package static let eventPacket = MonitorOpcode(rawValue: 3)
+    package static let aclTXPacket = MonitorOpcode(rawValue: 4)
+    package static let aclRXPacket = MonitorOpcode(rawValue: 5)
+    package static let scoTXPacket = MonitorOpcode(rawValue: 6)
+    package static let scoRXPacket = MonitorOpcode(rawValue: 7)
+    package static let openIndex = MonitorOpcode(rawValue: 8)
+    package static let closeIndex = MonitorOpcode(rawValue: 9)
+    package static let indexInfo = MonitorOpcode(rawValue: 10)
+    package static let vendorDiagnostic = MonitorOpcode(rawValue: 11)
+    package static let systemNote = MonitorOpcode(rawValue: 12)
+    package static let userLogging = MonitorOpcode(rawValue: 13)
+    package static let controlOpen = MonitorOpcode(rawValue: 14)
+    package static let controlClose = MonitorOpcode(rawValue: 15)
+    package static let controlCommand = MonitorOpcode(rawValue: 16)
+    package static let controlEvent = MonitorOpcode(rawValue: 17)
+    package static let isoTXPacket = MonitorOpcode(rawValue: 18)
+    package static let isoRXPacket = MonitorOpcode(rawValue: 19)
 
     /// The HCI packet this opcode carries, or `nil` for records that are not HCI traffic.
-    public var packet: (type: HCIPacketType, direction: BtsnoopDirection)? {
+    package var packet: (type: HCIPacketType, direction: BtsnoopDirection)? {
         switch rawValue {
         case 2: (.command, .hostToController)
         case 3: (.event, .controllerToHost)
@@ -44,7 +44,7 @@ public struct MonitorOpcode: RawRepresentable, Sendable, Hashable, CustomStringC
 
     /// The opcode that carries `type` in `direction`, if the monitor format has one
     /// (it has none for a command from the controller or an event from the host).
-    public init?(carrying type: HCIPacketType, _ direction: BtsnoopDirection) {
+    package init?(carrying type: HCIPacketType, _ direction: BtsnoopDirection) {
         let sent = direction == .hostToController
         switch type {
         case .command where sent: self = .commandPacket
@@ -56,7 +56,7 @@ public struct MonitorOpcode: RawRepresentable, Sendable, Hashable, CustomStringC
         }
     }
 
-    public var description: String {
+    package var description: String {
         let names = [
             "new index", "delete index", "command", "event", "ACL TX", "ACL RX", "SCO TX", "SCO RX",
             "open index", "close index", "index info", "vendor diagnostic", "system note", "user logging",

@@ -10,27 +10,27 @@ import StrobeHCI
 /// point where the capture's host first enabled scanning (or at its first advertising report,
 /// when the capture starts with scanning already on) until our host enables scanning too:
 /// advertising reports only mean something to a host that scans.
-public struct ReplayScript: Sendable {
+package struct ReplayScript: Sendable {
     /// One controller-to-host packet that is not an answer.
-    public struct Packet: Sendable {
-        public var type: HCIPacketType
-        public var payload: [UInt8]
+    package struct Packet: Sendable {
+        package var type: HCIPacketType
+        package var payload: [UInt8]
         /// Capture time, microseconds since 0001-01-01 as btsnoop stores it.
-        public var captureMicroseconds: Int64
+        package var captureMicroseconds: Int64
     }
 
-    public private(set) var answers: [HCIOpcode: [[UInt8]]] = [:]
-    public private(set) var packets: [Packet] = []
+    package private(set) var answers: [HCIOpcode: [[UInt8]]] = [:]
+    package private(set) var packets: [Packet] = []
     /// Index into `packets` of the first packet after the capture's first scan enable, or of its
     /// first advertising report if that comes first, and that point's capture time; `nil` when
     /// the capture neither scans nor has reports.
-    public private(set) var scanStart: (index: Int, captureMicroseconds: Int64)?
+    package private(set) var scanStart: (index: Int, captureMicroseconds: Int64)?
     /// Records read, and records that carried no HCI packet.
-    public private(set) var records = 0
-    public private(set) var nonHCI = 0
+    package private(set) var records = 0
+    package private(set) var nonHCI = 0
 
     /// Reads the whole capture. Throws at a malformed record.
-    public init(_ reader: BtsnoopReader) throws(BtsnoopError) {
+    package init(_ reader: BtsnoopReader) throws(BtsnoopError) {
         while let record = try reader.next() {
             records += 1
             guard case .hci(let type) = record.kind, let direction = record.direction else {
@@ -85,7 +85,7 @@ public struct ReplayScript: Sendable {
     /// The answer to the `occurrence`th (from 0) command with `opcode`: the recorded one with its
     /// Num_HCI_Command_Packets raised to at least 1 (the host's next command must not wait on a
     /// credit the capture's host got later), or a generic success.
-    public func answer(to opcode: HCIOpcode, occurrence: Int) -> [UInt8] {
+    package func answer(to opcode: HCIOpcode, occurrence: Int) -> [UInt8] {
         guard let recorded = answers[opcode], !recorded.isEmpty else { return Self.genericSuccess(opcode) }
         var answer = recorded[min(occurrence, recorded.count - 1)]
         let creditIndex = answer[0] == HCIEventCode.commandComplete ? 2 : 3

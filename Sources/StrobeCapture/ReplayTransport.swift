@@ -2,7 +2,7 @@ import StrobeHCI
 import Synchronization
 
 /// How `ReplayTransport` stamps the packets it delivers.
-public enum ReplayTimeBase: Sendable, Equatable {
+package enum ReplayTimeBase: Sendable, Equatable {
     /// `HostTime.now()` at delivery, like a live transport.
     case deliveryTime
     /// `origin` plus the record's offset from the capture's first record, so that the time
@@ -38,7 +38,7 @@ public struct ReplayStatistics: Sendable, Equatable {
 /// not a supported btsnoop header, makes `start` throw `TransportError.cannotOpen`.
 public final class ReplayTransport: HCITransport {
     public let name: String
-    public let timeBase: ReplayTimeBase
+    package let timeBase: ReplayTimeBase
 
     private enum Source: Sendable {
         case file(String)
@@ -59,14 +59,14 @@ public final class ReplayTransport: HCITransport {
 
     /// Replays the capture at `path`. The default time base keeps the capture's spacing,
     /// starting from the moment the transport is made.
-    public init(path: String, timeBase: ReplayTimeBase = .captureOffsets(origin: .now())) {
+    package init(path: String, timeBase: ReplayTimeBase = .captureOffsets(origin: .now())) {
         name = "replay:\(path)"
         source = .file(path)
         self.timeBase = timeBase
     }
 
     /// Replays a capture held in memory.
-    public init(bytes: [UInt8], name: String = "replay:memory", timeBase: ReplayTimeBase = .captureOffsets(origin: .now())) {
+    package init(bytes: [UInt8], name: String = "replay:memory", timeBase: ReplayTimeBase = .captureOffsets(origin: .now())) {
         self.name = name
         source = .memory(bytes)
         self.timeBase = timeBase

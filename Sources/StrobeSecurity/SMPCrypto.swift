@@ -8,13 +8,13 @@ import CryptoExtras
 /// Every value is taken and returned in the order SMP PDUs carry it: least significant octet
 /// first. The spec writes its functions most significant octet first; each function turns its
 /// inputs round, computes as the spec writes it, and turns the result back.
-public enum SMPCrypto {
-    public enum Failure: Error, Sendable, Hashable, CustomStringConvertible {
+package enum SMPCrypto {
+    package enum Failure: Error, Sendable, Hashable, CustomStringConvertible {
         /// A key, random number or address of the wrong length.
         case badLength(String, expected: Int, got: Int)
         case aes(String)
 
-        public var description: String {
+        package var description: String {
             switch self {
             case .badLength(let name, let expected, let got): "SMP crypto: \(name) is \(got) octets, not \(expected)"
             case .aes(let reason): "SMP crypto: AES failed: \(reason)"
@@ -36,7 +36,7 @@ public enum SMPCrypto {
     }
 
     /// AES-CMAC (RFC 4493), most significant octet first.
-    public static func aesCMAC(key: [UInt8], _ message: [UInt8]) throws(Failure) -> [UInt8] {
+    package static func aesCMAC(key: [UInt8], _ message: [UInt8]) throws(Failure) -> [UInt8] {
         try check("key", key, 16)
         do {
             var cmac = try AES.CMAC(key: SymmetricKey(data: key))
@@ -50,7 +50,7 @@ public enum SMPCrypto {
     // MARK: Legacy pairing
 
     /// e(key, plaintext), the security function.
-    public static func e(_ key: [UInt8], _ plaintext: [UInt8]) throws(Failure) -> [UInt8] {
+    package static func e(_ key: [UInt8], _ plaintext: [UInt8]) throws(Failure) -> [UInt8] {
         try check("key", key, 16)
         try check("plaintext", plaintext, 16)
         return try aes128(key: key.reversed(), plaintext.reversed()).reversed()
@@ -59,7 +59,7 @@ public enum SMPCrypto {
     /// c1, the confirm value of LE legacy pairing. `preq` and `pres` are the Pairing Request and
     /// Response PDUs (7 octets, code first); `iat`/`rat` the initiator's and responder's address
     /// types (0 public, 1 random); `ia`/`ra` their addresses.
-    public static func c1(_ k: [UInt8], r: [UInt8], preq: [UInt8], pres: [UInt8], iat: UInt8, rat: UInt8,
+    package static func c1(_ k: [UInt8], r: [UInt8], preq: [UInt8], pres: [UInt8], iat: UInt8, rat: UInt8,
                           ia: [UInt8], ra: [UInt8]) throws(Failure) -> [UInt8] {
         try check("r", r, 16)
         try check("preq", preq, 7)
@@ -72,7 +72,7 @@ public enum SMPCrypto {
     }
 
     /// s1, the short-term key of LE legacy pairing.
-    public static func s1(_ k: [UInt8], r1: [UInt8], r2: [UInt8]) throws(Failure) -> [UInt8] {
+    package static func s1(_ k: [UInt8], r1: [UInt8], r2: [UInt8]) throws(Failure) -> [UInt8] {
         try check("r1", r1, 16)
         try check("r2", r2, 16)
         return try e(k, Array(r2[0..<8]) + Array(r1[0..<8]))
@@ -81,7 +81,7 @@ public enum SMPCrypto {
     // MARK: LE Secure Connections
 
     /// f4(U, V, X, Z): the confirm value. `u` and `v` are public key X coordinates (32 octets).
-    public static func f4(u: [UInt8], v: [UInt8], x: [UInt8], z: UInt8) throws(Failure) -> [UInt8] {
+    package static func f4(u: [UInt8], v: [UInt8], x: [UInt8], z: UInt8) throws(Failure) -> [UInt8] {
         try check("U", u, 32)
         try check("V", v, 32)
         try check("X", x, 16)
@@ -90,7 +90,7 @@ public enum SMPCrypto {
 
     /// f5(W, N1, N2, A1, A2): the MacKey and the LTK from the DHKey `w`. Addresses are 7 octets:
     /// the address, then its type (0 public, 1 random).
-    public static func f5(w: [UInt8], n1: [UInt8], n2: [UInt8], a1: [UInt8], a2: [UInt8]) throws(Failure)
+    package static func f5(w: [UInt8], n1: [UInt8], n2: [UInt8], a1: [UInt8], a2: [UInt8]) throws(Failure)
         -> (macKey: [UInt8], ltk: [UInt8]) {
         try check("W", w, 32)
         try check("N1", n1, 16)
@@ -106,7 +106,7 @@ public enum SMPCrypto {
 
     /// f6(W, N1, N2, R, IOcap, A1, A2): the DHKey check value. `ioCap` is 3 octets (AuthReq,
     /// OOB data flag, IO capability, least significant first).
-    public static func f6(w: [UInt8], n1: [UInt8], n2: [UInt8], r: [UInt8], ioCap: [UInt8], a1: [UInt8], a2: [UInt8]) throws(Failure) -> [UInt8] {
+    package static func f6(w: [UInt8], n1: [UInt8], n2: [UInt8], r: [UInt8], ioCap: [UInt8], a1: [UInt8], a2: [UInt8]) throws(Failure) -> [UInt8] {
         try check("W", w, 16)
         try check("N1", n1, 16)
         try check("N2", n2, 16)
@@ -120,7 +120,7 @@ public enum SMPCrypto {
 
     /// g2(U, V, X, Y): the six-digit number both sides show for Numeric Comparison is this
     /// modulo 1,000,000.
-    public static func g2(u: [UInt8], v: [UInt8], x: [UInt8], y: [UInt8]) throws(Failure) -> UInt32 {
+    package static func g2(u: [UInt8], v: [UInt8], x: [UInt8], y: [UInt8]) throws(Failure) -> UInt32 {
         try check("U", u, 32)
         try check("V", v, 32)
         try check("X", x, 16)
@@ -130,14 +130,14 @@ public enum SMPCrypto {
     }
 
     /// h6(W, keyID): link key conversion. `keyID` is 4 octets as the spec writes it ("lebr", "tmp1").
-    public static func h6(w: [UInt8], keyID: [UInt8]) throws(Failure) -> [UInt8] {
+    package static func h6(w: [UInt8], keyID: [UInt8]) throws(Failure) -> [UInt8] {
         try check("W", w, 16)
         try check("keyID", keyID, 4)
         return try aesCMAC(key: w.reversed(), keyID).reversed()
     }
 
     /// h7(SALT, W): link key conversion with a salt (16 octets as the spec writes it).
-    public static func h7(salt: [UInt8], w: [UInt8]) throws(Failure) -> [UInt8] {
+    package static func h7(salt: [UInt8], w: [UInt8]) throws(Failure) -> [UInt8] {
         try check("SALT", salt, 16)
         try check("W", w, 16)
         return try aesCMAC(key: salt, w.reversed()).reversed()
@@ -146,7 +146,7 @@ public enum SMPCrypto {
     // MARK: Privacy
 
     /// ah(k, r): the hash of a resolvable private address, from the IRK `k` and the 3-octet prand.
-    public static func ah(irk: [UInt8], prand: [UInt8]) throws(Failure) -> [UInt8] {
+    package static func ah(irk: [UInt8], prand: [UInt8]) throws(Failure) -> [UInt8] {
         try check("prand", prand, 3)
         return Array(try e(irk, prand + [UInt8](repeating: 0, count: 13)).prefix(3))
     }

@@ -3,8 +3,8 @@ import Crypto
 /// Our P-256 key pair for LE Secure Connections and the DHKey with a peer's public key, on
 /// swift-crypto. Coordinates are in the order the Pairing Public Key PDU carries them: least
 /// significant octet first.
-public struct SMPKeyAgreement: Sendable {
-    public enum Failure: Error, Sendable, Hashable, CustomStringConvertible {
+package struct SMPKeyAgreement: Sendable {
+    package enum Failure: Error, Sendable, Hashable, CustomStringConvertible {
         /// The peer's key is not a point on P-256 (the check whose absence was CVE-2018-5383).
         case notOnCurve
         /// The peer's key has our own X coordinate: our key sent back, or its mirror (X, p - Y),
@@ -13,7 +13,7 @@ public struct SMPKeyAgreement: Sendable {
         case ourOwnKey
         case badLength(Int)
 
-        public var description: String {
+        package var description: String {
             switch self {
             case .notOnCurve: "the peer's public key is not on the P-256 curve"
             case .ourOwnKey: "the peer's public key has our own X coordinate (a reflected key)"
@@ -24,11 +24,11 @@ public struct SMPKeyAgreement: Sendable {
 
     private let privateKey: P256.KeyAgreement.PrivateKey
 
-    public init() { privateKey = P256.KeyAgreement.PrivateKey() }
+    package init() { privateKey = P256.KeyAgreement.PrivateKey() }
 
     /// A key pair from `random` (a seeded source makes a simulated world repeat); the system's
     /// generator when its octets are not a valid private key.
-    public init(random: @Sendable (Int) -> [UInt8]) {
+    package init(random: @Sendable (Int) -> [UInt8]) {
         for _ in 0..<4 {
             if let key = try? P256.KeyAgreement.PrivateKey(rawRepresentation: random(32)) {
                 privateKey = key
@@ -39,19 +39,19 @@ public struct SMPKeyAgreement: Sendable {
     }
 
     /// A known private key (32 octets, most significant first, as the spec's sample data gives it).
-    public init(privateKey raw: [UInt8]) throws {
+    package init(privateKey raw: [UInt8]) throws {
         privateKey = try P256.KeyAgreement.PrivateKey(rawRepresentation: raw)
     }
 
     /// X then Y, each least significant octet first.
-    public var publicKey: (x: [UInt8], y: [UInt8]) {
+    package var publicKey: (x: [UInt8], y: [UInt8]) {
         let raw = Array(privateKey.publicKey.rawRepresentation)
         return (raw[0..<32].reversed(), raw[32..<64].reversed())
     }
 
     /// The DHKey (the shared point's X coordinate, least significant octet first) with the peer's
     /// key, after checking that it is a point on the curve and that its X is not ours.
-    public func dhKey(peerX: [UInt8], peerY: [UInt8]) throws(Failure) -> [UInt8] {
+    package func dhKey(peerX: [UInt8], peerY: [UInt8]) throws(Failure) -> [UInt8] {
         guard peerX.count == 32, peerY.count == 32 else { throw .badLength(peerX.count + peerY.count) }
         let own = publicKey
         // X alone: (X, Y) and (X, p - Y) are both on the curve, and f4 commits to X only.

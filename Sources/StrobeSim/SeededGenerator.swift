@@ -1,12 +1,12 @@
 import Synchronization
 /// SplitMix64: a small, fast generator whose whole state is one seed, so that a simulated
 /// world's latency, jitter and loss repeat exactly from run to run.
-public struct SeededGenerator: RandomNumberGenerator, Sendable {
+package struct SeededGenerator: RandomNumberGenerator, Sendable {
     private var state: UInt64
 
-    public init(seed: UInt64) { state = seed }
+    package init(seed: UInt64) { state = seed }
 
-    public mutating func next() -> UInt64 {
+    package mutating func next() -> UInt64 {
         state &+= 0x9E37_79B9_7F4A_7C15
         var z = state
         z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
@@ -15,19 +15,19 @@ public struct SeededGenerator: RandomNumberGenerator, Sendable {
     }
 
     /// True with probability `p` (0...1).
-    public mutating func chance(_ p: Double) -> Bool {
+    package mutating func chance(_ p: Double) -> Bool {
         p > 0 && Double(next() >> 11) / Double(1 << 53) < p
     }
 }
 
 /// Random octets from a seeded generator, for the parts of a simulated world that draw random
 /// values (pairing's nonces and keys), so that a seed replays a run byte for byte.
-public final class SeededRandomSource: Sendable {
+package final class SeededRandomSource: Sendable {
     private let generator: Mutex<SeededGenerator>
 
-    public init(seed: UInt64) { generator = Mutex(SeededGenerator(seed: seed)) }
+    package init(seed: UInt64) { generator = Mutex(SeededGenerator(seed: seed)) }
 
-    public func bytes(_ count: Int) -> [UInt8] {
+    package func bytes(_ count: Int) -> [UInt8] {
         generator.withLock { g in (0..<count).map { _ in UInt8(truncatingIfNeeded: g.next()) } }
     }
 }

@@ -8,12 +8,12 @@ import Synchronization
 /// Exposes a host controller of a simulated world over H4 on a TCP or unix socket, so that another
 /// host stack (Bumble, BlueZ's btproxy clients, an app under test) can drive it. One host at a
 /// time; each new host gets a fresh controller in the same world.
-public final class SimH4Server: Sendable {
-    public enum Endpoint: Sendable, Hashable, CustomStringConvertible {
+package final class SimH4Server: Sendable {
+    package enum Endpoint: Sendable, Hashable, CustomStringConvertible {
         case tcp(host: String, port: UInt16)
         case unix(path: String)
 
-        public init?(_ text: String) {
+        package init?(_ text: String) {
             if text.hasPrefix("tcp:"), let colon = text.lastIndex(of: ":"), colon > text.index(text.startIndex, offsetBy: 3),
                let port = UInt16(text[text.index(after: colon)...]) {
                 self = .tcp(host: String(text[text.index(text.startIndex, offsetBy: 4)..<colon]), port: port)
@@ -24,7 +24,7 @@ public final class SimH4Server: Sendable {
             }
         }
 
-        public var description: String {
+        package var description: String {
             switch self {
             case .tcp(let host, let port): "tcp:\(host):\(port)"
             case .unix(let path): "unix:\(path)"
@@ -32,15 +32,15 @@ public final class SimH4Server: Sendable {
         }
     }
 
-    public let world: SimWorld
+    package let world: SimWorld
     /// Where it listens (with the port the kernel chose when 0 was asked for).
-    public let endpoint: Endpoint
+    package let endpoint: Endpoint
     private let listener: Int32
     private let closed = Atomic<Bool>(false)
     /// The host being served now, if any.
     private let serving = Mutex<VirtualController?>(nil)
 
-    public init(world: SimWorld, listen: Endpoint) throws {
+    package init(world: SimWorld, listen: Endpoint) throws {
         self.world = world
         let (fd, bound) = try Self.bind(listen)
         listener = fd
@@ -48,7 +48,7 @@ public final class SimH4Server: Sendable {
     }
 
     /// Accepts hosts one after the other on a thread of its own until `close`.
-    public func run() {
+    package func run() {
         let thread = Thread { [self] in
             while !closed.load(ordering: .relaxed) {
                 let client = accept(listener, nil, nil)
@@ -62,7 +62,7 @@ public final class SimH4Server: Sendable {
         thread.start()
     }
 
-    public func close() {
+    package func close() {
         closed.store(true, ordering: .relaxed)
         shutdown(listener, Int32(SHUT_RDWR))
         Glibc.close(listener)
@@ -72,7 +72,7 @@ public final class SimH4Server: Sendable {
     /// Returns once every packet the world has queued for the host being served has been written
     /// to its socket: what a server ending its run sends last (the links' Disconnection Complete
     /// after `world.stop()`) is not cut off by the process exiting.
-    public func flush() async {
+    package func flush() async {
         await serving.withLock { $0 }?.flush()
     }
 

@@ -123,11 +123,11 @@ public final class VirtualAir: Sendable {
     }
 
     /// Conditions between two controllers (both directions; also their advertising).
-    public func setConditions(_ conditions: LinkConditions, between a: VirtualController, and b: VirtualController) {
+    package func setConditions(_ conditions: LinkConditions, between a: VirtualController, and b: VirtualController) {
         state.withLock { $0.conditions[[a.id, b.id]] = conditions }
     }
 
-    public var counters: VirtualAirCounters { state.withLock { $0.counters } }
+    package var counters: VirtualAirCounters { state.withLock { $0.counters } }
 
     /// Host timestamps in the air's time (its clock's time since the air was made): what its
     /// controllers stamp received packets with, so that a virtual run is reproducible.
@@ -671,14 +671,14 @@ private func nanoseconds(_ duration: Duration) -> UInt64 {
 }
 
 /// What the air has carried.
-public struct VirtualAirCounters: Sendable, Hashable {
-    public var advertisingEvents = 0
-    public var connections = 0
-    public var aclPacketsCarried = 0
-    public var retransmissions = 0
-    public var unknownCommands = 0
-    public var aclForUnknownHandles = 0
+package struct VirtualAirCounters: Sendable, Hashable {
+    package var advertisingEvents = 0
+    package var connections = 0
+    package var aclPacketsCarried = 0
+    package var retransmissions = 0
+    package var unknownCommands = 0
+    package var aclForUnknownHandles = 0
     /// LE Long Term Key Request Replies whose key was not the central's.
-    public var encryptionFailures = 0
-    public init() {}
+    package var encryptionFailures = 0
+    package init() {}
 }

@@ -4,23 +4,23 @@ import StrobeHost
 /// One ATT PDU found in a capture: the frame that completed it (1-based, as Wireshark numbers
 /// frames), its connection handle and direction, its opcode, and for Handle Value Notification
 /// and Indication the attribute handle and value.
-public struct CaptureATTPDU: Sendable, Hashable {
-    public var frame: Int
-    public var connectionHandle: ConnectionHandle
-    public var direction: BtsnoopDirection?
-    public var opcode: UInt8
-    public var handle: AttributeHandle?
-    public var value: [UInt8]?
+package struct CaptureATTPDU: Sendable, Hashable {
+    package var frame: Int
+    package var connectionHandle: ConnectionHandle
+    package var direction: BtsnoopDirection?
+    package var opcode: UInt8
+    package var handle: AttributeHandle?
+    package var value: [UInt8]?
 
     /// `frame  chandle  opcode  handle  value`, tab-separated, formatted as tshark prints
     /// `frame.number`, `bthci_acl.chandle`, `btatt.opcode`, `btatt.handle` and `btatt.value`.
-    public var tsv: String {
+    package var tsv: String {
         [String(frame), hex(connectionHandle.rawValue, digits: 4), hex(opcode, digits: 2),
          handle.map { hex($0.rawValue, digits: 4) } ?? "", value.map { $0.map { hex($0, digits: 2, prefix: false) }.joined() } ?? ""]
             .joined(separator: "\t")
     }
 
-    public var text: String {
+    package var text: String {
         let name = ATTOpcode(rawValue: opcode).description
         var line = "\(frame)\t\(hex(connectionHandle.rawValue, digits: 4))\t\(direction.map { "\($0)" } ?? "?")\t\(name)"
         if let handle { line += " handle \(hex(handle.rawValue, digits: 4))" }
@@ -35,39 +35,39 @@ private func hex<T: BinaryInteger>(_ value: T, digits: Int, prefix: Bool = true)
 }
 
 /// What the decoder saw besides ATT PDUs.
-public struct CaptureDecodeCounters: Sendable, Hashable {
-    public var records = 0
-    public var aclPackets = 0
-    public var l2capPDUs = 0
-    public var attPDUs = 0
+package struct CaptureDecodeCounters: Sendable, Hashable {
+    package var records = 0
+    package var aclPackets = 0
+    package var l2capPDUs = 0
+    package var attPDUs = 0
     /// ACL packets too short for their header, and L2CAP reassembly errors (lost start
     /// fragments, lengths that do not add up).
-    public var malformed = 0
+    package var malformed = 0
     /// Truncated records: the capture kept fewer bytes than the packet had.
-    public var truncatedRecords = 0
-    public init() {}
+    package var truncatedRecords = 0
+    package init() {}
 }
 
 /// Reads a btsnoop capture and yields its ATT PDUs: ACL reassembled into L2CAP per connection
 /// handle and direction (as tshark does), channel 4 picked out. Streaming: one record in memory.
-public final class CaptureATTDecoder {
-    public private(set) var counters = CaptureDecodeCounters()
+package final class CaptureATTDecoder {
+    package private(set) var counters = CaptureDecodeCounters()
     private let reader: BtsnoopReader
     private var reassemblers = CaptureReassemblers()
     private var ready: [CaptureATTPDU] = []
     private var readyIndex = 0
 
-    public init(path: String) throws(BtsnoopError) {
+    package init(path: String) throws(BtsnoopError) {
         reader = try BtsnoopReader(path: path)
     }
 
-    public init(bytes: [UInt8]) throws(BtsnoopError) {
+    package init(bytes: [UInt8]) throws(BtsnoopError) {
         reader = try BtsnoopReader(bytes: bytes)
     }
 
     /// The next ATT PDU, or `nil` at the end of the capture. A malformed record or fragment is
     /// counted and skipped; a capture that is itself broken (bad header, cut record) throws.
-    public func next() throws(BtsnoopError) -> CaptureATTPDU? {
+    package func next() throws(BtsnoopError) -> CaptureATTPDU? {
         while readyIndex == ready.count {
             ready.removeAll(keepingCapacity: true)
             readyIndex = 0

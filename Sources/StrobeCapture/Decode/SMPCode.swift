@@ -1,6 +1,6 @@
 /// Security Manager Protocol command codes (Core Specification Vol 3, Part H, 3.3).
-public enum SMPCode {
-    public static func name(_ code: UInt8) -> String {
+package enum SMPCode {
+    package static func name(_ code: UInt8) -> String {
         switch code {
         case 0x01: "Pairing Request"
         case 0x02: "Pairing Response"
@@ -22,5 +22,5 @@ public enum SMPCode {
 
     /// Encryption Information (LTK), Central Identification (EDIV, Rand), Identity Information
     /// (IRK), Signing Information (CSRK): the PDUs that carry keys.
-    public static func distributesKey(_ code: UInt8) -> Bool { [0x06, 0x07, 0x08, 0x0A].contains(code) }
+    package static func distributesKey(_ code: UInt8) -> Bool { [0x06, 0x07, 0x08, 0x0A].contains(code) }
 }

@@ -3,13 +3,13 @@ import StrobeHCI
 /// Any `Clock` measured in `Duration`, seen as time elapsed since it was adopted. Device logic
 /// (state machines generic over an instant type) then keeps one concrete instant, while callers
 /// inject the real clock in apps and a `VirtualClock` in tests.
-public struct DeviceClock: Sendable {
-    public typealias Instant = VirtualClock.Instant
+package struct DeviceClock: Sendable {
+    package typealias Instant = VirtualClock.Instant
 
     private let elapsed: @Sendable () -> Duration
     private let sleeper: @Sendable (Duration) async throws -> Void
 
-    public init<C: Clock>(_ clock: C) where C.Duration == Duration {
+    package init<C: Clock>(_ clock: C) where C.Duration == Duration {
         // The real clock's reading specialized: an armed flash stamps its fire with it on a
         // trigger's path, where a generic call's witness lookups would be cold memory.
         if let continuous = clock as? ContinuousClock {
@@ -23,10 +23,10 @@ public struct DeviceClock: Sendable {
         sleeper = { offset in try await clock.sleep(until: origin.advanced(by: offset), tolerance: nil) }
     }
 
-    public var now: Instant { Instant(offset: elapsed()) }
+    package var now: Instant { Instant(offset: elapsed()) }
 
     /// Suspends until `deadline`; throws `CancellationError` when the task is cancelled.
-    public func sleep(until deadline: Instant) async throws {
+    package func sleep(until deadline: Instant) async throws {
         try await sleeper(deadline.offset)
     }
 }

@@ -124,7 +124,7 @@ public final class Grip: ATTValueHandler, Sendable {
     public func events() -> AsyncStream<GripEventOccurrence> { broadcast.stream() }
 
     /// Records, losses (sequence gaps), unknown codes and malformed notifications so far.
-    public var counters: GripEventDecoder.Counters { counts.counters }
+    package var counters: GripEventDecoder.Counters { counts.counters }
 
     public func batteryLevel() async throws -> BatteryLevel {
         guard let batteryHandle else { throw GripSetupError.missingCharacteristic(GripProfile.batteryLevel) }

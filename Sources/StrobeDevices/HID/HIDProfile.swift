@@ -1,22 +1,22 @@
 import StrobeHost
 
 /// HID over GATT (HOGP 1.0, HIDS 1.0): the service, its characteristics and descriptor.
-public enum HIDProfile {
-    public static let service = BluetoothUUID(0x1812)
-    public static let information = BluetoothUUID(0x2A4A)
-    public static let reportMap = BluetoothUUID(0x2A4B)
-    public static let controlPoint = BluetoothUUID(0x2A4C)
-    public static let report = BluetoothUUID(0x2A4D)
-    public static let protocolMode = BluetoothUUID(0x2A4E)
-    public static let bootKeyboardInput = BluetoothUUID(0x2A22)
+package enum HIDProfile {
+    package static let service = BluetoothUUID(0x1812)
+    package static let information = BluetoothUUID(0x2A4A)
+    package static let reportMap = BluetoothUUID(0x2A4B)
+    package static let controlPoint = BluetoothUUID(0x2A4C)
+    package static let report = BluetoothUUID(0x2A4D)
+    package static let protocolMode = BluetoothUUID(0x2A4E)
+    package static let bootKeyboardInput = BluetoothUUID(0x2A22)
     /// Report Reference: the report ID and type (1 input, 2 output, 3 feature) of a Report.
-    public static let reportReference = BluetoothUUID(0x2908)
-    public static let batteryService = BluetoothUUID(0x180F)
-    public static let batteryLevel = BluetoothUUID(0x2A19)
+    package static let reportReference = BluetoothUUID(0x2908)
+    package static let batteryService = BluetoothUUID(0x180F)
+    package static let batteryLevel = BluetoothUUID(0x2A19)
 
     /// Protocol Mode values.
-    public static let bootProtocol: UInt8 = 0x00
-    public static let reportProtocol: UInt8 = 0x01
+    package static let bootProtocol: UInt8 = 0x00
+    package static let reportProtocol: UInt8 = 0x01
 }
 
 /// Why a peer could not be used as a HID device.

@@ -6,7 +6,7 @@ import Synchronization
 /// `fire()` sends it with no lock and no allocation; then `NovaFlash.armedFlashFired(_:)` does
 /// the bookkeeping and `NovaFlash.acknowledgement(of: ticket)` waits for the ack.
 public final class NovaArmedFlash: Sendable {
-    public let ticket: NovaCommandTicket
+    package let ticket: NovaCommandTicket
     let write: ATTArmedWrite
     private let clock: DeviceClock
     /// When it was handed to the transport, on the flash's clock (as an offset in nanoseconds).

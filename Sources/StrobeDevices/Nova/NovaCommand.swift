@@ -1,6 +1,6 @@
 /// What the host asks a Nova to do. Each command is written with response and then waits for
 /// the flash's ack (see `NovaCommandQueue`).
-public enum NovaCommand: Sendable, Hashable {
+package enum NovaCommand: Sendable, Hashable {
     /// Checks that the flash answers.
     case ping
     /// Turns the light off now.
@@ -10,13 +10,13 @@ public enum NovaCommand: Sendable, Hashable {
 
     /// The command as it goes on the wire: a light with nothing to show (both banks 0, or a
     /// timeout of 0) becomes OFF, as in the reference SDK.
-    public var normalized: NovaCommand {
+    package var normalized: NovaCommand {
         if case .flash(let settings) = self, settings.isEffectivelyOff { return .off }
         return self
     }
 
     /// The request bytes for `model`, normalised first. V1 uses the low 8 bits of `requestID`.
-    public func encoded(for model: NovaModel, requestID: UInt16) -> [UInt8] {
+    package func encoded(for model: NovaModel, requestID: UInt16) -> [UInt8] {
         switch model {
         case .v1:
             let id = UInt8(truncatingIfNeeded: requestID)

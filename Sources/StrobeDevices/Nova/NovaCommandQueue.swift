@@ -17,8 +17,8 @@
 /// - It keeps `light` (whether the flash is lit) and needs one timer: `startTimer(deadline:)`
 ///   (re)arms it for the earliest of the ack deadline and the light's safety timeout,
 ///   `cancelTimer` disarms it; when it fires, call `timerFired(now:)`.
-public struct NovaCommandQueue<Instant: InstantProtocol>: Sendable where Instant.Duration == Duration {
-    public enum Action: Sendable, Hashable {
+package struct NovaCommandQueue<Instant: InstantProtocol>: Sendable where Instant.Duration == Duration {
+    package enum Action: Sendable, Hashable {
         /// Write these bytes, with response, to the request characteristic.
         case write([UInt8])
         /// (Re)arm the single timer; replaces any earlier deadline.
@@ -34,20 +34,20 @@ public struct NovaCommandQueue<Instant: InstantProtocol>: Sendable where Instant
         case remoteTrigger(pressed: Bool)
     }
 
-    public struct Counters: Sendable, Hashable {
-        public var enqueued: UInt64 = 0
-        public var written: UInt64 = 0
-        public var acknowledged: UInt64 = 0
-        public var timedOut: UInt64 = 0
+    package struct Counters: Sendable, Hashable {
+        package var enqueued: UInt64 = 0
+        package var written: UInt64 = 0
+        package var acknowledged: UInt64 = 0
+        package var timedOut: UInt64 = 0
         /// Commands failed by a disconnect or a protocol violation, or refused while closed.
-        public var failed: UInt64 = 0
-        public var malformedResponses: UInt64 = 0
+        package var failed: UInt64 = 0
+        package var malformedResponses: UInt64 = 0
         /// Acks for the wrong request, or with none pending.
-        public var unexpectedAcks: UInt64 = 0
-        public var triggers: UInt64 = 0
+        package var unexpectedAcks: UInt64 = 0
+        package var triggers: UInt64 = 0
         /// Responses and timer events that arrived after the queue had closed.
-        public var ignoredAfterClose: UInt64 = 0
-        public init() {}
+        package var ignoredAfterClose: UInt64 = 0
+        package init() {}
     }
 
     private struct Entry: Sendable {
@@ -61,12 +61,12 @@ public struct NovaCommandQueue<Instant: InstantProtocol>: Sendable where Instant
         var deadline: Instant
     }
 
-    public let model: NovaModel
-    public let ackTimeout: Duration
-    public private(set) var counters = Counters()
-    public private(set) var light = NovaLightTracker<Instant>()
+    package let model: NovaModel
+    package let ackTimeout: Duration
+    package private(set) var counters = Counters()
+    package private(set) var light = NovaLightTracker<Instant>()
     /// False once the queue asked for a disconnect or was told of one.
-    public private(set) var isOpen = true
+    package private(set) var isOpen = true
 
     private var waiting: [Entry] = []
     private var waitingHead = 0
@@ -76,30 +76,30 @@ public struct NovaCommandQueue<Instant: InstantProtocol>: Sendable where Instant
     private var nextRequestID: UInt16
     private var armedDeadline: Instant?
 
-    public static var defaultAckTimeout: Duration { .seconds(2) }
+    package static var defaultAckTimeout: Duration { .seconds(2) }
 
     /// `firstRequestID` is used as is for V2 and by its low 8 bits for V1.
-    public init(model: NovaModel, ackTimeout: Duration = defaultAckTimeout, firstRequestID: UInt16 = 0) {
+    package init(model: NovaModel, ackTimeout: Duration = defaultAckTimeout, firstRequestID: UInt16 = 0) {
         self.model = model
         self.ackTimeout = ackTimeout
         self.nextRequestID = model == .v1 ? UInt16(UInt8(truncatingIfNeeded: firstRequestID)) : firstRequestID
     }
 
     /// A command is armed: written at its trigger, or withdrawn.
-    public var isArmed: Bool { armed != nil }
+    package var isArmed: Bool { armed != nil }
     /// A command awaits its ack (the SDK's Busy status).
-    public var isBusy: Bool { inFlight != nil }
+    package var isBusy: Bool { inFlight != nil }
     /// The request id of the command awaiting its ack.
-    public var pendingRequestID: UInt16? { inFlight?.requestID }
+    package var pendingRequestID: UInt16? { inFlight?.requestID }
     /// Commands waiting behind the one in flight.
-    public var queuedCount: Int { waiting.count - waitingHead }
+    package var queuedCount: Int { waiting.count - waitingHead }
     /// Lit at `now`, as far as the host can tell.
-    public func isLit(at now: Instant) -> Bool { light.isLit(at: now) }
+    package func isLit(at now: Instant) -> Bool { light.isLit(at: now) }
 
     // MARK: Events
 
     /// Queues `command`; writes it at once when nothing is in flight.
-    public mutating func enqueue(_ command: NovaCommand, now: Instant) -> (ticket: NovaCommandTicket, actions: [Action]) {
+    package mutating func enqueue(_ command: NovaCommand, now: Instant) -> (ticket: NovaCommandTicket, actions: [Action]) {
         let ticket = NovaCommandTicket(rawValue: nextTicket)
         nextTicket += 1
         counters.enqueued += 1
@@ -126,7 +126,7 @@ public struct NovaCommandQueue<Instant: InstantProtocol>: Sendable where Instant
 
     /// Readies `command` to be written later by the owner, when the queue is open and idle (nothing
     /// in flight, queued or armed): reserves its ticket and request id and returns its bytes.
-    public mutating func arm(_ command: NovaCommand) -> (ticket: NovaCommandTicket, bytes: [UInt8])? {
+    package mutating func arm(_ command: NovaCommand) -> (ticket: NovaCommandTicket, bytes: [UInt8])? {
         guard isOpen, inFlight == nil, armed == nil, waitingHead == waiting.count else { return nil }
         let ticket = NovaCommandTicket(rawValue: nextTicket)
         nextTicket += 1
@@ -138,7 +138,7 @@ public struct NovaCommandQueue<Instant: InstantProtocol>: Sendable where Instant
     }
 
     /// The armed command's bytes were written at `now`: it is in flight, with its ack deadline.
-    public mutating func armedWritten(now: Instant) -> [Action] {
+    package mutating func armedWritten(now: Instant) -> [Action] {
         guard let (entry, requestID) = armed else { return [] }
         armed = nil
         counters.enqueued += 1
@@ -159,7 +159,7 @@ public struct NovaCommandQueue<Instant: InstantProtocol>: Sendable where Instant
 
     /// The armed command was not written: it fails with `failure` (its request id stays
     /// unused) and the queue writes what waited behind it.
-    public mutating func disarm(failingWith failure: NovaCommandFailure = .withdrawn, now: Instant) -> [Action] {
+    package mutating func disarm(failingWith failure: NovaCommandFailure = .withdrawn, now: Instant) -> [Action] {
         guard let (entry, _) = armed else { return [] }
         armed = nil
         var actions: [Action] = [.complete(entry.ticket, .failed(failure))]
@@ -169,7 +169,7 @@ public struct NovaCommandQueue<Instant: InstantProtocol>: Sendable where Instant
     }
 
     /// A notification from the response characteristic.
-    public mutating func responseReceived(_ bytes: UnsafeRawBufferPointer, now: Instant) -> [Action] {
+    package mutating func responseReceived(_ bytes: UnsafeRawBufferPointer, now: Instant) -> [Action] {
         guard isOpen else {
             counters.ignoredAfterClose += 1
             return []
@@ -204,12 +204,12 @@ public struct NovaCommandQueue<Instant: InstantProtocol>: Sendable where Instant
         }
     }
 
-    public mutating func responseReceived(_ bytes: [UInt8], now: Instant) -> [Action] {
+    package mutating func responseReceived(_ bytes: [UInt8], now: Instant) -> [Action] {
         bytes.withUnsafeBytes { responseReceived($0, now: now) }
     }
 
     /// The timer armed by `startTimer` fired (early or late is fine: only what is due acts).
-    public mutating func timerFired(now: Instant) -> [Action] {
+    package mutating func timerFired(now: Instant) -> [Action] {
         armedDeadline = nil
         guard isOpen else {
             counters.ignoredAfterClose += 1
@@ -229,7 +229,7 @@ public struct NovaCommandQueue<Instant: InstantProtocol>: Sendable where Instant
     }
 
     /// The link went down: everything fails with `.disconnected` and the queue closes.
-    public mutating func disconnected() -> [Action] {
+    package mutating func disconnected() -> [Action] {
         guard isOpen else { return [] }
         return close(failingWith: .disconnected, requestDisconnect: false)
     }

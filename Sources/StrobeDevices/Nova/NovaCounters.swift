@@ -14,7 +14,7 @@ public struct NovaCounters: Sendable, Hashable {
     }
 
     /// Any length that is not a multiple of 4 is malformed; an empty value is no counters.
-    public init(decoding bytes: UnsafeRawBufferPointer) throws(NovaDecodingError) {
+    package init(decoding bytes: UnsafeRawBufferPointer) throws(NovaDecodingError) {
         guard bytes.count % 4 == 0 else {
             throw .notWholeItems(message: "counters", itemSize: 4, actual: bytes.count)
         }

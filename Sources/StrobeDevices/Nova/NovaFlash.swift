@@ -62,7 +62,7 @@ public final class NovaFlash: ATTValueHandler, Sendable {
     /// Finds the Nova service on a connected peer, subscribes to its response characteristic and
     /// returns the flash, ready for commands.
     public static func attach<C: Clock>(
-        to gatt: GATTClient, clock: C, ackTimeout: Duration = NovaCommandQueue<DeviceClock.Instant>.defaultAckTimeout
+        to gatt: GATTClient, clock: C, ackTimeout: Duration = .seconds(2)
     ) async throws -> NovaFlash where C.Duration == Duration {
         let services = try await gatt.discoverPrimaryServices()
         let v2 = NovaProfile.v2Service
@@ -143,14 +143,14 @@ public final class NovaFlash: ATTValueHandler, Sendable {
     /// Queues a FLASH without suspending: when the flash is idle its request is handed to the
     /// writer before this returns, so a shot's commands to several flashes leave together, with
     /// no task in between. Collect the outcome with `acknowledgement(of:)`.
-    public func enqueueFlash(_ settings: NovaFlashSettings) -> NovaCommandTicket {
+    package func enqueueFlash(_ settings: NovaFlashSettings) -> NovaCommandTicket {
         enqueue(.flash(settings))
     }
 
     /// Waits for the end of a command queued by `enqueueFlash`: its ack, or why it failed. Each
     /// ticket is collected once; cancelling the wait leaves the command queued (the flash may
     /// already have it) and drops its outcome.
-    public func acknowledgement(of ticket: NovaCommandTicket) async throws -> NovaAcknowledgement {
+    package func acknowledgement(of ticket: NovaCommandTicket) async throws -> NovaAcknowledgement {
         let waiter = state.withLock { s -> Waiter<NovaAcknowledgement>? in
             guard let entry = s.pending[ticket], !entry.collected, !entry.abandoned else { return nil }
             if entry.ended {
@@ -227,7 +227,7 @@ public final class NovaFlash: ATTValueHandler, Sendable {
     /// False once the link went down or the flash broke the protocol: it takes no more commands.
     public var isOpen: Bool { state.withLock { $0.queue.isOpen } }
 
-    public var counters: NovaCommandQueue<DeviceClock.Instant>.Counters { state.withLock { $0.queue.counters } }
+    package var counters: NovaCommandQueue<DeviceClock.Instant>.Counters { state.withLock { $0.queue.counters } }
 
     /// Called when the flash breaks the protocol and the link should be dropped.
     public func setDisconnectHandler(_ handler: (@Sendable () -> Void)?) {
@@ -397,16 +397,16 @@ public final class NovaFlash: ATTValueHandler, Sendable {
 /// A command the flash acknowledged: when the request was handed to the link and when the ack
 /// arrived, on the flash's clock.
 public struct NovaAcknowledgement: Sendable, Hashable {
-    public var written: DeviceClock.Instant
-    public var acknowledged: DeviceClock.Instant
+    package var written: DeviceClock.Instant
+    package var acknowledged: DeviceClock.Instant
     public var roundTrip: Duration { written.duration(to: acknowledged) }
 }
 
 /// `acknowledgement(of:)` was given a ticket that `enqueueFlash` did not return, or one already
 /// collected.
 public struct NovaTicketError: Error, Sendable, Hashable, CustomStringConvertible {
-    public var ticket: NovaCommandTicket
-    public init(ticket: NovaCommandTicket) { self.ticket = ticket }
+    package var ticket: NovaCommandTicket
+    package init(ticket: NovaCommandTicket) { self.ticket = ticket }
     public var description: String { "no command awaits collection under \(ticket)" }
 }
 

@@ -24,7 +24,7 @@ public struct NovaFlashDefaults: Sendable, Hashable {
         return writer.bytes
     }
 
-    public init(decoding bytes: UnsafeRawBufferPointer) throws(NovaDecodingError) {
+    package init(decoding bytes: UnsafeRawBufferPointer) throws(NovaDecodingError) {
         guard bytes.count == Self.length else {
             throw .unexpectedLength(message: "flash defaults", expected: Self.length, actual: bytes.count)
         }

@@ -4,25 +4,25 @@
 /// light command and a lost connection make it unlit.
 ///
 /// Time is passed in, so it runs on any clock.
-public struct NovaLightTracker<Instant: InstantProtocol>: Sendable, Equatable
+package struct NovaLightTracker<Instant: InstantProtocol>: Sendable, Equatable
 where Instant.Duration == Duration {
-    public private(set) var isLit = false
+    package private(set) var isLit = false
     /// When the device's safety timeout turns the light off; `nil` while unlit or until the light
     /// command is acked.
-    public private(set) var offDeadline: Instant?
+    package private(set) var offDeadline: Instant?
     /// The light command that lit it, while its ack is awaited.
     private var lightCommand: (ticket: NovaCommandTicket, timeout: Duration)?
 
-    public init() {}
+    package init() {}
 
-    public static func == (lhs: Self, rhs: Self) -> Bool {
+    package static func == (lhs: Self, rhs: Self) -> Bool {
         lhs.isLit == rhs.isLit && lhs.offDeadline == rhs.offDeadline
             && lhs.lightCommand?.ticket == rhs.lightCommand?.ticket
             && lhs.lightCommand?.timeout == rhs.lightCommand?.timeout
     }
 
     /// Lit at `now` unless the safety timeout has passed.
-    public func isLit(at now: Instant) -> Bool {
+    package func isLit(at now: Instant) -> Bool {
         guard isLit else { return false }
         guard let offDeadline else { return true }
         return now < offDeadline
@@ -30,7 +30,7 @@ where Instant.Duration == Duration {
 
     /// A light command was issued. Returns whether `isLit` changed.
     @discardableResult
-    public mutating func lightRequested(_ ticket: NovaCommandTicket, timeout: Duration) -> Bool {
+    package mutating func lightRequested(_ ticket: NovaCommandTicket, timeout: Duration) -> Bool {
         defer {
             isLit = true
             offDeadline = nil
@@ -41,11 +41,11 @@ where Instant.Duration == Duration {
 
     /// OFF was issued. Returns whether `isLit` changed.
     @discardableResult
-    public mutating func offRequested() -> Bool { reset() }
+    package mutating func offRequested() -> Bool { reset() }
 
     /// A command was acked at `now`: if it is the light command that lit the flash, its safety
     /// timeout starts counting.
-    public mutating func acknowledged(_ ticket: NovaCommandTicket, at now: Instant) {
+    package mutating func acknowledged(_ ticket: NovaCommandTicket, at now: Instant) {
         guard let lightCommand, lightCommand.ticket == ticket else { return }
         offDeadline = now.advanced(by: lightCommand.timeout)
         self.lightCommand = nil
@@ -54,21 +54,21 @@ where Instant.Duration == Duration {
     /// A command failed: if it is the light command, the light is taken as off. Returns whether
     /// `isLit` changed.
     @discardableResult
-    public mutating func failed(_ ticket: NovaCommandTicket) -> Bool {
+    package mutating func failed(_ ticket: NovaCommandTicket) -> Bool {
         guard let lightCommand, lightCommand.ticket == ticket else { return false }
         return reset()
     }
 
     /// Clears `isLit` when the safety timeout has passed at `now`. Returns whether it changed.
     @discardableResult
-    public mutating func expire(at now: Instant) -> Bool {
+    package mutating func expire(at now: Instant) -> Bool {
         guard isLit, let offDeadline, now >= offDeadline else { return false }
         return reset()
     }
 
     /// Unlit (disconnect). Returns whether `isLit` changed.
     @discardableResult
-    public mutating func reset() -> Bool {
+    package mutating func reset() -> Bool {
         defer {
             isLit = false
             offDeadline = nil

@@ -1,38 +1,38 @@
 import StrobeHost
 
 /// GATT identifiers of the Nova off-camera flash (16-bit UUIDs on the Bluetooth base UUID).
-public enum NovaProfile {
+package enum NovaProfile {
     // V1 (Nova and its clones): ASCII requests.
-    public static let v1Service: BluetoothUUID = "FFF0"
+    package static let v1Service: BluetoothUUID = "FFF0"
     /// Write with response.
-    public static let v1Request: BluetoothUUID = "FFF3"
+    package static let v1Request: BluetoothUUID = "FFF3"
     /// Notify: acks.
-    public static let v1Response: BluetoothUUID = "FFF4"
+    package static let v1Response: BluetoothUUID = "FFF4"
 
     // V2 (Nova Pro): binary requests.
-    public static let v2Service: BluetoothUUID = "EFF0"
+    package static let v2Service: BluetoothUUID = "EFF0"
     /// Write with response.
-    public static let v2Request: BluetoothUUID = "EFF1"
+    package static let v2Request: BluetoothUUID = "EFF1"
     /// Notify: acks and trigger-button presses.
-    public static let v2Response: BluetoothUUID = "EFF2"
+    package static let v2Response: BluetoothUUID = "EFF2"
     /// Read/write: `NovaFlashDefaults`, 8 bytes.
-    public static let v2FlashDefaults: BluetoothUUID = "EFF3"
+    package static let v2FlashDefaults: BluetoothUUID = "EFF3"
     /// Read: `NovaCounters`, n x u32.
-    public static let v2Counters: BluetoothUUID = "EFF4"
+    package static let v2Counters: BluetoothUUID = "EFF4"
 
-    public static let deviceInformationService: BluetoothUUID = "180A"
+    package static let deviceInformationService: BluetoothUUID = "180A"
     /// Read by the reference SDK to tell flashes apart.
-    public static let systemID: BluetoothUUID = "2A23"
-    public static let batteryService: BluetoothUUID = "180F"
-    public static let batteryLevel: BluetoothUUID = "2A19"
+    package static let systemID: BluetoothUUID = "2A23"
+    package static let batteryService: BluetoothUUID = "180F"
+    package static let batteryLevel: BluetoothUUID = "2A19"
 
     /// Advertised local names of V1 flashes (the original and two compatible clones).
-    public static let v1LocalNames: Set<String> = ["Nova", "Noon", "S-Power"]
+    package static let v1LocalNames: Set<String> = ["Nova", "Noon", "S-Power"]
     /// Advertised local names of V2 flashes.
-    public static let v2LocalNames: Set<String> = ["Nova2"]
+    package static let v2LocalNames: Set<String> = ["Nova2"]
 
     /// The model an advertised local name announces, `nil` when it is not a Nova.
-    public static func model(forLocalName name: String) -> NovaModel? {
+    package static func model(forLocalName name: String) -> NovaModel? {
         if v1LocalNames.contains(name) { return .v1 }
         if v2LocalNames.contains(name) { return .v2 }
         return nil

@@ -1,10 +1,10 @@
 /// A notification on a Nova's response characteristic: an ack of a request or, on V2, a press of
 /// the flash's own button. Requests echoed back are not responses and are errors here.
-public enum NovaResponse: Sendable, Hashable {
+package enum NovaResponse: Sendable, Hashable {
     case ack(requestID: UInt16)
     case trigger(requestID: UInt16, pressed: Bool)
 
-    public init(decoding bytes: UnsafeRawBufferPointer, model: NovaModel) throws(NovaDecodingError) {
+    package init(decoding bytes: UnsafeRawBufferPointer, model: NovaModel) throws(NovaDecodingError) {
         switch model {
         case .v1:
             let frame = try NovaV1Frame(decoding: bytes)

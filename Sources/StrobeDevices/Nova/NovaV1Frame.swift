@@ -4,18 +4,18 @@ import StrobeHCI
 /// Bodies: `P` ping, `O` off, `L,WW,CC,TTTT` light (warm and cool PWM as two hex digits, the
 /// timeout in milliseconds as four), and `A` the flash's ack carrying the request's id.
 /// Encoding writes upper-case hex; decoding also accepts lower case, as the reference SDK does.
-public struct NovaV1Frame: Sendable, Hashable, CustomStringConvertible {
-    public enum Body: Sendable, Hashable {
+package struct NovaV1Frame: Sendable, Hashable, CustomStringConvertible {
+    package enum Body: Sendable, Hashable {
         case ping
         case off
         case light(NovaFlashSettings)
         case ack
     }
 
-    public var requestID: UInt8
-    public var body: Body
+    package var requestID: UInt8
+    package var body: Body
 
-    public init(requestID: UInt8, body: Body) {
+    package init(requestID: UInt8, body: Body) {
         self.requestID = requestID
         self.body = body
     }
@@ -40,14 +40,14 @@ public struct NovaV1Frame: Sendable, Hashable, CustomStringConvertible {
         writer.write(UInt8(ascii: ")"))
     }
 
-    public func encoded() -> [UInt8] {
+    package func encoded() -> [UInt8] {
         var writer = ByteWriter(capacity: 17)
         encode(into: &writer)
         return writer.bytes
     }
 
     /// Decodes exactly one frame; anything before, after or inside that does not fit is an error.
-    public init(decoding bytes: UnsafeRawBufferPointer) throws(NovaDecodingError) {
+    package init(decoding bytes: UnsafeRawBufferPointer) throws(NovaDecodingError) {
         guard !bytes.isEmpty else { throw .empty }
         // "(", two id digits, ":", at least one body byte, ")".
         guard bytes.count >= 6, bytes[0] == UInt8(ascii: "("), bytes[3] == UInt8(ascii: ":"),
@@ -77,11 +77,11 @@ public struct NovaV1Frame: Sendable, Hashable, CustomStringConvertible {
         self.body = .light(NovaFlashSettings(warm: UInt8(warm), cool: UInt8(cool), timeoutMilliseconds: timeout))
     }
 
-    public init(decoding bytes: [UInt8]) throws(NovaDecodingError) {
+    package init(decoding bytes: [UInt8]) throws(NovaDecodingError) {
         self = try decoding(bytes) { (raw) throws(NovaDecodingError) in try NovaV1Frame(decoding: raw) }
     }
 
-    public var description: String { String(decoding: encoded(), as: UTF8.self) }
+    package var description: String { String(decoding: encoded(), as: UTF8.self) }
 
     private static let hexDigits = Array("0123456789ABCDEF".utf8)
 

@@ -2,9 +2,9 @@ import StrobeHCI
 
 /// A Nova V2 message: `[command u8][0x00][request id u16 BE]` and, by command,
 /// FLASH `[timeout ms u16 BE][warm u8][cool u8]` or TRIGGER `[pressed u8]`. Big-endian throughout.
-public struct NovaV2Message: Sendable, Hashable {
+package struct NovaV2Message: Sendable, Hashable {
     /// The command byte.
-    public enum Command: UInt8, Sendable, CaseIterable {
+    package enum Command: UInt8, Sendable, CaseIterable {
         case ack = 0
         case ping = 1
         case flash = 2
@@ -13,7 +13,7 @@ public struct NovaV2Message: Sendable, Hashable {
         case trigger = 4
 
         /// The whole message's length for this command.
-        public var length: Int {
+        package var length: Int {
             switch self {
             case .ack, .ping, .off: 4
             case .flash: 8
@@ -22,14 +22,14 @@ public struct NovaV2Message: Sendable, Hashable {
         }
     }
 
-    public enum Body: Sendable, Hashable {
+    package enum Body: Sendable, Hashable {
         case ack
         case ping
         case flash(NovaFlashSettings)
         case off
         case trigger(pressed: Bool)
 
-        public var command: Command {
+        package var command: Command {
             switch self {
             case .ack: .ack
             case .ping: .ping
@@ -40,10 +40,10 @@ public struct NovaV2Message: Sendable, Hashable {
         }
     }
 
-    public var requestID: UInt16
-    public var body: Body
+    package var requestID: UInt16
+    package var body: Body
 
-    public init(requestID: UInt16, body: Body) {
+    package init(requestID: UInt16, body: Body) {
         self.requestID = requestID
         self.body = body
     }
@@ -63,14 +63,14 @@ public struct NovaV2Message: Sendable, Hashable {
         }
     }
 
-    public func encoded() -> [UInt8] {
+    package func encoded() -> [UInt8] {
         var writer = ByteWriter(capacity: 8)
         encode(into: &writer)
         return writer.bytes
     }
 
     /// Decodes exactly one message; its length must be the command's.
-    public init(decoding bytes: UnsafeRawBufferPointer) throws(NovaDecodingError) {
+    package init(decoding bytes: UnsafeRawBufferPointer) throws(NovaDecodingError) {
         var reader = ByteReader(bytes)
         guard let raw = reader.readUInt8() else { throw .empty }
         guard let command = Command(rawValue: raw) else { throw .unknownCommand(raw) }
@@ -95,7 +95,7 @@ public struct NovaV2Message: Sendable, Hashable {
         }
     }
 
-    public init(decoding bytes: [UInt8]) throws(NovaDecodingError) {
+    package init(decoding bytes: [UInt8]) throws(NovaDecodingError) {
         self = try decoding(bytes) { (raw) throws(NovaDecodingError) in try NovaV2Message(decoding: raw) }
     }
 }

@@ -130,7 +130,7 @@ public final class Stylus: ATTValueHandler, Sendable {
     public var isDrawing: Bool { consumer.withLock { $0.stroke.isDrawing } }
 
     /// Batches, samples, lost batches (sequence gaps), malformed batches, side-button actions.
-    public var counters: StylusSampleDecoder.Counters { consumer.withLock { $0.decoder.counters } }
+    package var counters: StylusSampleDecoder.Counters { consumer.withLock { $0.decoder.counters } }
 
     /// The side-button map in use (read from the pen at attach, or as last written).
     public var buttonMap: StylusButtonMap { consumer.withLock { $0.decoder.buttonMap } }

@@ -1,29 +1,29 @@
 /// Builds Samples notifications (simulated pens, benchmarks, captures), numbering batches from
 /// `firstSequence` and wrapping 65535 -> 0. A batch that cannot be encoded throws and does not
 /// use up a sequence number.
-public struct StylusBatchEncoder: Sendable {
-    public let includesPositions: Bool
-    public private(set) var nextSequence: UInt16
+package struct StylusBatchEncoder: Sendable {
+    package let includesPositions: Bool
+    package private(set) var nextSequence: UInt16
 
-    public init(includesPositions: Bool, firstSequence: UInt16 = 0) {
+    package init(includesPositions: Bool, firstSequence: UInt16 = 0) {
         self.includesPositions = includesPositions
         self.nextSequence = firstSequence
     }
 
-    public static func encodedLength(sampleCount: Int, includesPositions: Bool) -> Int {
+    package static func encodedLength(sampleCount: Int, includesPositions: Bool) -> Int {
         StylusBatchView.headerLength + sampleCount * StylusBatchView.sampleLength(hasPositions: includesPositions)
     }
 
     /// The most samples one notification carries when values may be `valueLength` bytes long
     /// (ATT_MTU - 3); at most 255, the count field's limit.
-    public static func maximumSampleCount(valueLength: Int, includesPositions: Bool) -> Int {
+    package static func maximumSampleCount(valueLength: Int, includesPositions: Bool) -> Int {
         let room = valueLength - StylusBatchView.headerLength
         guard room > 0 else { return 0 }
         return min(255, room / StylusBatchView.sampleLength(hasPositions: includesPositions))
     }
 
     /// Encodes one batch into a new array.
-    public mutating func encode(_ samples: [StylusSample]) throws(StylusEncodingError) -> [UInt8] {
+    package mutating func encode(_ samples: [StylusSample]) throws(StylusEncodingError) -> [UInt8] {
         let length = Self.encodedLength(sampleCount: samples.count, includesPositions: includesPositions)
         var bytes = [UInt8](repeating: 0, count: length)
         let result: Result<Int, StylusEncodingError> = bytes.withUnsafeMutableBytes { buffer in
@@ -35,7 +35,7 @@ public struct StylusBatchEncoder: Sendable {
     }
 
     /// Encodes one batch at the start of `buffer`, allocating nothing; returns the bytes written.
-    public mutating func encode(
+    package mutating func encode(
         _ samples: [StylusSample], into buffer: UnsafeMutableRawBufferPointer
     ) throws(StylusEncodingError) -> Int {
         let result: Result<Int, StylusEncodingError> = samples.withUnsafeBufferPointer { samples in
@@ -46,7 +46,7 @@ public struct StylusBatchEncoder: Sendable {
 
     /// Encodes one batch at the start of `buffer`, allocating nothing; returns the bytes written.
     /// Not generic on purpose: unspecialised generic code (as seen from other modules) allocates.
-    public mutating func encode(
+    package mutating func encode(
         _ samples: UnsafeBufferPointer<StylusSample>, into buffer: UnsafeMutableRawBufferPointer
     ) throws(StylusEncodingError) -> Int {
         let written = try Self.write(samples, sequence: nextSequence, includesPositions: includesPositions, into: buffer)
@@ -92,7 +92,7 @@ public struct StylusBatchEncoder: Sendable {
 }
 
 /// Why a batch could not be encoded.
-public enum StylusEncodingError: Error, Sendable, Hashable, CustomStringConvertible {
+package enum StylusEncodingError: Error, Sendable, Hashable, CustomStringConvertible {
     case emptyBatch
     /// More than the count field's 255.
     case tooManySamples(Int)
@@ -101,7 +101,7 @@ public enum StylusEncodingError: Error, Sendable, Hashable, CustomStringConverti
     case missingPosition(sampleIndex: Int)
     case bufferTooSmall(needed: Int, available: Int)
 
-    public var description: String {
+    package var description: String {
         switch self {
         case .emptyBatch: "a stylus batch needs at least one sample"
         case .tooManySamples(let count): "a stylus batch holds at most 255 samples, not \(count)"

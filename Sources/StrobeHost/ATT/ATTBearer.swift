@@ -156,7 +156,7 @@ public final class ATTBearer: Sendable {
 
     public var isClosed: Bool { state.withLock { $0.closeReason != nil } }
     public var closeReason: ATTBearerCloseReason? { state.withLock { $0.closeReason } }
-    public var statistics: ATTBearerStatistics {
+    package var statistics: ATTBearerStatistics {
         var statistics = state.withLock { s in
             var statistics = s.statistics
             statistics.abandonedResponses = s.transactions.abandonedResponses

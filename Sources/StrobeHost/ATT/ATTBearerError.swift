@@ -87,19 +87,19 @@ package enum ATTProtocolViolation: Hashable, Sendable, CustomStringConvertible {
 }
 
 /// Counters a bearer keeps for diagnostics.
-public struct ATTBearerStatistics: Hashable, Sendable {
-    public var notificationsReceived: UInt64 = 0
-    public var indicationsReceived: UInt64 = 0
+package struct ATTBearerStatistics: Hashable, Sendable {
+    package var notificationsReceived: UInt64 = 0
+    package var indicationsReceived: UInt64 = 0
     /// Notifications and indications for a handle with no handler (indications still confirmed).
-    public var unroutedValues: UInt64 = 0
-    public var protocolViolations: UInt64 = 0
+    package var unroutedValues: UInt64 = 0
+    package var protocolViolations: UInt64 = 0
     package var lastProtocolViolation: ATTProtocolViolation?
     /// Peer requests answered with Request Not Supported.
-    public var unsupportedRequests: UInt64 = 0
+    package var unsupportedRequests: UInt64 = 0
     /// Peer commands we do not serve, ignored as the spec says.
-    public var ignoredCommands: UInt64 = 0
+    package var ignoredCommands: UInt64 = 0
     /// Responses whose waiter had been cancelled.
-    public var abandonedResponses: UInt64 = 0
+    package var abandonedResponses: UInt64 = 0
 
-    public init() {}
+    package init() {}
 }

@@ -28,13 +28,13 @@ extension ATTValueHandler {
 }
 
 /// A handler built from a closure.
-public final class ATTValueClosureHandler: ATTValueHandler {
-    public typealias Body = @Sendable (_ value: UnsafeRawBufferPointer, _ handle: AttributeHandle, _ kind: ATTValueKind, _ time: HostTime) -> Void
+package final class ATTValueClosureHandler: ATTValueHandler {
+    package typealias Body = @Sendable (_ value: UnsafeRawBufferPointer, _ handle: AttributeHandle, _ kind: ATTValueKind, _ time: HostTime) -> Void
     private let body: Body
 
-    public init(_ body: @escaping Body) { self.body = body }
+    package init(_ body: @escaping Body) { self.body = body }
 
-    public func attributeValueReceived(_ value: UnsafeRawBufferPointer, handle: AttributeHandle, kind: ATTValueKind, at time: HostTime) {
+    package func attributeValueReceived(_ value: UnsafeRawBufferPointer, handle: AttributeHandle, kind: ATTValueKind, at time: HostTime) {
         body(value, handle, kind, time)
     }
 }

@@ -8,7 +8,7 @@ public final class Peripheral: Sendable {
     public let database: GATTAttributeDatabase
     /// The GAP and GATT services this peripheral added to the database (nil when the database
     /// brought its own).
-    public let genericServices: GATTGenericServices?
+    package let genericServices: GATTGenericServices?
     private let advertiser: LEAdvertiser
     private let state = Mutex(State())
 
@@ -22,7 +22,7 @@ public final class Peripheral: Sendable {
     /// `central` owns the controller's connections; this takes the ones where a peer connected.
     /// The GAP service (with `genericAccess`; `startAdvertising(name:)` sets its Device Name)
     /// and the GATT service are added after the database's own services, unless it has them.
-    public init(central: Central, database: GATTAttributeDatabase,
+    package init(central: Central, database: GATTAttributeDatabase,
                 genericAccess: GATTGenericAccess = GATTGenericAccess(deviceName: "Strobe")) {
         self.central = central
         self.database = database

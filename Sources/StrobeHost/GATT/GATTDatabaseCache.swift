@@ -1,11 +1,11 @@
 /// A bonded peer's database as this host's client last discovered it, kept with the bond so
 /// that the next link need not discover it again (robust caching, Vol 3, Part G, 2.5.2).
-public struct GATTDatabaseCache: Sendable, Hashable, Codable {
-    public var database: GATTDatabase
+package struct GATTDatabaseCache: Sendable, Hashable, Codable {
+    package var database: GATTDatabase
     /// The peer's Database Hash when it was discovered; nil when the peer has none.
-    public var hash: [UInt8]?
+    package var hash: [UInt8]?
 
-    public init(database: GATTDatabase, hash: [UInt8]?) {
+    package init(database: GATTDatabase, hash: [UInt8]?) {
         self.database = database
         self.hash = hash
     }
@@ -14,7 +14,7 @@ public struct GATTDatabaseCache: Sendable, Hashable, Codable {
     /// the peer has no Database Hash). With a hash, only the same hash will do; without one the
     /// cache stands only when the peer has Service Changed, which tells a bonded client of every
     /// change (Vol 3, Part G, 2.5.2), and never when the hash appeared or went away.
-    public func isCurrent(currentHash: [UInt8]?) -> Bool {
+    package func isCurrent(currentHash: [UInt8]?) -> Bool {
         switch (hash, currentHash) {
         case (let kept?, let current?): kept == current
         case (nil, nil): database.characteristic(.serviceChanged, inService: .genericAttributeService) != nil
@@ -27,16 +27,16 @@ public struct GATTDatabaseCache: Sendable, Hashable, Codable {
 /// server, kept with its bond (Vol 3, Part G, 3.3.3.3) and set again on its next encrypted
 /// link while the database is the one they were set on; when it changed, Service Changed is
 /// indicated for every handle instead.
-public struct GATTClientConfigurations: Sendable, Hashable, Codable {
+package struct GATTClientConfigurations: Sendable, Hashable, Codable {
     /// This server's Database Hash when they were set: a changed database drops them.
-    public var databaseHash: [UInt8]
+    package var databaseHash: [UInt8]
     /// By CCCD handle; only enabled ones.
-    public var values: [AttributeHandle: GATTClientConfiguration]
+    package var values: [AttributeHandle: GATTClientConfiguration]
     /// Whether Service Changed indications were among them: after a change of database they are
     /// the one thing kept, and the client is told (Vol 3, Part G, 7.1).
-    public var serviceChanged: Bool
+    package var serviceChanged: Bool
 
-    public init(databaseHash: [UInt8], values: [AttributeHandle: GATTClientConfiguration], serviceChanged: Bool = false) {
+    package init(databaseHash: [UInt8], values: [AttributeHandle: GATTClientConfiguration], serviceChanged: Bool = false) {
         self.databaseHash = databaseHash
         self.values = values
         self.serviceChanged = serviceChanged

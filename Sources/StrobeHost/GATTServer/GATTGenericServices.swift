@@ -2,19 +2,19 @@ import StrobeHCI
 import Synchronization
 
 /// What the GAP service (0x1800, Vol 3, Part C, 12) tells a client about this device.
-public struct GATTGenericAccess: Sendable, Hashable {
+package struct GATTGenericAccess: Sendable, Hashable {
     /// Device Name (0x2A00), UTF-8, at most 248 octets.
-    public var deviceName: String
+    package var deviceName: String
     /// Appearance (0x2A01): the category and subcategory from the Assigned Numbers (0 = unknown).
-    public var appearance: UInt16
+    package var appearance: UInt16
     /// Peripheral Preferred Connection Parameters (0x2A04).
-    public var preferredParameters: LEConnectionParameters
+    package var preferredParameters: LEConnectionParameters
 
     /// Short intervals (7.5 to 15 ms), no skipped events, a 2 s supervision timeout: what a
     /// flash, a grip or a remote wants of its link.
-    public static let lowLatencyParameters = LEConnectionParameters(intervalMin: 0x0006, intervalMax: 0x000C, maxLatency: 0, supervisionTimeout: 200)
+    package static let lowLatencyParameters = LEConnectionParameters(intervalMin: 0x0006, intervalMax: 0x000C, maxLatency: 0, supervisionTimeout: 200)
 
-    public init(deviceName: String, appearance: UInt16 = 0, preferredParameters: LEConnectionParameters = Self.lowLatencyParameters) {
+    package init(deviceName: String, appearance: UInt16 = 0, preferredParameters: LEConnectionParameters = Self.lowLatencyParameters) {
         self.deviceName = deviceName
         self.appearance = appearance
         self.preferredParameters = preferredParameters
@@ -25,18 +25,18 @@ public struct GATTGenericAccess: Sendable, Hashable {
 /// client: Device Name, Appearance and Peripheral Preferred Connection Parameters; Service
 /// Changed (indicate, with its CCCD), Client Supported Features (each client's own) and
 /// Database Hash (computed over the table when read).
-public final class GATTGenericServices: Sendable {
-    public let deviceNameHandle: AttributeHandle
-    public let appearanceHandle: AttributeHandle
-    public let serviceChanged: GATTServerCharacteristic
-    public let clientSupportedFeaturesHandle: AttributeHandle
-    public let databaseHashHandle: AttributeHandle
+package final class GATTGenericServices: Sendable {
+    package let deviceNameHandle: AttributeHandle
+    package let appearanceHandle: AttributeHandle
+    package let serviceChanged: GATTServerCharacteristic
+    package let clientSupportedFeaturesHandle: AttributeHandle
+    package let databaseHashHandle: AttributeHandle
     private let access: Mutex<GATTGenericAccess>
     /// Client Supported Features, per client (Vol 3, Part G, 7.2).
     private let features = Mutex<[GATTServerConnectionID: [UInt8]]>([:])
 
     /// Appends both services to `database`.
-    public init(adding access: GATTGenericAccess, to database: GATTAttributeDatabase) {
+    package init(adding access: GATTGenericAccess, to database: GATTAttributeDatabase) {
         self.access = Mutex(access)
         let box = WeakBox<GATTGenericServices>()
         database.addPrimaryService(.genericAccessService)
@@ -65,7 +65,7 @@ public final class GATTGenericServices: Sendable {
         box.value = self
     }
 
-    public var genericAccess: GATTGenericAccess {
+    package var genericAccess: GATTGenericAccess {
         get { access.withLock { $0 } }
         set { access.withLock { $0 = newValue } }
     }

@@ -57,7 +57,7 @@ public final class GATTServerConnection: Sendable {
 
     /// The ATT_MTU in effect on the link (the bearer's).
     public var mtu: Int { bearer.mtu }
-    public var counters: GATTServerCounters { state.withLock { $0.counters } }
+    package var counters: GATTServerCounters { state.withLock { $0.counters } }
 
     public func setSubscriptionHandler(_ handler: SubscriptionHandler?) {
         state.withLock { $0.onSubscription = handler }
@@ -422,17 +422,17 @@ public final class GATTServerConnection: Sendable {
 }
 
 /// What a server connection has done.
-public struct GATTServerCounters: Sendable, Hashable {
+package struct GATTServerCounters: Sendable, Hashable {
     /// Each request and command the client sent, by opcode.
-    public var requests: [ATTOpcode: Int] = [:]
-    public var reads = 0
-    public var writes = 0
-    public var notificationsSent = 0
-    public var indicationsSent = 0
-    public var errorResponses = 0
+    package var requests: [ATTOpcode: Int] = [:]
+    package var reads = 0
+    package var writes = 0
+    package var notificationsSent = 0
+    package var indicationsSent = 0
+    package var errorResponses = 0
     /// Handle Value Confirmations with no indication outstanding.
-    public var unexpectedConfirmations = 0
-    public init() {}
+    package var unexpectedConfirmations = 0
+    package init() {}
 }
 
 /// Why a server-initiated operation failed.

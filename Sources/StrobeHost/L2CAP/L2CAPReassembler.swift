@@ -24,19 +24,19 @@ package struct L2CAPReassemblyOutcome {
 }
 
 /// What a reassembler has seen, for diagnostics.
-public struct L2CAPReassemblyCounters: Sendable, Hashable {
+package struct L2CAPReassemblyCounters: Sendable, Hashable {
     /// ACL packets handed in.
-    public var fragments = 0
+    package var fragments = 0
     /// Complete PDUs delivered.
-    public var pdus = 0
+    package var pdus = 0
     /// Errors reported (each one also delivered as an event).
-    public var errors = 0
+    package var errors = 0
     /// PDUs in progress that were dropped: by an error, a new start, or `reset()`.
-    public var abandonedPDUs = 0
+    package var abandonedPDUs = 0
     /// Continuations of a PDU that was too long, skipped quietly after its one error.
-    public var discardedFragments = 0
+    package var discardedFragments = 0
 
-    public init() {}
+    package init() {}
 }
 
 /// Reassembles the L2CAP basic-mode PDUs of one LE-U connection from its ACL fragments

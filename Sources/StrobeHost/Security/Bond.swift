@@ -24,9 +24,9 @@ public struct Bond: Sendable, Hashable, Codable, CustomStringConvertible {
     /// The keys pairing exchanged, by name.
     public var keys: [String]
     /// The peer's GATT database, as this host's client last discovered it.
-    public var peerDatabase: GATTDatabaseCache?
+    package var peerDatabase: GATTDatabaseCache?
     /// What the peer, as a client of this host's GATT server, enabled.
-    public var clientConfigurations: GATTClientConfigurations?
+    package var clientConfigurations: GATTClientConfigurations?
 
     public init(peer: IdentityAddress, role: Role, securityLevel: SMPSecurityLevel, secureConnections: Bool,
                 longTermKey: LongTermKey?, peerIRK: IdentityResolvingKey? = nil, peerCSRK: SignatureResolvingKey? = nil,

@@ -3,21 +3,21 @@ import StrobeSecurity
 
 /// Resolvable private addresses (Core Specification Vol 6, Part B, 1.3.2.2): prand (its two
 /// most significant bits 0b01) and hash = ah(IRK, prand), least significant 24 bits.
-public enum ResolvablePrivateAddress {
+package enum ResolvablePrivateAddress {
     /// A random address whose two most significant bits are 0b01.
-    public static func isResolvable(_ address: BluetoothAddress, type: LEAddressType) -> Bool {
+    package static func isResolvable(_ address: BluetoothAddress, type: LEAddressType) -> Bool {
         (type == .random || type == .randomIdentity) && address.bytes.5 >> 6 == 0b01
     }
 
     /// Whether `irk` made `address`.
-    public static func resolves(_ address: BluetoothAddress, with irk: IdentityResolvingKey) -> Bool {
+    package static func resolves(_ address: BluetoothAddress, with irk: IdentityResolvingKey) -> Bool {
         let bytes = address.wireBytes
         guard let hash = try? SMPCrypto.ah(irk: irk.value, prand: Array(bytes[3..<6])) else { return false }
         return hash == Array(bytes[0..<3])
     }
 
     /// A new address from `irk`, with a random prand.
-    public static func make(with irk: IdentityResolvingKey, random: [UInt8] = SMPRandom.bytes(3)) -> BluetoothAddress {
+    package static func make(with irk: IdentityResolvingKey, random: [UInt8] = SMPRandom.bytes(3)) -> BluetoothAddress {
         var prand = Array(random.prefix(3))
         while prand.count < 3 { prand.append(0) }
         prand[2] = prand[2] & 0x3F | 0x40

@@ -38,8 +38,13 @@ public final class SecurityManager: Sendable {
     let random: @Sendable (Int) -> [UInt8]
     private let settings: Mutex<(configuration: Configuration, delegate: (any PairingDelegate)?)>
 
-    public init(configuration: Configuration = Configuration(), store: (any BondStore)? = nil, delegate: (any PairingDelegate)? = nil,
-                random: @escaping @Sendable (Int) -> [UInt8] = SMPRandom.bytes) {
+    public convenience init(configuration: Configuration = Configuration(), store: (any BondStore)? = nil,
+                            delegate: (any PairingDelegate)? = nil) {
+        self.init(configuration: configuration, store: store, delegate: delegate, random: SMPRandom.bytes)
+    }
+
+    package init(configuration: Configuration = Configuration(), store: (any BondStore)? = nil, delegate: (any PairingDelegate)? = nil,
+                 random: @escaping @Sendable (Int) -> [UInt8]) {
         self.store = store
         self.random = random
         settings = Mutex((configuration, delegate))

@@ -1,7 +1,7 @@
 /// The commands of LEDnet ("Triones") Bluetooth lights, written without response to the write
 /// characteristic. Byte layouts from `Captures/lgg6_zengge-ledstrip.btsnoop` and the open led-ble
 /// project.
-public enum LEDnetCommand: Sendable, Hashable {
+package enum LEDnetCommand: Sendable, Hashable {
     /// `EF 01 77`: the light answers with its 12-byte state on the notify characteristic.
     case queryState
     /// `CC 23 33` on, `CC 24 33` off.
@@ -13,7 +13,7 @@ public enum LEDnetCommand: Sendable, Hashable {
     /// `BB PATTERN SPEED 44`, patterns 0x25...0x38.
     case effect(pattern: UInt8, speed: UInt8)
 
-    public var bytes: [UInt8] {
+    package var bytes: [UInt8] {
         switch self {
         case .queryState: [0xEF, 0x01, 0x77]
         case .power(let on): [0xCC, on ? 0x23 : 0x24, 0x33]
@@ -24,7 +24,7 @@ public enum LEDnetCommand: Sendable, Hashable {
     }
 
     /// The command a light was sent, or nil for bytes that are none (what a simulated light reads).
-    public init?(bytes: [UInt8]) {
+    package init?(bytes: [UInt8]) {
         switch bytes.count {
         case 3 where bytes == [0xEF, 0x01, 0x77]: self = .queryState
         case 3 where bytes[0] == 0xCC && bytes[2] == 0x33 && (bytes[1] == 0x23 || bytes[1] == 0x24): self = .power(bytes[1] == 0x23)
@@ -37,7 +37,7 @@ public enum LEDnetCommand: Sendable, Hashable {
 
     /// What sets `light`'s colour and brightness: RGB scaled by brightness for a colour, the
     /// warm-white channel for white (these lights have no colour temperature).
-    public static func color(of light: Light) -> LEDnetCommand {
+    package static func color(of light: Light) -> LEDnetCommand {
         guard light.color.saturation > 0 else { return .warmWhite(UInt8((min(max(light.brightness, 0), 1) * 255).rounded())) }
         let rgb = RGBColor(color: light.color, brightness: light.brightness)
         return .color(red: rgb.red, green: rgb.green, blue: rgb.blue)
@@ -46,19 +46,19 @@ public enum LEDnetCommand: Sendable, Hashable {
 
 /// The 12-byte state a light notifies after `queryState`:
 /// `66 TYPE POWER MODE SUBMODE SPEED R G B WW VERSION 99`.
-public struct LEDnetState: Sendable, Hashable {
-    public var deviceType: UInt8
-    public var power: Bool
-    public var mode: UInt8
-    public var subMode: UInt8
-    public var speed: UInt8
-    public var red: UInt8
-    public var green: UInt8
-    public var blue: UInt8
-    public var warmWhite: UInt8
-    public var version: UInt8
+package struct LEDnetState: Sendable, Hashable {
+    package var deviceType: UInt8
+    package var power: Bool
+    package var mode: UInt8
+    package var subMode: UInt8
+    package var speed: UInt8
+    package var red: UInt8
+    package var green: UInt8
+    package var blue: UInt8
+    package var warmWhite: UInt8
+    package var version: UInt8
 
-    public init(deviceType: UInt8 = 0x15, power: Bool, mode: UInt8 = 0x4A, subMode: UInt8 = 0x41, speed: UInt8 = 0x02,
+    package init(deviceType: UInt8 = 0x15, power: Bool, mode: UInt8 = 0x4A, subMode: UInt8 = 0x41, speed: UInt8 = 0x02,
                 red: UInt8, green: UInt8, blue: UInt8, warmWhite: UInt8, version: UInt8 = 0x0A) {
         self.deviceType = deviceType
         self.power = power
@@ -72,7 +72,7 @@ public struct LEDnetState: Sendable, Hashable {
         self.version = version
     }
 
-    public init(decoding bytes: [UInt8]) throws(LEDnetError) {
+    package init(decoding bytes: [UInt8]) throws(LEDnetError) {
         guard bytes.count == 12 else { throw .malformedState("\(bytes.count) bytes, not 12") }
         guard bytes[0] == 0x66, bytes[11] == 0x99 else {
             throw .malformedState(String(format: "framed %02X...%02X, not 66...99", bytes[0], bytes[11]))
@@ -82,12 +82,12 @@ public struct LEDnetState: Sendable, Hashable {
                   red: bytes[6], green: bytes[7], blue: bytes[8], warmWhite: bytes[9], version: bytes[10])
     }
 
-    public var bytes: [UInt8] {
+    package var bytes: [UInt8] {
         [0x66, deviceType, power ? 0x23 : 0x24, mode, subMode, speed, red, green, blue, warmWhite, version, 0x99]
     }
 
     /// Brightness and colour in the lights' model: white when only the warm-white channel is lit.
-    public var brightnessAndColor: (brightness: Double, color: LightColor) {
+    package var brightnessAndColor: (brightness: Double, color: LightColor) {
         if red == 0, green == 0, blue == 0 {
             return ((Double(warmWhite) / 255 * 10000).rounded() / 10000, .white(kelvin: 2700))
         }

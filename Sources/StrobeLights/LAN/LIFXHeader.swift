@@ -2,24 +2,24 @@ import StrobeHCI
 
 /// The 36-byte header of every LIFX LAN message (frame, frame address, protocol header), all
 /// little-endian.
-public struct LIFXHeader: Sendable, Hashable {
-    public static let size = 36
-    public static let protocolNumber: UInt16 = 1024
+package struct LIFXHeader: Sendable, Hashable {
+    package static let size = 36
+    package static let protocolNumber: UInt16 = 1024
 
     /// The whole message's length, header included.
-    public var size: UInt16
+    package var size: UInt16
     /// Set when `target` is all zeros: every device answers.
-    public var tagged: Bool
+    package var tagged: Bool
     /// The client's id; non-zero, so that devices answer by unicast.
-    public var source: UInt32
+    package var source: UInt32
     /// The device's MAC in the first six bytes (its serial); zero for every device.
-    public var target: UInt64
-    public var resRequired: Bool
-    public var ackRequired: Bool
-    public var sequence: UInt8
-    public var type: UInt16
+    package var target: UInt64
+    package var resRequired: Bool
+    package var ackRequired: Bool
+    package var sequence: UInt8
+    package var type: UInt16
 
-    public init(size: UInt16, tagged: Bool, source: UInt32, target: UInt64, resRequired: Bool, ackRequired: Bool,
+    package init(size: UInt16, tagged: Bool, source: UInt32, target: UInt64, resRequired: Bool, ackRequired: Bool,
                 sequence: UInt8, type: UInt16) {
         self.size = size
         self.tagged = tagged
@@ -58,11 +58,11 @@ public struct LIFXHeader: Sendable, Hashable {
 
 extension LIFXHeader {
     /// A device's serial (its MAC) as the LIFX apps print it: twelve hex digits.
-    public static func serial(of target: UInt64) -> String {
+    package static func serial(of target: UInt64) -> String {
         (0..<6).map { String(format: "%02x", UInt8(truncatingIfNeeded: target >> (8 * $0))) }.joined()
     }
 
-    public static func target(serial: String) -> UInt64? {
+    package static func target(serial: String) -> UInt64? {
         let digits = Array(serial.utf8)
         guard digits.count == 12 else { return nil }
         var target: UInt64 = 0

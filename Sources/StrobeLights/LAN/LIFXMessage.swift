@@ -1,7 +1,7 @@
 import StrobeHCI
 
 /// The LAN protocol messages lights are driven with, by type number.
-public enum LIFXMessage: Sendable, Hashable {
+package enum LIFXMessage: Sendable, Hashable {
     case getService
     case stateService(service: UInt8, port: UInt32)
     case acknowledgement
@@ -20,7 +20,7 @@ public enum LIFXMessage: Sendable, Hashable {
     /// A type this client does not use; kept so that it can be counted and skipped.
     case other(type: UInt16)
 
-    public var type: UInt16 {
+    package var type: UInt16 {
         switch self {
         case .getService: 2
         case .stateService: 3

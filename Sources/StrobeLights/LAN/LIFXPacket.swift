@@ -1,18 +1,18 @@
 import StrobeHCI
 
 /// One LAN datagram: the header and its message.
-public struct LIFXPacket: Sendable, Hashable {
-    public var header: LIFXHeader
-    public var message: LIFXMessage
+package struct LIFXPacket: Sendable, Hashable {
+    package var header: LIFXHeader
+    package var message: LIFXMessage
 
-    public init(message: LIFXMessage, source: UInt32, target: UInt64 = 0, sequence: UInt8,
+    package init(message: LIFXMessage, source: UInt32, target: UInt64 = 0, sequence: UInt8,
                 ackRequired: Bool = false, resRequired: Bool = false) {
         header = LIFXHeader(size: 0, tagged: target == 0, source: source, target: target, resRequired: resRequired,
                             ackRequired: ackRequired, sequence: sequence, type: message.type)
         self.message = message
     }
 
-    public func encoded() -> [UInt8] {
+    package func encoded() -> [UInt8] {
         var payload = ByteWriter(capacity: 64)
         message.encodePayload(into: &payload)
         var header = self.header
@@ -25,7 +25,7 @@ public struct LIFXPacket: Sendable, Hashable {
     }
 
     /// Checks the header's size against the datagram before reading the payload.
-    public init(decoding bytes: UnsafeRawBufferPointer) throws(LIFXLANError) {
+    package init(decoding bytes: UnsafeRawBufferPointer) throws(LIFXLANError) {
         var reader = ByteReader(bytes)
         header = try LIFXHeader(decoding: &reader)
         guard Int(header.size) == bytes.count else {
@@ -34,7 +34,7 @@ public struct LIFXPacket: Sendable, Hashable {
         message = try LIFXMessage(type: header.type, payload: &reader)
     }
 
-    public init(decoding bytes: [UInt8]) throws(LIFXLANError) {
+    package init(decoding bytes: [UInt8]) throws(LIFXLANError) {
         var result: Result<LIFXPacket, LIFXLANError>!
         bytes.withUnsafeBytes { raw in
             do throws(LIFXLANError) { result = .success(try LIFXPacket(decoding: raw)) } catch { result = .failure(error) }

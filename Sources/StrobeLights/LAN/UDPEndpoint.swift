@@ -3,12 +3,12 @@ import Glibc
 #endif
 
 /// An IPv4 address and UDP port.
-public struct UDPEndpoint: Sendable, Hashable, CustomStringConvertible {
+package struct UDPEndpoint: Sendable, Hashable, CustomStringConvertible {
     /// In network byte order, as `sockaddr_in` holds it.
     let address: UInt32
-    public let port: UInt16
+    package let port: UInt16
 
-    public init(host: String, port: UInt16) throws(LIFXLANError) {
+    package init(host: String, port: UInt16) throws(LIFXLANError) {
         var address = in_addr()
         guard inet_pton(AF_INET, host, &address) == 1 else { throw .badAddress(host) }
         self.address = address.s_addr
@@ -28,10 +28,10 @@ public struct UDPEndpoint: Sendable, Hashable, CustomStringConvertible {
         return socketAddress
     }
 
-    public var host: String {
+    package var host: String {
         let octets = withUnsafeBytes(of: address) { Array($0) }
         return octets.map(String.init).joined(separator: ".")
     }
 
-    public var description: String { "\(host):\(port)" }
+    package var description: String { "\(host):\(port)" }
 }

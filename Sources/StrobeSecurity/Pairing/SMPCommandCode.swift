@@ -1,6 +1,6 @@
 /// The Security Manager Protocol's commands (Core Specification Vol 3, Part H, 3.3) and the
 /// fixed length of each one's parameters.
-public enum SMPCommandCode: UInt8, Sendable, Hashable, CaseIterable {
+package enum SMPCommandCode: UInt8, Sendable, Hashable, CaseIterable {
     case pairingRequest = 0x01
     case pairingResponse = 0x02
     case pairingConfirm = 0x03
@@ -17,7 +17,7 @@ public enum SMPCommandCode: UInt8, Sendable, Hashable, CaseIterable {
     case pairingKeypressNotification = 0x0E
 
     /// Octets after the code; every SMP command has exactly this many.
-    public var parameterLength: Int {
+    package var parameterLength: Int {
         switch self {
         case .pairingRequest, .pairingResponse: 6
         case .pairingConfirm, .pairingRandom, .encryptionInformation, .identityInformation,

@@ -130,19 +130,19 @@ public struct IdentityAddress: Sendable, Hashable, Codable, CustomStringConverti
 
 /// This host's identity for key distribution: the address a peer is to remember, and the IRK
 /// that resolves the private addresses made from it.
-public struct LocalIdentity: Sendable, Hashable {
-    public var address: IdentityAddress
-    public var irk: IdentityResolvingKey
+package struct LocalIdentity: Sendable, Hashable {
+    package var address: IdentityAddress
+    package var irk: IdentityResolvingKey
 
-    public init(address: IdentityAddress, irk: IdentityResolvingKey) {
+    package init(address: IdentityAddress, irk: IdentityResolvingKey) {
         self.address = address
         self.irk = irk
     }
 }
 
 /// Random octets from the system's generator.
-public enum SMPRandom {
-    public static func bytes(_ count: Int) -> [UInt8] {
+package enum SMPRandom {
+    package static func bytes(_ count: Int) -> [UInt8] {
         var generator = SystemRandomNumberGenerator()
         return (0..<count).map { _ in UInt8.random(in: .min ... .max, using: &generator) }
     }

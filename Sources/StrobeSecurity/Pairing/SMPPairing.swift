@@ -8,34 +8,34 @@ import StrobeHCI
 /// LE Secure Connections (Just Works, Numeric Comparison, Passkey Entry) and LE legacy pairing
 /// (Just Works, Passkey Entry). Out-of-band data is not supported. Once finished (keys or a
 /// failure) the machine answers nothing more; a new pairing takes a new machine.
-public struct SMPPairing: Sendable {
-    public enum Role: Sendable, Hashable {
+package struct SMPPairing: Sendable {
+    package enum Role: Sendable, Hashable {
         /// The central: sends Pairing Request.
         case initiator
         /// The peripheral: answers Pairing Request.
         case responder
     }
 
-    public struct Configuration: Sendable, Hashable {
-        public var ioCapability: SMPIOCapability
+    package struct Configuration: Sendable, Hashable {
+        package var ioCapability: SMPIOCapability
         /// Ask the peer to store keys (Bonding_Flags); keys are stored only when both ask.
-        public var bonding: Bool
+        package var bonding: Bool
         /// Offer LE Secure Connections; without it, LE legacy pairing only.
-        public var secureConnections: Bool
+        package var secureConnections: Bool
         /// The smallest encryption key size accepted (7 ... 16); below it: Encryption Key Size.
-        public var minimumKeySize: UInt8
+        package var minimumKeySize: UInt8
         /// The keys this host distributes and the ones it asks of the peer. The identity key is
         /// distributed only when `identity` is set.
-        public var keysToDistribute: SMPKeyDistribution
-        public var keysToRequest: SMPKeyDistribution
-        public var identity: LocalIdentity?
+        package var keysToDistribute: SMPKeyDistribution
+        package var keysToRequest: SMPKeyDistribution
+        package var identity: LocalIdentity?
         /// A responder asks the user (`acceptPairing`) before answering a Pairing Request.
-        public var asksToAccept: Bool
+        package var asksToAccept: Bool
         /// LE Secure Connections Just Works asks the user to go on (`confirmJustWorks`) where
         /// Numeric Comparison would show the number, in either role.
-        public var confirmsJustWorks: Bool
+        package var confirmsJustWorks: Bool
 
-        public init(ioCapability: SMPIOCapability = .noInputNoOutput, bonding: Bool = true, secureConnections: Bool = true,
+        package init(ioCapability: SMPIOCapability = .noInputNoOutput, bonding: Bool = true, secureConnections: Bool = true,
                     minimumKeySize: UInt8 = 16, keysToDistribute: SMPKeyDistribution = .supported,
                     keysToRequest: SMPKeyDistribution = .supported, identity: LocalIdentity? = nil, asksToAccept: Bool = false,
                     confirmsJustWorks: Bool = false) {
@@ -51,7 +51,7 @@ public struct SMPPairing: Sendable {
         }
 
         /// AuthReq: MITM whenever the IO capabilities could give it.
-        public var authentication: SMPAuthenticationRequirements {
+        package var authentication: SMPAuthenticationRequirements {
             var auth: SMPAuthenticationRequirements = []
             if bonding { auth.insert(.bonding) }
             if ioCapability != .noInputNoOutput { auth.insert(.mitm) }
@@ -65,13 +65,13 @@ public struct SMPPairing: Sendable {
     }
 
     /// The addresses the link was made with (the ones c1, f5 and f6 take).
-    public struct Addresses: Sendable, Hashable {
-        public var initiator: BluetoothAddress
-        public var initiatorType: LEAddressType
-        public var responder: BluetoothAddress
-        public var responderType: LEAddressType
+    package struct Addresses: Sendable, Hashable {
+        package var initiator: BluetoothAddress
+        package var initiatorType: LEAddressType
+        package var responder: BluetoothAddress
+        package var responderType: LEAddressType
 
-        public init(initiator: BluetoothAddress, initiatorType: LEAddressType, responder: BluetoothAddress, responderType: LEAddressType) {
+        package init(initiator: BluetoothAddress, initiatorType: LEAddressType, responder: BluetoothAddress, responderType: LEAddressType) {
             self.initiator = initiator
             self.initiatorType = initiatorType
             self.responder = responder
@@ -101,9 +101,9 @@ public struct SMPPairing: Sendable {
         case finished
     }
 
-    public let role: Role
-    public let configuration: Configuration
-    public let addresses: Addresses
+    package let role: Role
+    package let configuration: Configuration
+    package let addresses: Addresses
     let random: @Sendable (Int) -> [UInt8]
     let keyPair: SMPKeyAgreement
 
@@ -153,7 +153,7 @@ public struct SMPPairing: Sendable {
     }
 
     /// `random` gives random octets (tests pass a fixed one); `keyPair` is this side's P-256 key.
-    public init(role: Role, configuration: Configuration, addresses: Addresses, keyPair: SMPKeyAgreement = SMPKeyAgreement(),
+    package init(role: Role, configuration: Configuration, addresses: Addresses, keyPair: SMPKeyAgreement = SMPKeyAgreement(),
                 random: @escaping @Sendable (Int) -> [UInt8] = SMPRandom.bytes) {
         self.role = role
         self.configuration = configuration
@@ -163,19 +163,19 @@ public struct SMPPairing: Sendable {
     }
 
     /// Whether the machine has ended, with keys or without.
-    public var isFinished: Bool { phase == .finished }
+    package var isFinished: Bool { phase == .finished }
 
     /// Whether pairing is under way (started and not finished).
-    public var isActive: Bool { phase != .idle && phase != .finished }
+    package var isActive: Bool { phase != .idle && phase != .finished }
 
     /// The responder's answer to LE Long Term Key Request while pairing encrypts the link: the
     /// STK or LTK, asked for with EDIV and Rand zero.
-    public var keyForEncryption: LongTermKey? { phase == .encryption && role == .responder ? pairingKey : nil }
+    package var keyForEncryption: LongTermKey? { phase == .encryption && role == .responder ? pairingKey : nil }
 
     // MARK: Inputs
 
     /// The initiator starts: Pairing Request.
-    public mutating func start() -> [SMPPairingAction] {
+    package mutating func start() -> [SMPPairingAction] {
         guard role == .initiator, phase == .idle else { return [] }
         let features = SMPPairingFeatures(
             ioCapability: configuration.ioCapability, authentication: configuration.authentication,
@@ -186,7 +186,7 @@ public struct SMPPairing: Sendable {
     }
 
     /// One SMP PDU from the peer (code first).
-    public mutating func receive(_ pdu: [UInt8]) -> [SMPPairingAction] {
+    package mutating func receive(_ pdu: [UInt8]) -> [SMPPairingAction] {
         guard phase != .finished else { return [] }
         guard let first = pdu.first else { return fail(.invalidParameters, "an empty SMP PDU") }
         guard let code = SMPCommandCode(rawValue: first) else {
@@ -230,14 +230,14 @@ public struct SMPPairing: Sendable {
     }
 
     /// The responder's user accepted (or refused) the Pairing Request.
-    public mutating func accept(_ accepted: Bool) -> [SMPPairingAction] {
+    package mutating func accept(_ accepted: Bool) -> [SMPPairingAction] {
         guard phase == .waitingForAcceptance else { return [] }
         guard accepted else { return fail(.pairingNotSupported, "the user refused to pair") }
         return respond()
     }
 
     /// The passkey the user typed; `nil` when they gave up.
-    public mutating func passkeyEntered(_ value: UInt32?) -> [SMPPairingAction] {
+    package mutating func passkeyEntered(_ value: UInt32?) -> [SMPPairingAction] {
         guard isActive, waitingForPasskey else { return [] }
         waitingForPasskey = false
         guard let value, value <= 999_999 else { return fail(.passkeyEntryFailed, "no passkey was entered") }
@@ -246,13 +246,13 @@ public struct SMPPairing: Sendable {
     }
 
     /// The user's answer to `confirmNumber`.
-    public mutating func numberConfirmed(_ confirmed: Bool) -> [SMPPairingAction] {
+    package mutating func numberConfirmed(_ confirmed: Bool) -> [SMPPairingAction] {
         guard method == .numericComparison else { return [] }
         return userAnswered(confirmed, refusal: "the user did not confirm the number")
     }
 
     /// The user's answer to `confirmJustWorks`.
-    public mutating func justWorksConfirmed(_ confirmed: Bool) -> [SMPPairingAction] {
+    package mutating func justWorksConfirmed(_ confirmed: Bool) -> [SMPPairingAction] {
         guard method == .justWorks, configuration.confirmsJustWorks else { return [] }
         return userAnswered(confirmed, refusal: "the user did not agree to pair")
     }
@@ -273,7 +273,7 @@ public struct SMPPairing: Sendable {
     }
 
     /// Encryption Change (or Encryption Key Refresh Complete) for the link.
-    public mutating func encryptionChanged(status: UInt8) -> [SMPPairingAction] {
+    package mutating func encryptionChanged(status: UInt8) -> [SMPPairingAction] {
         guard phase == .encryption else { return [] }
         guard status == 0 else {
             phase = .finished
@@ -283,14 +283,14 @@ public struct SMPPairing: Sendable {
     }
 
     /// The owner's 30 s timer ran out: pairing ends, and no Pairing Failed is sent.
-    public mutating func timedOut() -> [SMPPairingAction] {
+    package mutating func timedOut() -> [SMPPairingAction] {
         guard isActive else { return [] }
         phase = .finished
         return [.failed(.timeout)]
     }
 
     /// The link went down.
-    public mutating func disconnected() -> [SMPPairingAction] {
+    package mutating func disconnected() -> [SMPPairingAction] {
         guard isActive else { return [] }
         phase = .finished
         return [.failed(.disconnected)]
@@ -415,7 +415,7 @@ public struct SMPPairing: Sendable {
 }
 
 /// What the owner of an `SMPPairing` does next.
-public enum SMPPairingAction: Sendable, Hashable {
+package enum SMPPairingAction: Sendable, Hashable {
     /// Send this SMP PDU on CID 6 (and restart the 30 s timer).
     case send([UInt8])
     /// Responder: ask the user whether to pair with a peer asking for these features; answer

@@ -1,15 +1,15 @@
 /// The six parameters of Pairing Request and Pairing Response (Core Specification Vol 3,
 /// Part H, 3.5.1 and 3.5.2).
-public struct SMPPairingFeatures: Sendable, Hashable {
-    public var ioCapability: SMPIOCapability
-    public var oobDataPresent: Bool
-    public var authentication: SMPAuthenticationRequirements
+package struct SMPPairingFeatures: Sendable, Hashable {
+    package var ioCapability: SMPIOCapability
+    package var oobDataPresent: Bool
+    package var authentication: SMPAuthenticationRequirements
     /// 7 ... 16 octets.
-    public var maximumEncryptionKeySize: UInt8
-    public var initiatorKeys: SMPKeyDistribution
-    public var responderKeys: SMPKeyDistribution
+    package var maximumEncryptionKeySize: UInt8
+    package var initiatorKeys: SMPKeyDistribution
+    package var responderKeys: SMPKeyDistribution
 
-    public init(ioCapability: SMPIOCapability, oobDataPresent: Bool = false, authentication: SMPAuthenticationRequirements,
+    package init(ioCapability: SMPIOCapability, oobDataPresent: Bool = false, authentication: SMPAuthenticationRequirements,
                 maximumEncryptionKeySize: UInt8 = 16, initiatorKeys: SMPKeyDistribution, responderKeys: SMPKeyDistribution) {
         self.ioCapability = ioCapability
         self.oobDataPresent = oobDataPresent
@@ -21,7 +21,7 @@ public struct SMPPairingFeatures: Sendable, Hashable {
 
     /// Parses the parameters after the code. A value out of the spec's range is Invalid
     /// Parameters; reserved bits are dropped.
-    public init(parameters p: [UInt8]) throws(SMPPairingError) {
+    package init(parameters p: [UInt8]) throws(SMPPairingError) {
         guard p.count == 6 else { throw .malformed("Pairing Request/Response parameters are 6 octets, not \(p.count)") }
         guard let io = SMPIOCapability(rawValue: p[0]) else { throw .malformed("IO_Capability 0x\(String(p[0], radix: 16)) is reserved") }
         guard p[1] <= 1 else { throw .malformed("OOB_Data_Flag 0x\(String(p[1], radix: 16)) is reserved") }
@@ -35,7 +35,7 @@ public struct SMPPairingFeatures: Sendable, Hashable {
     }
 
     /// The whole PDU: the code, then the six parameters.
-    public func pdu(_ code: SMPCommandCode) -> [UInt8] {
+    package func pdu(_ code: SMPCommandCode) -> [UInt8] {
         [code.rawValue, ioCapability.rawValue, oobDataPresent ? 1 : 0, authentication.rawValue,
          maximumEncryptionKeySize, initiatorKeys.rawValue, responderKeys.rawValue]
     }

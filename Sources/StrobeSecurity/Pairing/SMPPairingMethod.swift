@@ -21,7 +21,7 @@ public enum SMPPairingMethod: Sendable, Hashable, CustomStringConvertible {
 
     /// The method the spec's tables give for the two sides' features; `nil` when out-of-band
     /// data was offered, which this stack does not support.
-    public static func select(initiator: SMPPairingFeatures, responder: SMPPairingFeatures,
+    package static func select(initiator: SMPPairingFeatures, responder: SMPPairingFeatures,
                               secureConnections: Bool) -> SMPPairingMethod? {
         if secureConnections ? (initiator.oobDataPresent || responder.oobDataPresent)
             : (initiator.oobDataPresent && responder.oobDataPresent) {

@@ -20,6 +20,8 @@ public final class Peer: Sendable, CustomStringConvertible {
     public var address: BluetoothAddress { connection.peerAddress }
     /// Public, random, or an identity the controller resolved.
     public var addressType: LEAddressType { connection.peerAddressType }
+    /// The ATT MTU both sides use: a notification or Write Command carries at most `mtu - 3` bytes.
+    public var mtu: Int { connection.mtu }
     /// Whether the link is up.
     public var isConnected: Bool { connection.isConnected }
     /// The peer's address and its type.
@@ -91,7 +93,7 @@ public final class Peer: Sendable, CustomStringConvertible {
     public func write(_ value: [UInt8], to characteristic: GATTCharacteristic, withResponse: Bool = true) async throws {
         if !withResponse {
             try await connection.gatt.writeWithoutResponse(value, handle: characteristic.valueHandle)
-        } else if value.count > connection.bearer.mtu - 3 {
+        } else if value.count > connection.mtu - 3 {
             try await connection.gatt.writeLong(value, handle: characteristic.valueHandle)
         } else {
             try await connection.gatt.write(value, handle: characteristic.valueHandle)

@@ -53,7 +53,7 @@ public final class AnsweringReplayTransport: HCITransport {
 
     /// `delivered` counts answers and played packets; `sent` what the host sent; `skipped` the
     /// capture's own host-to-controller records.
-    public var statistics: ReplayStatistics { state.withLock { $0.statistics } }
+    package var statistics: ReplayStatistics { state.withLock { $0.statistics } }
 
     public func start(_ sink: any HCIPacketSink) throws(TransportError) {
         let script: ReplayScript

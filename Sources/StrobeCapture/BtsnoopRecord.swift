@@ -1,14 +1,14 @@
 import StrobeHCI
 
 /// What a record carries.
-public enum BtsnoopRecordKind: Sendable, Hashable, CustomStringConvertible {
+package enum BtsnoopRecordKind: Sendable, Hashable, CustomStringConvertible {
     /// An HCI packet of this type.
     case hci(HCIPacketType)
     /// Not an HCI packet: a Linux monitor record such as New Index or a system note, or an H4
     /// record that is empty or starts with a byte that is no H4 packet type.
     case nonHCI
 
-    public var description: String {
+    package var description: String {
         switch self {
         case .hci(let type): type.description
         case .nonHCI: "non-HCI"
@@ -27,7 +27,7 @@ public struct BtsnoopRecord {
     /// The flags field exactly as stored.
     public var flags: UInt32
     public var cumulativeDrops: UInt32
-    public var kind: BtsnoopRecordKind
+    package var kind: BtsnoopRecordKind
     /// `nil` for records that are not HCI traffic in the monitor format.
     public var direction: BtsnoopDirection?
     /// The monitor record's adapter (hciN) and opcode; `nil` in other datalinks.

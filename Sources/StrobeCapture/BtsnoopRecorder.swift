@@ -2,15 +2,15 @@ import StrobeHCI
 import Synchronization
 
 /// Counters of a recording.
-public struct RecorderStatistics: Sendable, Equatable {
+package struct RecorderStatistics: Sendable, Equatable {
     /// Packets written to the file, both ways.
-    public var recorded = 0
+    package var recorded = 0
     /// Packets that could not be written (disk full, a type the datalink cannot express).
-    public var failures = 0
+    package var failures = 0
     /// Why the last failure happened.
-    public var lastError: BtsnoopError?
+    package var lastError: BtsnoopError?
 
-    public init() {}
+    package init() {}
 }
 
 /// A tee in front of any transport: every packet sent and received goes, unchanged and in the
@@ -54,7 +54,7 @@ public final class BtsnoopRecorder: HCITransport {
     public var name: String { "\(transport.name) (recorded)" }
     public var clock: any Clock<Duration> { transport.clock }
 
-    public var statistics: RecorderStatistics { state.withLock { $0.statistics } }
+    package var statistics: RecorderStatistics { state.withLock { $0.statistics } }
 
     public func start(_ sink: any HCIPacketSink) throws(TransportError) {
         try transport.start(RecordingSink(recorder: self, downstream: sink))

@@ -12,17 +12,17 @@ package enum ReplayTimeBase: Sendable, Equatable {
 }
 
 /// Counters of a replay, readable from any thread.
-public struct ReplayStatistics: Sendable, Equatable {
+package struct ReplayStatistics: Sendable, Equatable {
     /// Controller->host packets given to the sink.
-    public var delivered = 0
+    package var delivered = 0
     /// Host->controller records passed over.
-    public var skipped = 0
+    package var skipped = 0
     /// Records carrying no HCI packet (monitor notes, New Index, unknown H4 types).
-    public var nonHCI = 0
+    package var nonHCI = 0
     /// Packets the host sent, accepted and dropped.
-    public var sent = 0
+    package var sent = 0
 
-    public init() {}
+    package init() {}
 }
 
 /// Plays the controller's side of a btsnoop capture back without listening: as fast as it can,
@@ -72,7 +72,7 @@ public final class ReplayTransport: HCITransport {
         self.timeBase = timeBase
     }
 
-    public var statistics: ReplayStatistics {
+    package var statistics: ReplayStatistics {
         var s = ReplayStatistics()
         s.delivered = delivered.load(ordering: .relaxed)
         s.skipped = skipped.load(ordering: .relaxed)

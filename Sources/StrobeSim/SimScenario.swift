@@ -139,10 +139,10 @@ public struct SimScenario: Sendable, Hashable, Codable {
     }
 }
 
-public enum SimError: Error, Sendable, Hashable, CustomStringConvertible {
+package enum SimError: Error, Sendable, Hashable, CustomStringConvertible {
     case badScenario(path: String, reason: String)
 
-    public var description: String {
+    package var description: String {
         switch self {
         case .badScenario(let path, let reason): "cannot use scenario \(path): \(reason)"
         }

@@ -5,8 +5,8 @@ import Synchronization
 /// controller with its own host stack, and one more controller for the host under test.
 public final class SimWorld: Sendable {
     public let scenario: SimScenario
-    public let air: VirtualAir
-    public let devices: [SimulatedDevice]
+    package let air: VirtualAir
+    package let devices: [SimulatedDevice]
     private let hostControllers = Mutex<Int>(0)
 
     public init<C: Clock>(scenario: SimScenario, clock: C) where C.Duration == Duration {

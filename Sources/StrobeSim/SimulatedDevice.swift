@@ -7,15 +7,15 @@ import Synchronization
 /// A device in the simulated world: its own virtual controller, Strobe's host stack in the
 /// peripheral role on top (as a real peripheral runs its own stack), a GATT database, and the
 /// behaviour of the device it stands for.
-public final class SimulatedDevice: Sendable {
-    public let description: SimulatedDeviceDescription
-    public let controller: VirtualController
+package final class SimulatedDevice: Sendable {
+    package let description: SimulatedDeviceDescription
+    package let controller: VirtualController
     let clock: any Clock<Duration>
     private let hci: HCIController
     private let behaviour: any SimulatedBehaviour
     let peripheral = Mutex<Peripheral?>(nil)
     /// The bonds the device keeps, and the seeded source of its pairing's random values.
-    public let bonds: InMemoryBondStore
+    package let bonds: InMemoryBondStore
     private let random: SeededRandomSource
 
     init(_ description: SimulatedDeviceDescription, controller: VirtualController, clock: any Clock<Duration>, seed: UInt64) {
@@ -51,15 +51,15 @@ public final class SimulatedDevice: Sendable {
     }
 
     /// Switches the device off: its links drop and it stops advertising.
-    public func stop() {
+    package func stop() {
         hci.close()
     }
 
     /// The centrals connected to the device now (its GATT server's counters are on each).
-    public var peripheralConnections: [LEConnection] { peripheral.withLock { $0 }?.connections ?? [] }
+    package var peripheralConnections: [LEConnection] { peripheral.withLock { $0 }?.connections ?? [] }
 
     /// What the device did, for tests and `strobe sim list`.
-    public var log: [String] { behaviour.log }
+    package var log: [String] { behaviour.log }
 }
 
 /// What a simulated device does: builds its attributes, then reacts to writes and subscriptions.

@@ -5,8 +5,8 @@ import Synchronization
 /// reach advertisers, and ACL data crosses each connection at its connection events. Latency,
 /// jitter and loss come from one seeded generator, so a world replays the same way each time;
 /// time comes from an injected clock (a `VirtualClock` in tests, real time for demos).
-public final class VirtualAir: Sendable {
-    public let clock: any Clock<Duration>
+package final class VirtualAir: Sendable {
+    package let clock: any Clock<Duration>
     private let origin: ContinuousClock.Instant
     private let elapsed: @Sendable () -> Duration
     private let state: Mutex<State>
@@ -104,7 +104,7 @@ public final class VirtualAir: Sendable {
     }
 
     /// `seed` fixes every random choice (advertising delays, jitter, loss).
-    public init<C: Clock>(clock: C, seed: UInt64 = 1) where C.Duration == Duration {
+    package init<C: Clock>(clock: C, seed: UInt64 = 1) where C.Duration == Duration {
         self.clock = clock
         origin = ContinuousClock.now
         let start = clock.now
@@ -113,7 +113,7 @@ public final class VirtualAir: Sendable {
     }
 
     /// A new controller in this air.
-    public func addController(_ configuration: VirtualController.Configuration) -> VirtualController {
+    package func addController(_ configuration: VirtualController.Configuration) -> VirtualController {
         state.withLock { s in
             let controller = VirtualController(air: self, id: s.nextID, configuration: configuration)
             s.nodes[s.nextID] = Node(controller: controller)
@@ -131,7 +131,7 @@ public final class VirtualAir: Sendable {
 
     /// Host timestamps in the air's time (its clock's time since the air was made): what its
     /// controllers stamp received packets with, so that a virtual run is reproducible.
-    public func hostTime() -> HostTime {
+    package func hostTime() -> HostTime {
         let (seconds, attoseconds) = elapsed().components
         return HostTime(nanoseconds: UInt64(max(seconds, 0)) * 1_000_000_000 + UInt64(max(attoseconds, 0) / 1_000_000_000))
     }

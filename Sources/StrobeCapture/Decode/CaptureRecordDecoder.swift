@@ -7,21 +7,21 @@ import StrobeHost
 /// L2CAP PDU, its channel and content: ATT PDUs with their fields, LE signalling commands, SMP
 /// PDUs (codes and parameters; distributed keys and the LTKs of encryption commands are not
 /// shown, only their length). Every record comes out once, in order.
-public final class CaptureRecordDecoder {
+package final class CaptureRecordDecoder {
     private let reader: BtsnoopReader
     private var firstTime: Int64?
     private var reassemblers = CaptureReassemblers()
 
-    public init(path: String) throws(BtsnoopError) {
+    package init(path: String) throws(BtsnoopError) {
         reader = try BtsnoopReader(path: path)
     }
 
-    public init(bytes: [UInt8]) throws(BtsnoopError) {
+    package init(bytes: [UInt8]) throws(BtsnoopError) {
         reader = try BtsnoopReader(bytes: bytes)
     }
 
     /// The next record, or `nil` at the end. A capture that is itself broken throws.
-    public func next() throws(BtsnoopError) -> DecodedRecord? {
+    package func next() throws(BtsnoopError) -> DecodedRecord? {
         guard let record = try reader.next() else { return nil }
         let micros = record.timestamp.unixMicroseconds
         let first = firstTime ?? micros

@@ -3,19 +3,19 @@ import StrobeHCI
 /// One capture record decoded layer by layer, as `strobe capture show` prints it: the HCI packet
 /// (command, event, ACL), and for ACL data that completes an L2CAP PDU the L2CAP header and what
 /// it carries (ATT, LE signalling, SMP). Undecodable bytes are kept as hex, never dropped.
-public struct DecodedRecord: Sendable, Codable, Hashable {
+package struct DecodedRecord: Sendable, Codable, Hashable {
     /// One named value of a layer, as text.
-    public struct Field: Sendable, Codable, Hashable {
-        public var name: String
-        public var value: String
+    package struct Field: Sendable, Codable, Hashable {
+        package var name: String
+        package var value: String
     }
 
     /// One protocol layer of the record: its one-line title and its fields.
-    public struct Layer: Sendable, Codable, Hashable {
+    package struct Layer: Sendable, Codable, Hashable {
         /// `hci`, `acl`, `l2cap`, `att`, `smp` or `signaling`.
-        public var protocolName: String
-        public var title: String
-        public var fields: [Field]
+        package var protocolName: String
+        package var title: String
+        package var fields: [Field]
 
         enum CodingKeys: String, CodingKey {
             case protocolName = "protocol", title, fields
@@ -23,30 +23,30 @@ public struct DecodedRecord: Sendable, Codable, Hashable {
     }
 
     /// Position in the file, from 0 (tshark's frame number less one).
-    public var index: Int
+    package var index: Int
     /// Seconds since the capture's first record.
-    public var time: Double
+    package var time: Double
     /// `host->controller`, `controller->host`, or `nil` when the record does not say.
-    public var direction: String?
+    package var direction: String?
     /// `command`, `acl`, `sco`, `event`, `iso` or `non-HCI`.
-    public var packet: String
+    package var packet: String
     /// The capture kept fewer bytes than the packet had.
-    public var truncated: Bool
-    public var layers: [Layer]
+    package var truncated: Bool
+    package var layers: [Layer]
     /// The numbers tools compare on.
-    public var hciOpcode: UInt16?
-    public var eventCode: UInt8?
-    public var leSubevent: UInt8?
-    public var attOpcode: UInt8?
-    public var smpCode: UInt8?
+    package var hciOpcode: UInt16?
+    package var eventCode: UInt8?
+    package var leSubevent: UInt8?
+    package var attOpcode: UInt8?
+    package var smpCode: UInt8?
     /// What no layer could decode, as hex.
-    public var undecoded: String?
+    package var undecoded: String?
 
     /// Whether the record has a layer of `protocolName` (`hci` matches commands and events).
-    public func has(_ protocolName: String) -> Bool { layers.contains { $0.protocolName == protocolName } }
+    package func has(_ protocolName: String) -> Bool { layers.contains { $0.protocolName == protocolName } }
 
     /// btmon's shape: a line per layer (`<` sent by the host, `>` received), fields indented.
-    public var text: String {
+    package var text: String {
         let arrow = direction == "host->controller" ? "<" : direction == "controller->host" ? ">" : "="
         var lines: [String] = []
         for (position, layer) in layers.enumerated() {

@@ -23,11 +23,11 @@ public enum HIDDescriptorError: Error, Sendable, Hashable, CustomStringConvertib
 }
 
 /// Why an input report could not be read with its descriptor.
-public enum HIDReportError: Error, Sendable, Hashable, CustomStringConvertible {
+package enum HIDReportError: Error, Sendable, Hashable, CustomStringConvertible {
     case tooShort(reportID: UInt8, expected: Int, got: Int)
     case unknownReport(UInt8)
 
-    public var description: String {
+    package var description: String {
         switch self {
         case .tooShort(let id, let expected, let got): "input report \(id) is \(got) bytes, its descriptor says \(expected)"
         case .unknownReport(let id): "the descriptor has no input report \(id)"

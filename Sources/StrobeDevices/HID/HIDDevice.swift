@@ -11,20 +11,20 @@ import StrobeHost
 public struct HIDDevice: Sendable {
     public struct InputReport: Sendable, Hashable {
         public var characteristic: GATTCharacteristic
-        public var layout: HIDReportDescriptor.Report
+        package var layout: HIDReportDescriptor.Report
         /// Its Client Characteristic Configuration descriptor.
         public var clientConfiguration: AttributeHandle
     }
 
-    public let descriptor: HIDReportDescriptor
+    package let descriptor: HIDReportDescriptor
     public let inputReports: [InputReport]
     public let usesBootProtocol: Bool
     public let batteryLevelHandle: AttributeHandle?
     public let protocolModeHandle: AttributeHandle?
     /// HID Information, when the device has it (HIDS makes it mandatory; some devices do not).
-    public let information: HIDInformation?
+    package let information: HIDInformation?
     /// The Device Information service's manufacturer, model and PnP ID, when it has one.
-    public let deviceInformation: DeviceInformation?
+    package let deviceInformation: DeviceInformation?
 
     /// Discovers and reads the device (securing the link first), without subscribing.
     public static func discover(on connection: LEConnection) async throws -> HIDDevice {

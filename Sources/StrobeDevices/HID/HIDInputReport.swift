@@ -1,22 +1,22 @@
 /// What one input report carries: each usage with its value. For array fields (keys, buttons)
 /// an active usage appears with value 1; for variable fields every usage appears with its value
 /// (0 for a button up).
-public struct HIDUsageValue: Sendable, Hashable, CustomStringConvertible {
-    public var usage: HIDUsage
-    public var value: Int32
+package struct HIDUsageValue: Sendable, Hashable, CustomStringConvertible {
+    package var usage: HIDUsage
+    package var value: Int32
 
-    public init(usage: HIDUsage, value: Int32) {
+    package init(usage: HIDUsage, value: Int32) {
         self.usage = usage
         self.value = value
     }
 
-    public var description: String { "\(usage)=\(value)" }
+    package var description: String { "\(usage)=\(value)" }
 }
 
 extension HIDReportDescriptor.Report {
     /// The usages and values in `data` (the report's bytes, without a report ID byte, as HOGP
     /// carries them). Throws when `data` is shorter than the report; extra bytes are ignored.
-    public func usages(in data: some Collection<UInt8>) throws(HIDReportError) -> [HIDUsageValue] {
+    package func usages(in data: some Collection<UInt8>) throws(HIDReportError) -> [HIDUsageValue] {
         let bytes = Array(data)
         guard bytes.count >= byteLength else { throw .tooShort(reportID: id, expected: byteLength, got: bytes.count) }
         return bytes.withUnsafeBytes(usages(inChecked:))
@@ -46,7 +46,7 @@ extension HIDReportDescriptor.Report {
     }
 
     /// The usages active in `data`: array entries, and variable ones whose value is not 0.
-    public func activeUsages(in data: some Collection<UInt8>) throws(HIDReportError) -> Set<HIDUsage> {
+    package func activeUsages(in data: some Collection<UInt8>) throws(HIDReportError) -> Set<HIDUsage> {
         Set(try usages(in: data).filter { $0.value != 0 }.map(\.usage))
     }
 

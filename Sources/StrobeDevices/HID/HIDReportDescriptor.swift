@@ -2,47 +2,47 @@
 /// defines it: main, global and local items, report IDs, sizes and counts, usage pages, usages
 /// and usage ranges, collections, logical minimum and maximum, push and pop. What comes out is
 /// the layout of each report: its fields, their bit offsets and the usages they carry.
-public struct HIDReportDescriptor: Sendable, Hashable {
-    public enum ReportKind: String, Sendable, Hashable { case input, output, feature }
+package struct HIDReportDescriptor: Sendable, Hashable {
+    package enum ReportKind: String, Sendable, Hashable { case input, output, feature }
 
     /// One Input, Output or Feature main item: `count` elements of `size` bits each.
-    public struct Field: Sendable, Hashable {
+    package struct Field: Sendable, Hashable {
         /// From the report's first bit (after the report ID byte, which HOGP leaves out).
-        public var bitOffset: Int
-        public var size: Int
-        public var count: Int
+        package var bitOffset: Int
+        package var size: Int
+        package var count: Int
         /// Constant (padding), else data.
-        public var isConstant: Bool
+        package var isConstant: Bool
         /// Variable: one usage per element, each with its value. Array: each element holds the
         /// index of an active usage (keys down, buttons pressed).
-        public var isVariable: Bool
-        public var isRelative: Bool
-        public var logicalMinimum: Int32
-        public var logicalMaximum: Int32
-        public var usages: [HIDUsage]
+        package var isVariable: Bool
+        package var isRelative: Bool
+        package var logicalMinimum: Int32
+        package var logicalMaximum: Int32
+        package var usages: [HIDUsage]
     }
 
-    public struct Report: Sendable, Hashable {
+    package struct Report: Sendable, Hashable {
         /// 0 when the descriptor uses no report IDs.
-        public var id: UInt8
-        public var kind: ReportKind
-        public var fields: [Field]
-        public var bitLength: Int
-        public var byteLength: Int { (bitLength + 7) / 8 }
+        package var id: UInt8
+        package var kind: ReportKind
+        package var fields: [Field]
+        package var bitLength: Int
+        package var byteLength: Int { (bitLength + 7) / 8 }
     }
 
-    public let reports: [Report]
+    package let reports: [Report]
     /// The usages of the top-level (application) collections: what the device says it is.
-    public let applicationUsages: [HIDUsage]
+    package let applicationUsages: [HIDUsage]
 
-    public var inputReports: [Report] { reports.filter { $0.kind == .input } }
+    package var inputReports: [Report] { reports.filter { $0.kind == .input } }
 
-    public func inputReport(id: UInt8) -> Report? { reports.first { $0.kind == .input && $0.id == id } }
+    package func inputReport(id: UInt8) -> Report? { reports.first { $0.kind == .input && $0.id == id } }
 
     /// The most elements one usage range may expand to; more is a hostile descriptor.
     static let maximumUsages = 4096
 
-    public init(parsing bytes: [UInt8]) throws(HIDDescriptorError) {
+    package init(parsing bytes: [UInt8]) throws(HIDDescriptorError) {
         var parser = Parser()
         try parser.parse(bytes)
         reports = parser.reports
@@ -51,7 +51,7 @@ public struct HIDReportDescriptor: Sendable, Hashable {
 
     /// The boot keyboard report (HID 1.11, Appendix B.1): what a keyboard offering only the
     /// boot protocol sends (modifiers, a reserved byte, six key codes).
-    public static let bootKeyboard: HIDReportDescriptor = {
+    package static let bootKeyboard: HIDReportDescriptor = {
         let bytes: [UInt8] = [
             0x05, 0x01, 0x09, 0x06, 0xA1, 0x01, 0x05, 0x07, 0x19, 0xE0, 0x29, 0xE7, 0x15, 0x00, 0x25, 0x01,
             0x75, 0x01, 0x95, 0x08, 0x81, 0x02, 0x95, 0x01, 0x75, 0x08, 0x81, 0x01, 0x95, 0x05, 0x75, 0x01,

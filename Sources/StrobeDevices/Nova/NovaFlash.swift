@@ -404,10 +404,10 @@ public struct NovaAcknowledgement: Sendable, Hashable {
 
 /// `acknowledgement(of:)` was given a ticket that `enqueueFlash` did not return, or one already
 /// collected.
-public struct NovaTicketError: Error, Sendable, Hashable, CustomStringConvertible {
+package struct NovaTicketError: Error, Sendable, Hashable, CustomStringConvertible {
     package var ticket: NovaCommandTicket
     package init(ticket: NovaCommandTicket) { self.ticket = ticket }
-    public var description: String { "no command awaits collection under \(ticket)" }
+    package var description: String { "no command awaits collection under \(ticket)" }
 }
 
 /// What a connected flash reports on its own.

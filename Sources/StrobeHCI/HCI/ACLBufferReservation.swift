@@ -4,10 +4,10 @@
 ///
 /// Sending takes no lock and allocates nothing, so a packet made ready ahead of a trigger can
 /// leave from the reader thread.
-public struct ACLBufferReservation: ~Copyable, @unchecked Sendable {
+package struct ACLBufferReservation: ~Copyable, @unchecked Sendable {
     // Unmanaged, so that `send` and `release` can end the value without running deinit.
     private let controller: Unmanaged<HCIController>
-    public let handle: ConnectionHandle
+    package let handle: ConnectionHandle
 
     init(controller: HCIController, handle: ConnectionHandle) {
         self.controller = .passRetained(controller)
@@ -16,7 +16,7 @@ public struct ACLBufferReservation: ~Copyable, @unchecked Sendable {
 
     /// Writes one whole H4 ACL packet (type byte, header, one fragment of at most the
     /// controller's LE ACL length) on this buffer. On failure the buffer goes back.
-    public consuming func send(_ h4Packet: UnsafeRawBufferPointer) throws(HCIError) {
+    package consuming func send(_ h4Packet: UnsafeRawBufferPointer) throws(HCIError) {
         let controller = self.controller
         let handle = self.handle
         discard self
@@ -24,7 +24,7 @@ public struct ACLBufferReservation: ~Copyable, @unchecked Sendable {
     }
 
     /// `send` for a packet held in an array.
-    public consuming func send(_ h4Packet: [UInt8]) throws(HCIError) {
+    package consuming func send(_ h4Packet: [UInt8]) throws(HCIError) {
         let controller = self.controller
         let handle = self.handle
         discard self
@@ -55,7 +55,7 @@ public struct ACLBufferReservation: ~Copyable, @unchecked Sendable {
     }
 
     /// Gives the buffer back unused.
-    public consuming func release() {
+    package consuming func release() {
         let controller = self.controller
         let handle = self.handle
         discard self

@@ -1,10 +1,10 @@
 /// What the init sequence learned about the controller.
 public struct ControllerInfo: Sendable, Hashable {
     public var address: BluetoothAddress
-    public var version: LocalVersionInformation
-    public var supportedCommands: HCISupportedCommands
-    public var lmpFeatures: LMPFeatures
-    public var leFeatures: LEFeatures
+    package var version: LocalVersionInformation
+    package var supportedCommands: HCISupportedCommands
+    package var lmpFeatures: LMPFeatures
+    package var leFeatures: LEFeatures
     /// LE Read Buffer Size as returned ([v2] when the controller supports it).
     package var leBufferSize: LEBufferSize
     /// The longest ACL payload one packet to the controller may carry.
@@ -32,7 +32,7 @@ public struct ControllerInfo: Sendable, Hashable {
     /// The manufacturer's company identifier (Assigned Numbers), from Read Local Version Information.
     public var manufacturer: UInt16 { version.companyIdentifier }
 
-    public func supports(_ command: HCISupportedCommands.Bit) -> Bool { supportedCommands.contains(command) }
+    package func supports(_ command: HCISupportedCommands.Bit) -> Bool { supportedCommands.contains(command) }
 
     public var supportsExtendedScanning: Bool { supportedCommands.supportsExtendedScanning }
 

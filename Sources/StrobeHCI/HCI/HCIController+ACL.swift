@@ -156,7 +156,7 @@ extension HCIController {
     /// `HCIError.noACLCredits` when the controller returns none within the configured deadline,
     /// `.connectionClosed` when the connection ends first, `.closed` when the controller does,
     /// `CancellationError` when the caller is cancelled.
-    public func reserveACLBuffer(for handle: ConnectionHandle) async throws -> ACLBufferReservation {
+    package func reserveACLBuffer(for handle: ConnectionHandle) async throws -> ACLBufferReservation {
         let waiter = Waiter<Void>()
         let now = timer.now
         let immediate = state.withLock { s -> ACLCredits<Waiter<Void>>.Grant? in
@@ -179,7 +179,7 @@ extension HCIController {
     /// A controller buffer for `handle` now, when one is free and nobody waits; with
     /// `keepingOneFree`, only when another stays free for everyone else (for a packet held ahead
     /// of a trigger, which must not starve the link). Never waits.
-    public func tryReserveACLBuffer(for handle: ConnectionHandle, keepingOneFree: Bool = false) -> ACLBufferReservation? {
+    package func tryReserveACLBuffer(for handle: ConnectionHandle, keepingOneFree: Bool = false) -> ACLBufferReservation? {
         let taken = state.withLock { s in
             guard case .open = s.phase else { return false }
             return s.acl.tryTake(handle, keepingOneFree: keepingOneFree)

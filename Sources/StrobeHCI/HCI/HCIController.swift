@@ -116,7 +116,7 @@ public final class HCIController: HCIPacketSink {
     /// What `open()` learned; `nil` before it finished.
     public var info: ControllerInfo? { state.withLock { $0.info } }
 
-    public var counters: HCICounters {
+    package var counters: HCICounters {
         var counters = state.withLock { s in
             var counters = s.counters
             counters.commandsSent = s.commands.commandsSent

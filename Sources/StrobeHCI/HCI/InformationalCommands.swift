@@ -34,16 +34,16 @@ package struct HCIReadLocalVersionInformation: HCICommand {
 }
 
 /// The controller's version numbers and manufacturer.
-public struct LocalVersionInformation: Sendable, Hashable {
+package struct LocalVersionInformation: Sendable, Hashable {
     /// The Core Specification version of the HCI (Assigned Numbers: 0x0C = 5.3, 0x0D = 5.4).
-    public var hciVersion: UInt8
-    public var hciSubversion: UInt16
-    public var lmpVersion: UInt8
+    package var hciVersion: UInt8
+    package var hciSubversion: UInt16
+    package var lmpVersion: UInt8
     /// The manufacturer's company identifier (Assigned Numbers).
-    public var companyIdentifier: UInt16
-    public var lmpSubversion: UInt16
+    package var companyIdentifier: UInt16
+    package var lmpSubversion: UInt16
 
-    public init(hciVersion: UInt8, hciSubversion: UInt16, lmpVersion: UInt8, companyIdentifier: UInt16, lmpSubversion: UInt16) {
+    package init(hciVersion: UInt8, hciSubversion: UInt16, lmpVersion: UInt8, companyIdentifier: UInt16, lmpSubversion: UInt16) {
         self.hciVersion = hciVersion
         self.hciSubversion = hciSubversion
         self.lmpVersion = lmpVersion

@@ -1,17 +1,17 @@
 import CBlueZ
 
 /// A controller registered with the kernel (`hciN`), as `HCIGETDEVINFO` reports it.
-public struct HCIDeviceInfo: Sendable, Hashable, CustomStringConvertible {
+package struct HCIDeviceInfo: Sendable, Hashable, CustomStringConvertible {
     /// N in hciN: what `HCIUserChannelTransport(device:)` takes.
-    public var index: Int
+    package var index: Int
     /// The kernel's name for it, such as `hci0`.
-    public var name: String
+    package var name: String
     /// The public address; all zeros until the controller has been initialised once.
-    public var address: BluetoothAddress
+    package var address: BluetoothAddress
     /// Whether the kernel's stack has it up (HCI_UP); the user channel needs it down.
-    public var isUp: Bool
+    package var isUp: Bool
 
-    public init(index: Int, name: String, address: BluetoothAddress, isUp: Bool) {
+    package init(index: Int, name: String, address: BluetoothAddress, isUp: Bool) {
         self.index = index
         self.name = name
         self.address = address
@@ -30,28 +30,28 @@ public struct HCIDeviceInfo: Sendable, Hashable, CustomStringConvertible {
         )
     }
 
-    public var description: String { "\(name) \(address) \(isUp ? "up" : "down")" }
+    package var description: String { "\(name) \(address) \(isUp ? "up" : "down")" }
 }
 
 /// The kernel's registry of controllers, for listing adapters and powering them.
-public enum HCIDeviceList {
+package enum HCIDeviceList {
     /// Every controller the kernel knows. Throws `.bluetoothUnsupported` without AF_BLUETOOTH.
-    public static func devices() throws(TransportError) -> [HCIDeviceInfo] {
+    package static func devices() throws(TransportError) -> [HCIDeviceInfo] {
         try HCISocket().devices()
     }
 
     /// One controller; throws `.noSuchDevice` if there is no hciN.
-    public static func info(device: Int) throws(TransportError) -> HCIDeviceInfo {
+    package static func info(device: Int) throws(TransportError) -> HCIDeviceInfo {
         try HCISocket().deviceInfo(device: device)
     }
 
     /// Powers hciN down (needs CAP_NET_ADMIN).
-    public static func bringDown(device: Int) throws(TransportError) {
+    package static func bringDown(device: Int) throws(TransportError) {
         try HCISocket().bringDown(device: device)
     }
 
     /// Powers hciN up (needs CAP_NET_ADMIN).
-    public static func bringUp(device: Int) throws(TransportError) {
+    package static func bringUp(device: Int) throws(TransportError) {
         try HCISocket().bringUp(device: device)
     }
 }

@@ -12,23 +12,23 @@ import Synchronization
 /// Control state sits behind one `Mutex`; the notification path takes no lock (its handlers are
 /// the reader's own copy, its counts atomic). Every wait ends once: by its response, its
 /// deadline (from when it was queued, one timer for the bearer), cancellation or the close.
-public final class ATTBearer: Sendable {
-    public struct Configuration: Sendable {
+package final class ATTBearer: Sendable {
+    package struct Configuration: Sendable {
         /// Our receive MTU, announced in Exchange MTU (clamped to 23...517 and the channel's limit).
-        public var preferredMTU: Int
+        package var preferredMTU: Int
         /// How long a request may take from when it is queued to its response (30 s in the spec,
         /// counted there from the send). A request on the wire that times out closes the bearer.
-        public var transactionTimeout: Duration
+        package var transactionTimeout: Duration
 
-        public init(preferredMTU: Int = 517, transactionTimeout: Duration = .seconds(30)) {
+        package init(preferredMTU: Int = 517, transactionTimeout: Duration = .seconds(30)) {
             self.preferredMTU = preferredMTU
             self.transactionTimeout = transactionTimeout
         }
     }
 
-    public let configuration: Configuration
+    package let configuration: Configuration
     /// The receive MTU we announce: the configured one, within 23...517 and the channel's limit.
-    public let localMTU: Int
+    package let localMTU: Int
     let channel: any ATTChannel
     private let state: Mutex<State>
     private let timer: DeadlineTimer
@@ -152,10 +152,10 @@ public final class ATTBearer: Sendable {
     // MARK: Public surface
 
     /// The ATT_MTU in effect: 23 until an exchange (either side's) completes.
-    public var mtu: Int { state.withLock { $0.mtu } }
+    package var mtu: Int { state.withLock { $0.mtu } }
 
-    public var isClosed: Bool { state.withLock { $0.closeReason != nil } }
-    public var closeReason: ATTBearerCloseReason? { state.withLock { $0.closeReason } }
+    package var isClosed: Bool { state.withLock { $0.closeReason != nil } }
+    package var closeReason: ATTBearerCloseReason? { state.withLock { $0.closeReason } }
     package var statistics: ATTBearerStatistics {
         var statistics = state.withLock { s in
             var statistics = s.statistics
@@ -174,10 +174,10 @@ public final class ATTBearer: Sendable {
     var outstandingRequest: ATTOpcode? { state.withLock { $0.transactions.outstanding?.opcode } }
 
     /// The server role on this link, when this host serves the peer.
-    public var server: GATTServerConnection? { state.withLock { $0.server } }
+    package var server: GATTServerConnection? { state.withLock { $0.server } }
 
     /// Routes notifications and indications of `handle` to `handler` (nil removes the route).
-    public func setValueHandler(_ handler: (any ATTValueHandler)?, forHandle handle: AttributeHandle) {
+    package func setValueHandler(_ handler: (any ATTValueHandler)?, forHandle handle: AttributeHandle) {
         let previous = state.withLock { s in
             defer { publishValueRoutes(s) }
             if let handler { return s.handlers.updateValue(handler, forKey: handle) }
@@ -187,7 +187,7 @@ public final class ATTBearer: Sendable {
     }
 
     /// Receives values of handles that have no handler of their own.
-    public func setDefaultValueHandler(_ handler: (any ATTValueHandler)?) {
+    package func setDefaultValueHandler(_ handler: (any ATTValueHandler)?) {
         let previous = state.withLock { s in
             defer {
                 s.defaultHandler = handler
@@ -223,9 +223,9 @@ public final class ATTBearer: Sendable {
     }
 
     /// What the link does when a request fails for want of security (set by the connection).
-    public typealias SecurityEscalation = @Sendable (ATTErrorCode) async throws -> Void
+    package typealias SecurityEscalation = @Sendable (ATTErrorCode) async throws -> Void
 
-    public func setSecurityEscalation(_ escalation: SecurityEscalation?) {
+    package func setSecurityEscalation(_ escalation: SecurityEscalation?) {
         securityEscalation.withLock { $0 = escalation }
     }
 
@@ -309,7 +309,7 @@ public final class ATTBearer: Sendable {
     /// Exchange MTU as the client (once per connection; later calls return the MTU in effect).
     /// A server that does not support the request leaves the MTU at 23.
     @discardableResult
-    public func exchangeMTU() async throws -> Int {
+    package func exchangeMTU() async throws -> Int {
         let first = state.withLock { s in
             defer { s.clientMTUExchangeStarted = true }
             return !s.clientMTUExchangeStarted
@@ -331,7 +331,7 @@ public final class ATTBearer: Sendable {
 
     /// Closes the bearer: every waiting request fails with `reason`'s error, once; the server
     /// role closes. Idempotent.
-    public func close(_ reason: ATTBearerCloseReason) {
+    package func close(_ reason: ATTBearerCloseReason) {
         let actions = state.withLock { s in s.transactions.close(reason) }
         perform(actions)
     }
@@ -395,7 +395,7 @@ public final class ATTBearer: Sendable {
     /// One PDU received on CID 4, as a batch of its own: its value handlers wake their consumers
     /// before this returns. `time` is when its bytes were read. Never throws or traps: malformed
     /// input is counted in `statistics` and dropped.
-    public func receive(_ pdu: UnsafeRawBufferPointer, at time: HostTime) {
+    package func receive(_ pdu: UnsafeRawBufferPointer, at time: HostTime) {
         receiveInBatch(pdu, at: time)
         finishBatch()
     }

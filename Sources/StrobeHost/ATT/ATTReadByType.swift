@@ -29,10 +29,10 @@ package struct ATTReadByTypeRequest: ATTRequestPDU {
 }
 
 /// One attribute handle and its value.
-public struct ATTHandleValue: Sendable, Hashable {
-    public var handle: AttributeHandle
-    public var value: [UInt8]
-    public init(handle: AttributeHandle, value: [UInt8]) {
+package struct ATTHandleValue: Sendable, Hashable {
+    package var handle: AttributeHandle
+    package var value: [UInt8]
+    package init(handle: AttributeHandle, value: [UInt8]) {
         self.handle = handle
         self.value = value
     }

@@ -560,15 +560,15 @@ final class L2CAPLink: HCIACLHandler, @unchecked Sendable {
 }
 
 /// What one link's L2CAP layer has seen.
-public struct L2CAPLinkCounters: Sendable, Hashable {
-    public var pdus = 0
+package struct L2CAPLinkCounters: Sendable, Hashable {
+    package var pdus = 0
     /// Reassembly errors (bad fragments, hostile lengths); see `L2CAPError`.
-    public var errors = 0
-    public var malformedSignaling = 0
+    package var errors = 0
+    package var malformedSignaling = 0
     /// Signalling commands answered with Command Reject.
-    public var signalingRejected = 0
+    package var signalingRejected = 0
     /// SMP PDUs handed to the Security Manager.
-    public var smp = 0
-    public var unknownChannel = 0
-    public init() {}
+    package var smp = 0
+    package var unknownChannel = 0
+    package init() {}
 }

@@ -12,7 +12,7 @@ public final class LEConnection: Sendable, CustomStringConvertible {
     public let peerAddress: BluetoothAddress
     public let peerAddressType: LEAddressType
     public let role: LERole
-    public let bearer: ATTBearer
+    package let bearer: ATTBearer
     public let gatt: GATTClient
     let link: L2CAPLink
     private let bondedGATT: BondedGATT
@@ -239,6 +239,10 @@ public final class LEConnection: Sendable, CustomStringConvertible {
     /// `nil` while connected; once down, why, as every waiter on the link saw it.
     public var closeReason: ATTBearerCloseReason? { state.withLock { $0.closeReason } }
 
+    /// The ATT MTU both sides use (23 until an exchange raises it): a value, notification or
+    /// Write Command carries at most `mtu - 3` bytes.
+    public var mtu: Int { bearer.mtu }
+
     public var isConnected: Bool { disconnectReason == nil }
 
     /// Connection Parameter Update Requests the peer sent, and how many were accepted.
@@ -259,7 +263,7 @@ public final class LEConnection: Sendable, CustomStringConvertible {
     }
 
     /// L2CAP counters of this link: PDUs, reassembly errors, refused pairing, unknown channels.
-    public var l2capCounters: L2CAPLinkCounters { link.counters }
+    package var l2capCounters: L2CAPLinkCounters { link.counters }
 
     /// How long `disconnect` waits for Disconnection Complete before it closes the link itself.
     public static let disconnectionTimeout = Duration.seconds(5)

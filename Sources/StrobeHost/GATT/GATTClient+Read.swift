@@ -32,7 +32,7 @@ extension GATTClient {
 
     /// Read Using Characteristic UUID: the handle and value of every attribute of `uuid` in
     /// the range (each value at most ATT_MTU - 4 bytes).
-    public func read(uuid: BluetoothUUID, in range: ClosedRange<AttributeHandle> = GATTClient.fullRange) async throws -> [ATTHandleValue] {
+    package func read(uuid: BluetoothUUID, in range: ClosedRange<AttributeHandle> = GATTClient.fullRange) async throws -> [ATTHandleValue] {
         try await readByTypeAll(uuid, in: range)
     }
 

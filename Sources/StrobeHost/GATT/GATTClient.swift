@@ -5,9 +5,9 @@ import Synchronization
 /// subscriptions, and a cached database kept in step with Service Changed indications.
 /// Procedures may run concurrently; the bearer sends their requests one at a time.
 public final class GATTClient: Sendable {
-    public let bearer: ATTBearer
+    package let bearer: ATTBearer
     /// Cache events (Service Changed). Single consumer; the newest 16 are kept when unread.
-    public let databaseEvents: AsyncStream<GATTDatabaseEvent>
+    package let databaseEvents: AsyncStream<GATTDatabaseEvent>
     let events: AsyncStream<GATTDatabaseEvent>.Continuation
     let state = Mutex(State())
 
@@ -22,7 +22,7 @@ public final class GATTClient: Sendable {
         var onRediscovered: (@Sendable (GATTDatabase) -> Void)?
     }
 
-    public init(bearer: ATTBearer) {
+    package init(bearer: ATTBearer) {
         self.bearer = bearer
         (databaseEvents, events) = AsyncStream.makeStream(of: GATTDatabaseEvent.self, bufferingPolicy: .bufferingNewest(16))
     }

@@ -65,7 +65,7 @@ public struct GATTDatabase: Hashable, Sendable, Codable {
 }
 
 /// What happened to a client's cached database.
-public enum GATTDatabaseEvent: Sendable {
+package enum GATTDatabaseEvent: Sendable {
     /// A Service Changed indication invalidated the services overlapping this range.
     case invalidated(ClosedRange<AttributeHandle>)
     /// The range was discovered again and the cache holds the result.

@@ -13,7 +13,7 @@ public final class GATTServerConnection: Sendable {
     package let id: GATTServerConnectionID
     public let database: GATTAttributeDatabase
     /// The link's bearer: it owns the MTU and carries every PDU.
-    public let bearer: ATTBearer
+    package let bearer: ATTBearer
     private let indicationTimeout: Duration
     private let linkSecurity: @Sendable () -> GATTLinkSecurity
     private let timer: DeadlineTimer
@@ -36,7 +36,7 @@ public final class GATTServerConnection: Sendable {
     /// The server role on `bearer`'s link, attached to it: the peer's requests come here.
     /// `linkSecurity` says how the link is protected now (checked against each attribute's
     /// requirement); without it the link counts as unencrypted.
-    public init(database: GATTAttributeDatabase, bearer: ATTBearer,
+    package init(database: GATTAttributeDatabase, bearer: ATTBearer,
                 clock: any Clock<Duration> = ContinuousClock(), indicationTimeout: Duration = .seconds(30),
                 linkSecurity: @escaping @Sendable () -> GATTLinkSecurity = { GATTLinkSecurity(level: .none, bonded: false) }) {
         id = GATTServerConnectionID(rawValue: Self.nextID.add(1, ordering: .relaxed).newValue)
@@ -451,12 +451,12 @@ public enum GATTServerError: Error, Sendable, Hashable, CustomStringConvertible 
 }
 
 /// How a link is protected, as the GATT server checks attribute requirements against it.
-public struct GATTLinkSecurity: Sendable, Hashable {
-    public var level: SMPSecurityLevel
+package struct GATTLinkSecurity: Sendable, Hashable {
+    package var level: SMPSecurityLevel
     /// The server's host has a bond with the client (so the client can encrypt without pairing).
-    public var bonded: Bool
+    package var bonded: Bool
 
-    public init(level: SMPSecurityLevel, bonded: Bool) {
+    package init(level: SMPSecurityLevel, bonded: Bool) {
         self.level = level
         self.bonded = bonded
     }

@@ -121,7 +121,7 @@ public final class LEScanner: Sendable {
 
     /// Every advertising report as it comes (extended ones reassembled), before it is folded
     /// into its device. Finishes when the controller closes or the scanner goes away.
-    public func reports() -> AsyncStream<ScanReport> { reportBroadcast.stream() }
+    package func reports() -> AsyncStream<ScanReport> { reportBroadcast.stream() }
 
     // MARK: - Scanning
 

@@ -3,30 +3,30 @@ import StrobeHCI
 /// One advertising report as the controller gave it (an extended one with its fragments
 /// joined): what kind of PDU it was and on which PHYs, before the scanner folds it into a
 /// `DiscoveredDevice`.
-public struct ScanReport: Sendable, Hashable {
-    public var address: BluetoothAddress
-    public var addressType: LEAddressType
+package struct ScanReport: Sendable, Hashable {
+    package var address: BluetoothAddress
+    package var addressType: LEAddressType
     /// Sent with a legacy PDU (every LE Advertising Report is).
-    public var legacy: Bool
-    public var connectable: Bool
-    public var scannable: Bool
-    public var directed: Bool
-    public var isScanResponse: Bool
+    package var legacy: Bool
+    package var connectable: Bool
+    package var scannable: Bool
+    package var directed: Bool
+    package var isScanResponse: Bool
     /// The controller gave up on the rest of the data (Data_Status 0b10).
-    public var truncated: Bool
+    package var truncated: Bool
     /// Advertising_SID (0xFF: none, and for legacy PDUs).
-    public var sid: UInt8
-    public var primaryPHY: LEPHY
+    package var sid: UInt8
+    package var primaryPHY: LEPHY
     /// `nil` when the PDU had no auxiliary packet.
-    public var secondaryPHY: LEPHY?
-    public var txPower: Int8?
-    public var rssi: Int8?
+    package var secondaryPHY: LEPHY?
+    package var txPower: Int8?
+    package var rssi: Int8?
     /// The address a directed extended PDU was aimed at (LE Advertising Report does not say).
-    public var directAddress: BluetoothAddress?
-    public var directAddressType: LEAddressType?
-    public var data: [UInt8]
+    package var directAddress: BluetoothAddress?
+    package var directAddressType: LEAddressType?
+    package var data: [UInt8]
 
-    public init(address: BluetoothAddress, addressType: LEAddressType, legacy: Bool = true, connectable: Bool,
+    package init(address: BluetoothAddress, addressType: LEAddressType, legacy: Bool = true, connectable: Bool,
                 scannable: Bool, directed: Bool = false, isScanResponse: Bool = false, truncated: Bool = false,
                 sid: UInt8 = 0xFF, primaryPHY: LEPHY = .le1M, secondaryPHY: LEPHY? = nil, txPower: Int8? = nil,
                 rssi: Int8? = nil, data: [UInt8]) {

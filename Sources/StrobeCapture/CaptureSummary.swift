@@ -4,34 +4,34 @@ import StrobeHCI
 /// counts per packet type and direction. Encodes to JSON with the keys `datalink`, `version`,
 /// `records`, `firstTimestamp`, `lastTimestamp` (null when there are no records),
 /// `packetTypes`, `directions`, `truncatedRecords`, `cumulativeDrops`.
-public struct CaptureSummary: Sendable, Equatable, Encodable, CustomStringConvertible {
-    public struct Datalink: Sendable, Equatable, Encodable {
-        public var number: UInt32
-        public var name: String
+package struct CaptureSummary: Sendable, Equatable, Encodable, CustomStringConvertible {
+    package struct Datalink: Sendable, Equatable, Encodable {
+        package var number: UInt32
+        package var name: String
     }
 
-    public struct Timestamp: Sendable, Equatable, Encodable {
-        public var unixMicroseconds: Int64
+    package struct Timestamp: Sendable, Equatable, Encodable {
+        package var unixMicroseconds: Int64
         /// UTC, with microseconds: `2018-10-14T19:57:19.735026Z`.
-        public var iso8601: String
+        package var iso8601: String
 
-        public init(_ timestamp: BtsnoopTimestamp) {
+        package init(_ timestamp: BtsnoopTimestamp) {
             unixMicroseconds = timestamp.unixMicroseconds
             iso8601 = timestamp.iso8601
         }
     }
 
-    public struct PacketTypeCounts: Sendable, Equatable, Encodable {
-        public var command = 0
-        public var acl = 0
-        public var sco = 0
-        public var event = 0
-        public var iso = 0
-        public var nonHCI = 0
+    package struct PacketTypeCounts: Sendable, Equatable, Encodable {
+        package var command = 0
+        package var acl = 0
+        package var sco = 0
+        package var event = 0
+        package var iso = 0
+        package var nonHCI = 0
 
-        public init() {}
+        package init() {}
 
-        public subscript(type: HCIPacketType) -> Int {
+        package subscript(type: HCIPacketType) -> Int {
             get {
                 switch type {
                 case .command: command
@@ -53,46 +53,46 @@ public struct CaptureSummary: Sendable, Equatable, Encodable, CustomStringConver
         }
     }
 
-    public struct DirectionCounts: Sendable, Equatable, Encodable {
-        public var hostToController = 0
-        public var controllerToHost = 0
+    package struct DirectionCounts: Sendable, Equatable, Encodable {
+        package var hostToController = 0
+        package var controllerToHost = 0
         /// Monitor records that belong to no direction (New Index, notes, ...).
-        public var none = 0
+        package var none = 0
 
-        public init() {}
+        package init() {}
     }
 
-    public var datalink: Datalink
-    public var version: UInt32
-    public var records = 0
-    public var firstTimestamp: Timestamp?
-    public var lastTimestamp: Timestamp?
-    public var packetTypes = PacketTypeCounts()
-    public var directions = DirectionCounts()
+    package var datalink: Datalink
+    package var version: UInt32
+    package var records = 0
+    package var firstTimestamp: Timestamp?
+    package var lastTimestamp: Timestamp?
+    package var packetTypes = PacketTypeCounts()
+    package var directions = DirectionCounts()
     /// Records that kept fewer bytes than the packet had.
-    public var truncatedRecords = 0
+    package var truncatedRecords = 0
     /// The last record's cumulative drop count: packets the capturing side lost.
-    public var cumulativeDrops: UInt32 = 0
+    package var cumulativeDrops: UInt32 = 0
 
     /// An empty summary, to be filled with `add(_:)` (for callers that want what was read
     /// before an error).
-    public init(datalink: BtsnoopDatalink, version: UInt32 = 1) {
+    package init(datalink: BtsnoopDatalink, version: UInt32 = 1) {
         self.datalink = Datalink(number: datalink.rawValue, name: datalink.name)
         self.version = version
     }
 
     /// Reads the whole file at `path`.
-    public init(path: String) throws(BtsnoopError) {
+    package init(path: String) throws(BtsnoopError) {
         try self.init(reader: BtsnoopReader(path: path))
     }
 
     /// Reads every remaining record of `reader`.
-    public init(reader: BtsnoopReader) throws(BtsnoopError) {
+    package init(reader: BtsnoopReader) throws(BtsnoopError) {
         self.init(datalink: reader.datalink, version: reader.version)
         while let record = try reader.next() { add(record) }
     }
 
-    public mutating func add(_ record: BtsnoopRecord) {
+    package mutating func add(_ record: BtsnoopRecord) {
         records += 1
         let time = Timestamp(record.timestamp)
         if firstTimestamp == nil { firstTimestamp = time }
@@ -115,7 +115,7 @@ public struct CaptureSummary: Sendable, Equatable, Encodable, CustomStringConver
             truncatedRecords, cumulativeDrops
     }
 
-    public func encode(to encoder: any Encoder) throws {
+    package func encode(to encoder: any Encoder) throws {
         var container = encoder.container(keyedBy: CodingKeys.self)
         try container.encode(datalink, forKey: .datalink)
         try container.encode(version, forKey: .version)
@@ -130,7 +130,7 @@ public struct CaptureSummary: Sendable, Equatable, Encodable, CustomStringConver
     }
 
     /// A few aligned lines for people.
-    public var text: String {
+    package var text: String {
         var lines = [
             "datalink:   \(datalink.number) (\(datalink.name))",
             "records:    \(records)",
@@ -151,7 +151,7 @@ public struct CaptureSummary: Sendable, Equatable, Encodable, CustomStringConver
         return lines.joined(separator: "\n")
     }
 
-    public var description: String { text }
+    package var description: String { text }
 
     /// `1h 02m 03.456789s`, or `3.456789s` under a minute.
     static func duration(microseconds: Int64) -> String {

@@ -39,7 +39,7 @@ public final class SimWorld: Sendable {
 
     /// A controller for a host to drive, like any transport; `address` to stand for the same
     /// controller opened again (a new run of an app).
-    public func makeHostController(address: BluetoothAddress? = nil) -> VirtualController {
+    package func makeHostController(address: BluetoothAddress? = nil) -> VirtualController {
         let index = hostControllers.withLock { n -> Int in
             n += 1
             return n

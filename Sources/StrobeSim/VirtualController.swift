@@ -4,17 +4,17 @@ import Synchronization
 /// An LE controller in software that speaks HCI to its host exactly as a transport does, so the
 /// unchanged host stack runs on it. It lives in a `VirtualAir`, which carries its advertising,
 /// scanning and connections to the other controllers there.
-public final class VirtualController: HCITransport, Sendable {
-    public struct Configuration: Sendable {
-        public var address: BluetoothAddress
+package final class VirtualController: HCITransport, Sendable {
+    package struct Configuration: Sendable {
+        package var address: BluetoothAddress
         /// LE ACL data packet length and count reported by LE Read Buffer Size.
-        public var aclLength: Int
-        public var aclCount: Int
+        package var aclLength: Int
+        package var aclCount: Int
         /// RSSI that scanners report for this device's advertisements.
-        public var rssi: Int8
-        public var name: String
+        package var rssi: Int8
+        package var name: String
 
-        public init(address: BluetoothAddress, aclLength: Int = 27, aclCount: Int = 8, rssi: Int8 = -55, name: String = "sim") {
+        package init(address: BluetoothAddress, aclLength: Int = 27, aclCount: Int = 8, rssi: Int8 = -55, name: String = "sim") {
             self.address = address
             self.aclLength = aclLength
             self.aclCount = aclCount
@@ -23,10 +23,10 @@ public final class VirtualController: HCITransport, Sendable {
         }
     }
 
-    public let configuration: Configuration
-    public var name: String { "sim:\(configuration.name)" }
+    package let configuration: Configuration
+    package var name: String { "sim:\(configuration.name)" }
     /// The air's clock: the host above a simulated controller waits in the world's time.
-    public var clock: any Clock<Duration> { air.clock }
+    package var clock: any Clock<Duration> { air.clock }
     // Strong: the air keeps its controllers and each controller its air, until `close` removes it.
     let air: VirtualAir
     let id: Int
@@ -47,7 +47,7 @@ public final class VirtualController: HCITransport, Sendable {
     /// Whether this controller has scanning enabled now (LE Set Scan Enable).
     var isScanning: Bool { air.isScanning(id) }
 
-    public func start(_ sink: any HCIPacketSink) throws(TransportError) {
+    package func start(_ sink: any HCIPacketSink) throws(TransportError) {
         guard !started.exchange(true, ordering: .relaxed) else { throw TransportError.notOpen }
         self.sink.withLock { $0 = sink }
         // Packets to the host go out in order, from a task of their own, as from a reader thread.
@@ -87,7 +87,7 @@ public final class VirtualController: HCITransport, Sendable {
         for continuation in resumed { continuation.resume() }
     }
 
-    public func send(_ h4Packet: UnsafeRawBufferPointer) throws(TransportError) {
+    package func send(_ h4Packet: UnsafeRawBufferPointer) throws(TransportError) {
         guard started.load(ordering: .relaxed), let first = h4Packet.first else { throw TransportError.notOpen }
         let payload = Array(h4Packet.dropFirst())
         switch HCIPacketType(rawValue: first) {
@@ -97,7 +97,7 @@ public final class VirtualController: HCITransport, Sendable {
         }
     }
 
-    public func close() {
+    package func close() {
         air.remove(self)
         outbox.finish()
         let sink = self.sink.withLock { s -> (any HCIPacketSink)? in

@@ -17,13 +17,13 @@ extension HCIController {
         return ObserverToken(id: id)
     }
 
-    public func removeEventHandler(_ token: ObserverToken) {
+    package func removeEventHandler(_ token: ObserverToken) {
         state.withLock { s in s.observers.removeAll { $0.id == token.id } }
     }
 
     /// The events `addEventHandler` would see, as an async sequence that finishes when the
     /// controller closes or the consumer stops iterating.
-    public func events(
+    package func events(
         bufferingPolicy: AsyncStream<TimedEvent>.Continuation.BufferingPolicy = .unbounded
     ) -> AsyncStream<TimedEvent> {
         let (stream, continuation) = AsyncStream.makeStream(of: TimedEvent.self, bufferingPolicy: bufferingPolicy)

@@ -48,12 +48,12 @@ public final class HCIController: HCIPacketSink {
     }
 
     /// Identifies an event handler for `removeEventHandler(_:)`.
-    public struct ObserverToken: Sendable, Hashable {
+    package struct ObserverToken: Sendable, Hashable {
         let id: UInt64
     }
 
     /// An event with the time its bytes were read.
-    public struct TimedEvent: Sendable {
+    package struct TimedEvent: Sendable {
         package var event: HCIEvent
         public var time: HostTime
     }

@@ -61,9 +61,9 @@ public final class BluetoothHost: Sendable {
     /// The transport's clock, which every wait of the host runs on.
     public let clock: any Clock<Duration>
 
-    /// Opens `transport`'s controller (its init sequence) and takes it over. Throws the
-    /// controller's error when it cannot be opened; the transport is closed then.
-    public init(transport: any HCITransport, configuration: Configuration = Configuration()) async throws {
+    /// Opens `transport`'s controller (its init sequence) and takes it over. Throws
+    /// `.transport` or `.controller` when it cannot be opened; the transport is closed then.
+    public init(transport: any HCITransport, configuration: Configuration = Configuration()) async throws(StrobeError) {
         clock = transport.clock
         controller = HCIController(
             transport: transport, clock: clock,
@@ -74,7 +74,7 @@ public final class BluetoothHost: Sendable {
             info = try await controller.open()
         } catch {
             controller.close()
-            throw error
+            throw StrobeError(error)
         }
         security = SecurityManager(configuration: configuration.security, store: configuration.bondStore,
                                    delegate: configuration.pairingDelegate)
@@ -89,33 +89,43 @@ public final class BluetoothHost: Sendable {
 
     /// Scans for `duration` and returns every device seen, beside any other scan on this host.
     public func scan(for duration: Duration, configuration: LEScanner.Configuration = LEScanner.Configuration())
-        async throws -> [DiscoveredDevice] {
-        try await scanner().scan(for: duration, configuration: configuration)
+        async throws(StrobeError) -> [DiscoveredDevice] {
+        try await filingErrors {
+            try await scanner().scan(for: duration, configuration: configuration)
+        }
     }
 
     // MARK: Connecting
 
     /// Scans until a device advertising `name` is seen (within `scanTimeout`), then connects
     /// and exchanges the ATT MTU.
-    public func connect(name: String, scanTimeout: Duration = .seconds(5), timeout: Duration? = nil) async throws -> Peer {
-        Peer(try await central.connect(name: name, scanTimeout: scanTimeout, timeout: timeout))
+    public func connect(name: String, scanTimeout: Duration = .seconds(5), timeout: Duration? = nil) async throws(StrobeError) -> Peer {
+        try await filingErrors {
+            Peer(try await central.connect(name: name, scanTimeout: scanTimeout, timeout: timeout))
+        }
     }
 
     /// Connects to a device a scan found.
-    public func connect(to device: DiscoveredDevice, timeout: Duration? = nil) async throws -> Peer {
-        Peer(try await central.connect(to: device.address, addressType: device.addressType, timeout: timeout))
+    public func connect(to device: DiscoveredDevice, timeout: Duration? = nil) async throws(StrobeError) -> Peer {
+        try await filingErrors {
+            Peer(try await central.connect(to: device.address, addressType: device.addressType, timeout: timeout))
+        }
     }
 
     /// Connects to an address (no scan first).
-    public func connect(to address: BluetoothAddress, type: LEAddressType, timeout: Duration? = nil) async throws -> Peer {
-        Peer(try await central.connect(to: address, addressType: type, timeout: timeout))
+    public func connect(to address: BluetoothAddress, type: LEAddressType, timeout: Duration? = nil) async throws(StrobeError) -> Peer {
+        try await filingErrors {
+            Peer(try await central.connect(to: address, addressType: type, timeout: timeout))
+        }
     }
 
     /// Finds a bonded peer under its identity or any private address it resolves to, connects
     /// and encrypts the link with the bond's key.
     public func connect(bonded identity: BluetoothAddress, scanTimeout: Duration = .seconds(5), timeout: Duration? = nil)
-        async throws -> Peer {
-        Peer(try await central.connect(bonded: identity, scanTimeout: scanTimeout, timeout: timeout))
+        async throws(StrobeError) -> Peer {
+        try await filingErrors {
+            Peer(try await central.connect(bonded: identity, scanTimeout: scanTimeout, timeout: timeout))
+        }
     }
 
     /// The connections that are up.

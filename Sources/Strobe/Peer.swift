@@ -31,37 +31,47 @@ public final class Peer: Sendable, CustomStringConvertible {
 
     /// The peer's services with their characteristics and descriptors: discovered once per
     /// connection (or taken from a bonded peer's cache when its Database Hash still matches).
-    public func services() async throws -> [GATTDatabase.Service] {
-        if let known = connection.gatt.database { return known.services }
-        return try await connection.discoverDatabase().services
+    public func services() async throws(StrobeError) -> [GATTDatabase.Service] {
+        try await filingErrors {
+            if let known = connection.gatt.database { return known.services }
+            return try await connection.discoverDatabase().services
+        }
     }
 
     /// The service with this UUID (the first, if the peer has several).
-    public func service(_ uuid: BluetoothUUID) async throws -> GATTDatabase.Service {
-        guard let service = try await services().first(where: { $0.service.uuid == uuid }) else {
-            throw PeerError.noService(uuid)
+    public func service(_ uuid: BluetoothUUID) async throws(StrobeError) -> GATTDatabase.Service {
+        try await filingErrors {
+            guard let service = try await services().first(where: { $0.service.uuid == uuid }) else {
+                throw PeerError.noService(uuid)
+            }
+            return service
         }
-        return service
     }
 
     /// The one characteristic with this UUID. Throws `PeerError.noCharacteristic`, or
     /// `PeerError.ambiguousCharacteristic` when several services have one (name the service).
-    public func characteristic(_ uuid: BluetoothUUID) async throws -> GATTCharacteristic {
-        try Self.one(uuid, among: try await services().flatMap(\.characteristics))
+    public func characteristic(_ uuid: BluetoothUUID) async throws(StrobeError) -> GATTCharacteristic {
+        try await filingErrors {
+            try Self.one(uuid, among: try await services().flatMap(\.characteristics))
+        }
     }
 
     /// The characteristic with this UUID in the service with `service`'s UUID.
-    public func characteristic(_ uuid: BluetoothUUID, in service: BluetoothUUID) async throws -> GATTCharacteristic {
-        try Self.one(uuid, among: try await self.service(service).characteristics)
+    public func characteristic(_ uuid: BluetoothUUID, in service: BluetoothUUID) async throws(StrobeError) -> GATTCharacteristic {
+        try await filingErrors {
+            try Self.one(uuid, among: try await self.service(service).characteristics)
+        }
     }
 
     /// The characteristic whose value is at `valueHandle`.
-    public func characteristic(valueHandle: AttributeHandle) async throws -> GATTCharacteristic {
-        let all = try await services().flatMap(\.characteristics).map(\.characteristic)
-        guard let found = all.first(where: { $0.valueHandle == valueHandle }) else {
-            throw PeerError.noCharacteristicAt(valueHandle)
+    public func characteristic(valueHandle: AttributeHandle) async throws(StrobeError) -> GATTCharacteristic {
+        try await filingErrors {
+            let all = try await services().flatMap(\.characteristics).map(\.characteristic)
+            guard let found = all.first(where: { $0.valueHandle == valueHandle }) else {
+                throw PeerError.noCharacteristicAt(valueHandle)
+            }
+            return found
         }
-        return found
     }
 
     private static func one(_ uuid: BluetoothUUID, among all: [GATTDatabase.Characteristic]) throws -> GATTCharacteristic {
@@ -74,29 +84,37 @@ public final class Peer: Sendable, CustomStringConvertible {
     // MARK: Reading and writing
 
     /// The characteristic's whole value (with Read Blob when it is longer than one response).
-    public func read(_ uuid: BluetoothUUID) async throws -> [UInt8] {
-        try await read(try await characteristic(uuid))
+    public func read(_ uuid: BluetoothUUID) async throws(StrobeError) -> [UInt8] {
+        try await filingErrors {
+            try await read(try await characteristic(uuid))
+        }
     }
 
     /// The characteristic's whole value, for a characteristic already found.
-    public func read(_ characteristic: GATTCharacteristic) async throws -> [UInt8] {
-        try await connection.gatt.readLong(handle: characteristic.valueHandle)
+    public func read(_ characteristic: GATTCharacteristic) async throws(StrobeError) -> [UInt8] {
+        try await filingErrors {
+            try await connection.gatt.readLong(handle: characteristic.valueHandle)
+        }
     }
 
     /// Writes the value: with a response (a long write when it does not fit one request), or
     /// as a Write Command, which the peer does not answer.
-    public func write(_ value: [UInt8], to uuid: BluetoothUUID, withResponse: Bool = true) async throws {
-        try await write(value, to: try await characteristic(uuid), withResponse: withResponse)
+    public func write(_ value: [UInt8], to uuid: BluetoothUUID, withResponse: Bool = true) async throws(StrobeError) {
+        try await filingErrors {
+            try await write(value, to: try await characteristic(uuid), withResponse: withResponse)
+        }
     }
 
     /// Writes the value to a characteristic already found (see `write(_:to:withResponse:)`).
-    public func write(_ value: [UInt8], to characteristic: GATTCharacteristic, withResponse: Bool = true) async throws {
-        if !withResponse {
-            try await connection.gatt.writeWithoutResponse(value, handle: characteristic.valueHandle)
-        } else if value.count > connection.mtu - 3 {
-            try await connection.gatt.writeLong(value, handle: characteristic.valueHandle)
-        } else {
-            try await connection.gatt.write(value, handle: characteristic.valueHandle)
+    public func write(_ value: [UInt8], to characteristic: GATTCharacteristic, withResponse: Bool = true) async throws(StrobeError) {
+        try await filingErrors {
+            if !withResponse {
+                try await connection.gatt.writeWithoutResponse(value, handle: characteristic.valueHandle)
+            } else if value.count > connection.mtu - 3 {
+                try await connection.gatt.writeLong(value, handle: characteristic.valueHandle)
+            } else {
+                try await connection.gatt.write(value, handle: characteristic.valueHandle)
+            }
         }
     }
 
@@ -107,45 +125,59 @@ public final class Peer: Sendable, CustomStringConvertible {
     /// consumer: a consumer that falls behind loses the newest values, counted in the
     /// sequence's `counters`, and never slows the link.
     public func subscribe(_ uuid: BluetoothUUID, indications: Bool = false, capacity: Int = 256, maxValueSize: Int = 512)
-        async throws -> NotificationSequence {
-        let ring = NotificationRing(capacity: capacity, maxValueSize: maxValueSize)
-        try await subscribe(uuid, indications: indications, handler: ring)
-        return ring.notifications()
+        async throws(StrobeError) -> NotificationSequence {
+        try await filingErrors {
+            let ring = NotificationRing(capacity: capacity, maxValueSize: maxValueSize)
+            try await subscribe(uuid, indications: indications, handler: ring)
+            return ring.notifications()
+        }
     }
 
     /// Subscribes with a handler the link's reader thread calls for each value, with the bytes
     /// borrowed from the receive buffer: the zero-copy path for high rates. Give it a
     /// `NotificationRing` to drain from a loop of your own.
-    public func subscribe(_ uuid: BluetoothUUID, indications: Bool = false, handler: any ATTValueHandler) async throws {
-        try await connection.gatt.subscribe(try await characteristic(uuid), to: indications ? .indication : .notification,
-                                            handler: handler)
+    public func subscribe(_ uuid: BluetoothUUID, indications: Bool = false, handler: any ATTValueHandler) async throws(StrobeError) {
+        try await filingErrors {
+            try await connection.gatt.subscribe(try await characteristic(uuid), to: indications ? .indication : .notification,
+                                                handler: handler)
+        }
     }
 
     /// Turns the characteristic's notifications and indications off.
-    public func unsubscribe(_ uuid: BluetoothUUID) async throws {
-        try await connection.gatt.unsubscribe(try await characteristic(uuid))
+    public func unsubscribe(_ uuid: BluetoothUUID) async throws(StrobeError) {
+        try await filingErrors {
+            try await connection.gatt.unsubscribe(try await characteristic(uuid))
+        }
     }
 
     // MARK: Security and the link
 
     /// Pairs (and bonds, as the host is configured) and encrypts the link.
     @discardableResult
-    public func pair() async throws -> SMPPairingResult { try await connection.pair() }
+    public func pair() async throws(StrobeError) -> SMPPairingResult {
+        try await filingErrors { try await connection.pair() }
+    }
 
     /// Encrypts the link with the bond's key.
     @discardableResult
-    public func encrypt() async throws -> SMPSecurityLevel { try await connection.encrypt() }
+    public func encrypt() async throws(StrobeError) -> SMPSecurityLevel {
+        try await filingErrors { try await connection.encrypt() }
+    }
 
     /// How the link is secured now: none, unauthenticated, authenticated or Secure Connections.
     public var securityLevel: SMPSecurityLevel { connection.securityLevel }
 
     /// Asks for new connection parameters and returns those in use after the update.
     @discardableResult
-    public func updateParameters(_ parameters: LEConnectionParameters) async throws -> LEConnectionParametersInUse {
-        try await connection.updateParameters(parameters)
+    public func updateParameters(_ parameters: LEConnectionParameters) async throws(StrobeError) -> LEConnectionParametersInUse {
+        try await filingErrors {
+            try await connection.updateParameters(parameters)
+        }
     }
 
     /// Ends the link and returns the reason the controller reported.
     @discardableResult
-    public func disconnect() async throws -> HCIStatus { try await connection.disconnect() }
+    public func disconnect() async throws(StrobeError) -> HCIStatus {
+        try await filingErrors { try await connection.disconnect() }
+    }
 }

@@ -1,0 +1,78 @@
+import StrobeHCI
+import StrobeHost
+
+/// What `BluetoothHost` and `Peer` throw: one error for an app to catch, naming the layer that
+/// failed and keeping that layer's own error, whose cases say what was wrong.
+public enum StrobeError: Error, Sendable, CustomStringConvertible {
+    /// The link to the controller could not be opened, or failed (a socket, a serial line).
+    case transport(TransportError)
+    /// The controller refused a command, did not answer in time, or closed.
+    case controller(HCIError)
+    /// No connection: the device was not found, did not answer, or the controller refused.
+    case connection(ConnectionError)
+    /// New connection parameters were refused or not reported in time.
+    case connectionUpdate(ConnectionUpdateError)
+    /// The peer answered an ATT request with an error (not permitted, not found, ...).
+    case att(ATTError)
+    /// The ATT bearer could not carry the request: closed, timed out, the answer malformed.
+    case bearer(ATTBearerError)
+    /// A GATT procedure the characteristic does not allow, or that the peer's answers broke.
+    case gatt(GATTError)
+    /// The peer's services lack what was asked for.
+    case peer(PeerError)
+    /// Pairing, encryption or the bond store failed.
+    case security(SecurityError)
+    /// The bond store cannot be read or written.
+    case bondStore(BondStoreError)
+    /// The calling task was cancelled.
+    case cancelled
+    /// An error of a layer below that has no case of its own here, kept as it was thrown.
+    case other(any Error)
+
+    /// Files `error` under its layer; a `StrobeError` stays as it is.
+    public init(_ error: any Error) {
+        switch error {
+        case let error as StrobeError: self = error
+        case let error as TransportError: self = .transport(error)
+        case let error as HCIError:
+            // The controller's transport failing is the transport's error.
+            if case .transport(let cause) = error { self = .transport(cause) } else { self = .controller(error) }
+        case let error as ConnectionError: self = .connection(error)
+        case let error as ConnectionUpdateError: self = .connectionUpdate(error)
+        case let error as ATTError: self = .att(error)
+        case let error as ATTBearerError: self = .bearer(error)
+        case let error as GATTError: self = .gatt(error)
+        case let error as PeerError: self = .peer(error)
+        case let error as SecurityError: self = .security(error)
+        case let error as BondStoreError: self = .bondStore(error)
+        case is CancellationError: self = .cancelled
+        default: self = .other(error)
+        }
+    }
+
+    public var description: String {
+        switch self {
+        case .transport(let error): "\(error)"
+        case .controller(let error): "\(error)"
+        case .connection(let error): "\(error)"
+        case .connectionUpdate(let error): "\(error)"
+        case .att(let error): "\(error)"
+        case .bearer(let error): "\(error)"
+        case .gatt(let error): "\(error)"
+        case .peer(let error): "\(error)"
+        case .security(let error): "\(error)"
+        case .bondStore(let error): "\(error)"
+        case .cancelled: "cancelled"
+        case .other(let error): "\(error)"
+        }
+    }
+}
+
+/// Runs `body`, filing whatever it throws under its layer.
+func filingErrors<T>(_ body: () async throws -> T) async throws(StrobeError) -> T {
+    do {
+        return try await body()
+    } catch {
+        throw StrobeError(error)
+    }
+}

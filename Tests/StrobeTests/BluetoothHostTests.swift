@@ -1,0 +1,106 @@
+import Foundation
+import Strobe
+import StrobeSim
+import Synchronization
+import Testing
+
+/// The front door against the simulated world, in virtual time: errors filed under their layer,
+/// scans shared, subscriptions that count what they drop and end with the link. Each runs in an
+/// exit test's child: the virtual-time driver takes over the process's executor.
+@Suite struct BluetoothHostTests {
+    static let counter: BluetoothUUID = "8D1E0004-3B5A-4C6E-9F00-5A7B0BE0C0DE"
+
+    /// What a case found wrong, for its child to report before it fails.
+    struct Failed: Error, CustomStringConvertible {
+        var description: String
+    }
+
+    /// What `body` returned or threw.
+    static func outcome<T>(_ body: () async throws(StrobeError) -> T) async -> Result<T, StrobeError> {
+        do throws(StrobeError) { return .success(try await body()) } catch { return .failure(error) }
+    }
+
+    /// Runs `body` on a host over the standard simulated world, in virtual time.
+    static func withHost(_ body: @escaping @Sendable (BluetoothHost, VirtualClock) async throws -> Void) async throws {
+        try await VirtualTimeDriver.run { clock in
+            try await SimTransport.$environment.withValue(SimTransport.Environment(clock: clock)) {
+                let host = try await BluetoothHost(transport: SimTransport())
+                defer { host.close() }
+                try await body(host, clock)
+            }
+        }
+    }
+
+    @Test func aTransportThatCannotStartIsATransportError() async throws {
+        let junk = ReplayTransport(bytes: Array("not a capture".utf8), name: "replay:junk")
+        do throws(StrobeError) {
+            _ = try await BluetoothHost(transport: junk)
+            Issue.record("the host opened over a file that is not a capture")
+        } catch {
+            guard case .transport(.cannotOpen(let endpoint, _)) = error else {
+                Issue.record("not a transport error: \(error)")
+                return
+            }
+            #expect(endpoint == "replay:junk")
+        }
+    }
+
+    @Test func aNameNobodyAdvertisesIsAConnectionError() async {
+        await #expect(processExitsWith: .success) { try await Self.withHost(Self.aNameNobodyAdvertisesIsAConnectionError) }
+    }
+
+    static func aNameNobodyAdvertisesIsAConnectionError(_ host: BluetoothHost, _ clock: VirtualClock) async throws {
+        let connected = await outcome { () async throws(StrobeError) in try await host.connect(name: "Nobody", scanTimeout: .seconds(2)) }
+        guard case .failure(.connection(.notFound(let name, let scanned))) = connected, name == "Nobody", scanned == .seconds(2) else {
+            throw Failed(description: "\(connected)")
+        }
+    }
+
+    @Test func whatThePeerLacksIsAPeerErrorAndWhatItRefusesAnATTError() async {
+        await #expect(processExitsWith: .success) { try await Self.withHost(Self.whatThePeerLacksIsAPeerErrorAndWhatItRefusesAnATTError) }
+    }
+
+    static func whatThePeerLacksIsAPeerErrorAndWhatItRefusesAnATTError(_ host: BluetoothHost, _ clock: VirtualClock) async throws {
+        let peer = try await host.connect(name: "Strobe-Test")
+        let missing: BluetoothUUID = "2A37"
+        let lacking = await outcome { () async throws(StrobeError) in try await peer.read(missing) }
+        guard case .failure(.peer(.noCharacteristic(missing))) = lacking else { throw Failed(description: "\(lacking)") }
+        // The counter only notifies: the peer refuses to read it.
+        let refused = await outcome { () async throws(StrobeError) in try await peer.read(Self.counter) }
+        guard case .failure(.att(let att)) = refused, att.code == .readNotPermitted else { throw Failed(description: "\(refused)") }
+    }
+
+    @Test func aScanAndAConnectByNameShareTheController() async {
+        await #expect(processExitsWith: .success) { try await Self.withHost(Self.aScanAndAConnectByNameShareTheController) }
+    }
+
+    static func aScanAndAConnectByNameShareTheController(_ host: BluetoothHost, _ clock: VirtualClock) async throws {
+        async let seen = host.scan(for: .seconds(2))
+        let peer = try await host.connect(name: "Strobe-Test")
+        let names = Set(try await seen.compactMap(\.name))
+        // The scan saw every advertiser, while the connect found its own and connected.
+        let expected: Set = ["Nova", "Nova2", "Grip-S1", "Pen-S1", "LEDBLE-Key", "AB Shutter3"]
+        guard names.isSuperset(of: expected), peer.isConnected else {
+            throw Failed(description: "scan saw \(names.sorted()), connected: \(peer.isConnected)")
+        }
+    }
+
+    @Test func aSubscriptionCountsWhatItDropsAndEndsWithTheLink() async {
+        await #expect(processExitsWith: .success) { try await Self.withHost(Self.aSubscriptionCountsWhatItDropsAndEndsWithTheLink) }
+    }
+
+    static func aSubscriptionCountsWhatItDropsAndEndsWithTheLink(_ host: BluetoothHost, _ clock: VirtualClock) async throws {
+        let peer = try await host.connect(name: "Strobe-Test")
+        // Four slots, and a consumer that does not read until the device (100 values, one each
+        // 10 ms) is done: four kept, the rest dropped and counted.
+        let values = try await peer.subscribe(Self.counter, capacity: 4)
+        try await clock.sleep(for: .seconds(3))
+        try await peer.disconnect()
+        var received: [UInt32] = []
+        for await value in values { received.append(value.value.withUnsafeBytes { $0.loadUnaligned(as: UInt32.self) }) }
+        let counters = values.counters
+        guard received == [0, 1, 2, 3], counters.pushed == 4, counters.droppedFull == 96 else {
+            throw Failed(description: "received \(received), counters \(counters)")
+        }
+    }
+}

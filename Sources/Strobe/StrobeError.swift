@@ -50,6 +50,7 @@ public enum StrobeError: Error, Sendable, CustomStringConvertible {
         }
     }
 
+    /// The layer's own error, in its words.
     public var description: String {
         switch self {
         case .transport(let error): "\(error)"

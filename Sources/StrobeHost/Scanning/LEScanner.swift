@@ -62,7 +62,8 @@ public final class LEScanner: Sendable {
     private let state = Mutex(State())
     private let reportBroadcast = AsyncBroadcast<ScanReport>()
 
-    public init(controller: HCIController) {
+    /// A scan client on `controller` (apps get theirs from `BluetoothHost.scanner()`).
+    package init(controller: HCIController) {
         self.controller = controller
         client = controller.scanning.newClient()
         let token = controller.addEventHandler(onClose: { [weak self] _ in self?.controllerClosed() }) { [weak self] event, time in

@@ -5,9 +5,9 @@
 /// (a repeat, a step back, a jump of half the space or more) is taken as out of order (a duplicate
 /// or a device that restarted counting): it is counted apart and the tracker follows the new number,
 /// so a restarted device does not look like 65 000 lost records.
-package struct SequenceNumberTracker: Sendable, Equatable {
+public struct SequenceNumberTracker: Sendable, Equatable {
     /// What one observed number says.
-    package enum Observation: Sendable, Equatable {
+    public enum Observation: Sendable, Equatable {
         /// The first number seen: nothing to compare with.
         case first
         case inOrder
@@ -22,16 +22,16 @@ package struct SequenceNumberTracker: Sendable, Equatable {
     @usableFromInline var lostTotal: UInt64 = 0
     @usableFromInline var outOfOrderTotal: UInt64 = 0
 
-    package var last: UInt16? { lastSeen }
+    public var last: UInt16? { lastSeen }
     /// Sequence numbers skipped over, in total.
-    package var lost: UInt64 { lostTotal }
+    public var lost: UInt64 { lostTotal }
     /// Observations that repeated or went back.
-    package var outOfOrder: UInt64 { outOfOrderTotal }
+    public var outOfOrder: UInt64 { outOfOrderTotal }
 
-    package init() {}
+    public init() {}
 
     @inlinable @discardableResult
-    package mutating func observe(_ sequence: UInt16) -> Observation {
+    public mutating func observe(_ sequence: UInt16) -> Observation {
         defer { lastSeen = sequence }
         guard let last = lastSeen else { return .first }
         let jump = sequence &- (last &+ 1)
@@ -45,5 +45,5 @@ package struct SequenceNumberTracker: Sendable, Equatable {
     }
 
     /// Forgets the last number (a new connection starts a new count) but keeps the totals.
-    package mutating func restart() { lastSeen = nil }
+    public mutating func restart() { lastSeen = nil }
 }

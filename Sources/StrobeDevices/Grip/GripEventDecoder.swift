@@ -1,30 +1,30 @@
 /// Decodes the grip's Events notifications in place and keeps the counts that tell a healthy
 /// link from a lossy one: records, sequence gaps (records lost), unknown event codes and
 /// malformed notifications.
-package struct GripEventDecoder: Sendable {
-    package struct Counters: Sendable, Hashable {
-        package var notifications: UInt64 = 0
-        package var records: UInt64 = 0
+public struct GripEventDecoder: Sendable {
+    public struct Counters: Sendable, Hashable {
+        public var notifications: UInt64 = 0
+        public var records: UInt64 = 0
         /// Records the sequence numbers say were never received.
-        package var lostRecords: UInt64 = 0
+        public var lostRecords: UInt64 = 0
         /// Records whose sequence number repeated or went back.
-        package var outOfOrderRecords: UInt64 = 0
-        package var unknownEvents: UInt64 = 0
-        package var malformedNotifications: UInt64 = 0
-        package init() {}
+        public var outOfOrderRecords: UInt64 = 0
+        public var unknownEvents: UInt64 = 0
+        public var malformedNotifications: UInt64 = 0
+        public init() {}
     }
 
-    package private(set) var counters = Counters()
-    package private(set) var sequence = SequenceNumberTracker()
-    package private(set) var lastError: GripDecodingError?
+    public private(set) var counters = Counters()
+    public private(set) var sequence = SequenceNumberTracker()
+    public private(set) var lastError: GripDecodingError?
 
-    package init() {}
+    public init() {}
 
     /// Hands each record of one notification to `body`, in order, without copying the value.
     /// A malformed notification delivers nothing, is counted and throws.
     /// Returns the number of records delivered.
     @discardableResult
-    package mutating func decode(
+    public mutating func decode(
         _ bytes: UnsafeRawBufferPointer, _ body: (GripEventRecord) -> Void
     ) throws(GripDecodingError) -> Int {
         counters.notifications += 1
@@ -52,5 +52,5 @@ package struct GripEventDecoder: Sendable {
     }
 
     /// A new connection: the next sequence number starts a new count.
-    package mutating func connectionRestarted() { sequence.restart() }
+    public mutating func connectionRestarted() { sequence.restart() }
 }

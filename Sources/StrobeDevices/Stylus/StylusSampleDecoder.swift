@@ -16,25 +16,25 @@ import StrobeHCI
 /// Timestamps never go backwards.
 ///
 /// Side-button presses are also reported as the action the button map gives them.
-package struct StylusSampleDecoder: Sendable {
-    package struct Counters: Sendable, Hashable {
-        package var batches: UInt64 = 0
-        package var samples: UInt64 = 0
+public struct StylusSampleDecoder: Sendable {
+    public struct Counters: Sendable, Hashable {
+        public var batches: UInt64 = 0
+        public var samples: UInt64 = 0
         /// Batches the sequence numbers say were never received.
-        package var lostBatches: UInt64 = 0
+        public var lostBatches: UInt64 = 0
         /// Batches whose sequence number repeated or went back.
-        package var outOfOrderBatches: UInt64 = 0
-        package var malformedBatches: UInt64 = 0
+        public var outOfOrderBatches: UInt64 = 0
+        public var malformedBatches: UInt64 = 0
         /// Times the timestamp chain was re-anchored to arrival time (not counting first batches
         /// and gaps).
-        package var reanchors: UInt64 = 0
-        package var sideButtonActions: UInt64 = 0
-        package init() {}
+        public var reanchors: UInt64 = 0
+        public var sideButtonActions: UInt64 = 0
+        public init() {}
     }
 
-    package var buttonMap: StylusButtonMap
+    public var buttonMap: StylusButtonMap
     /// How far the reconstructed time may fall behind arrival before it is re-anchored.
-    package var maximumLag: Duration {
+    public var maximumLag: Duration {
         didSet { maximumLagNanoseconds = Self.nanoseconds(maximumLag) }
     }
 
@@ -48,15 +48,15 @@ package struct StylusSampleDecoder: Sendable {
     @usableFromInline var heldButtons: StylusButtons = []
     @usableFromInline var lastStamp: HostTime?
 
-    package var counters: Counters { counts }
-    package var sequence: SequenceNumberTracker { tracker }
-    package var lastError: StylusDecodingError? { error }
+    public var counters: Counters { counts }
+    public var sequence: SequenceNumberTracker { tracker }
+    public var lastError: StylusDecodingError? { error }
     /// The buttons of the last sample delivered.
-    package var buttons: StylusButtons { heldButtons }
+    public var buttons: StylusButtons { heldButtons }
     /// The timestamp of the last sample delivered.
-    package var lastSampleTime: HostTime? { lastStamp }
+    public var lastSampleTime: HostTime? { lastStamp }
 
-    package init(buttonMap: StylusButtonMap = .unassigned, maximumLag: Duration = .milliseconds(50)) {
+    public init(buttonMap: StylusButtonMap = .unassigned, maximumLag: Duration = .milliseconds(50)) {
         self.buttonMap = buttonMap
         self.maximumLag = maximumLag
         maximumLagNanoseconds = Self.nanoseconds(maximumLag)
@@ -65,7 +65,7 @@ package struct StylusSampleDecoder: Sendable {
     /// Decodes one notification received at `receivedAt` and hands its events to `sink`.
     /// A malformed batch delivers nothing, is counted and throws. Returns the samples delivered.
     @inlinable @discardableResult
-    package mutating func decode(
+    public mutating func decode(
         _ bytes: UnsafeRawBufferPointer, receivedAt: HostTime, _ sink: (StylusEvent) -> Void
     ) throws(StylusDecodingError) -> Int {
         let batch: StylusBatchView
@@ -82,7 +82,7 @@ package struct StylusSampleDecoder: Sendable {
 
     /// Delivers the events of an already validated batch.
     @inlinable
-    package mutating func consume(_ batch: StylusBatchView, receivedAt: HostTime, _ sink: (StylusEvent) -> Void) {
+    public mutating func consume(_ batch: StylusBatchView, receivedAt: HostTime, _ sink: (StylusEvent) -> Void) {
         counts.batches += 1
         let continues: Bool
         switch tracker.observe(batch.sequence) {
@@ -146,7 +146,7 @@ package struct StylusSampleDecoder: Sendable {
 
     /// A new connection: the next batch starts a new sequence count and timestamp chain, with no
     /// button held.
-    package mutating func connectionRestarted() {
+    public mutating func connectionRestarted() {
         tracker.restart()
         lastStamp = nil
         heldButtons = []

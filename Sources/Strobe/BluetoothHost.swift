@@ -128,6 +128,18 @@ public final class BluetoothHost: Sendable {
         }
     }
 
+    // MARK: The peripheral role
+
+    /// The peripheral role: it serves `database` (with the GAP service, `deviceName` and
+    /// `appearance` in it, and the GATT service added after the database's own) to every
+    /// central that connects, and advertises when asked (`startAdvertising(name:)`). Make one
+    /// per host: it takes the connections peers make to this host.
+    public func peripheral(serving database: GATTAttributeDatabase, deviceName: String = "Strobe", appearance: UInt16 = 0)
+        -> Peripheral {
+        Peripheral(central: central, database: database,
+                   genericAccess: GATTGenericAccess(deviceName: deviceName, appearance: appearance))
+    }
+
     /// The connections that are up.
     public var peers: [Peer] { central.connections.map(Peer.init) }
 

@@ -103,4 +103,31 @@ import Testing
             throw Failed(description: "received \(received), counters \(counters)")
         }
     }
+
+    @Test func oneHostServesAnotherThroughItsPeripheralRole() async {
+        await #expect(processExitsWith: .success) { try await VirtualTimeDriver.run(Self.oneHostServesAnotherThroughItsPeripheralRole) }
+    }
+
+    static func oneHostServesAnotherThroughItsPeripheralRole(_ clock: VirtualClock) async throws {
+        let world = SimWorld(scenario: SimScenario(devices: []), clock: clock)
+        try await world.start()
+        defer { world.stop() }
+        let server = try await BluetoothHost(transport: world.makeHostController())
+        let client = try await BluetoothHost(transport: world.makeHostController())
+        defer {
+            server.close()
+            client.close()
+        }
+        let database = GATTAttributeDatabase()
+        database.addPrimaryService(.batteryService)
+        database.addCharacteristic(.batteryLevel, properties: [.read], value: [42])
+        let peripheral = server.peripheral(serving: database, deviceName: "Served")
+        try await peripheral.startAdvertising(name: "Served")
+        let peer = try await client.connect(name: "Served")
+        let level = try await peer.read(.batteryLevel)
+        let name = try await peer.read(.deviceName)
+        guard level == [42], name == Array("Served".utf8), peripheral.connections.count == 1 else {
+            throw Failed(description: "read \(level) and \(name), \(peripheral.connections.count) connections")
+        }
+    }
 }

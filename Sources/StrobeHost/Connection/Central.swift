@@ -52,6 +52,8 @@ public final class Central: Sendable {
     private let state: Mutex<State>
     /// One LE Create Connection at a time: the controller allows no more.
     private let initiating = AsyncSerialGate()
+    /// The pending attempt's deadline: when it passes, the attempt is cancelled.
+    private let timer: DeadlineTimer
 
     private struct State {
         var connections: [ConnectionHandle: LEConnection] = [:]
@@ -74,6 +76,8 @@ public final class Central: Sendable {
     private struct Pending {
         var address: BluetoothAddress
         var outcome: Waiter<LEConnectionCompleteEvent>
+        /// When the attempt times out (on `timer`'s time line); set once the command is out.
+        var deadline: Duration?
     }
 
     /// Takes over the controller's ACL data and watches its events. The controller must be open.
@@ -85,6 +89,9 @@ public final class Central: Sendable {
         self.security = security
         self.clock = clock
         state = Mutex(State())
+        let fired = Mutex<(@Sendable (Duration) -> Void)?>(nil)
+        timer = DeadlineTimer(clock: clock) { now in fired.withLock { $0 }?(now) }
+        fired.withLock { $0 = { [weak self] now in self?.connectDeadlinePassed(now) } }
         // The controller keeps the central as long as it is open: its connections need it to
         // hear their disconnection, whoever else holds it.
         controller.addEventHandler(onClose: { error in self.controllerClosed(error) }) { event, _ in
@@ -249,11 +256,11 @@ public final class Central: Sendable {
             failPending(with: error)
             throw error
         }
-        let timer = Task {
-            try await clock.sleep(for: timeout)
-            await cancelCreateConnection(outcome)
-        }
-        defer { timer.cancel() }
+        let deadline = timer.now + timeout
+        state.withLock { s in if s.pending?.outcome === outcome { s.pending?.deadline = deadline } }
+        timer.schedule(deadline)
+        // One attempt at a time: nothing else is waiting on the timer once this one is over.
+        defer { timer.schedule(nil) }
         do {
             // A cancelled caller still waits for LE Connection Complete, which the cancel brings.
             let event = try await outcome.waitThroughCancellation {
@@ -269,6 +276,22 @@ public final class Central: Sendable {
             }
             return event
         }
+    }
+
+    /// The timer fired: a pending attempt whose deadline has passed is cancelled (its LE
+    /// Connection Complete, Unknown Connection Identifier, then ends it as a timeout).
+    private func connectDeadlinePassed(_ now: Duration) {
+        let due = state.withLock { s -> Waiter<LEConnectionCompleteEvent>? in
+            guard let pending = s.pending, let deadline = pending.deadline else { return nil }
+            guard deadline <= now else {
+                timer.schedule(deadline)
+                return nil
+            }
+            s.pending?.deadline = nil
+            return pending.outcome
+        }
+        // The cancel is a command: it goes out from a task of its own, off the timer's.
+        if let due { Task { await self.cancelCreateConnection(due) } }
     }
 
     /// LE Create Connection Cancel for the attempt waiting on `outcome`, for our timeout or our

@@ -9,8 +9,10 @@ import StrobeHost
 /// connections. Scans share the controller: any number may run at once, each seeing every
 /// advertiser while it scans, and the controller scans while any of them does.
 ///
+/// Call `close()` when done: the host keeps the transport open (its reader running) until then.
+///
 /// ```swift
-/// let host = try await BluetoothHost(transport: TransportSpec.hci(0).open())
+/// let host = try await BluetoothHost(transport: TransportSpec.hci(device: 0).open())
 /// let peer = try await host.connect(name: "Pen-S1")
 /// ```
 public final class BluetoothHost: Sendable {
@@ -76,7 +78,7 @@ public final class BluetoothHost: Sendable {
             controller.close()
             throw StrobeError(error)
         }
-        security = SecurityManager(configuration: configuration.security, store: configuration.bondStore,
+        security = SecurityManager(configuration: configuration.security, store: configuration.bondStore ?? InMemoryBondStore(),
                                    delegate: configuration.pairingDelegate)
         central = Central(controller: controller, clock: clock, configuration: configuration.central, security: security)
     }
@@ -84,7 +86,9 @@ public final class BluetoothHost: Sendable {
     // MARK: Scanning
 
     /// A scan client of its own: start and stop it as you like; others scanning on this host
-    /// are not disturbed by it, nor it by them.
+    /// are not disturbed by it, nor it by them. One that asks for what the running scan cannot
+    /// also serve (legacy commands beside extended ones, another own address type) is refused
+    /// with `HCIError.scanConflict`.
     public func scanner() -> LEScanner { LEScanner(controller: controller) }
 
     /// Scans for `duration` and returns every device seen, beside any other scan on this host.
@@ -120,11 +124,15 @@ public final class BluetoothHost: Sendable {
     }
 
     /// Finds a bonded peer under its identity or any private address it resolves to, connects
-    /// and encrypts the link with the bond's key.
-    public func connect(bonded identity: BluetoothAddress, scanTimeout: Duration = .seconds(5), timeout: Duration? = nil)
-        async throws(StrobeError) -> Peer {
+    /// and encrypts the link with the bond's key. A bonded peer keeps its subscriptions and may
+    /// notify as soon as the link is encrypted: `beforeEncrypting` sees the peer first, to route
+    /// those values (`subscribe(_:handler:)` is not needed again; set the handlers there).
+    public func connect(bonded identity: BluetoothAddress, scanTimeout: Duration = .seconds(5), timeout: Duration? = nil,
+                        beforeEncrypting: (Peer) -> Void = { _ in }) async throws(StrobeError) -> Peer {
         try await filingErrors {
-            Peer(try await central.connect(bonded: identity, scanTimeout: scanTimeout, timeout: timeout))
+            Peer(try await central.connect(bonded: identity, scanTimeout: scanTimeout, timeout: timeout) { connection in
+                beforeEncrypting(Peer(connection))
+            })
         }
     }
 

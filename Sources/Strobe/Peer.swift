@@ -107,14 +107,8 @@ public final class Peer: Sendable, CustomStringConvertible {
 
     /// Writes the value to a characteristic already found (see `write(_:to:withResponse:)`).
     public func write(_ value: [UInt8], to characteristic: GATTCharacteristic, withResponse: Bool = true) async throws(StrobeError) {
-        try await filingErrors {
-            if !withResponse {
-                try await connection.gatt.writeWithoutResponse(value, handle: characteristic.valueHandle)
-            } else if value.count > connection.mtu - 3 {
-                try await connection.gatt.writeLong(value, handle: characteristic.valueHandle)
-            } else {
-                try await connection.gatt.write(value, handle: characteristic.valueHandle)
-            }
+        _ = try await filingErrors {
+            try await connection.gatt.write(value, handle: characteristic.valueHandle, withResponse: withResponse)
         }
     }
 

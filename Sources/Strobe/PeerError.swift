@@ -18,7 +18,7 @@ public enum PeerError: Error, Hashable, Sendable, CustomStringConvertible {
         case .noCharacteristic(let uuid): "the peer has no characteristic \(uuid)"
         case .noCharacteristicAt(let handle): "the peer has no characteristic with its value at \(handle)"
         case .ambiguousCharacteristic(let uuid, let handles):
-            "\(handles.count) characteristics are \(uuid) (value handles \(handles.map(\.description).joined(separator: ", "))): name the service or a handle"
+            "\(handles.count) characteristics are \(uuid) (value handles \(handles.map(\.description).joined(separator: ", ")))"
         }
     }
 }

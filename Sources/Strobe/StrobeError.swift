@@ -35,8 +35,11 @@ public enum StrobeError: Error, Sendable, CustomStringConvertible {
         case let error as StrobeError: self = error
         case let error as TransportError: self = .transport(error)
         case let error as HCIError:
-            // The controller's transport failing is the transport's error.
-            if case .transport(let cause) = error { self = .transport(cause) } else { self = .controller(error) }
+            // The controller's transport failing, or closing because it failed, is the transport's error.
+            switch error {
+            case .transport(let cause), .closed(let cause?): self = .transport(cause)
+            default: self = .controller(error)
+            }
         case let error as ConnectionError: self = .connection(error)
         case let error as ConnectionUpdateError: self = .connectionUpdate(error)
         case let error as ATTError: self = .att(error)

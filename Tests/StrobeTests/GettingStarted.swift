@@ -6,7 +6,7 @@ import StrobeSim
 /// test reads what the program printed.
 func gettingStarted(print: (String) -> Void) async throws {
     // BEGIN getting-started
-    let host = try await BluetoothHost(transport: SimTransport())  // a real controller: TransportSpec.hci(0).open()
+    let host = try await BluetoothHost(transport: SimTransport())  // a real controller: TransportSpec.hci(device: 0).open()
     let peer = try await host.connect(name: "Strobe-Test")
     let battery = try await peer.read(.batteryLevel)
     print("battery \(battery[0]) %")

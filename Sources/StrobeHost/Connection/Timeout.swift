@@ -1,7 +1,7 @@
 /// A per-operation time limit, for the conveniences apps expect on top of the stack's own
 /// timeouts (ATT's 30 s, HCI's command timeout): the operation is cancelled at the limit and
 /// `OperationTimeout` thrown.
-public func withTimeout<T: Sendable>(
+package func withTimeout<T: Sendable>(
     _ limit: Duration, clock: any Clock<Duration>, _ operation: @escaping @Sendable () async throws -> T
 ) async throws -> T {
     try await withThrowingTaskGroup(of: T?.self) { group in

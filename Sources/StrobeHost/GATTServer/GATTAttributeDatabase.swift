@@ -11,14 +11,14 @@ public struct GATTAttributePermissions: OptionSet, Hashable, Sendable {
 }
 
 /// Which connection asked: handlers can answer each client differently.
-package struct GATTServerConnectionID: Hashable, Sendable {
-    package var rawValue: UInt64
+public struct GATTServerConnectionID: Hashable, Sendable {
+    public var rawValue: UInt64
 }
 
 /// A value computed when read. Runs on the transport's reader thread: return quickly.
-package typealias GATTReadHandler = @Sendable (GATTServerConnectionID) -> [UInt8]
+public typealias GATTReadHandler = @Sendable (GATTServerConnectionID) -> [UInt8]
 /// A written value, to accept (return nil) or refuse with an ATT error. Runs on the reader thread.
-package typealias GATTWriteHandler = @Sendable (GATTServerConnectionID, [UInt8]) -> ATTErrorCode?
+public typealias GATTWriteHandler = @Sendable (GATTServerConnectionID, [UInt8]) -> ATTErrorCode?
 
 /// The handles a characteristic got.
 public struct GATTServerCharacteristic: Hashable, Sendable {
@@ -72,7 +72,7 @@ public final class GATTAttributeDatabase: Sendable {
     /// the value when read; `onWrite` accepts or refuses writes (the stored value is updated
     /// when it accepts).
     @discardableResult
-    package func addCharacteristic(
+    public func addCharacteristic(
         _ uuid: BluetoothUUID, properties: GATTCharacteristicProperties, value: [UInt8] = [],
         permissions: GATTAttributePermissions? = nil, security: SMPSecurityLevel = .none,
         onRead: GATTReadHandler? = nil, onWrite: GATTWriteHandler? = nil

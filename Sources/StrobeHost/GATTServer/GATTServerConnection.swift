@@ -10,7 +10,7 @@ public final class GATTServerConnection: Sendable {
     /// Called on the reader thread when the client changes a CCCD: the value handle and what it enabled.
     public typealias SubscriptionHandler = @Sendable (_ valueHandle: AttributeHandle, _ configuration: GATTClientConfiguration) -> Void
 
-    package let id: GATTServerConnectionID
+    public let id: GATTServerConnectionID
     public let database: GATTAttributeDatabase
     /// The link's bearer: it owns the MTU and carries every PDU.
     package let bearer: ATTBearer

@@ -1,7 +1,7 @@
 import StrobeHCI
 
 /// One AD structure of advertising or scan response data.
-package enum AdvertisingDataStructure: Sendable, Hashable {
+public enum AdvertisingDataStructure: Sendable, Hashable {
     case flags(AdvertisingFlags)
     /// A 16-, 32- or 128-bit service UUID list; `complete` says the list names every service.
     case serviceUUIDs([BluetoothUUID], width: BluetoothUUID.Width, complete: Bool)
@@ -42,9 +42,9 @@ public enum AdvertisingDataError: Error, Sendable, Hashable, CustomStringConvert
 /// Advertising or scan response data: a sequence of AD structures (Core Specification Vol 3,
 /// Part C, 11), parsed from a borrowed buffer with every length checked.
 public struct AdvertisingData: Sendable, Hashable {
-    package var structures: [AdvertisingDataStructure]
+    public var structures: [AdvertisingDataStructure]
 
-    package init(structures: [AdvertisingDataStructure] = []) { self.structures = structures }
+    public init(structures: [AdvertisingDataStructure] = []) { self.structures = structures }
 
     public init(parsing bytes: UnsafeRawBufferPointer) throws(AdvertisingDataError) {
         var reader = ByteReader(bytes)

@@ -149,7 +149,7 @@ struct L2CAPListenCommand: AsyncParsableCommand {
     func run() async throws {
         let session = try await ControllerSession.open(global)
         defer { try? session.close() }
-        let peripheral = Peripheral(central: session.central, database: GATTAttributeDatabase())
+        let peripheral = session.host.peripheral(serving: GATTAttributeDatabase())
         let centrals = peripheral.incomingConnections()
         try await peripheral.startAdvertising(name: name)
         if json {

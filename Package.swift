@@ -74,7 +74,7 @@ let package = Package(
         // The front door (BluetoothHost, Peer) and the DocC catalog over everything it re-exports.
         .target(
             name: "Strobe",
-            dependencies: ["StrobeHCI", "StrobeCapture", "StrobeHost", "StrobeDevices", "StrobeSecurity",
+            dependencies: ["StrobeHCI", "StrobeCapture", "StrobeHost", "StrobeDevices", "StrobeSecurity", "StrobeLights",
                            .product(name: "Logging", package: "swift-log")]),
         // The `strobe` tool's commands; its two executables differ only in the LIFX HTTP backend.
         .target(

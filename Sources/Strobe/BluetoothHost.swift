@@ -89,7 +89,7 @@ public final class BluetoothHost: Sendable {
     /// are not disturbed by it, nor it by them. One that asks for what the running scan cannot
     /// also serve (legacy commands beside extended ones, another own address type) is refused
     /// with `HCIError.scanConflict`.
-    public func scanner() -> LEScanner { LEScanner(controller: controller) }
+    public func scanner() -> LEScanner { central.scanner() }
 
     /// Scans for `duration` and returns every device seen, beside any other scan on this host.
     public func scan(for duration: Duration, configuration: LEScanner.Configuration = LEScanner.Configuration())

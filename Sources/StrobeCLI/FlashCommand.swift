@@ -44,7 +44,7 @@ struct FlashSelectionOptions: ParsableArguments {
     /// Opens the controller and connects the selected flashes; fails when none answers.
     func connect(_ global: GlobalOptions) async throws -> (ControllerSession, NovaFlashManager) {
         let session = try await ControllerSession.open(global)
-        let manager = NovaFlashManager(central: session.central, clock: session.clock,
+        let manager = NovaFlashManager(host: session.host,
                                        configuration: .init(scanBurst: .milliseconds(scanMs)))
         do {
             let connected = try await manager.connect(selection)

@@ -61,14 +61,14 @@ struct LightOptions: ParsableArguments {
             backend, discoverMs: discoverMs, scenes: localScenes, apiURL: apiURL, tokenFile: tokenFile) {
                 let opened = try await ControllerSession.open(global)
                 session = opened
-                return opened.central
+                return opened.host
             }
         return (Client(backend: backend), session)
     }
 
-    /// A backend from its `--backend` text; `central` is asked for only by the Bluetooth one.
+    /// A backend from its `--backend` text; `host` is asked for only by the Bluetooth one.
     static func makeBackend(_ text: String, discoverMs: Int, scenes: LocalScenes, apiURL: String, tokenFile: String?,
-                            central: () async throws -> Central) async throws -> any LightsBackend {
+                            host: () async throws -> BluetoothHost) async throws -> any LightsBackend {
         let parts = text.split(separator: ":", omittingEmptySubsequences: false).map(String.init)
         switch parts[0] {
         case "lan":
@@ -87,7 +87,7 @@ struct LightOptions: ParsableArguments {
             }
             return lifxHTTPBackend(try token(file: tokenFile), url)
         case "ble":
-            return LEDnetBackend(central: try await central(), configuration: .init(scanDuration: .milliseconds(discoverMs), scenes: scenes))
+            return LEDnetBackend(host: try await host(), configuration: .init(scanDuration: .milliseconds(discoverMs), scenes: scenes))
         default:
             throw ValidationError("the lights' backend must be lan[:HOST[:PORT]], http or ble, not '\(text)'")
         }

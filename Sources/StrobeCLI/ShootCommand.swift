@@ -69,14 +69,14 @@ struct ShootCommand: AsyncParsableCommand {
         let session = try await ControllerSession.open(global)
         defer { try? session.close() }
         let central = session.central
-        let manager = NovaFlashManager(central: central, clock: session.clock, configuration: .init(scanBurst: .milliseconds(scanMs)))
+        let manager = NovaFlashManager(host: session.host, configuration: .init(scanBurst: .milliseconds(scanMs)))
         let connected = try await manager.connect(.all)
         guard !connected.isEmpty else { throw FlashCommandError.noFlash(scannedMs: scanMs) }
         var lights: ModellingLights?
         var lightsClient: Client?
         if let modellingLights {
             let backend = try await LightOptions.makeBackend(lightsBackend, discoverMs: scanMs, scenes: LocalScenes(file: LocalScenes.defaultFile),
-                                                             apiURL: LightOptions.defaultAPIURL, tokenFile: nil) { central }
+                                                             apiURL: LightOptions.defaultAPIURL, tokenFile: nil) { session.host }
             let client = Client(backend: backend)
             lightsClient = client
             try await client.fetch()

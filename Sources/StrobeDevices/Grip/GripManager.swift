@@ -76,7 +76,7 @@ public final class GripManager: Sendable {
         var lastError: (any Error)?
     }
 
-    public init<C: Clock>(central: Central, clock: C, configuration: Configuration = Configuration()) where C.Duration == Duration {
+    package init<C: Clock>(central: Central, clock: C, configuration: Configuration = Configuration()) where C.Duration == Duration {
         self.central = central
         self.clock = clock
         self.configuration = configuration
@@ -135,7 +135,7 @@ public final class GripManager: Sendable {
         }
         set(.scanningForBondedGrip)
         let bond = central.security.bond(for: address, type: LEAddressType.named(remembered.addressType) ?? .random)
-        let scanner = LEScanner(controller: central.controller)
+        let scanner = central.scanner()
         let updates = scanner.updates()
         do { try await scanner.start() } catch {
             set(.ready)
@@ -162,7 +162,7 @@ public final class GripManager: Sendable {
     /// Scans for grips (advertised names starting with `Grip`); each grip appears once in
     /// `discoveredGrips`, its RSSI kept current. Stops with `stopScanning()`.
     public func startScanning() async throws {
-        let scanner = LEScanner(controller: central.controller)
+        let scanner = central.scanner()
         let updates = scanner.updates()
         try await scanner.start()
         set(.scanningForGrips)

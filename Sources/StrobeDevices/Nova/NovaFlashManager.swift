@@ -62,7 +62,7 @@ public final class NovaFlashManager: Sendable {
         var commandsInFlight = 0
     }
 
-    public init<C: Clock>(central: Central, clock: C, mode: AutoPairMode = .closest,
+    package init<C: Clock>(central: Central, clock: C, mode: AutoPairMode = .closest,
                           configuration: Configuration = Configuration()) where C.Duration == Duration {
         self.central = central
         self.configuration = configuration
@@ -188,7 +188,7 @@ public final class NovaFlashManager: Sendable {
     @discardableResult
     public func connect(_ selection: Selection) async throws -> [ConnectedFlash] {
         setStatus(.scanning)
-        let scanner = LEScanner(controller: central.controller)
+        let scanner = central.scanner()
         let seen = try await scanner.scan(for: configuration.scanBurst)
         let novas = seen.filter { device in
             guard let name = device.name else { return false }

@@ -30,7 +30,7 @@ public final class StylusManager: Sendable {
     public let scanDuration: Duration
     private let state = Mutex<[ConnectedStylus]>([])
 
-    public init(central: Central, scanDuration: Duration = .seconds(1)) {
+    package init(central: Central, scanDuration: Duration = .seconds(1)) {
         self.central = central
         self.scanDuration = scanDuration
     }
@@ -40,7 +40,7 @@ public final class StylusManager: Sendable {
     /// One scan, then connects every stylus found that is not connected yet. Returns the list.
     @discardableResult
     public func start() async throws -> [ConnectedStylus] {
-        let found = try await LEScanner(controller: central.controller).scan(for: scanDuration)
+        let found = try await central.scanner().scan(for: scanDuration)
         let known = Set(styluses.map(\.identifier))
         for device in found where device.name?.hasPrefix(StylusProfile.localNamePrefix) == true && !known.contains(device.address) {
             let connection = try await central.connect(to: device.address, addressType: device.addressType)

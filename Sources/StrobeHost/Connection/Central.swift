@@ -112,6 +112,12 @@ public final class Central: Sendable {
     /// ACL packets for a handle with no connection (dropped and counted by the controller).
     public var aclForUnknownHandles: Int { controller.counters.aclPacketsWithoutHandler }
 
+    // MARK: Scanning
+
+    /// A client of the controller's one scan: it sees every advertiser while it scans, beside
+    /// the kits' and the app's other scans, and stopping it stops no one else.
+    package func scanner() -> LEScanner { LEScanner(controller: controller) }
+
     // MARK: Connecting
 
     /// Connects to a peripheral, exchanges the ATT MTU and returns the connection. Throws
@@ -149,7 +155,7 @@ public final class Central: Sendable {
 
     /// Scans until a device advertising `name` is seen (or `scanTimeout` passes), then connects.
     public func connect(name: String, scanTimeout: Duration = .seconds(5), timeout: Duration? = nil) async throws -> LEConnection {
-        let scanner = LEScanner(controller: controller)
+        let scanner = scanner()
         let updates = scanner.updates()
         try await scanner.start()
         let found: DiscoveredDevice?
@@ -212,7 +218,7 @@ public final class Central: Sendable {
 
     /// The first advertisement the bond recognises, within `limit`.
     private func scan(for bond: Bond, within limit: Duration) async throws -> DiscoveredDevice? {
-        let scanner = LEScanner(controller: controller)
+        let scanner = scanner()
         let updates = scanner.updates()
         try await scanner.start()
         let found: DiscoveredDevice?

@@ -37,7 +37,7 @@ public final class LEDnetBackend: LightsBackend {
     public let configuration: Configuration
     private let links = Mutex<[String: Link]>([:])
 
-    public init(central: Central, configuration: Configuration = Configuration()) {
+    package init(central: Central, configuration: Configuration = Configuration()) {
         self.central = central
         self.configuration = configuration
     }
@@ -57,7 +57,7 @@ public final class LEDnetBackend: LightsBackend {
 
     /// Scans, connects the lights not yet connected, and asks each for its state.
     public func fetchLights() async throws -> [Light] {
-        let found = try await LEScanner(controller: central.controller).scan(for: configuration.scanDuration)
+        let found = try await central.scanner().scan(for: configuration.scanDuration)
             .filter { LEDnetProfile.isLight(name: $0.name) && (configuration.names?.contains($0.name ?? "") ?? true) }
         for device in found where links.withLock({ $0[device.address.description]?.connection.isConnected }) != true {
             let connection = try await central.connect(to: device.address, addressType: device.addressType, timeout: configuration.connectTimeout)

@@ -12,9 +12,9 @@ import Synchronization
 /// as a controller with nothing more to report would; it ends when the host closes it
 /// (`transportDidClose(nil)`). A file that cannot be opened, is not btsnoop, or has a
 /// malformed record makes `start` throw `TransportError.cannotOpen`.
-public final class AnsweringReplayTransport: HCITransport {
-    public let name: String
-    public let speed: ReplaySpeed
+package final class AnsweringReplayTransport: HCITransport {
+    package let name: String
+    package let speed: ReplaySpeed
 
     private enum Source: Sendable {
         case file(String)
@@ -39,13 +39,13 @@ public final class AnsweringReplayTransport: HCITransport {
     /// Wakes the reader thread: a command arrived, or the transport is closing.
     private let wake = DispatchSemaphore(value: 0)
 
-    public init(path: String, speed: ReplaySpeed = .realTime) {
+    package init(path: String, speed: ReplaySpeed = .realTime) {
         name = "replay:\(path)"
         source = .file(path)
         self.speed = speed
     }
 
-    public init(bytes: [UInt8], name: String = "replay:memory", speed: ReplaySpeed = .realTime) {
+    package init(bytes: [UInt8], name: String = "replay:memory", speed: ReplaySpeed = .realTime) {
         self.name = name
         source = .memory(bytes)
         self.speed = speed
@@ -55,7 +55,7 @@ public final class AnsweringReplayTransport: HCITransport {
     /// capture's own host-to-controller records.
     package var statistics: ReplayStatistics { state.withLock { $0.statistics } }
 
-    public func start(_ sink: any HCIPacketSink) throws(TransportError) {
+    package func start(_ sink: any HCIPacketSink) throws(TransportError) {
         let script: ReplayScript
         do throws(BtsnoopError) {
             let reader: BtsnoopReader
@@ -84,7 +84,7 @@ public final class AnsweringReplayTransport: HCITransport {
         }
     }
 
-    public func send(_ h4Packet: UnsafeRawBufferPointer) throws(TransportError) {
+    package func send(_ h4Packet: UnsafeRawBufferPointer) throws(TransportError) {
         let accepted = state.withLock { state -> Bool in
             guard state.running, !state.stopRequested, let script = state.script else { return false }
             state.statistics.sent += 1
@@ -103,7 +103,7 @@ public final class AnsweringReplayTransport: HCITransport {
     }
 
     /// Stops the replay; the reader thread then reports `transportDidClose(nil)`.
-    public func close() {
+    package func close() {
         let wasRunning = state.withLock { state -> Bool in
             state.stopRequested = true
             if !state.running { state.finished = true }

@@ -19,7 +19,7 @@ public struct GripEventRecord: Sendable, Hashable {
     }
 
     /// A notification value holding `records` in order, for simulated grips.
-    public static func encode(_ records: some Sequence<GripEventRecord>) -> [UInt8] {
+    package static func encode(_ records: some Sequence<GripEventRecord>) -> [UInt8] {
         var writer = ByteWriter(capacity: 3 * records.underestimatedCount)
         for record in records { record.encode(into: &writer) }
         return writer.bytes

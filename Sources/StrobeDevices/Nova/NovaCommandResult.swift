@@ -1,13 +1,13 @@
 /// How a Nova command ended. The reference SDK reports only success or failure (`true`/`false`);
 /// the failure here says why.
-public enum NovaCommandResult: Sendable, Hashable {
+package enum NovaCommandResult: Sendable, Hashable {
     case acknowledged
     case failed(NovaCommandFailure)
 
-    public var succeeded: Bool { self == .acknowledged }
+    package var succeeded: Bool { self == .acknowledged }
 }
 
-public enum NovaCommandFailure: Error, Sendable, Hashable, CustomStringConvertible {
+package enum NovaCommandFailure: Error, Sendable, Hashable, CustomStringConvertible {
     /// No ack within the ack timeout; the queue moved on.
     case ackTimeout
     /// The link went down while the command was pending or queued.
@@ -20,7 +20,7 @@ public enum NovaCommandFailure: Error, Sendable, Hashable, CustomStringConvertib
     /// first, or the armed write could not go out.
     case withdrawn
 
-    public var description: String {
+    package var description: String {
         switch self {
         case .ackTimeout: "no ack from the flash in time"
         case .disconnected: "the flash disconnected"
@@ -32,7 +32,7 @@ public enum NovaCommandFailure: Error, Sendable, Hashable, CustomStringConvertib
 }
 
 /// Why a queue gave up on a connection.
-public enum NovaProtocolViolation: Sendable, Hashable, CustomStringConvertible {
+package enum NovaProtocolViolation: Sendable, Hashable, CustomStringConvertible {
     /// The response could not be decoded.
     case malformedResponse(NovaDecodingError)
     /// An ack for another request than the one pending.
@@ -40,7 +40,7 @@ public enum NovaProtocolViolation: Sendable, Hashable, CustomStringConvertible {
     /// An ack while no request was pending.
     case ackWithoutRequest(received: UInt16)
 
-    public var description: String {
+    package var description: String {
         switch self {
         case .malformedResponse(let error): "\(error)"
         case .unexpectedAck(let expected, let received): "ack for request \(received), expected \(expected)"

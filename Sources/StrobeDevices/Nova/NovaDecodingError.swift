@@ -1,5 +1,5 @@
 /// What was wrong with bytes received from (or, in a simulator, sent to) a Nova.
-public enum NovaDecodingError: Error, Sendable, Hashable, CustomStringConvertible {
+package enum NovaDecodingError: Error, Sendable, Hashable, CustomStringConvertible {
     case empty
     /// V1: the bytes are not `(II:BODY)`.
     case missingFraming(length: Int)
@@ -19,7 +19,7 @@ public enum NovaDecodingError: Error, Sendable, Hashable, CustomStringConvertibl
     /// characteristic).
     case unexpectedMessage(String)
 
-    public var description: String {
+    package var description: String {
         switch self {
         case .empty: "empty Nova message"
         case .missingFraming(let length): "Nova V1 message (\(length) bytes) is not framed as (II:BODY)"

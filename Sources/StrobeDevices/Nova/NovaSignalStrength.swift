@@ -1,10 +1,10 @@
 /// The reference SDK's signal strength for users: `clamp(0...5, 9 + rssi / 10) / 5`, from 0
 /// (weakest) to 1 (strongest); -40 dBm and above is full strength, -90 dBm and below none.
-public enum NovaSignalStrength {
+package enum NovaSignalStrength {
     /// HCI's "RSSI not available" value.
-    public static let rssiNotAvailable: Int8 = 127
+    package static let rssiNotAvailable: Int8 = 127
 
-    public static func fraction(rssi: Int8) -> Double {
+    package static func fraction(rssi: Int8) -> Double {
         guard rssi != rssiNotAvailable else { return 0 }
         return min(max(9 + Double(rssi) / 10, 0), 5) / 5
     }

@@ -5,7 +5,7 @@ import Glibc
 /// The line speeds a serial HCI transport accepts: those termios has a constant for.
 /// Rates outside the table would need the non-portable BOTHER interface, and a UART
 /// controller that runs at such a rate is rare enough to refuse with a clear error.
-public enum SerialBaudRate {
+package enum SerialBaudRate {
     /// Rate in bits per second and its termios speed constant.
     static let table: [(rate: Int, speed: speed_t)] = [
         (1200, speed_t(B1200)), (2400, speed_t(B2400)), (4800, speed_t(B4800)),
@@ -18,7 +18,7 @@ public enum SerialBaudRate {
     ]
 
     /// Every accepted rate, ascending.
-    public static var supported: [Int] { table.map(\.rate) }
+    package static var supported: [Int] { table.map(\.rate) }
 
     /// The termios constant for `rate`, or `nil` when there is none.
     static func speed(for rate: Int) -> speed_t? {

@@ -1,6 +1,6 @@
 /// What `NotificationRing.tryPush` did with a notification. Every outcome except `.pushed` is
 /// counted in `NotificationRingCounters`; none of them blocks or traps.
-public enum NotificationPushOutcome: Sendable, Hashable {
+package enum NotificationPushOutcome: Sendable, Hashable {
     /// Stored in the ring for the consumer.
     case pushed(sequence: UInt64)
     /// The ring was full (the consumer is behind): the notification was dropped.

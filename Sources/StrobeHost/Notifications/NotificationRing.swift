@@ -125,7 +125,7 @@ public final class NotificationRing: @unchecked Sendable {
     /// one packet after another): pushes must not overlap. A push from inside the callback is
     /// refused with `.concurrentProducer`; debug builds also refuse a push that overlaps one on
     /// another thread.
-    public func tryPush(handle: AttributeHandle, value: UnsafeRawBufferPointer, at time: HostTime) -> NotificationPushOutcome {
+    package func tryPush(handle: AttributeHandle, value: UnsafeRawBufferPointer, at time: HostTime) -> NotificationPushOutcome {
         tryPush(handle: handle, value: value, at: time, deferringWake: false)
     }
 

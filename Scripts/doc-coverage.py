@@ -2,7 +2,7 @@
 """Lists the public symbols of the library modules that have no documentation comment.
 
 A symbol is documented when a `///` line (or the end of a `/** */` block) comes right before
-its declaration, above any attributes. Counted: every `public`/`open` declaration, the cases of
+its declaration, above any attributes on lines of their own. Counted: every `public`/`open` declaration, the cases of
 public enums and the requirements of public protocols (both public without saying so). Left out:
 generated code, the command-line tool and the Pandora server (their API is not the library's).
 
@@ -16,6 +16,7 @@ SKIP = ("/Generated", "/StrobeCLI", "/StrobePandora", "/strobe", "/CBlueZ")
 TYPE = re.compile(r"^\s*((?:@\w+(?:\([^)]*\))?\s+)*)((?:public|open|package|internal|private|fileprivate)\s+)?"
                   r"(?:final\s+|indirect\s+)*(enum|struct|class|protocol|actor|extension)\s+([\w.]+)")
 PUBLIC = re.compile(r"^\s*(?:@\w+(?:\([^)]*\))?\s+)*(?:public|open)\s+(?!import\b|extension\b)")
+ATTRIBUTE = re.compile(r"^\s*(?:@\w+(?:\([^)]*\))?\s*)+$")
 CASE = re.compile(r"^\s*(?:indirect\s+)?case\s+[a-z_`]")
 REQUIREMENT = re.compile(r"^\s*(?:@\w+(?:\([^)]*\))?\s+)*(?:static\s+|mutating\s+|nonmutating\s+)*"
                          r"(?:func|var|let|init|subscript|associatedtype)\b")
@@ -29,7 +30,7 @@ def strip(line):
 
 def documented(lines, i):
     j = i - 1
-    while j >= 0 and lines[j].strip().startswith("@"):
+    while j >= 0 and ATTRIBUTE.match(lines[j]):
         j -= 1
     prev = lines[j].strip() if j >= 0 else ""
     return prev.startswith("///") or prev.endswith("*/")

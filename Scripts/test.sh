@@ -145,7 +145,7 @@ trap - INT TERM
 
 record install "$install_time"
 record build "$build_time"
-record docs "$docs_time" "$docs_passed" "$docs_failed" "swift package generate-documentation --target Strobe, no warning"
+record docs "$docs_time" "$docs_passed" "$docs_failed" "swift package generate-documentation --target Strobe, no warning; every public symbol documented"
 record swift-suite "$swift_time" "$passed" "$failed"
 record kernel-suite "$kernel_time" "$kernel_passed" "$kernel_failed" "beside the Swift suite"
 record fuzzers "$fuzz_time" "$fuzz_clean" "$fuzz_failed" "beside the Swift suite; targets without a crash on their regressions, seeds and 20000 mutations each"

@@ -13,7 +13,9 @@ import Synchronization
 /// (`transportDidClose(nil)`). A file that cannot be opened, is not btsnoop, or has a
 /// malformed record makes `start` throw `TransportError.cannotOpen`.
 package final class AnsweringReplayTransport: HCITransport {
+    /// `replay:` and the capture's path, or the name given for a capture held in memory.
     package let name: String
+    /// How fast the controller's unanswered packets play, relative to their spacing in the capture.
     package let speed: ReplaySpeed
 
     private enum Source: Sendable {
@@ -39,12 +41,15 @@ package final class AnsweringReplayTransport: HCITransport {
     /// Wakes the reader thread: a command arrived, or the transport is closing.
     private let wake = DispatchSemaphore(value: 0)
 
+    /// Replays the capture at `path` at `speed` (default real time). The file is read by `start`,
+    /// not here.
     package init(path: String, speed: ReplaySpeed = .realTime) {
         name = "replay:\(path)"
         source = .file(path)
         self.speed = speed
     }
 
+    /// Replays a capture held in memory (a test fixture, for example) under `name`.
     package init(bytes: [UInt8], name: String = "replay:memory", speed: ReplaySpeed = .realTime) {
         self.name = name
         source = .memory(bytes)
@@ -55,6 +60,10 @@ package final class AnsweringReplayTransport: HCITransport {
     /// capture's own host-to-controller records.
     package var statistics: ReplayStatistics { state.withLock { $0.statistics } }
 
+    /// Reads the whole capture and starts the reader thread that answers commands and plays the
+    /// rest to `sink`. Throws `TransportError.cannotOpen` when the capture cannot be opened or is
+    /// malformed, `.notOpen` when the transport was already started or closed, and `.systemCall`
+    /// when the thread cannot be created.
     package func start(_ sink: any HCIPacketSink) throws(TransportError) {
         let script: ReplayScript
         do throws(BtsnoopError) {
@@ -84,6 +93,10 @@ package final class AnsweringReplayTransport: HCITransport {
         }
     }
 
+    /// Takes one H4 packet from the host. A command (type 0x01) queues the capture's next recorded
+    /// answer for its opcode, and LE Set Scan Enable or LE Set Extended Scan Enable with Enable =
+    /// 0x01 releases the playback held at the capture's scan start; anything else is counted and
+    /// dropped. Throws `TransportError.notOpen` before `start` or after `close()`.
     package func send(_ h4Packet: UnsafeRawBufferPointer) throws(TransportError) {
         let accepted = state.withLock { state -> Bool in
             guard state.running, !state.stopRequested, let script = state.script else { return false }

@@ -7,8 +7,10 @@ public enum BtsnoopDatalink: UInt32, Sendable, CaseIterable, CustomStringConvert
     /// Linux monitor (`btmon -w`): flags hold (adapter index << 16) | monitor opcode.
     case linuxMonitor = 2001
 
+    /// A readable name for the datalink, such as `HCI UART (H4)`.
     public var name: String { Self.name(of: rawValue) }
 
+    /// The number and its name, such as `1002 (HCI UART (H4))`.
     public var description: String { "\(rawValue) (\(name))" }
 
     /// A readable name for any datalink number, including the ones this reader does not decode.

@@ -5,6 +5,7 @@ public enum BtsnoopDirection: String, Sendable, CaseIterable, CustomStringConver
     /// Received by the host: events and incoming data.
     case controllerToHost
 
+    /// `host->controller` or `controller->host`, for logs.
     public var description: String {
         switch self {
         case .hostToController: "host->controller"

@@ -37,6 +37,8 @@ public enum BtsnoopError: Error, Sendable, Equatable, CustomStringConvertible {
     /// The writer or reader was used after `close()`.
     case closed
 
+    /// A one-line message naming the file, record (index and byte offset) or packet and what was
+    /// wrong with it, with the system's text for an `errno`.
     public var description: String {
         switch self {
         case .cannotOpen(let path, let errno):

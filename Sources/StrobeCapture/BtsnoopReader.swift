@@ -10,7 +10,9 @@ import StrobeHCI
 ///
 /// Not thread-safe: use one reader from one thread at a time.
 public final class BtsnoopReader {
+    /// The file header's datalink: how each record's bytes are framed (1001, 1002 or 2001).
     public private(set) var datalink: BtsnoopDatalink
+    /// The file header's format version; always 1, since other versions are refused.
     public private(set) var version: UInt32
     /// Records returned so far.
     public private(set) var recordsRead = 0

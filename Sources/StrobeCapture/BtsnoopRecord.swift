@@ -21,11 +21,14 @@ package enum BtsnoopRecordKind: Sendable, Hashable, CustomStringConvertible {
 public struct BtsnoopRecord {
     /// Position in the file, from 0.
     public var index: Int
+    /// When the packet was captured: wall-clock time to the microsecond.
     public var timestamp: BtsnoopTimestamp
     /// The packet's length on the wire; larger than `data.count` when the capture cut it short.
     public var originalLength: UInt32
     /// The flags field exactly as stored.
     public var flags: UInt32
+    /// The record's cumulative drops field: packets the capturing tool says it lost since the
+    /// capture began (most tools write 0).
     public var cumulativeDrops: UInt32
     package var kind: BtsnoopRecordKind
     /// `nil` for records that are not HCI traffic in the monitor format.
@@ -39,6 +42,7 @@ public struct BtsnoopRecord {
     /// records, the same as `data`.
     public var payload: UnsafeRawBufferPointer
 
+    /// The HCI packet type the record carries, or `nil` when it carries no HCI packet.
     public var packetType: HCIPacketType? {
         if case .hci(let type) = kind { type } else { nil }
     }

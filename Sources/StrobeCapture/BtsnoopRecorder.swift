@@ -22,6 +22,7 @@ package struct RecorderStatistics: Sendable, Equatable {
 /// recorded just before it is handed to the transport, so a command always precedes the events
 /// it causes. The file is flushed after every record and closed when the transport closes.
 public final class BtsnoopRecorder: HCITransport {
+    /// The transport being recorded; every call is passed on to it.
     public let transport: any HCITransport
     private let timestamp: @Sendable () -> BtsnoopTimestamp
     private let state: Mutex<State>
@@ -51,15 +52,21 @@ public final class BtsnoopRecorder: HCITransport {
         state = Mutex(State(writer: writer))
     }
 
+    /// The wrapped transport's name followed by ` (recorded)`.
     public var name: String { "\(transport.name) (recorded)" }
+    /// The wrapped transport's clock.
     public var clock: any Clock<Duration> { transport.clock }
 
     package var statistics: RecorderStatistics { state.withLock { $0.statistics } }
 
+    /// Starts the wrapped transport with a sink that records each received packet (controller to
+    /// host) and then hands it to `sink`. Throws whatever the wrapped transport's `start` throws.
     public func start(_ sink: any HCIPacketSink) throws(TransportError) {
         try transport.start(RecordingSink(recorder: self, downstream: sink))
     }
 
+    /// Records the packet as host-to-controller, then sends it through the wrapped transport and
+    /// throws whatever that `send` throws. A failure to record never keeps the packet from being sent.
     public func send(_ h4Packet: UnsafeRawBufferPointer) throws(TransportError) {
         if let first = h4Packet.first, let type = HCIPacketType(rawValue: first) {
             record(type, .hostToController, UnsafeRawBufferPointer(rebasing: h4Packet[1...]))
@@ -69,6 +76,8 @@ public final class BtsnoopRecorder: HCITransport {
         try transport.send(h4Packet)
     }
 
+    /// Closes the wrapped transport; the file is flushed and closed when the transport reports
+    /// that it has closed.
     public func close() {
         transport.close()
     }

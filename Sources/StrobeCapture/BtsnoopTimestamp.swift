@@ -11,8 +11,11 @@ public struct BtsnoopTimestamp: RawRepresentable, Sendable, Hashable, Comparable
     /// The value as stored in the record.
     public var rawValue: Int64
 
+    /// A record's timestamp field as stored: microseconds since the btsnoop epoch.
     public init(rawValue: Int64) { self.rawValue = rawValue }
 
+    /// The time `unixMicroseconds` after 1970-01-01T00:00Z; a value too large for the field
+    /// saturates to `Int64.max`.
     public init(unixMicroseconds: Int64) {
         let (sum, overflow) = unixMicroseconds.addingReportingOverflow(BtsnoopFormat.unixEpochOffset)
         rawValue = overflow ? Int64.max : sum
@@ -57,8 +60,10 @@ public struct BtsnoopTimestamp: RawRepresentable, Sendable, Hashable, Comparable
             + ":" + Self.padded(seconds % 60, 2) + "." + Self.padded(fraction, 6) + "Z"
     }
 
+    /// The time as `iso8601` writes it.
     public var description: String { iso8601 }
 
+    /// Earlier times order first.
     public static func < (a: Self, b: Self) -> Bool { a.rawValue < b.rawValue }
 
     /// Gregorian year, month and day of a day count from 1970-01-01 (the "days from civil"

@@ -9,8 +9,12 @@ import StrobeHCI
 ///
 /// Not thread-safe: guard a shared writer with a lock (as `BtsnoopRecorder` does).
 public final class BtsnoopWriter {
+    /// The datalink written in the file header; it decides how `write` frames each packet.
     public let datalink: BtsnoopDatalink
+    /// Whether each record is written to the file as soon as it is added, rather than when 64 KiB
+    /// are staged, on `flush()` or on `close()`.
     public let flushEachRecord: Bool
+    /// Records added so far, whether already written to the file or still staged.
     public private(set) var recordsWritten = 0
 
     private var fd: Int32

@@ -5,6 +5,7 @@ public enum ReplaySpeed: Sendable, Hashable, CustomStringConvertible {
     /// No waiting between packets.
     case maximum
 
+    /// The capture's own spacing, `.factor(1)`: the default speed of `AnsweringReplayTransport`.
     public static let realTime = ReplaySpeed.factor(1)
 
     /// `N` (a positive number) or `max`.
@@ -18,6 +19,7 @@ public enum ReplaySpeed: Sendable, Hashable, CustomStringConvertible {
         }
     }
 
+    /// `max`, or the factor (`10`, `2.5`): the text `init?(_:)` parses.
     public var description: String {
         switch self {
         case .maximum: "max"

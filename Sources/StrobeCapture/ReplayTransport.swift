@@ -37,6 +37,7 @@ package struct ReplayStatistics: Sendable, Equatable {
 /// `transportDidClose(nil)` after `close()`. A file that cannot be opened, or whose header is
 /// not a supported btsnoop header, makes `start` throw `TransportError.cannotOpen`.
 public final class ReplayTransport: HCITransport {
+    /// `replay:` and the capture's path, or the name given for a capture held in memory.
     public let name: String
     package let timeBase: ReplayTimeBase
 
@@ -81,6 +82,10 @@ public final class ReplayTransport: HCITransport {
         return s
     }
 
+    /// Opens the capture, checks its header and starts the reader thread that delivers the
+    /// controller's packets to `sink`. Throws `TransportError.cannotOpen` when the file cannot be
+    /// opened or its header is not a supported btsnoop header, `.notOpen` when the transport was
+    /// already started or closed, and `.systemCall` when the thread cannot be created.
     public func start(_ sink: any HCIPacketSink) throws(TransportError) {
         let reader: BtsnoopReader
         do throws(BtsnoopError) {
@@ -105,6 +110,8 @@ public final class ReplayTransport: HCITransport {
         }
     }
 
+    /// Counts the packet and drops it: nothing the host sends changes the replay. Throws
+    /// `TransportError.notOpen` unless the replay is running.
     public func send(_ h4Packet: UnsafeRawBufferPointer) throws(TransportError) {
         let running = state.withLock { state in
             if case .running = state { true } else { false }

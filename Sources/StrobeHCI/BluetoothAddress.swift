@@ -4,6 +4,7 @@ public struct BluetoothAddress: Sendable, Hashable, Comparable, CustomStringConv
     /// The six bytes as they appear on the wire (least significant first).
     public var bytes: (UInt8, UInt8, UInt8, UInt8, UInt8, UInt8)
 
+    /// From the six bytes in wire order, least significant first.
     public init(wire: (UInt8, UInt8, UInt8, UInt8, UInt8, UInt8)) { bytes = wire }
 
     /// From six wire-order bytes.
@@ -25,8 +26,10 @@ public struct BluetoothAddress: Sendable, Hashable, Comparable, CustomStringConv
         self.init(wireBytes: values.reversed())
     }
 
+    /// The six bytes in wire order (least significant first), as HCI parameters carry them.
     public var wireBytes: [UInt8] { [bytes.0, bytes.1, bytes.2, bytes.3, bytes.4, bytes.5] }
 
+    /// `AA:BB:CC:DD:EE:FF`: most significant byte first, upper-case hex.
     public var description: String {
         wireBytes.reversed().map { byte in
             let s = String(byte, radix: 16, uppercase: true)
@@ -34,8 +37,11 @@ public struct BluetoothAddress: Sendable, Hashable, Comparable, CustomStringConv
         }.joined(separator: ":")
     }
 
+    /// Equal when all six bytes are equal.
     public static func == (a: Self, b: Self) -> Bool { a.wireBytes == b.wireBytes }
+    /// Hashes the six bytes, consistently with `==`.
     public func hash(into hasher: inout Hasher) { hasher.combine(wireBytes) }
+    /// Orders by numeric value: the most significant byte is compared first.
     public static func < (a: Self, b: Self) -> Bool {
         a.wireBytes.reversed().lexicographicallyPrecedes(b.wireBytes.reversed())
     }

@@ -25,6 +25,7 @@ public protocol HCITransport: AnyObject, Sendable {
 }
 
 extension HCITransport {
+    /// The real clock, `ContinuousClock`: the default for a transport to a real controller.
     public var clock: any Clock<Duration> { ContinuousClock() }
 
     /// Writes one whole H4 packet held in an array (a convenience for control-plane traffic).
@@ -56,5 +57,6 @@ public protocol HCIPacketSink: AnyObject, Sendable {
 }
 
 extension HCIPacketSink {
+    /// Does nothing: a sink that has no wake-ups to batch can ignore the end of a read.
     public func transportDidFinishBatch() {}
 }

@@ -45,6 +45,8 @@ public enum TransportError: Error, Sendable, Hashable, CustomStringConvertible {
     /// for `after` (`HCIController.Configuration.livenessProbeInterval`).
     case unresponsive(probe: String, after: Duration)
 
+    /// A one-line message saying what went wrong and, where the user can fix it, how (a command to
+    /// run, or another transport to use).
     public var description: String {
         switch self {
         case .bluetoothUnsupported:

@@ -9,8 +9,10 @@ import StrobeLights
 /// reset (when it is near enough) and tries once more. The token goes in the Authorization
 /// header and nowhere else: not in errors, not in descriptions.
 public final class LIFXHTTPBackend: LightsBackend, CustomStringConvertible {
+    /// `https://api.lifx.com/v1/`, the LIFX cloud.
     public static let defaultBaseURL = URL(string: "https://api.lifx.com/v1/")!
 
+    /// Each request's deadline, how long a rate limit may be waited out, and fast mode.
     public struct Configuration: Sendable {
         /// Each request's deadline.
         public var timeout: Duration
@@ -19,6 +21,7 @@ public final class LIFXHTTPBackend: LightsBackend, CustomStringConvertible {
         /// Fast mode: the API answers 202 at once with no per-light results.
         public var fast: Bool
 
+        /// Defaults: 15 s per request, wait up to 10 s for a rate-limit reset, fast mode off.
         public init(timeout: Duration = .seconds(15), longestRateLimitWait: Duration = .seconds(10), fast: Bool = false) {
             self.timeout = timeout
             self.longestRateLimitWait = longestRateLimitWait
@@ -26,22 +29,30 @@ public final class LIFXHTTPBackend: LightsBackend, CustomStringConvertible {
         }
     }
 
+    /// Where the API is, always ending in `/`; request paths such as `lights/all` follow it.
     public let baseURL: URL
+    /// The settings the backend was made with.
     public let configuration: Configuration
     private let token: String
 
+    /// A backend that calls the API at `baseURL` (a `/` is added if missing) with `token` as its
+    /// bearer token; nothing is sent until the first operation.
     public init(token: String, baseURL: URL = LIFXHTTPBackend.defaultBaseURL, configuration: Configuration = Configuration()) {
         self.token = token
         self.baseURL = baseURL.absoluteString.hasSuffix("/") ? baseURL : baseURL.appendingPathComponent("")
         self.configuration = configuration
     }
 
+    /// The API's base URL; never the token.
     public var description: String { "LIFX HTTP API at \(baseURL.absoluteString)" }
 
+    /// Nothing to release: requests go through the shared HTTP client.
     public func close() async {}
 
     // MARK: The API
 
+    /// `GET /lights/all`. Throws `LIFXHTTPError` for an error status, an answer of another shape,
+    /// or no answer in time.
     public func fetchLights() async throws -> [Light] {
         let lights: [LIFXHTTPShapes.Light] = try await call("GET", "lights/all", expecting: [200])
         return lights.map { light in
@@ -52,6 +63,8 @@ public final class LIFXHTTPBackend: LightsBackend, CustomStringConvertible {
         }
     }
 
+    /// `GET /scenes`. Throws `LIFXHTTPError.badResponse` for a scene state whose selector cannot
+    /// be parsed, and the other `LIFXHTTPError`s as `fetchLights` does.
     public func fetchScenes() async throws -> [Scene] {
         let scenes: [LIFXHTTPShapes.Scene] = try await call("GET", "scenes", expecting: [200])
         return try scenes.map { scene in
@@ -65,6 +78,8 @@ public final class LIFXHTTPBackend: LightsBackend, CustomStringConvertible {
         }
     }
 
+    /// `PUT /lights/{selector}/state` with the change (the API addresses the lights itself, so
+    /// `lights` is not used); the 207 results, or none in fast mode. Throws `LIFXHTTPError`.
     public func apply(_ change: LightStateChange, selector: LightSelector, to lights: [Light]) async throws -> [LightResult] {
         var body = Self.body(change)
         body.fast = configuration.fast ? true : nil
@@ -89,6 +104,8 @@ public final class LIFXHTTPBackend: LightsBackend, CustomStringConvertible {
         return try results.results.map { try Self.results($0.results) }
     }
 
+    /// `PUT /scenes/scene_id:{uuid}/activate` with `duration` in seconds; the 207 results. Throws
+    /// `LIFXHTTPError` (`notFound` for a scene the account does not have).
     public func activate(_ scene: Scene, duration: Duration, lights: [Light]) async throws -> [LightResult] {
         let results: LIFXHTTPShapes.Results = try await call(
             "PUT", "scenes/scene_id:\(Self.escape(scene.id))/activate", body: LIFXHTTPShapes.ActivateBody(duration: Self.seconds(duration)),

@@ -21,6 +21,7 @@ public enum LIFXHTTPError: Error, Sendable, Hashable, CustomStringConvertible {
     /// No answer: the connection failed or the deadline passed.
     case transport(String)
 
+    /// What went wrong with the status, as a sentence for a user; never the token.
     public var description: String {
         switch self {
         case .badRequest(let message): "the LIFX API refused the request (400): \(message)"

@@ -4,6 +4,7 @@ import StrobeLights
 /// trigger (after the FLASH commands are out) they go to the shot state, the camera waits for
 /// them up to `deadline`, and after the flashes are off each light gets back what it had.
 public struct ModellingLights: Sendable {
+    /// The lights to dim for each shot.
     public var target: LightTarget
     /// The lights' brightness during the shot; nil: off.
     public var shotBrightness: Double?
@@ -11,6 +12,8 @@ public struct ModellingLights: Sendable {
     /// record says why.
     public var deadline: Duration
 
+    /// Lights that go off for the shot unless `shotBrightness` (0...1) is given; the camera waits
+    /// for them up to `deadline` (default 150 ms).
     public init(target: LightTarget, shotBrightness: Double? = nil, deadline: Duration = .milliseconds(150)) {
         self.target = target
         self.shotBrightness = shotBrightness
@@ -46,9 +49,12 @@ public struct ModellingLightsTiming: Sendable, Hashable, Codable {
     public var dimmed: UInt64?
     /// After every flash's OFF.
     public var restoreIssued: UInt64?
+    /// When the restore returned (`lightsRestored` says how many lights took it); nil when it
+    /// failed as a whole.
     public var restored: UInt64?
     /// How many lights took the shot state and the restore.
     public var lightsDimmed: Int
+    /// How many lights answered `ok` to the restore.
     public var lightsRestored: Int
     /// nil when both steps went through; otherwise what went wrong.
     public var failure: String?

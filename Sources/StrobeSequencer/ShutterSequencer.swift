@@ -10,6 +10,7 @@ public typealias CameraCapture = @Sendable () async throws -> Void
 /// What a photographer chooses once: the settings, how long to wait for the flashes'
 /// acknowledgements, and what to do when they do not come.
 public struct ShotPolicy: Sendable, Hashable {
+    /// What a shot does when a flash has not acknowledged its FLASH by `ackDeadline`.
     public enum MissingAck: String, Sendable, Hashable, CaseIterable {
         /// Take the picture anyway (the moment matters more than the light).
         case captureWithoutFlash
@@ -17,10 +18,16 @@ public struct ShotPolicy: Sendable, Hashable {
         case abort
     }
 
+    /// The light every FLASH command asks for (default `NovaFlashSettings.full`).
     public var settings: NovaFlashSettings
+    /// How long a shot waits for each flash's acknowledgement before the camera captures
+    /// (default 150 ms).
     public var ackDeadline: Duration
+    /// Whether a shot with a missing acknowledgement is still taken (default: taken).
     public var onMissingAck: MissingAck
 
+    /// Defaults: full light, a 150 ms acknowledgement deadline, capture without flash when one is
+    /// missing.
     public init(settings: NovaFlashSettings = .full, ackDeadline: Duration = .milliseconds(150),
                 onMissingAck: MissingAck = .captureWithoutFlash) {
         self.settings = settings
@@ -40,8 +47,11 @@ public struct ShotPolicy: Sendable, Hashable {
 /// that is not armed (it connected since, or was busy with another command) gets its FLASH the
 /// ordinary way, a few tasks later.
 public final class ShutterSequencer: Sendable {
+    /// The manager whose connected flashes every shot fires.
     public let flashes: NovaFlashManager
+    /// What captures the frame once the flashes are lit.
     public let camera: CameraCapture
+    /// The settings, acknowledgement deadline and missing-acknowledgement rule of every shot.
     public let policy: ShotPolicy
     /// Lights dimmed for each shot and restored after it.
     public let modellingLights: ModellingLights?
@@ -311,9 +321,12 @@ public final class ShutterSequencer: Sendable {
     }
 }
 
+/// Why a flash's part of a shot failed, as `FlashTiming.failure` states it.
 public enum ShotError: Error, Sendable, Hashable, CustomStringConvertible {
+    /// The flash did not acknowledge its FLASH within the policy's deadline.
     case ackDeadline(Duration)
 
+    /// What went wrong, as a sentence for a user.
     public var description: String {
         switch self {
         case .ackDeadline(let deadline): "no acknowledgement within \(deadline)"

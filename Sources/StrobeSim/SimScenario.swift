@@ -4,7 +4,10 @@ import StrobeHCI
 
 /// One device of a simulated world.
 public struct SimulatedDeviceDescription: Sendable, Hashable, Codable {
+    /// What the device is, and so which GATT database and behaviour it has.
     public enum Kind: String, Sendable, Hashable, Codable, CaseIterable {
+        /// A Nova V1 flash, a Nova V2 flash, a camera grip, a pressure stylus, and a generic test
+        /// device (a long readable value, a writable one, counting notifications, a Battery Service).
         case nova1, nova2, grip, stylus, test
         /// A LEDnet ("Triones") Bluetooth light, for modelling lights.
         case lednet
@@ -12,11 +15,15 @@ public struct SimulatedDeviceDescription: Sendable, Hashable, Codable {
         case remote
     }
 
+    /// What the device is.
     public var kind: Kind
+    /// The advertised Complete Local Name and the GAP Device Name, 1 to 26 bytes of UTF-8.
     public var name: String
     /// Random static address; derived from the device's position when absent.
     public var address: String?
+    /// The RSSI, in dBm, the host sees in the device's advertising reports (default -55).
     public var rssi: Int
+    /// The advertising interval in ms, 20...10240 (default 100).
     public var advertisingIntervalMilliseconds: Double
     /// Nova V2: seconds after the subscription at which the flash's own trigger button is pressed.
     /// Remote: seconds after the subscription at which Volume Up is pressed (default: `count`
@@ -24,7 +31,9 @@ public struct SimulatedDeviceDescription: Sendable, Hashable, Codable {
     public var triggerPresses: [Double]?
     /// Grip: the events sent after the subscription, each with the delay before it in seconds.
     public var gripEvents: [ScriptedGripEvent]?
+    /// Grip: the Firmware Revision String it reports (default `1.4.0`).
     public var firmware: String?
+    /// The Battery Level in percent, 0...100, of a device with a Battery Service (default 87).
     public var battery: Int?
     /// Stylus: how many 8-sample batches one stroke has. Test device: how many notifications.
     public var count: Int?
@@ -34,6 +43,8 @@ public struct SimulatedDeviceDescription: Sendable, Hashable, Codable {
     /// which it gives to the hosts it bonds with), a new one every `privacyRotationMilliseconds`
     /// (default 15 minutes).
     public var privacy: Bool?
+    /// With `privacy`: how often the resolvable private address changes, in ms (default 900000,
+    /// 15 minutes).
     public var privacyRotationMilliseconds: Double?
     /// Remote: offer only the boot keyboard input report (no Report Map reports), pressing Enter.
     public var bootKeyboardOnly: Bool?
@@ -44,20 +55,30 @@ public struct SimulatedDeviceDescription: Sendable, Hashable, Codable {
     /// link takes the one before, for throughput).
     public var batchIntervalMilliseconds: Double?
 
+    /// How a simulated Nova answers wrongly, to exercise the host's handling of failures.
     public enum NovaMisbehaviour: String, Sendable, Hashable, Codable {
+        /// `noAck`: no acknowledgement at all; `wrongID`: an acknowledgement carrying the request id
+        /// plus one; `garbage`: the two bytes `FF FE` instead of an acknowledgement.
         case noAck, wrongID, garbage
     }
 
+    /// One button event a simulated grip sends, after a delay.
     public struct ScriptedGripEvent: Sendable, Hashable, Codable {
+        /// Seconds to wait before sending it, counted from the event before (or from the
+        /// subscription), 0...3600.
         public var after: Double
+        /// The grip's event code byte, e.g. 0x01 shutter half press, 0x02 full press, 0x03 release.
         public var code: UInt8
 
+        /// An event `code` sent `after` seconds after the one before.
         public init(after: Double, code: UInt8) {
             self.after = after
             self.code = code
         }
     }
 
+    /// A device with defaults for everything else: an address from its position, RSSI -55 dBm,
+    /// advertising every 100 ms.
     public init(kind: Kind, name: String, rssi: Int = -55, advertisingIntervalMilliseconds: Double = 100) {
         self.kind = kind
         self.name = name
@@ -71,14 +92,23 @@ public struct SimulatedDeviceDescription: Sendable, Hashable, Codable {
 /// A simulated world as a JSON file describes it: the devices, the air between them and the
 /// host's controller, and the seed that makes a run repeat.
 public struct SimScenario: Sendable, Hashable, Codable {
+    /// The devices, each on its own virtual controller; at most 200.
     public var devices: [SimulatedDeviceDescription]
+    /// Fixes every random choice of the world (advertising delays, jitter, loss), so that a run
+    /// repeats; default 1.
     public var seed: UInt64
     /// The host controller's LE ACL buffers.
     public var aclLength: Int?
+    /// A fixed delay, in ms (0...10000), on every packet between the host and each device
+    /// (default 0).
     public var latencyMilliseconds: Double?
+    /// A random extra delay of up to this many ms (0...10000) on each packet (default 0).
     public var jitterMilliseconds: Double?
+    /// The chance, 0...1, that a packet is lost and retransmitted at the next connection event
+    /// (default 0).
     public var loss: Double?
 
+    /// A world of `devices`, with seed 1 unless given and no added latency, jitter or loss.
     public init(devices: [SimulatedDeviceDescription], seed: UInt64 = 1) {
         self.devices = devices
         self.seed = seed
@@ -106,6 +136,8 @@ public struct SimScenario: Sendable, Hashable, Codable {
         ])
     }()
 
+    /// Reads a scenario from a JSON file; throws when the file cannot be read, is not a scenario,
+    /// or holds a value out of range (the error names the file and what was wrong).
     public init(contentsOf path: String) throws {
         do {
             self = try JSONDecoder().decode(SimScenario.self, from: Data(contentsOf: URL(fileURLWithPath: path)))

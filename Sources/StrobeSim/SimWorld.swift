@@ -4,11 +4,14 @@ import Synchronization
 /// A whole simulated world: a virtual air, the devices of a scenario each on its own virtual
 /// controller with its own host stack, and one more controller for the host under test.
 public final class SimWorld: Sendable {
+    /// The scenario the world was built from.
     public let scenario: SimScenario
     package let air: VirtualAir
     package let devices: [SimulatedDevice]
     private let hostControllers = Mutex<Int>(0)
 
+    /// Builds the air and one virtual controller per device on `clock`; nothing advertises until
+    /// `start()`.
     public init<C: Clock>(scenario: SimScenario, clock: C) where C.Duration == Duration {
         self.scenario = scenario
         air = VirtualAir(clock: clock, seed: scenario.seed)
@@ -33,6 +36,7 @@ public final class SimWorld: Sendable {
         }
     }
 
+    /// Closes every device's controller: its links drop and it stops advertising.
     public func stop() {
         for device in devices { device.stop() }
     }
@@ -58,6 +62,7 @@ public final class SimWorld: Sendable {
 /// The simulated world as a transport: the host's controller, with the world kept alive and
 /// started in the background (its devices advertise within a few milliseconds).
 public final class SimTransport: HCITransport, Sendable {
+    /// The world behind the transport, for tests to inspect.
     public let world: SimWorld
     /// The clock the world runs on, for the host above it to run on too.
     public let clock: any Clock<Duration>
@@ -66,17 +71,23 @@ public final class SimTransport: HCITransport, Sendable {
     /// Where a `sim` transport's world runs: on the real clock unless a caller (a test running
     /// the tool's commands in virtual time) sets a clock, and told of each world opened.
     public struct Environment: Sendable {
+        /// The clock the world runs on (a `VirtualClock` for a run in virtual time).
         public var clock: any Clock<Duration>
+        /// Called with each world a `SimTransport` opens, before it starts.
         public var opened: @Sendable (SimWorld) -> Void
 
+        /// An environment on `clock`; `opened` does nothing unless given.
         public init(clock: any Clock<Duration>, opened: @escaping @Sendable (SimWorld) -> Void = { _ in }) {
             self.clock = clock
             self.opened = opened
         }
     }
 
+    /// The environment `init(scenario:)` uses; nil: the real clock and no one told.
     @TaskLocal public static var environment: Environment?
 
+    /// Builds the world of `scenario` (default `SimScenario.standard`) and a host controller in
+    /// it, and starts the devices in the background.
     public init(scenario: SimScenario = .standard) {
         let environment = Self.environment
         let clock: any Clock<Duration> = environment?.clock ?? ContinuousClock()
@@ -87,9 +98,15 @@ public final class SimTransport: HCITransport, Sendable {
         Task { [world] in try? await world.start() }
     }
 
+    /// Always `sim`.
     public var name: String { "sim" }
+    /// Starts delivering the host controller's packets to `sink`; throws `TransportError.notOpen`
+    /// when started before.
     public func start(_ sink: any HCIPacketSink) throws(TransportError) { try controller.start(sink) }
+    /// Hands one H4 packet (HCI Command or ACL Data) to the host controller; throws
+    /// `TransportError.notOpen` before `start`.
     public func send(_ h4Packet: UnsafeRawBufferPointer) throws(TransportError) { try controller.send(h4Packet) }
+    /// Closes the host controller and stops the world's devices.
     public func close() {
         controller.close()
         world.stop()

@@ -92,6 +92,7 @@ package enum VirtualTimeError: Error, Equatable, CustomStringConvertible {
     /// The Swift runtime does not offer the enqueue hook.
     case hookUnavailable
 
+    /// Why the run ended, as a sentence for a user.
     package var description: String {
         switch self {
         case .stalled(let at): "virtual-time run stalled at \(at): nothing to run and no timer pending"

@@ -1,5 +1,6 @@
 /// The Battery Level characteristic (`2A19` in the Battery service `180F`): one byte, a percentage.
 public struct BatteryLevel: Sendable, Hashable, Comparable, CustomStringConvertible {
+    /// The charge remaining, in percent (0...100).
     public let percent: UInt8
 
     /// `nil` outside 0...100.
@@ -18,8 +19,10 @@ public struct BatteryLevel: Sendable, Hashable, Comparable, CustomStringConverti
     /// The characteristic value, for simulated devices.
     public var encoded: [UInt8] { [percent] }
 
+    /// Orders levels by charge: the lower percentage is less.
     public static func < (lhs: BatteryLevel, rhs: BatteryLevel) -> Bool { lhs.percent < rhs.percent }
 
+    /// The level as a percentage, e.g. `85%`.
     public var description: String { "\(percent)%" }
 }
 
@@ -30,6 +33,7 @@ package enum BatteryLevelError: Error, Sendable, Hashable, CustomStringConvertib
     /// The byte is above 100.
     case outOfRange(UInt8)
 
+    /// A one-line message that names the bad length or value.
     package var description: String {
         switch self {
         case .unexpectedLength(let length): "battery level must be 1 byte, got \(length)"

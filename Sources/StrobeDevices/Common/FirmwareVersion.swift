@@ -2,6 +2,7 @@
 /// (`2A26`), e.g. `1.4.0`. Versions compare component by component, missing ones counting as 0,
 /// so `1.2` == `1.2.0` < `1.10`.
 public struct FirmwareVersion: Sendable, Hashable, Comparable, CustomStringConvertible {
+    /// The numeric components, most significant first (`1.4.0` is `[1, 4, 0]`); never empty.
     public let components: [UInt32]
 
     /// At least one component.
@@ -10,6 +11,7 @@ public struct FirmwareVersion: Sendable, Hashable, Comparable, CustomStringConve
         self.components = components
     }
 
+    /// The three-component version `major.minor.patch`.
     public init(major: UInt32, minor: UInt32, patch: UInt32) {
         components = [major, minor, patch]
     }
@@ -36,6 +38,7 @@ public struct FirmwareVersion: Sendable, Hashable, Comparable, CustomStringConve
         self = version
     }
 
+    /// Compares component by component, a missing trailing component counting as 0.
     public static func < (lhs: FirmwareVersion, rhs: FirmwareVersion) -> Bool {
         for index in 0..<max(lhs.components.count, rhs.components.count) {
             let left = index < lhs.components.count ? lhs.components[index] : 0
@@ -45,10 +48,12 @@ public struct FirmwareVersion: Sendable, Hashable, Comparable, CustomStringConve
         return false
     }
 
+    /// Equal when no component differs, missing trailing components counting as 0 (`1.2` == `1.2.0`).
     public static func == (lhs: FirmwareVersion, rhs: FirmwareVersion) -> Bool {
         !(lhs < rhs) && !(rhs < lhs)
     }
 
+    /// Hashes the components without their trailing zeros, so that equal versions hash alike.
     public func hash(into hasher: inout Hasher) {
         // Trailing zeros do not change the version, so they must not change the hash.
         var significant = components[...]
@@ -56,15 +61,18 @@ public struct FirmwareVersion: Sendable, Hashable, Comparable, CustomStringConve
         hasher.combine(Array(significant))
     }
 
+    /// The components joined with dots, as stored (`1.2` stays `1.2`, without a `v` prefix).
     public var description: String { components.map(String.init).joined(separator: ".") }
 }
 
 /// What was wrong with a firmware revision string.
 public enum FirmwareVersionError: Error, Sendable, Hashable, CustomStringConvertible {
+    /// The value, `length` bytes long, is not valid UTF-8.
     case notUTF8(length: Int)
     /// The text, trimmed, that is not a dotted numeric version.
     case unparsable(String)
 
+    /// A one-line message that names the problem and the offending value.
     public var description: String {
         switch self {
         case .notUTF8(let length): "firmware revision (\(length) bytes) is not UTF-8"

@@ -10,9 +10,12 @@ public struct SequenceNumberTracker: Sendable, Equatable {
     public enum Observation: Sendable, Equatable {
         /// The first number seen: nothing to compare with.
         case first
+        /// The number follows the last one (65535 is followed by 0): nothing was lost.
         case inOrder
         /// `lost` numbers were skipped.
         case gap(lost: Int)
+        /// A repeat, a step back or a forward jump of 0x8000 or more: a duplicate or a device that
+        /// restarted counting. It is added to `outOfOrder` and the tracker follows the new number.
         case outOfOrder
     }
 
@@ -22,14 +25,18 @@ public struct SequenceNumberTracker: Sendable, Equatable {
     @usableFromInline var lostTotal: UInt64 = 0
     @usableFromInline var outOfOrderTotal: UInt64 = 0
 
+    /// The last number observed; `nil` before the first one and after `restart()`.
     public var last: UInt16? { lastSeen }
     /// Sequence numbers skipped over, in total.
     public var lost: UInt64 { lostTotal }
     /// Observations that repeated or went back.
     public var outOfOrder: UInt64 { outOfOrderTotal }
 
+    /// A tracker that has seen no number yet, with both totals at zero.
     public init() {}
 
+    /// Records `sequence` as the newest number and says how it follows the previous one, adding a
+    /// gap to `lost` and an out-of-order number to `outOfOrder`.
     @inlinable @discardableResult
     public mutating func observe(_ sequence: UInt16) -> Observation {
         defer { lastSeen = sequence }

@@ -9,6 +9,7 @@ public final class Grip: ATTValueHandler, Sendable {
     /// Called on the transport's reader thread with each event: return quickly, do not block.
     public typealias EventHandler = @Sendable (GripEventOccurrence) -> Void
 
+    /// The GATT client of the grip's link, for reads and writes beyond the events.
     public let gatt: GATTClient
     /// The Firmware Revision the grip reported, when it has Device Information.
     public let firmware: FirmwareVersion?
@@ -126,12 +127,17 @@ public final class Grip: ATTValueHandler, Sendable {
     /// Records, losses (sequence gaps), unknown codes and malformed notifications so far.
     package var counters: GripEventDecoder.Counters { counts.counters }
 
+    /// Reads the Battery Level characteristic (`2A19`). Throws `GripSetupError.missingCharacteristic`
+    /// when the grip has no Battery service, a `BatteryLevelError` for a malformed value, or the
+    /// error of the GATT read.
     public func batteryLevel() async throws -> BatteryLevel {
         guard let batteryHandle else { throw GripSetupError.missingCharacteristic(GripProfile.batteryLevel) }
         let bytes = try await gatt.read(handle: batteryHandle)
         return try bytes.withUnsafeBytes { raw in try BatteryLevel(decoding: raw) }
     }
 
+    /// Decodes one Events notification on the receive path and passes each record, in order, to
+    /// the event handler and the `events()` streams; a malformed notification is counted and dropped.
     public func attributeValueReceived(_ value: UnsafeRawBufferPointer, handle: AttributeHandle, kind: ATTValueKind, at time: HostTime) {
         // Only the receive path calls this, one notification at a time: the decoder and the
         // handler are its own, so events reach the handler in order with no lock taken first.
@@ -150,10 +156,15 @@ public final class Grip: ATTValueHandler, Sendable {
 
 /// A grip event with its record sequence number and when its bytes were read from the transport.
 public struct GripEventOccurrence: Sendable, Hashable {
+    /// What the grip's control did: shutter, dial, Fn button or zoom lever.
     public var event: GripEvent
+    /// The record's sequence number (counts records, wraps 65535 -> 0); a gap means records were
+    /// lost.
     public var sequence: UInt16
+    /// When the notification's bytes were read from the transport (monotonic host time).
     public var receivedAt: HostTime
 
+    /// An occurrence of `event` in the record numbered `sequence`, received at `receivedAt`.
     public init(event: GripEvent, sequence: UInt16, receivedAt: HostTime) {
         self.event = event
         self.sequence = sequence
@@ -163,9 +174,14 @@ public struct GripEventOccurrence: Sendable, Hashable {
 
 /// Why a peer could not be used as a grip.
 public enum GripSetupError: Error, Sendable, Hashable, CustomStringConvertible {
+    /// The peer has no grip service; `services` lists the UUIDs of the services it does have (empty
+    /// when a `DiscoveredGrip` could not be used at all: unparsable address or no grip connected).
     case notAGrip(services: [String])
+    /// The grip service is there but lacks this characteristic (the Events characteristic, or the
+    /// Battery Level `2A19` when the battery is read).
     case missingCharacteristic(BluetoothUUID)
 
+    /// A one-line message that names the missing service or characteristic.
     public var description: String {
         switch self {
         case .notAGrip(let services):

@@ -2,22 +2,33 @@
 /// link from a lossy one: records, sequence gaps (records lost), unknown event codes and
 /// malformed notifications.
 public struct GripEventDecoder: Sendable {
+    /// Running totals since the decoder was created.
     public struct Counters: Sendable, Hashable {
+        /// Events notifications handed to `decode`, malformed ones included.
         public var notifications: UInt64 = 0
+        /// Records delivered from well-formed notifications.
         public var records: UInt64 = 0
         /// Records the sequence numbers say were never received.
         public var lostRecords: UInt64 = 0
         /// Records whose sequence number repeated or went back.
         public var outOfOrderRecords: UInt64 = 0
+        /// Records whose event code profile v1 does not define (delivered as `GripEvent.unknown`).
         public var unknownEvents: UInt64 = 0
+        /// Notifications dropped whole: empty or not a whole number of 3-byte records.
         public var malformedNotifications: UInt64 = 0
+        /// All totals at zero.
         public init() {}
     }
 
+    /// Notifications, records, losses, unknown codes and malformed notifications counted so far.
     public private(set) var counters = Counters()
+    /// The tracker following the records' sequence numbers; `connectionRestarted()` keeps its
+    /// totals.
     public private(set) var sequence = SequenceNumberTracker()
+    /// Why the most recent malformed notification was dropped; `nil` while none has been.
     public private(set) var lastError: GripDecodingError?
 
+    /// A decoder with all counters at zero that has seen no sequence number.
     public init() {}
 
     /// Hands each record of one notification to `body`, in order, without copying the value.

@@ -11,12 +11,18 @@ import Synchronization
 /// closure. The remembered grip is a small file in the user's state directory; the bond is in
 /// the central's bond store.
 public final class GripManager: Sendable {
+    /// A grip seen while scanning, as remembered between runs (stored as JSON).
     public struct DiscoveredGrip: Sendable, Hashable, Codable {
+        /// The Bluetooth device address as text, `AA:BB:CC:DD:EE:FF`.
         public var address: String
+        /// The address type by its `LEAddressType` description (`public`, `random`, ...).
         public var addressType: String
+        /// The advertised local name (it starts with `Grip`); empty when none was received.
         public var name: String
+        /// The latest RSSI in dBm; `nil` when the controller reported none.
         public var rssi: Int?
 
+        /// A grip at `address` of type `addressType`, advertising `name`, last heard at `rssi` dBm.
         public init(address: String, addressType: String, name: String, rssi: Int?) {
             self.address = address
             self.addressType = addressType
@@ -25,23 +31,38 @@ public final class GripManager: Sendable {
         }
     }
 
+    /// Where the manager is in finding and connecting a grip.
     public enum State: Sendable, Hashable {
+        /// Created; `start()` has not been called yet.
         case uninitialized
+        /// Idle: no grip connected and not scanning.
         case ready
+        /// `startScanning()` is looking for grips to offer.
         case scanningForGrips
+        /// `start()` is looking for the remembered grip, for up to the reconnect timeout.
         case scanningForBondedGrip
+        /// Connecting to, bonding with and setting up this grip.
         case connecting(DiscoveredGrip)
+        /// This grip is connected, encrypted and delivering events.
         case connected(DiscoveredGrip)
+        /// Not allowed to use Bluetooth (the state grip SDKs report when permission is denied); this
+        /// manager does not enter it on Linux.
         case unauthorized
+        /// `start()` found the controller not opened yet (it has no `ControllerInfo`).
         case bluetoothUnavailable
     }
 
+    /// How the manager reconnects, which firmware it accepts and where it remembers the grip.
     public struct Configuration: Sendable {
+        /// How long `start()` scans for the remembered grip before it gives up; 5 s by default.
         public var reconnectTimeout: Duration
+        /// The oldest grip firmware accepted; `1.2.0` by default.
         public var firmware: GripFirmwareRequirement
         /// Where the remembered grip is kept.
         public var rememberedGripFile: URL
 
+        /// The defaults: a 5 s reconnect timeout, firmware `1.2.0` or newer, and the file at
+        /// `GripManager.defaultRememberedGripFile`.
         public init(reconnectTimeout: Duration = .seconds(5), firmware: GripFirmwareRequirement = GripFirmwareRequirement(),
                     rememberedGripFile: URL = GripManager.defaultRememberedGripFile) {
             self.reconnectTimeout = reconnectTimeout
@@ -58,7 +79,9 @@ public final class GripManager: Sendable {
         return base.appendingPathComponent("strobe/grip.json")
     }
 
+    /// The central that scans, connects and keeps the bonds.
     public let central: Central
+    /// The settings given at creation.
     public let configuration: Configuration
     private let clock: any Clock<Duration>
     private let state: Mutex<Inner>
@@ -76,6 +99,7 @@ public final class GripManager: Sendable {
         var lastError: (any Error)?
     }
 
+    /// A manager in state `.uninitialized` that uses `central`, and `clock` for the reconnect timeout.
     package init<C: Clock>(central: Central, clock: C, configuration: Configuration = Configuration()) where C.Duration == Duration {
         self.central = central
         self.clock = clock
@@ -83,11 +107,15 @@ public final class GripManager: Sendable {
         state = Mutex(Inner())
     }
 
+    /// The state now; `states()` follows its changes.
     public var currentState: State { state.withLock { $0.state } }
     /// Why the last `start()` did not reconnect the bonded grip (for example: it no longer has
     /// the bond, so encryption failed).
     public var lastError: (any Error)? { state.withLock { $0.lastError } }
+    /// The connected grip; `nil` when none is.
     public var grip: Grip? { state.withLock { $0.grip } }
+    /// The grips `startScanning()` has found (kept across scans), one per address with its latest
+    /// RSSI, sorted by address.
     public var discoveredGrips: [DiscoveredGrip] { state.withLock { Array($0.discovered.values) }.sorted { $0.address < $1.address } }
 
     /// The grip remembered from an earlier connection, if any.
@@ -98,6 +126,7 @@ public final class GripManager: Sendable {
 
     // MARK: Observing
 
+    /// The current state, then each change of it.
     public func states() -> AsyncStream<State> { stateChanges.stream(startingWith: currentState) }
 
     /// Each grip found by `startScanning`, when first seen and when its RSSI changes.
@@ -182,6 +211,8 @@ public final class GripManager: Sendable {
         state.withLock { $0.scanning = task }
     }
 
+    /// Stops the scan that `startScanning()` began; the state goes back to `.ready` if it was
+    /// `.scanningForGrips`. Grips found stay in `discoveredGrips`.
     public func stopScanning() {
         let task = state.withLock { s -> Task<Void, Never>? in
             defer { s.scanning = nil }
@@ -253,6 +284,8 @@ public final class GripManager: Sendable {
         _ = try? await connection?.disconnect()
     }
 
+    /// Reads the connected grip's Battery Level. Throws `GripSetupError.notAGrip` with no services
+    /// when no grip is connected, otherwise as `Grip.batteryLevel()`.
     public func batteryLevel() async throws -> BatteryLevel {
         guard let grip else { throw GripSetupError.notAGrip(services: []) }
         return try await grip.batteryLevel()

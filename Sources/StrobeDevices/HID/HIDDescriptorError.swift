@@ -11,6 +11,7 @@ public enum HIDDescriptorError: Error, Sendable, Hashable, CustomStringConvertib
     /// A report too large to be a report (more than 512 bytes).
     case reportTooLarge(reportID: UInt8, bits: Int)
 
+    /// A one-line message that names the problem and the item's offset or the report.
     public var description: String {
         switch self {
         case .truncated(let offset): "report descriptor item at offset \(offset) runs past the end"

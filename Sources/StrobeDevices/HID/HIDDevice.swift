@@ -9,7 +9,11 @@ import StrobeHost
 /// bonded device's next links, whose handles do not change while it does not say so (Vol 3
 /// Part G 2.5.2): `route` and `start` take it up again without discovering.
 public struct HIDDevice: Sendable {
+    /// One input report the device notifies: a Report (`2A4D`) whose Report Reference says Input
+    /// (0x01), with the layout the Report Map gives its report ID, or the Boot Keyboard Input Report.
     public struct InputReport: Sendable, Hashable {
+        /// The Report characteristic (`2A4D`), or the Boot Keyboard Input Report (`2A22`) in the
+        /// boot protocol.
         public var characteristic: GATTCharacteristic
         package var layout: HIDReportDescriptor.Report
         /// Its Client Characteristic Configuration descriptor.
@@ -17,9 +21,15 @@ public struct HIDDevice: Sendable {
     }
 
     package let descriptor: HIDReportDescriptor
+    /// The input reports to subscribe to, in the HID service's order; never empty.
     public let inputReports: [InputReport]
+    /// `true` when the device offers only the Boot Keyboard Input Report and is used in Boot Protocol
+    /// Mode (0x00); `false` for Report Protocol Mode (0x01).
     public let usesBootProtocol: Bool
+    /// The value handle of Battery Level (`2A19` in the Battery service `180F`); `nil` without one.
     public let batteryLevelHandle: AttributeHandle?
+    /// The value handle of Protocol Mode (`2A4E`); `nil` when the device has none, and `start(_:)`
+    /// then sets no mode.
     public let protocolModeHandle: AttributeHandle?
     /// HID Information, when the device has it (HIDS makes it mandatory; some devices do not).
     package let information: HIDInformation?

@@ -21,15 +21,23 @@ package enum HIDProfile {
 
 /// Why a peer could not be used as a HID device.
 public enum HIDSetupError: Error, Sendable, Hashable, CustomStringConvertible {
+    /// The peer has no HID service (`1812`); `services` lists the UUIDs of the services it has.
     case notAHIDDevice(services: [String])
+    /// The HID service has neither a notifying input Report that the Report Map describes nor a Boot
+    /// Keyboard Input Report.
     case noInputReports
+    /// The Report Reference descriptor (`2908`) at this handle is `length` bytes long instead of 2.
     case malformedReportReference(AttributeHandle, length: Int)
+    /// The Report Map (`2A4B`) could not be parsed.
     case reportMap(HIDDescriptorError)
+    /// The device has no Battery Level characteristic (`2A19`) to read.
     case noBatteryLevel
+    /// The HID Information value (`2A4A`) is `length` bytes long instead of 4.
     case malformedInformation(length: Int)
     /// On a new link the device's database no longer has its reports where they were: attach again.
     case databaseChanged
 
+    /// A one-line message that names the problem.
     public var description: String {
         switch self {
         case .notAHIDDevice(let services): "the peer has no HID service (0x1812); it has \(services.joined(separator: ", "))"

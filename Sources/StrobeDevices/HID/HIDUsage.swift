@@ -1,28 +1,40 @@
 /// A HID usage: its page and its ID on that page (HID Usage Tables).
 public struct HIDUsage: Sendable, Hashable, Comparable, CustomStringConvertible {
+    /// The usage page, e.g. 0x0C Consumer.
     public var page: UInt16
+    /// The usage ID on that page.
     public var id: UInt16
 
+    /// The usage `id` on `page`.
     public init(page: UInt16, id: UInt16) {
         self.page = page
         self.id = id
     }
 
+    /// 0x01 Generic Desktop page.
     public static let genericDesktopPage: UInt16 = 0x01
+    /// 0x07 Keyboard/Keypad page.
     public static let keyboardPage: UInt16 = 0x07
+    /// 0x08 LED page.
     public static let ledPage: UInt16 = 0x08
+    /// 0x09 Button page.
     public static let buttonPage: UInt16 = 0x09
+    /// 0x0C Consumer page.
     public static let consumerPage: UInt16 = 0x0C
 
+    /// The usage `id` on the Consumer page (0x0C).
     public static func consumer(_ id: UInt16) -> HIDUsage { HIDUsage(page: consumerPage, id: id) }
+    /// The usage `id` on the Keyboard/Keypad page (0x07).
     public static func keyboard(_ id: UInt16) -> HIDUsage { HIDUsage(page: keyboardPage, id: id) }
 
     /// Consumer Volume Up (0xE9): what most camera shutter remotes send.
     public static let volumeUp = consumer(0xE9)
+    /// Consumer Volume Down (0xEA).
     public static let volumeDown = consumer(0xEA)
     /// Keyboard Return (Enter) (0x28): what some remotes send instead.
     public static let enter = keyboard(0x28)
 
+    /// Orders by page, then by usage ID.
     public static func < (a: Self, b: Self) -> Bool { (a.page, a.id) < (b.page, b.id) }
 
     /// `consumer:0x00e9`, `keyboard:0x0028`, `page 0xff00:0x0001`.

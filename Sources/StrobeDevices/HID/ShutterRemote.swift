@@ -10,27 +10,40 @@ import Synchronization
 /// and any number of async streams, as the grip's do, and go on across the reconnections of a
 /// bonded remote (`keepConnected`).
 public final class ShutterRemote: Sendable {
+    /// Called on the transport's reader thread with each event: return quickly, do not block.
     public typealias EventHandler = @Sendable (ShutterRemoteEvent) -> Void
 
+    /// What a usage means to the application, as the `UsageMap` says.
     public enum Role: String, Sendable, Hashable {
+        /// `shutter` takes the photo, `halfPress` (raw value `half-press`) focuses, `other` is any
+        /// other key.
         case shutter, halfPress = "half-press", other
     }
 
+    /// Which usages are the shutter and which a half-press; every other usage has role `.other`.
     public struct UsageMap: Sendable, Hashable {
+        /// The usages that take the photo; Volume Up and Enter by default.
         public var shutter: Set<HIDUsage>
+        /// The usages that focus (a half-press); none by default.
         public var halfPress: Set<HIDUsage>
 
+        /// A map with these shutter usages (Volume Up and Enter by default) and half-press usages
+        /// (none by default).
         public init(shutter: Set<HIDUsage> = [.volumeUp, .enter], halfPress: Set<HIDUsage> = []) {
             self.shutter = shutter
             self.halfPress = halfPress
         }
 
+        /// `.shutter` when `usage` is in `shutter` (which wins over `halfPress`), `.halfPress` when it
+        /// is in `halfPress`, else `.other`.
         public func role(of usage: HIDUsage) -> Role {
             shutter.contains(usage) ? .shutter : halfPress.contains(usage) ? .halfPress : .other
         }
     }
 
+    /// What discovery found: the input reports, their layouts and handles.
     public let device: HIDDevice
+    /// The usage map given to `attach`, fixed for the remote's life.
     public let map: UsageMap
     private let handler: ReaderHandoff<HandlerSlot>
     private let broadcast = AsyncBroadcast<ShutterRemoteEvent>()
@@ -72,6 +85,7 @@ public final class ShutterRemote: Sendable {
 
     /// The link the remote is on: a new one after each reconnection.
     public var connection: LEConnection { link.withLock { $0.connection } }
+    /// The GATT client of the current link.
     public var gatt: GATTClient { connection.gatt }
     /// Why `keepConnected` stopped reconnecting, or the last attempt that failed.
     public var lastError: (any Error)? { link.withLock { $0.lastError } }
@@ -79,6 +93,7 @@ public final class ShutterRemote: Sendable {
     /// Each new link after a reconnection.
     public func reconnections() -> AsyncStream<LEConnection> { linkChanges.stream() }
 
+    /// Replaces the receive-path handler; `nil` removes it.
     public func setEventHandler(_ handler: EventHandler?) { self.handler.offer(HandlerSlot(handler)) }
 
     /// Every event from now on, in order.
@@ -146,6 +161,8 @@ public final class ShutterRemote: Sendable {
         }
     }
 
+    /// Reads Battery Level (`2A19`) on the current link. Throws `HIDSetupError.noBatteryLevel` when
+    /// the remote has none, a `BatteryLevelError` for a malformed value, or the GATT read's error.
     public func batteryLevel() async throws -> BatteryLevel {
         guard let handle = device.batteryLevelHandle else { throw HIDSetupError.noBatteryLevel }
         let bytes = try await gatt.read(handle: handle)
@@ -194,14 +211,19 @@ public final class ShutterRemote: Sendable {
 
 /// A key or button of a shutter remote going down or coming up.
 public struct ShutterRemoteEvent: Sendable, Hashable {
+    /// Whether the key went down (`press`) or came up (`release`).
     public enum Kind: String, Sendable, Hashable { case press, release }
 
+    /// `.press` when the key went down, `.release` when it came up.
     public var kind: Kind
+    /// The HID usage of the key or button, e.g. `consumer:0x00e9` (Volume Up).
     public var usage: HIDUsage
+    /// The usage's role in the remote's `UsageMap`.
     public var role: ShutterRemote.Role
     /// When the report's bytes were read from the transport.
     public var receivedAt: HostTime
 
+    /// An event of `kind` for `usage` with `role`, its bytes read at `receivedAt`.
     public init(kind: Kind, usage: HIDUsage, role: ShutterRemote.Role, receivedAt: HostTime) {
         self.kind = kind
         self.usage = usage

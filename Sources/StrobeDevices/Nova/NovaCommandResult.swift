@@ -1,12 +1,16 @@
 /// How a Nova command ended. The reference SDK reports only success or failure (`true`/`false`);
 /// the failure here says why.
 package enum NovaCommandResult: Sendable, Hashable {
+    /// The flash acked the command.
     case acknowledged
+    /// The command did not complete; the failure says why.
     case failed(NovaCommandFailure)
 
+    /// `true` for `.acknowledged`: the reference SDK's `true` callback.
     package var succeeded: Bool { self == .acknowledged }
 }
 
+/// Why a Nova command failed; what `NovaFlash`'s commands throw.
 package enum NovaCommandFailure: Error, Sendable, Hashable, CustomStringConvertible {
     /// No ack within the ack timeout; the queue moved on.
     case ackTimeout
@@ -20,6 +24,7 @@ package enum NovaCommandFailure: Error, Sendable, Hashable, CustomStringConverti
     /// first, or the armed write could not go out.
     case withdrawn
 
+    /// A one-line message that says why the command failed.
     package var description: String {
         switch self {
         case .ackTimeout: "no ack from the flash in time"
@@ -40,6 +45,7 @@ package enum NovaProtocolViolation: Sendable, Hashable, CustomStringConvertible 
     /// An ack while no request was pending.
     case ackWithoutRequest(received: UInt16)
 
+    /// A one-line message with the decoding error or the request ids involved.
     package var description: String {
         switch self {
         case .malformedResponse(let error): "\(error)"

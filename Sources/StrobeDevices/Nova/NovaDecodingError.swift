@@ -1,5 +1,6 @@
 /// What was wrong with bytes received from (or, in a simulator, sent to) a Nova.
 package enum NovaDecodingError: Error, Sendable, Hashable, CustomStringConvertible {
+    /// The value has no bytes.
     case empty
     /// V1: the bytes are not `(II:BODY)`.
     case missingFraming(length: Int)
@@ -19,6 +20,7 @@ package enum NovaDecodingError: Error, Sendable, Hashable, CustomStringConvertib
     /// characteristic).
     case unexpectedMessage(String)
 
+    /// A one-line message that names the model, the problem and the offending value or length.
     package var description: String {
         switch self {
         case .empty: "empty Nova message"

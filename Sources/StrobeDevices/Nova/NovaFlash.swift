@@ -8,7 +8,9 @@ import Synchronization
 /// asking for a disconnect. `NovaCommandQueue` holds the rules; this class does the I/O: GATT
 /// writes in order, notifications in, one timer.
 public final class NovaFlash: ATTValueHandler, Sendable {
+    /// The protocol the flash speaks, chosen by its service (V2's `EFF0` when it has both).
     public let model: NovaModel
+    /// The GATT client of the flash's link.
     public let gatt: GATTClient
     let requestHandle: AttributeHandle
     let defaultsHandle: AttributeHandle?
@@ -252,20 +254,32 @@ public final class NovaFlash: ATTValueHandler, Sendable {
 
     // MARK: V2 extras
 
+    /// Reads the V2 flash defaults characteristic (`EFF3`). Throws `NovaSetupError.unsupported` when
+    /// the flash has none (every V1 flash), `NovaDecodingError.unexpectedLength` when the value is not
+    /// 8 bytes, or the GATT read's error.
     public func readDefaults() async throws -> NovaFlashDefaults {
         let bytes = try await gatt.read(handle: try handle(defaultsHandle, NovaProfile.v2FlashDefaults))
         return try bytes.withUnsafeBytes { raw in try NovaFlashDefaults(decoding: raw) }
     }
 
+    /// Writes the V2 flash defaults characteristic (`EFF3`) with a Write Request. Throws
+    /// `NovaSetupError.unsupported` when the flash has none (every V1 flash), or the GATT write's
+    /// error.
     public func writeDefaults(_ defaults: NovaFlashDefaults) async throws {
         try await gatt.write(defaults.encoded(), handle: try handle(defaultsHandle, NovaProfile.v2FlashDefaults))
     }
 
+    /// Reads the V2 counters characteristic (`EFF4`). Throws `NovaSetupError.unsupported` when the
+    /// flash has none (every V1 flash), `NovaDecodingError.notWholeItems` when the length is not a
+    /// multiple of 4, or the GATT read's error.
     public func readCounters() async throws -> NovaCounters {
         let bytes = try await gatt.read(handle: try handle(countersHandle, NovaProfile.v2Counters))
         return try bytes.withUnsafeBytes { raw in try NovaCounters(decoding: raw) }
     }
 
+    /// Reads the Battery Level (`2A19`) of a V2 flash. Throws `NovaSetupError.unsupported` for a V1
+    /// flash or one without the Battery service, a `BatteryLevelError` for a malformed value, or the
+    /// GATT read's error.
     public func batteryLevel() async throws -> BatteryLevel {
         let bytes = try await gatt.read(handle: try handle(batteryHandle, NovaProfile.batteryLevel))
         return try bytes.withUnsafeBytes { raw in try BatteryLevel(decoding: raw) }
@@ -278,6 +292,9 @@ public final class NovaFlash: ATTValueHandler, Sendable {
 
     // MARK: Receive path
 
+    /// Handles a notification of the response characteristic on the receive path: an ack completes
+    /// the pending command, a V2 trigger becomes a `NovaFlashEvent.trigger`, and an unparsable or
+    /// unexpected response is a protocol violation that fails every command.
     public func attributeValueReceived(_ value: UnsafeRawBufferPointer, handle: AttributeHandle, kind: ATTValueKind, at time: HostTime) {
         // The ack of a FLASH fired on a trigger may come before the shot's bookkeeping: the
         // transition settles it first.
@@ -399,6 +416,7 @@ public final class NovaFlash: ATTValueHandler, Sendable {
 public struct NovaAcknowledgement: Sendable, Hashable {
     package var written: DeviceClock.Instant
     package var acknowledged: DeviceClock.Instant
+    /// The time from handing the request to the link (or firing an armed FLASH) to the ack's arrival.
     public var roundTrip: Duration { written.duration(to: acknowledged) }
 }
 
@@ -422,10 +440,17 @@ public enum NovaFlashEvent: Sendable, Hashable {
 
 /// Why a peer could not be used as a Nova flash.
 public enum NovaSetupError: Error, Sendable, Hashable, CustomStringConvertible {
+    /// The peer has neither the V1 service `FFF0` nor the V2 service `EFF0`; `services` lists the
+    /// primary services it has.
     case notANova(services: [BluetoothUUID])
+    /// The Nova service lacks the model's request or response characteristic (`FFF3`/`FFF4` for V1,
+    /// `EFF1`/`EFF2` for V2).
     case missingCharacteristic(BluetoothUUID)
+    /// The flash has no such characteristic: flash defaults (`EFF3`), counters (`EFF4`) and Battery
+    /// Level (`2A19`) exist on V2 flashes only, and only when the flash exposes them.
     case unsupported(model: NovaModel, characteristic: BluetoothUUID)
 
+    /// A one-line message that names the missing service or characteristic.
     public var description: String {
         switch self {
         case .notANova(let services):

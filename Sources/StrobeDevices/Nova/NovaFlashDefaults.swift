@@ -4,16 +4,21 @@ import StrobeHCI
 /// `[regular timeout u16][regular warm][regular cool][preflash timeout u16][preflash warm][preflash cool]`.
 /// The preflash is a dimmer light shown before the photo for focus and composition.
 public struct NovaFlashDefaults: Sendable, Hashable {
+    /// The value's size: 8 bytes.
     public static let length = 8
 
+    /// The light of the photo itself (timeout, warm, cool): the first four bytes.
     public var regular: NovaFlashSettings
+    /// The dimmer light shown before the photo for focus and composition: the last four bytes.
     public var preflash: NovaFlashSettings
 
+    /// Defaults made of the `regular` light and the `preflash` light.
     public init(regular: NovaFlashSettings, preflash: NovaFlashSettings) {
         self.regular = regular
         self.preflash = preflash
     }
 
+    /// The 8-byte big-endian characteristic value, as `NovaFlash.writeDefaults(_:)` writes it.
     public func encoded() -> [UInt8] {
         var writer = ByteWriter(capacity: Self.length)
         for settings in [regular, preflash] {

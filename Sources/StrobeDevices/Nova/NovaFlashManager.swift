@@ -7,21 +7,36 @@ import Synchronization
 /// changeable at run time; a status readable at any time and observable; reconnection after a
 /// disconnect while enabled.
 public final class NovaFlashManager: Sendable {
+    /// Which flashes the manager connects to on its own while enabled.
     public enum AutoPairMode: String, Sendable, Hashable, CaseIterable {
+        /// `none` connects to none, `closest` to the Nova with the strongest RSSI in a scan burst,
+        /// `all` to every Nova in range (commands then go to all of them together).
         case none, closest, all
     }
 
+    /// The reference SDK's status of the manager; `busy` and `ready` concern the connected flashes.
     public enum Status: String, Sendable, Hashable {
+        /// `disabled`: not enabled. `disconnected`: no flash connected (between scan bursts when
+        /// enabled). `scanning`: a scan burst is running. `connecting`: connecting to the flashes
+        /// chosen. `handshaking`: connected, finding the Nova service and subscribing to its
+        /// responses. `ready`: flashes connected, no command outstanding. `busy`: a command awaits
+        /// their acks.
         case disabled, disconnected, scanning, connecting, handshaking, ready, busy
     }
 
+    /// Scan timing and timeouts.
     public struct Configuration: Sendable {
         /// How long each scan burst lasts, and the pause between bursts that found nothing.
         public var scanBurst: Duration
+        /// The wait after a burst that connected no flash, or after a failed attempt; 1 s by default.
         public var scanPause: Duration
+        /// How long each command waits for a flash's ack before it fails with `.ackTimeout`; 2 s by
+        /// default, as in the reference SDK.
         public var ackTimeout: Duration
+        /// How long connecting to one chosen flash may take; 5 s by default.
         public var connectTimeout: Duration
 
+        /// The defaults: 700 ms scan bursts, 1 s pauses, a 2 s ack timeout and a 5 s connect timeout.
         public init(scanBurst: Duration = .milliseconds(700), scanPause: Duration = .seconds(1),
                     ackTimeout: Duration = .seconds(2), connectTimeout: Duration = .seconds(5)) {
             self.scanBurst = scanBurst
@@ -33,20 +48,30 @@ public final class NovaFlashManager: Sendable {
 
     /// A connected flash and where it is.
     public struct ConnectedFlash: Sendable {
+        /// The flash's Bluetooth device address.
         public var address: BluetoothAddress
+        /// The advertised local name it was found by, e.g. `Nova` or `Nova2`.
         public var name: String
+        /// The RSSI in dBm in the scan burst that found it; `nil` when the controller reported none.
         public var rssi: Int?
+        /// The LE connection to the flash.
         public var connection: LEConnection
+        /// The flash, ready for commands.
         public var flash: NovaFlash
     }
 
     /// How one flash answered a command sent to every connected flash.
     public struct FlashResult: Sendable {
+        /// The flash's Bluetooth device address.
         public var address: BluetoothAddress
+        /// Its acknowledgement (with the round trip), or why it failed (usually a
+        /// `NovaCommandFailure`).
         public var result: Result<NovaAcknowledgement, any Error>
     }
 
+    /// The central that scans and connects.
     public let central: Central
+    /// The settings given at creation.
     public let configuration: Configuration
     private let clock: any Clock<Duration>
     private let makeFlash: @Sendable (GATTClient) async throws -> NovaFlash
@@ -62,6 +87,8 @@ public final class NovaFlashManager: Sendable {
         var commandsInFlight = 0
     }
 
+    /// A manager with status `.disabled` and auto-pair `mode` (`closest` by default); `clock` times
+    /// the pauses between scan bursts and the flashes' ack timeouts. `enable()` starts it.
     package init<C: Clock>(central: Central, clock: C, mode: AutoPairMode = .closest,
                           configuration: Configuration = Configuration()) where C.Duration == Duration {
         self.central = central
@@ -74,8 +101,11 @@ public final class NovaFlashManager: Sendable {
 
     // MARK: Status
 
+    /// The status now; `statusUpdates()` and the status handler follow its changes.
     public var status: Status { state.withLock { $0.status } }
+    /// The auto-pair mode; `setAutoPairMode(_:)` changes it.
     public var mode: AutoPairMode { state.withLock { $0.mode } }
+    /// The connected flashes, in the order they were connected.
     public var flashes: [ConnectedFlash] { state.withLock { $0.flashes } }
 
     /// Every status change from now on, starting with the current status.
@@ -177,9 +207,13 @@ public final class NovaFlashManager: Sendable {
 
     /// Which Novas `connect` picks from a scan burst.
     public enum Selection: Sendable, Hashable {
+        /// The Nova (by advertised name) with the strongest RSSI.
         case closest
+        /// Every Nova seen in the burst.
         case all
+        /// The device advertising exactly this local name (the strongest, when several do).
         case named(String)
+        /// The device with this address; it must advertise a local name.
         case address(BluetoothAddress)
     }
 
@@ -233,10 +267,12 @@ public final class NovaFlashManager: Sendable {
         await each { try await $0.beginFlash(settings) }
     }
 
+    /// Turns every connected flash off at once; returns when each has acknowledged or failed.
     public func endFlash() async -> [FlashResult] {
         await each { try await $0.endFlash() }
     }
 
+    /// Pings every connected flash at once; each acknowledgement's `roundTrip` is that flash's.
     public func ping() async -> [FlashResult] {
         await each { try await $0.ping() }
     }

@@ -1,7 +1,9 @@
 /// One light command's values: the PWM duty of the warm and cool LED banks (0 off ... 255 full)
 /// and the safety timeout after which the flash turns itself off even if no OFF ever arrives.
 public struct NovaFlashSettings: Sendable, Hashable, CustomStringConvertible {
+    /// The PWM duty of the warm LED bank: 0 off ... 255 full.
     public var warm: UInt8
+    /// The PWM duty of the cool LED bank: 0 off ... 255 full.
     public var cool: UInt8
     /// Milliseconds; both wire formats carry 16 bits.
     public var timeoutMilliseconds: UInt16
@@ -9,6 +11,7 @@ public struct NovaFlashSettings: Sendable, Hashable, CustomStringConvertible {
     /// The reference SDK's safety timeout for presets and custom settings.
     public static let defaultTimeoutMilliseconds: UInt16 = 500
 
+    /// A light with these PWM duties and a safety timeout in milliseconds (500 ms by default).
     public init(warm: UInt8, cool: UInt8, timeoutMilliseconds: UInt16 = defaultTimeoutMilliseconds) {
         self.warm = warm
         self.cool = cool
@@ -20,6 +23,7 @@ public struct NovaFlashSettings: Sendable, Hashable, CustomStringConvertible {
         self.init(warm: warm, cool: cool, timeoutMilliseconds: Self.milliseconds(timeout))
     }
 
+    /// The safety timeout as a `Duration`.
     public var timeout: Duration { .milliseconds(Int(timeoutMilliseconds)) }
 
     /// A command with these settings turns the light off: both banks dark, or no time to be lit.
@@ -42,6 +46,8 @@ public struct NovaFlashSettings: Sendable, Hashable, CustomStringConvertible {
     /// Every LED at full power.
     public static let full = NovaFlashSettings(warm: 255, cool: 255)
 
+    /// The reference SDK's `custom(warm, cool)` light: the same as
+    /// `init(warm:cool:timeoutMilliseconds:)`, with a 500 ms safety timeout by default.
     public static func custom(
         warm: UInt8, cool: UInt8, timeoutMilliseconds: UInt16 = defaultTimeoutMilliseconds
     ) -> NovaFlashSettings {
@@ -69,6 +75,7 @@ public struct NovaFlashSettings: Sendable, Hashable, CustomStringConvertible {
         return NovaFlashSettings(warm: warm, cool: cool, timeoutMilliseconds: timeoutMilliseconds)
     }
 
+    /// The three values, e.g. `warm 255, cool 20, timeout 500 ms`.
     public var description: String { "warm \(warm), cool \(cool), timeout \(timeoutMilliseconds) ms" }
 
     private static func unit(_ value: Double) -> Double {

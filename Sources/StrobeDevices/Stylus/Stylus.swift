@@ -7,6 +7,7 @@ import Synchronization
 /// them when it is ready to draw, so it never receives them more often than it asks. They come
 /// as notifications (`attach(to:)`) or over an LE credit-based channel (`attachOverChannel(to:)`).
 public final class Stylus: ATTValueHandler, Sendable {
+    /// The GATT client of the pen's link.
     public let gatt: GATTClient
     /// The pen's identifier (Serial Number), when it has Device Information.
     public let penIdentifier: String?
@@ -104,6 +105,8 @@ public final class Stylus: ATTValueHandler, Sendable {
 
     // MARK: Receive path (reader thread)
 
+    /// Copies one Samples notification into `ring` on the reader thread (a full ring drops it and
+    /// counts the drop); decoding waits for `drain(maxBatches:_:)`.
     public func attributeValueReceived(_ value: UnsafeRawBufferPointer, handle: AttributeHandle, kind: ATTValueKind, at time: HostTime) {
         _ = ring.tryPush(handle: handle, value: value, at: time)
     }
@@ -135,6 +138,10 @@ public final class Stylus: ATTValueHandler, Sendable {
     /// The side-button map in use (read from the pen at attach, or as last written).
     public var buttonMap: StylusButtonMap { consumer.withLock { $0.decoder.buttonMap } }
 
+    /// Reads the Button Map characteristic and applies it to the batches drained from then on.
+    /// Throws `StylusSetupError.missingCharacteristic` when the pen has none,
+    /// `StylusButtonMapError.unexpectedLength` when the value is not 2 bytes, or the GATT read's
+    /// error.
     public func readButtonMap() async throws -> StylusButtonMap {
         guard let buttonMapHandle else { throw StylusSetupError.missingCharacteristic(StylusProfile.buttonMap) }
         let map = try StylusButtonMap(decoding: try await gatt.read(handle: buttonMapHandle))
@@ -142,12 +149,18 @@ public final class Stylus: ATTValueHandler, Sendable {
         return map
     }
 
+    /// Writes `map` to the Button Map characteristic with a Write Request and, once written, applies
+    /// it to the batches drained from then on. Throws `StylusSetupError.missingCharacteristic` when
+    /// the pen has none, or the GATT write's error.
     public func writeButtonMap(_ map: StylusButtonMap) async throws {
         guard let buttonMapHandle else { throw StylusSetupError.missingCharacteristic(StylusProfile.buttonMap) }
         try await gatt.write(map.encoded(), handle: buttonMapHandle)
         consumer.withLock { $0.decoder.buttonMap = map }
     }
 
+    /// Reads the Battery Level characteristic (`2A19`). Throws
+    /// `StylusSetupError.missingCharacteristic` when the pen has no Battery service, a
+    /// `BatteryLevelError` for a malformed value, or the GATT read's error.
     public func batteryLevel() async throws -> BatteryLevel {
         guard let batteryHandle else { throw StylusSetupError.missingCharacteristic(StylusProfile.batteryLevel) }
         let bytes = try await gatt.read(handle: batteryHandle)
@@ -157,11 +170,16 @@ public final class Stylus: ATTValueHandler, Sendable {
 
 /// Why a peer could not be used as a stylus.
 public enum StylusSetupError: Error, Sendable, Hashable, CustomStringConvertible {
+    /// The peer has no stylus service; `services` lists the UUIDs of the primary services it has.
     case notAStylus(services: [String])
+    /// The stylus service lacks this characteristic: Samples, Samples PSM (for
+    /// `attachOverChannel(to:ringCapacity:)`), the Button Map when it is read or written, or Battery
+    /// Level (`2A19`) when the battery is read.
     case missingCharacteristic(BluetoothUUID)
     /// The Samples PSM characteristic's value is not two bytes.
     case malformedSamplesPSM([UInt8])
 
+    /// A one-line message that names the missing service or characteristic, or the PSM's length.
     public var description: String {
         switch self {
         case .notAStylus(let services):

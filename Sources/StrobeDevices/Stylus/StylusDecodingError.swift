@@ -9,6 +9,7 @@ public enum StylusDecodingError: Error, Sendable, Hashable, CustomStringConverti
     /// A pressure above the 12-bit maximum.
     case pressureOutOfRange(sampleIndex: Int, value: UInt16)
 
+    /// A one-line message that names the problem, the lengths or the offending value.
     public var description: String {
         switch self {
         case .truncatedHeader(let length): "stylus batch of \(length) bytes is shorter than its 4-byte header"

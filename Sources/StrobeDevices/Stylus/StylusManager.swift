@@ -6,6 +6,7 @@ import Synchronization
 /// keeps the list of connected ones, each with its identifiers, power level, buttons and
 /// side-button map; `stop()` disconnects them.
 public final class StylusManager: Sendable {
+    /// Whether a stylus's link is encrypted.
     public enum PairingState: String, Sendable, Hashable {
         /// The link is not encrypted.
         case notPaired
@@ -13,28 +14,36 @@ public final class StylusManager: Sendable {
         case paired
     }
 
+    /// A stylus that `start()` connected, with what identifies it.
     public struct ConnectedStylus: Sendable {
         /// The stylus's Bluetooth address: the identifier this host knows it by.
         public var identifier: BluetoothAddress
         /// The pen's own identifier (Serial Number), when it has one.
         public var penIdentifier: String?
+        /// The advertised local name, starting with `Pen`.
         public var name: String
+        /// The stylus, ready to be drained.
         public var stylus: Stylus
+        /// The LE connection to the pen.
         public var connection: LEConnection
 
         /// As the link is now.
         public var pairing: PairingState { connection.securityLevel == .none ? .notPaired : .paired }
     }
 
+    /// The central that scans and connects.
     public let central: Central
+    /// How long each `start()` scans; 1 s by default.
     public let scanDuration: Duration
     private let state = Mutex<[ConnectedStylus]>([])
 
+    /// A manager with no stylus connected whose `start()` scans for `scanDuration` (1 s by default).
     package init(central: Central, scanDuration: Duration = .seconds(1)) {
         self.central = central
         self.scanDuration = scanDuration
     }
 
+    /// The styluses still connected, in the order they were connected.
     public var styluses: [ConnectedStylus] { state.withLock { $0.filter { $0.connection.isConnected } } }
 
     /// One scan, then connects every stylus found that is not connected yet. Returns the list.

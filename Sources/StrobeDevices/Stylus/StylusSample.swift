@@ -9,10 +9,13 @@ public struct StylusSample: Sendable, Hashable {
     public var deltaMicroseconds: UInt16
     /// 0...4095.
     public var rawPressure: UInt16
+    /// The tip contact, side buttons and hovering state at this sample.
     public var buttons: StylusButtons
     /// Where the tip is on the pen's own surface, when it has one.
     public var position: StylusPosition?
 
+    /// A sample with a raw 12-bit pressure; the value is not checked here (above 4095 it cannot be
+    /// encoded).
     @inlinable
     public init(deltaMicroseconds: UInt16, rawPressure: UInt16, buttons: StylusButtons, position: StylusPosition? = nil) {
         self.deltaMicroseconds = deltaMicroseconds
@@ -34,9 +37,12 @@ public struct StylusSample: Sendable, Hashable {
 
 /// A position in hundredths of a millimetre on the pen's own surface.
 public struct StylusPosition: Sendable, Hashable {
+    /// The horizontal coordinate, in 0.01 mm.
     public var x: UInt16
+    /// The vertical coordinate, in 0.01 mm.
     public var y: UInt16
 
+    /// The position (`x`, `y`), both in hundredths of a millimetre.
     @inlinable
     public init(x: UInt16, y: UInt16) {
         self.x = x

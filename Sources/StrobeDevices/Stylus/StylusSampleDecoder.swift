@@ -17,21 +17,28 @@ import StrobeHCI
 ///
 /// Side-button presses are also reported as the action the button map gives them.
 public struct StylusSampleDecoder: Sendable {
+    /// Running totals since the decoder was created; `connectionRestarted()` keeps them.
     public struct Counters: Sendable, Hashable {
+        /// Well-formed batches decoded.
         public var batches: UInt64 = 0
+        /// Samples delivered.
         public var samples: UInt64 = 0
         /// Batches the sequence numbers say were never received.
         public var lostBatches: UInt64 = 0
         /// Batches whose sequence number repeated or went back.
         public var outOfOrderBatches: UInt64 = 0
+        /// Notifications dropped whole as malformed (see `StylusDecodingError`).
         public var malformedBatches: UInt64 = 0
         /// Times the timestamp chain was re-anchored to arrival time (not counting first batches
         /// and gaps).
         public var reanchors: UInt64 = 0
+        /// Side-button presses reported as their mapped action (`StylusEvent.sideButtonAction`).
         public var sideButtonActions: UInt64 = 0
+        /// All totals at zero.
         public init() {}
     }
 
+    /// The actions that side-button presses are reported as; `.unassigned` reports none.
     public var buttonMap: StylusButtonMap
     /// How far the reconstructed time may fall behind arrival before it is re-anchored.
     public var maximumLag: Duration {
@@ -48,14 +55,19 @@ public struct StylusSampleDecoder: Sendable {
     @usableFromInline var heldButtons: StylusButtons = []
     @usableFromInline var lastStamp: HostTime?
 
+    /// Batches, samples, losses, re-anchors, malformed batches and side-button actions counted so far.
     public var counters: Counters { counts }
+    /// The tracker following the batches' sequence numbers.
     public var sequence: SequenceNumberTracker { tracker }
+    /// Why the most recent malformed batch was dropped; `nil` while none has been.
     public var lastError: StylusDecodingError? { error }
     /// The buttons of the last sample delivered.
     public var buttons: StylusButtons { heldButtons }
     /// The timestamp of the last sample delivered.
     public var lastSampleTime: HostTime? { lastStamp }
 
+    /// A decoder that reports side-button presses by `buttonMap` (`.unassigned` by default: none) and
+    /// re-anchors its timestamps when they lag arrival by more than `maximumLag` (50 ms by default).
     public init(buttonMap: StylusButtonMap = .unassigned, maximumLag: Duration = .milliseconds(50)) {
         self.buttonMap = buttonMap
         self.maximumLag = maximumLag

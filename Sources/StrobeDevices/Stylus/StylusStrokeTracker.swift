@@ -3,15 +3,21 @@ import StrobeHCI
 /// Where a sample stands in a stroke: the first with the tip down, the ones after it, and the
 /// first with the tip up again (which ends the stroke). Samples while hovering are `.hover`.
 public enum StylusStrokePhase: Sendable, Hashable {
+    /// The tip touched: the first sample of a stroke.
     case began
+    /// The tip still touches: a sample inside the stroke.
     case continues
+    /// The first sample with the tip up again: the stroke is over.
     case ended
+    /// The tip is up and no stroke is going on (hovering or farther away).
     case hover
 }
 
 /// What a stylus consumer receives: samples with their stroke phase, side-button actions.
 public enum StylusDrawingEvent: Sendable, Hashable {
+    /// A sample with its place in a stroke and its host-clock timestamp.
     case sample(StylusSample, phase: StylusStrokePhase, timestamp: HostTime)
+    /// A side button went down and the button map gives it this action (never `.none`).
     case sideButtonAction(StylusAction, button: StylusSideButton, timestamp: HostTime)
 }
 

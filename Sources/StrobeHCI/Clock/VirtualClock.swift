@@ -4,17 +4,24 @@ import Synchronization
 /// `advance(to:)` moves the time to or past the deadline, so that code measuring timeouts on an
 /// injected clock can be tested without ever sleeping for real.
 public final class VirtualClock: Clock, Sendable {
+    /// Virtual durations are ordinary `Swift.Duration` values.
     public typealias Duration = Swift.Duration
 
     /// A point on the virtual time line: the time since the clock's origin.
     public struct Instant: InstantProtocol, CustomStringConvertible {
+        /// The time since the clock's origin (time zero).
         public var offset: Swift.Duration
 
+        /// The instant `offset` after the origin.
         public init(offset: Swift.Duration) { self.offset = offset }
 
+        /// The instant `duration` later (earlier when `duration` is negative).
         public func advanced(by duration: Swift.Duration) -> Instant { Instant(offset: offset + duration) }
+        /// The time from this instant to `other`; negative when `other` is earlier.
         public func duration(to other: Instant) -> Swift.Duration { other.offset - offset }
+        /// Earlier instants order first.
         public static func < (lhs: Instant, rhs: Instant) -> Bool { lhs.offset < rhs.offset }
+        /// `t+` and the offset since the origin, such as `t+1.5 seconds`.
         public var description: String { "t+\(offset)" }
     }
 
@@ -49,12 +56,16 @@ public final class VirtualClock: Clock, Sendable {
 
     private let state: Mutex<State>
 
+    /// A clock that starts at `now` (default: the origin) and moves only through `advance(by:)` or
+    /// `advance(to:)`.
     public init(now: Instant = Instant(offset: .zero)) {
         state = Mutex(State(now: now))
     }
 
+    /// The current virtual time; it changes only when `advance(by:)` or `advance(to:)` moves it.
     public var now: Instant { state.withLock { $0.now } }
 
+    /// One nanosecond: the finest step the clock distinguishes.
     public var minimumResolution: Swift.Duration { .nanoseconds(1) }
 
     /// How many sleeps are waiting for time to move.
@@ -63,6 +74,8 @@ public final class VirtualClock: Clock, Sendable {
     /// The earliest deadline any sleep waits for.
     public var nextDeadline: Instant? { state.withLock { $0.sleepers.map(\.deadline).min() } }
 
+    /// Suspends until the virtual time reaches `deadline`, returning at once when it already has;
+    /// `tolerance` is ignored. Throws `CancellationError` when the task is cancelled first.
     public func sleep(until deadline: Instant, tolerance: Swift.Duration? = nil) async throws {
         let id: UInt64? = state.withLock { s in
             guard deadline > s.now else { return nil }

@@ -1,5 +1,7 @@
 /// What the init sequence learned about the controller.
 public struct ControllerInfo: Sendable, Hashable {
+    /// The controller's public device address, from Read BD_ADDR; 00:00:00:00:00:00 when the
+    /// controller has no public address.
     public var address: BluetoothAddress
     package var version: LocalVersionInformation
     package var supportedCommands: HCISupportedCommands
@@ -34,7 +36,11 @@ public struct ControllerInfo: Sendable, Hashable {
 
     package func supports(_ command: HCISupportedCommands.Bit) -> Bool { supportedCommands.contains(command) }
 
+    /// Whether the controller supports both LE Set Extended Scan Parameters (0x2041) and LE Set
+    /// Extended Scan Enable (0x2042), by its Read Local Supported Commands bitmap.
     public var supportsExtendedScanning: Bool { supportedCommands.supportsExtendedScanning }
 
+    /// Whether the controller supports LE Extended Create Connection (0x2043), by its Read Local
+    /// Supported Commands bitmap.
     public var supportsExtendedCreateConnection: Bool { supportedCommands.contains(.leExtendedCreateConnection) }
 }

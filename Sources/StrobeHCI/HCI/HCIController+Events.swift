@@ -36,6 +36,9 @@ extension HCIController {
 
     // MARK: - Receiving (reader thread)
 
+    /// Called by the transport on its reader thread for each packet. Events update the command
+    /// and ACL credits or go to the event handlers, ACL data goes to the handler registered for its
+    /// connection handle; packets of other types, and malformed ones, are counted and dropped.
     public func transportDidReceive(_ type: HCIPacketType, payload: UnsafeRawBufferPointer, at time: HostTime) {
         switch type {
         case .acl: receiveACL(payload, at: time)

@@ -12,6 +12,8 @@ import Synchronization
 /// deadline, cancellation, a disconnect or the transport closing. The receive path takes no
 /// lock and allocates nothing for ACL data.
 public final class HCIController: HCIPacketSink {
+    /// Deadlines, event masks, liveness probing and logging for one controller, fixed when the
+    /// `HCIController` is made.
     public struct Configuration: Sendable {
         /// How long a command may take from when it is queued to its Command Complete / Command
         /// Status, waiting for command credits included.
@@ -36,6 +38,9 @@ public final class HCIController: HCIPacketSink {
         /// Quiet unless the app gives one; never carries keys or tokens.
         public var logger: Logger
 
+        /// Defaults: commands time out after 2 s, ACL sends after 10 s without a controller buffer;
+        /// the LE event mask is chosen by the controller's HCI version; no liveness probe; and
+        /// `Logger.strobeQuiet`, which logs nothing.
         public init(commandTimeout: Duration = .seconds(2), aclCreditTimeout: Duration = .seconds(10),
                     leEventMask: UInt64? = nil,
                     livenessProbeInterval: Duration? = nil, logger: Logger = .strobeQuiet) {
@@ -58,7 +63,9 @@ public final class HCIController: HCIPacketSink {
         public var time: HostTime
     }
 
+    /// The link to the controller: started by `open()`, closed by `close()`.
     public let transport: any HCITransport
+    /// The settings given when the controller was made.
     public let configuration: Configuration
     /// `configuration.logger`, for the layers built on this controller.
     public var logger: Logger { configuration.logger }
@@ -240,6 +247,8 @@ public final class HCIController: HCIPacketSink {
         transport.close()
     }
 
+    /// Called by the transport once it stops delivering: every pending command and ACL send fails
+    /// with `HCIError.closed(error)` and event streams finish, as after `close()`.
     public func transportDidClose(_ error: TransportError?) {
         shutDown(cause: error)
     }

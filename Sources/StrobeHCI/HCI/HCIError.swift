@@ -44,6 +44,7 @@ public enum HCIError: Error, Sendable, Hashable, CustomStringConvertible {
         case noCommandCredits(after: Duration)
     }
 
+    /// A one-line message naming the command, event or field involved, for logs and users.
     public var description: String {
         switch self {
         case .status(let status):

@@ -1,10 +1,14 @@
 /// The type of a peer's device address as HCI reports it (Core Specification Vol 4, Part E,
 /// 7.7.65.2 and 7.7.65.13).
 public struct LEAddressType: RawRepresentable, Sendable, Hashable, CustomStringConvertible {
+    /// The code as events carry it (0x00 ... 0x03, 0xFE or 0xFF).
     public var rawValue: UInt8
+    /// Any code; one the stack does not know prints as `type-0xNN`.
     public init(rawValue: UInt8) { self.rawValue = rawValue }
 
+    /// 0x00 Public Device Address.
     public static let `public` = LEAddressType(rawValue: 0x00)
+    /// 0x01 Random Device Address.
     public static let random = LEAddressType(rawValue: 0x01)
     /// A public identity address the controller resolved from a resolvable private address.
     public static let publicIdentity = LEAddressType(rawValue: 0x02)
@@ -41,10 +45,15 @@ public struct LEAddressType: RawRepresentable, Sendable, Hashable, CustomStringC
 
 /// Which address the local controller uses in its own packets (the Own_Address_Type parameter).
 public struct LEOwnAddressType: RawRepresentable, Sendable, Hashable {
+    /// The Own_Address_Type code (0x00 ... 0x03).
     public var rawValue: UInt8
+    /// From an Own_Address_Type code.
     public init(rawValue: UInt8) { self.rawValue = rawValue }
 
+    /// 0x00: the controller's public device address.
     public static let `public` = LEOwnAddressType(rawValue: 0x00)
+    /// 0x01: the random device address set with LE Set Random Address (for an advertising set,
+    /// LE Set Advertising Set Random Address).
     public static let random = LEOwnAddressType(rawValue: 0x01)
     /// A resolvable private address from the resolving list, else the public address.
     public static let resolvableOrPublic = LEOwnAddressType(rawValue: 0x02)
@@ -54,6 +63,8 @@ public struct LEOwnAddressType: RawRepresentable, Sendable, Hashable {
 
 /// The role of the local device in a connection.
 public enum LERole: UInt8, Sendable, Hashable {
+    /// 0x00 Central: the local device initiated the connection.
     case central = 0x00
+    /// 0x01 Peripheral: the local device accepted the connection while advertising.
     case peripheral = 0x01
 }

@@ -3,6 +3,8 @@
 public struct LEConnectionParameters: Sendable, Hashable {
     /// Connection interval bounds in 1.25 ms units (0x0006 ... 0x0C80).
     public var intervalMin: UInt16
+    /// Longest acceptable connection interval in 1.25 ms units (0x0006 ... 0x0C80, 7.5 ms ... 4 s);
+    /// not less than `intervalMin`.
     public var intervalMax: UInt16
     /// Peripheral latency in connection events (0 ... 0x01F3).
     public var maxLatency: UInt16
@@ -10,8 +12,12 @@ public struct LEConnectionParameters: Sendable, Hashable {
     public var supervisionTimeout: UInt16
     /// Connection event length hints in 0.625 ms units.
     public var minCELength: UInt16
+    /// Longest connection event the host asks for, a hint in 0.625 ms units (default 0); not less
+    /// than `minCELength`.
     public var maxCELength: UInt16
 
+    /// From values in the specification's units; latency and connection event lengths default to 0.
+    /// Nothing is checked here: see `isValid`.
     public init(intervalMin: UInt16, intervalMax: UInt16, maxLatency: UInt16 = 0,
                 supervisionTimeout: UInt16, minCELength: UInt16 = 0, maxCELength: UInt16 = 0) {
         self.intervalMin = intervalMin

@@ -11,9 +11,13 @@ import Synchronization
 /// Needs CAP_NET_ADMIN. The user channel can be bound only while the device is down; by default
 /// `start` brings it down first.
 public final class HCIUserChannelTransport: HCITransport {
+    /// The adapter index: N in `hciN`.
     public let device: Int
+    /// Whether `start` brings a device that is up down so it can bind it; when `false`, a device
+    /// that is up makes `start` throw `TransportError.deviceBusy`.
     public let bringDownIfUp: Bool
     package let limits: H4Deframer.Limits
+    /// `hciN`, such as `hci0`.
     public var name: String { "hci\(device)" }
 
     private enum State {
@@ -64,6 +68,9 @@ public final class HCIUserChannelTransport: HCITransport {
         }
     }
 
+    /// Writes one whole H4 packet with one `write()`. Throws `TransportError.notOpen` before
+    /// `start` or after `close()`, and `.systemCall` when the write fails or takes only part of the
+    /// packet.
     public func send(_ h4Packet: UnsafeRawBufferPointer) throws(TransportError) {
         try openLink.read { link throws(TransportError) in
             guard let link else { throw .notOpen }

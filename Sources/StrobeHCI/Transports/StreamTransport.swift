@@ -9,6 +9,8 @@ import Glibc
 /// Open one with `connectTCP(host:port:)`, `connectUnix(path:)` or `openSerial(path:baudRate:)`,
 /// or adopt a descriptor you already have with `init(fileDescriptor:name:)`.
 public final class StreamTransport: HCITransport {
+    /// The endpoint it was opened as: `tcp:HOST:PORT`, `unix:PATH` or `serial:DEV`, or the name
+    /// given with the descriptor.
     public let name: String
     private let link: DescriptorLink
 
@@ -41,14 +43,23 @@ public final class StreamTransport: HCITransport {
 
     deinit { link.close() }
 
+    /// Starts the reader thread that deframes H4 and delivers each packet to `sink`. Throws
+    /// `TransportError.notOpen` when started twice or after `close()`, and `.systemCall` when the
+    /// thread cannot be created.
     public func start(_ sink: any HCIPacketSink) throws(TransportError) {
         try link.start(sink)
     }
 
+    /// Writes one whole H4 packet, completing partial writes, under a lock so that packets from
+    /// different threads never interleave. Throws `TransportError.notOpen` before `start` or after
+    /// `close()`, `.closedByPeer` when the other end has gone (EPIPE, ECONNRESET), and
+    /// `.systemCall` for any other write error.
     public func send(_ h4Packet: UnsafeRawBufferPointer) throws(TransportError) {
         try link.send(h4Packet)
     }
 
+    /// Stops the reader, waking it with `shutdown()` for a socket or through a wake pipe otherwise,
+    /// and closes the descriptor. Closing twice is harmless.
     public func close() {
         link.close()
     }

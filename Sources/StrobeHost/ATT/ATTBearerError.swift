@@ -15,6 +15,7 @@ public enum ATTBearerCloseReason: Hashable, Sendable, CustomStringConvertible {
     /// Our side closed it.
     case local
 
+    /// A short explanation for logs, e.g. `disconnected (reason 0x13)` or `closed locally`.
     public var description: String {
         switch self {
         case .disconnected(let reason): "disconnected (reason 0x\(String(reason, radix: 16, uppercase: true)))"
@@ -42,6 +43,7 @@ public enum ATTBearerError: Error, Hashable, Sendable, CustomStringConvertible {
     /// An armed write was withdrawn before it fired.
     case withdrawn
 
+    /// A one-line explanation for logs, e.g. `ATT bearer closed: closed locally`.
     public var description: String {
         switch self {
         case .transactionTimeout(let request): "ATT transaction timeout waiting for the response to \(request)"

@@ -4,8 +4,11 @@ public struct ATTError: Error, Hashable, Sendable, CustomStringConvertible {
     public var requestOpcode: ATTOpcode
     /// The handle that caused the error, 0x0000 when none did.
     public var handle: AttributeHandle
+    /// The Error Code the server returned, e.g. 0x02 Read Not Permitted.
     public var code: ATTErrorCode
 
+    /// Creates the error for `requestOpcode` answered with `code`; `handle` is 0x0000 when the
+    /// error names no attribute.
     public init(requestOpcode: ATTOpcode, handle: AttributeHandle, code: ATTErrorCode) {
         self.requestOpcode = requestOpcode
         self.handle = handle
@@ -16,6 +19,7 @@ public struct ATTError: Error, Hashable, Sendable, CustomStringConvertible {
         self.init(requestOpcode: response.requestOpcode, handle: response.handle, code: response.error)
     }
 
+    /// E.g. `Read Request (0x0A) on handle 0x0012 failed: Read Not Permitted (0x02)`.
     public var description: String {
         "\(requestOpcode) on handle \(handle) failed: \(code)"
     }

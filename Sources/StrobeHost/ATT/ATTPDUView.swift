@@ -40,10 +40,15 @@ package struct ATTPDUView {
 
 /// What was wrong with an ATT PDU.
 public enum ATTDecodingError: Error, Hashable, Sendable, CustomStringConvertible {
+    /// The PDU has no bytes, not even an opcode.
     case empty
+    /// The PDU is shorter than the fixed fields of its opcode: at least `needed` bytes, `got` received.
     case truncated(ATTOpcode, needed: Int, got: Int)
+    /// The PDU's length or contents are inconsistent (e.g. a list length that is not a multiple of
+    /// the entry length); `reason` says what.
     case malformed(ATTOpcode, reason: String)
 
+    /// A one-line explanation for logs, e.g. `Write Request (0x12) needs at least 3 bytes, got 2`.
     public var description: String {
         switch self {
         case .empty: "empty ATT PDU"

@@ -2,7 +2,9 @@ import StrobeHCI
 
 /// Which PDU carried an attribute value the server pushed.
 public enum ATTValueKind: Hashable, Sendable {
+    /// A Handle Value Notification (0x1B), or one value of a Multiple Handle Value Notification (0x23): not confirmed.
     case notification
+    /// A Handle Value Indication (0x1D): the bearer sends the Handle Value Confirmation after the handler returns.
     case indication
 }
 
@@ -11,6 +13,8 @@ public enum ATTValueKind: Hashable, Sendable {
 /// copy what you keep (into a ring buffer); do not block. Indications are confirmed after the
 /// call returns.
 public protocol ATTValueHandler: AnyObject, Sendable {
+    /// One notified or indicated `value` for `handle`, stamped with the time its bytes were read
+    /// from the transport. `value` is valid only during the call.
     func attributeValueReceived(_ value: UnsafeRawBufferPointer, handle: AttributeHandle, kind: ATTValueKind, at time: HostTime)
 
     /// The values of one transport read have all been handed over: a handler that defers waking
@@ -23,7 +27,9 @@ public protocol ATTValueHandler: AnyObject, Sendable {
 }
 
 extension ATTValueHandler {
+    /// Does nothing: handlers that deliver each value at once need no batch signal.
     public func attributeValuesDidFinishBatch() {}
+    /// Does nothing: handlers that do not track the bearer's end may ignore it.
     public func attributeBearerDidClose(_ reason: ATTBearerCloseReason) {}
 }
 

@@ -6,19 +6,27 @@ import StrobeHCI
 public struct AttributeHandle: RawRepresentable, Hashable, Comparable, Strideable, Sendable, ExpressibleByIntegerLiteral,
     CustomStringConvertible, Codable
 {
+    /// The 16-bit handle as sent in ATT PDUs.
     public let rawValue: UInt16
 
+    /// Wraps any 16-bit value, 0x0000 included.
     public init(rawValue: UInt16) { self.rawValue = rawValue }
+    /// Wraps any 16-bit value, 0x0000 included; the same as `init(rawValue:)`.
     public init(_ rawValue: UInt16) { self.rawValue = rawValue }
+    /// Lets a literal such as `0x0012` stand for a handle.
     public init(integerLiteral value: UInt16) { rawValue = value }
 
     /// 0x0000: not a handle (a server answers Invalid Handle).
     public static let reserved = AttributeHandle(0x0000)
+    /// 0x0001: the lowest valid handle, where full-range discovery starts.
     public static let first = AttributeHandle(0x0001)
+    /// 0xFFFF: the highest handle, where full-range discovery ends.
     public static let last = AttributeHandle(0xFFFF)
 
+    /// Orders handles by their 16-bit value, as they are laid out on the server.
     public static func < (lhs: AttributeHandle, rhs: AttributeHandle) -> Bool { lhs.rawValue < rhs.rawValue }
 
+    /// How many handles `other` lies above this one (negative when below).
     public func distance(to other: AttributeHandle) -> Int { Int(other.rawValue) - Int(rawValue) }
     /// Clamps to the handle range instead of trapping.
     public func advanced(by n: Int) -> AttributeHandle {
@@ -31,7 +39,9 @@ public struct AttributeHandle: RawRepresentable, Hashable, Comparable, Strideabl
         return "0x" + String(repeating: "0", count: 4 - digits.count) + digits
     }
 
+    /// Decodes a handle stored as a bare 16-bit number.
     public init(from decoder: any Decoder) throws { rawValue = try decoder.singleValueContainer().decode(UInt16.self) }
+    /// Encodes the handle as a bare 16-bit number.
     public func encode(to encoder: any Encoder) throws {
         var container = encoder.singleValueContainer()
         try container.encode(rawValue)

@@ -7,6 +7,8 @@ import Synchronization
 /// scan), keeps each connection's state, routes ACL data to its L2CAP link and tears links down
 /// when the controller reports a disconnect or closes.
 public final class Central: Sendable {
+    /// How the central connects: ATT MTU and timeouts, connection parameters, own address, and what it
+    /// accepts when a peer asks for other parameters.
     public struct Configuration: Sendable {
         /// The ATT MTU this host offers (23 ... 517); the effective MTU is the smaller of the two.
         public var preferredMTU: Int
@@ -14,6 +16,7 @@ public final class Central: Sendable {
         public var transactionTimeout: Duration
         /// Connection interval range asked for, and the supervision timeout.
         public var connectionInterval: ClosedRange<Duration>
+        /// The supervision timeout asked for; 4 s by default, sent in 10 ms units clamped to 100 ms ... 32 s.
         public var supervisionTimeout: Duration
         /// How long an attempt to connect may take before it is cancelled.
         public var connectTimeout: Duration
@@ -27,6 +30,9 @@ public final class Central: Sendable {
         /// (the exchange goes on; the spec gives it 30 s).
         public var mtuExchangeWait: Duration
 
+        /// Defaults: ATT MTU 247, 30 s ATT transaction timeout, 7.5 ... 15 ms interval, 4 s supervision
+        /// timeout, 5 s connect timeout, data length and LE 2M requested, public own address, the
+        /// `.lowLatency` policy and a 3 s wait for the MTU exchange.
         public init(preferredMTU: Int = 247, transactionTimeout: Duration = .seconds(30),
                     connectionInterval: ClosedRange<Duration> = .milliseconds(7.5) ... .milliseconds(15),
                     supervisionTimeout: Duration = .seconds(4), connectTimeout: Duration = .seconds(5),
@@ -44,7 +50,9 @@ public final class Central: Sendable {
         }
     }
 
+    /// The controller whose connections this central manages.
     public let controller: HCIController
+    /// The configuration given at creation; it applies to every connection.
     public let configuration: Configuration
     /// Pairing, bonds and encryption for every link of this central (and its peripheral role).
     public let security: SecurityManager
@@ -99,6 +107,8 @@ public final class Central: Sendable {
         }
     }
 
+    /// Takes over the controller's ACL data and watches its events, timing on `ContinuousClock`. The
+    /// controller must be open.
     public convenience init(controller: HCIController, configuration: Configuration = Configuration(),
                             security: SecurityManager = SecurityManager()) {
         self.init(controller: controller, clock: ContinuousClock(), configuration: configuration, security: security)
@@ -566,11 +576,16 @@ public final class Central: Sendable {
 
 /// Why a connection could not be made.
 public enum ConnectionError: Error, Sendable, Hashable, CustomStringConvertible {
+    /// No connection to `address` within `after`; the attempt was cancelled with LE Create Connection Cancel.
     case timeout(address: BluetoothAddress, after: Duration)
+    /// LE Connection Complete for `address` carried the error `status`.
     case failed(address: BluetoothAddress, status: HCIStatus)
+    /// No device advertising `name` (or the bonded peer named there) was seen within `scanned`.
     case notFound(name: String, scanned: Duration)
+    /// The link to `address` went down before `connect` had set it up (MTU exchange, data length, PHY).
     case disconnectedDuringSetup(address: BluetoothAddress)
 
+    /// A one-line message naming the peer and what went wrong.
     public var description: String {
         switch self {
         case .timeout(let address, let after): "no connection to \(address) within \(after)"

@@ -12,6 +12,8 @@ public struct ConnectionParameterPolicy: Sendable, Hashable {
     /// Supervision timeouts this host takes, in 10 ms units.
     public var supervisionTimeout: ClosedRange<UInt16>
 
+    /// Creates a policy from an interval range (1.25 ms units), a latency limit in connection events and
+    /// a supervision timeout range (10 ms units).
     public init(interval: ClosedRange<UInt16>, maxLatency: UInt16, supervisionTimeout: ClosedRange<UInt16>) {
         self.interval = interval
         self.maxLatency = maxLatency
@@ -23,6 +25,7 @@ public struct ConnectionParameterPolicy: Sendable, Hashable {
     /// events, supervision timeouts of 100 ms to 6 s.
     public static let lowLatency = ConnectionParameterPolicy(interval: 0x0006...0x0050, maxLatency: 4, supervisionTimeout: 0x000A...0x0258)
 
+    /// What `decide` answers a parameter request with.
     public enum Decision: Sendable, Hashable {
         /// Reply with these parameters.
         case accept(LEConnectionParameters)

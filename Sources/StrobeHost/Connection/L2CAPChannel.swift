@@ -69,6 +69,7 @@ public final class L2CAPChannel: Sendable, CustomStringConvertible {
         self.link = link
     }
 
+    /// Names the channel by its local CID and its PSM in hex.
     public var description: String { "L2CAP channel \(cid) on PSM \(l2capHex(psm))" }
 
     /// The peer's Credit Based Reconfigure Request was accepted.
@@ -131,14 +132,21 @@ public final class L2CAPChannel: Sendable, CustomStringConvertible {
         if handled > 0 { link.consumed(handled, on: self) }
     }
 
+    /// The SDUs the peer sends, in order, as an async sequence (see `sdus`).
     public struct SDUs: AsyncSequence, Sendable {
+        /// One whole SDU, reassembled from its K-frames.
         public typealias Element = [UInt8]
         let channel: L2CAPChannel
 
+        /// An iterator over the channel's SDUs; one reader at a time.
         public func makeAsyncIterator() -> Iterator { Iterator(channel: channel) }
 
+        /// Takes the channel's SDUs one at a time; each one taken gives the peer a credit back.
         public struct Iterator: AsyncIteratorProtocol {
             let channel: L2CAPChannel
+            /// The next SDU, waiting until one arrives; nil once the channel was closed in order. Throws the
+            /// channel's `L2CAPChannelError` when it ended otherwise, `.alreadyReading` when another task reads
+            /// or a `receive` handler is set, and `CancellationError` when the task is cancelled.
             public mutating func next() async throws -> [UInt8]? { try await channel.next() }
         }
     }

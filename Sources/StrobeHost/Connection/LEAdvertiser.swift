@@ -3,8 +3,10 @@ import StrobeHCI
 /// Connectable, scannable advertising with legacy PDUs (which every scanner hears): through the
 /// extended advertising commands when the controller has them, the legacy ones otherwise.
 public struct LEAdvertiser: Sendable {
+    /// The controller that advertises.
     public let controller: HCIController
 
+    /// Advertises through `controller`, which must be open when `start` is called.
     public init(controller: HCIController) { self.controller = controller }
 
     private var usesExtendedCommands: Bool { controller.info?.supportedCommands.supportsExtendedAdvertising ?? false }
@@ -36,6 +38,8 @@ public struct LEAdvertiser: Sendable {
         }
     }
 
+    /// Disables advertising (LE Set Extended Advertising Enable or LE Set Advertising Enable, off).
+    /// Throws the controller's `HCIError` when the command fails.
     public func stop() async throws {
         if usesExtendedCommands {
             try await controller.send(HCILESetExtendedAdvertisingEnable(enable: false))
@@ -45,9 +49,12 @@ public struct LEAdvertiser: Sendable {
     }
 }
 
+/// Why advertising could not be started.
 public enum LEAdvertiserError: Error, Sendable, Hashable, CustomStringConvertible {
+    /// The encoded advertising data or scan response (sizes in bytes) exceeds the 31 bytes legacy PDUs carry.
     case dataTooLong(advertising: Int, scanResponse: Int)
 
+    /// A message giving both sizes and the 31-byte limit.
     public var description: String {
         switch self {
         case .dataTooLong(let advertising, let scanResponse):

@@ -8,11 +8,17 @@ import Synchronization
 /// pending ATT request fails with the cause (the disconnect's reason, the transport's error, or
 /// a link that failed under the bearer).
 public final class LEConnection: Sendable, CustomStringConvertible {
+    /// The controller's Connection_Handle for the link (0x0000 ... 0x0EFF).
     public let handle: ConnectionHandle
+    /// The peer's address from LE Connection Complete: its identity address when the controller
+    /// resolved a resolvable private address.
     public let peerAddress: BluetoothAddress
+    /// The type of `peerAddress`: public, random, or an identity type when the controller resolved it.
     public let peerAddressType: LEAddressType
+    /// Whether this host is the central or the peripheral on the link.
     public let role: LERole
     package let bearer: ATTBearer
+    /// The GATT client for the peer's server, on the link's ATT bearer.
     public let gatt: GATTClient
     let link: L2CAPLink
     private let bondedGATT: BondedGATT
@@ -125,6 +131,7 @@ public final class LEConnection: Sendable, CustomStringConvertible {
     /// Whether the last `discoverDatabase()` took the database from the bond.
     public var databaseFromCache: Bool { bondedGATT.usedCache }
 
+    /// Names the connection handle, the peer's address and its type.
     public var description: String { "connection \(handle) to \(peerAddress) (\(peerAddressType))" }
 
     // MARK: Credit-based channels
@@ -243,6 +250,7 @@ public final class LEConnection: Sendable, CustomStringConvertible {
     /// Write Command carries at most `mtu - 3` bytes.
     public var mtu: Int { bearer.mtu }
 
+    /// Whether the link is up: true until Disconnection Complete, or the controller's close, ends it.
     public var isConnected: Bool { disconnectReason == nil }
 
     /// Connection Parameter Update Requests the peer sent, and how many were accepted.
@@ -530,9 +538,12 @@ private final class LinkFailureRelay: Sendable {
 
 /// The PHY a connection uses in each direction (Core Vol 4, Part E, 7.7.65.12).
 public struct LEConnectionPHY: Sendable, Hashable {
+    /// The PHY this side transmits on.
     public var tx: LEPHY
+    /// The PHY this side receives on.
     public var rx: LEPHY
 
+    /// Creates a pair of PHYs, transmit then receive.
     public init(tx: LEPHY, rx: LEPHY) {
         self.tx = tx
         self.rx = rx
@@ -541,17 +552,24 @@ public struct LEConnectionPHY: Sendable, Hashable {
 
 /// The largest link-layer payloads a connection carries in each direction (Vol 4, Part E, 7.7.65.7).
 public struct LEConnectionDataLength: Sendable, Hashable {
+    /// The largest LL payload this side sends, in octets (27 ... 251).
     public var maxTxOctets: UInt16
+    /// The largest LL payload this side receives, in octets (27 ... 251).
     public var maxRxOctets: UInt16
 }
 
 /// Connection parameters in use, in the spec's units (interval 1.25 ms, timeout 10 ms).
 public struct LEConnectionParametersInUse: Sendable, Hashable {
+    /// The connection interval in 1.25 ms units (0x0006 ... 0x0C80: 7.5 ms ... 4 s).
     public var interval: UInt16
+    /// The peripheral latency: connection events the peripheral may skip (0 ... 0x01F3).
     public var latency: UInt16
+    /// The supervision timeout in 10 ms units (0x000A ... 0x0C80: 100 ms ... 32 s).
     public var supervisionTimeout: UInt16
 
+    /// `interval` as a duration (units × 1.25 ms).
     public var intervalDuration: Duration { .microseconds(Int64(interval) * 1250) }
+    /// `supervisionTimeout` as a duration (units × 10 ms).
     public var supervisionTimeoutDuration: Duration { .milliseconds(Int64(supervisionTimeout) * 10) }
 }
 
@@ -560,10 +578,12 @@ public enum ConnectionUpdateError: Error, Sendable, Hashable, CustomStringConver
     /// The controller reported the update failed: the central refused the request (usually
     /// Unacceptable Connection Parameters, 0x3B) or the procedure failed.
     case refused(address: BluetoothAddress, status: HCIStatus)
+    /// The controller did not report the procedure done within `after` (`LEConnection.procedureTimeout`).
     case timeout(address: BluetoothAddress, after: Duration)
     /// Another update of the same kind on this link is under way.
     case alreadyUpdating(address: BluetoothAddress)
 
+    /// A one-line message naming the peer and what happened to the update.
     public var description: String {
         switch self {
         case .refused(let address, let status): "the link update with \(address) was refused: \(status)"

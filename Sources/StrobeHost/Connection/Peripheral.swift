@@ -4,7 +4,10 @@ import Synchronization
 /// The peripheral role: advertises, and serves a GATT database to every central that connects,
 /// advertising again after each disconnect while it is running.
 public final class Peripheral: Sendable {
+    /// The central whose controller and connections this peripheral uses; it hands over the links
+    /// where a peer connected.
     public let central: Central
+    /// The database served to every central that connects, with the GAP and GATT services added unless it had them.
     public let database: GATTAttributeDatabase
     /// The GAP and GATT services this peripheral added to the database (nil when the database
     /// brought its own).
@@ -49,11 +52,17 @@ public final class Peripheral: Sendable {
         try await startAdvertising(data: data, scanResponse: response, interval: interval)
     }
 
+    /// Advertises `data` and `scanResponse` (each at most 31 bytes) every `interval` (20 ms ... 10.24 s)
+    /// from the central's own address, and again after every disconnect until `stopAdvertising`.
+    /// Throws `LEAdvertiserError.dataTooLong`, or the controller's error when a command fails.
     public func startAdvertising(data: AdvertisingData, scanResponse: AdvertisingData?, interval: Duration) async throws {
         state.withLock { $0.advertising = (data, scanResponse, interval) }
         try await advertise(data: data, scanResponse: scanResponse, interval: interval)
     }
 
+    /// Stops advertising, also the advertising that would follow a disconnect; connected centrals
+    /// stay connected.
+    /// Throws the controller's error when the command fails.
     public func stopAdvertising() async throws {
         state.withLock { $0.advertising = nil }
         try await advertiser.stop()

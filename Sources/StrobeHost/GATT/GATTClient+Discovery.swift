@@ -2,6 +2,7 @@
 /// requests until Attribute Not Found or the end of the range, and requires the server's
 /// handles to move forward, so a hostile server cannot loop it.
 extension GATTClient {
+    /// 0x0001...0xFFFF, every handle a server can have: the default range of the discovery procedures.
     public static let fullRange: ClosedRange<AttributeHandle> = AttributeHandle.first...AttributeHandle.last
 
     /// Discover All Primary Services (Read By Group Type on 0x2800).

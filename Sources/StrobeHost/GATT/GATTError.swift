@@ -17,6 +17,7 @@ public enum GATTError: Error, Hashable, Sendable, CustomStringConvertible {
     /// Read Multiple takes at least two handles.
     case tooFewHandles(Int)
 
+    /// A one-line explanation for logs, e.g. `a long write is already in progress`.
     public var description: String {
         switch self {
         case .invalidResponse(let opcode, let reason): "invalid \(opcode): \(reason)"

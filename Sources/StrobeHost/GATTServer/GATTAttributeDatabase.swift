@@ -3,15 +3,20 @@ import Synchronization
 
 /// What a client may do with an attribute.
 public struct GATTAttributePermissions: OptionSet, Hashable, Sendable {
+    /// The permission bits: 0x01 read, 0x02 write.
     public var rawValue: UInt8
+    /// Wraps permission bits; bits other than 0x01 and 0x02 mean nothing.
     public init(rawValue: UInt8) { self.rawValue = rawValue }
 
+    /// 0x01: clients may read the attribute; without it a read gets Read Not Permitted (0x02).
     public static let read = Self(rawValue: 1 << 0)
+    /// 0x02: clients may write the attribute; without it a write gets Write Not Permitted (0x03).
     public static let write = Self(rawValue: 1 << 1)
 }
 
 /// Which connection asked: handlers can answer each client differently.
 public struct GATTServerConnectionID: Hashable, Sendable {
+    /// A number unique among the server connections of this process.
     public var rawValue: UInt64
 }
 
@@ -22,7 +27,9 @@ public typealias GATTWriteHandler = @Sendable (GATTServerConnectionID, [UInt8]) 
 
 /// The handles a characteristic got.
 public struct GATTServerCharacteristic: Hashable, Sendable {
+    /// The characteristic declaration (type 0x2803).
     public var declarationHandle: AttributeHandle
+    /// The characteristic value: the handle to give `setValue(_:at:)`, `notify` and `indicate`.
     public var valueHandle: AttributeHandle
     /// Present when the characteristic notifies or indicates.
     public var clientConfigurationHandle: AttributeHandle?
@@ -48,6 +55,7 @@ public final class GATTAttributeDatabase: Sendable {
 
     private let attributes = Mutex<[Attribute]>([])
 
+    /// Creates an empty table; the first attribute added gets handle 0x0001.
     public init() {}
 
     private func append(_ attribute: Attribute) -> AttributeHandle {
@@ -108,6 +116,8 @@ public final class GATTAttributeDatabase: Sendable {
         }
     }
 
+    /// The stored value at `handle`, or nil when no attribute has that handle. An `onRead` handler's
+    /// result is not stored, and a CCCD reads 0x0000 here: clients' settings are kept per connection.
     public func value(at handle: AttributeHandle) -> [UInt8]? {
         attributes.withLock { list in list.first { $0.handle == handle }?.value }
     }

@@ -10,7 +10,9 @@ public final class GATTServerConnection: Sendable {
     /// Called on the reader thread when the client changes a CCCD: the value handle and what it enabled.
     public typealias SubscriptionHandler = @Sendable (_ valueHandle: AttributeHandle, _ configuration: GATTClientConfiguration) -> Void
 
+    /// Identifies this client to the read and write handlers.
     public let id: GATTServerConnectionID
+    /// The attribute table served to this client.
     public let database: GATTAttributeDatabase
     /// The link's bearer: it owns the MTU and carries every PDU.
     package let bearer: ATTBearer
@@ -59,6 +61,7 @@ public final class GATTServerConnection: Sendable {
     public var mtu: Int { bearer.mtu }
     package var counters: GATTServerCounters { state.withLock { $0.counters } }
 
+    /// Sets the closure called when the client writes a CCCD, replacing any earlier one; nil removes it.
     public func setSubscriptionHandler(_ handler: SubscriptionHandler?) {
         state.withLock { $0.onSubscription = handler }
     }
@@ -437,10 +440,15 @@ package struct GATTServerCounters: Sendable, Hashable {
 
 /// Why a server-initiated operation failed.
 public enum GATTServerError: Error, Sendable, Hashable, CustomStringConvertible {
+    /// No Handle Value Confirmation came for the indication of `handle` within the indication
+    /// timeout (30 s by default).
     case indicationTimeout(handle: AttributeHandle)
+    /// An earlier indication is still waiting for its confirmation: only one may be outstanding.
     case indicationInProgress
+    /// The connection was closed before or while the operation ran.
     case closed
 
+    /// A one-line explanation for logs, e.g. `the connection is closed`.
     public var description: String {
         switch self {
         case .indicationTimeout(let handle): "no confirmation for the indication of handle \(handle)"

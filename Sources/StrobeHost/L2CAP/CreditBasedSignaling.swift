@@ -4,28 +4,45 @@ import StrobeHCI
 /// Credit Based Connection Request (4.26, where 0x0004, 0x0009 and 0x000A refuse some of the
 /// channels asked for). A raw value the spec does not name is kept as it came.
 public struct L2CAPCreditBasedResult: RawRepresentable, Sendable, Hashable, CustomStringConvertible {
+    /// The 16-bit Result field of the response.
     public var rawValue: UInt16
+    /// Wraps any result, including values the spec does not name.
     public init(rawValue: UInt16) { self.rawValue = rawValue }
 
+    /// 0x0000 Connection successful (all connections successful).
     public static let success = Self(rawValue: 0x0000)
+    /// 0x0002 Connection refused, SPSM not supported.
     public static let spsmNotSupported = Self(rawValue: 0x0002)
+    /// 0x0004 Connection refused, no resources available.
     public static let noResources = Self(rawValue: 0x0004)
+    /// 0x0005 Connection refused, insufficient authentication.
     public static let insufficientAuthentication = Self(rawValue: 0x0005)
+    /// 0x0006 Connection refused, insufficient authorization.
     public static let insufficientAuthorization = Self(rawValue: 0x0006)
+    /// 0x0007 Connection refused, encryption key size too short.
     public static let encryptionKeySizeTooShort = Self(rawValue: 0x0007)
+    /// 0x0008 Connection refused, insufficient encryption.
     public static let insufficientEncryption = Self(rawValue: 0x0008)
+    /// 0x0009 Connection refused, invalid Source CID.
     public static let invalidSourceCID = Self(rawValue: 0x0009)
+    /// 0x000A Connection refused, Source CID already allocated.
     public static let sourceCIDAlreadyAllocated = Self(rawValue: 0x000A)
+    /// 0x000B Connection refused, unacceptable parameters.
     public static let unacceptableParameters = Self(rawValue: 0x000B)
     /// Credit Based Connection Request only: MTU, MPS or the number of channels out of range.
     public static let invalidParameters = Self(rawValue: 0x000C)
     /// Credit Based Connection Request only: the final answer follows.
     public static let pending = Self(rawValue: 0x000D)
+    /// 0x000E Credit Based Connection Request only: pending, authentication pending.
     public static let authenticationPending = Self(rawValue: 0x000E)
+    /// 0x000F Credit Based Connection Request only: pending, authorization pending.
     public static let authorizationPending = Self(rawValue: 0x000F)
 
+    /// 0x000D...0x000F: not the final answer; a further Credit Based Connection Response follows.
     public var isPending: Bool { (0x000D...0x000F).contains(rawValue) }
 
+    /// The spec's wording and the value, e.g. `SPSM not supported (0x0002)`; `result 0x0010` for
+    /// values without a name.
     public var description: String {
         let name: String? = switch self {
         case .success: "success"

@@ -21,6 +21,7 @@ public enum L2CAPChannelError: Error, Sendable, Hashable, CustomStringConvertibl
     /// Another task or a receive handler is already reading the channel's SDUs.
     case alreadyReading
 
+    /// A one-line explanation, e.g. `the peer refused the channel: SPSM not supported (0x0002)`.
     public var description: String {
         switch self {
         case .refused(let result): "the peer refused the channel: \(result)"

@@ -14,6 +14,7 @@ public enum L2CAPChannelViolation: Sendable, Hashable, CustomStringConvertible {
     /// An LE Flow Control Credit would have taken this side's credits past 65535.
     case creditOverflow(held: Int, added: Int)
 
+    /// A one-line explanation, e.g. `a K-frame came without a credit`.
     public var description: String {
         switch self {
         case .kFrameWithoutCredit: "a K-frame came without a credit"

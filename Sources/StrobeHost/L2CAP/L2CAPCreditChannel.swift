@@ -7,10 +7,16 @@ public struct L2CAPCreditChannel: Sendable {
     /// What one side can receive: the largest SDU (MTU), the largest K-frame payload (MPS), and
     /// the credits it gives at the start.
     public struct Parameters: Sendable, Hashable {
+        /// The largest SDU, in bytes (at least 23).
         public var mtu: UInt16
+        /// The largest K-frame information payload, in bytes (23...65533); the first K-frame of an
+        /// SDU spends 2 of them on the SDU length.
         public var mps: UInt16
+        /// The K-frames the other side may send at the start; receive credits are topped back up to
+        /// this number once half are used.
         public var initialCredits: UInt16
 
+        /// Creates parameters without checking them; `isValid` says whether they are in the spec's ranges.
         public init(mtu: UInt16, mps: UInt16, initialCredits: UInt16) {
             self.mtu = mtu
             self.mps = mps
@@ -25,6 +31,7 @@ public struct L2CAPCreditChannel: Sendable {
         public var isValid: Bool { mtu >= 23 && (23...65533).contains(mps) }
     }
 
+    /// What the channel's owner must do after an input, in the order the outputs are returned.
     public enum Output: Sendable, Hashable {
         /// A K-frame's information payload, for the peer's end of the channel.
         case kFrame([UInt8])
@@ -43,6 +50,8 @@ public struct L2CAPCreditChannel: Sendable {
     /// The largest SDU and K-frame payload the peer receives (raised by its Credit Based
     /// Reconfigure Request).
     public private(set) var peerMTU: Int
+    /// The largest K-frame information payload the peer receives, in bytes: outgoing K-frames are
+    /// cut to it.
     public private(set) var peerMPS: Int
     /// K-frames this side may still send.
     public private(set) var sendCredits: Int
@@ -50,7 +59,10 @@ public struct L2CAPCreditChannel: Sendable {
     public private(set) var receiveCredits: Int
     /// SDUs given to the app and not yet consumed; at `receiveWindow` no more credits go back.
     public private(set) var unconsumed = 0
+    /// How many SDUs may wait for the app (`consumed(_:)`) before credits stop going back; at least 1.
     public let receiveWindow: Int
+    /// Whether the channel is closed, by `close()` or by a peer's violation: `send(_:)` then throws
+    /// `L2CAPChannelError.notOpen` and the other inputs return nothing.
     public private(set) var isClosed = false
 
     private var outgoing: [[UInt8]] = []

@@ -42,6 +42,7 @@ public enum L2CAPError: Error, Sendable, Hashable, CustomStringConvertible {
     /// There is no fragment with that index for this PDU.
     case fragmentIndexOutOfRange(index: Int, count: Int)
 
+    /// A one-line explanation for logs, naming the connection handle and the lengths involved.
     public var description: String {
         switch self {
         case .truncatedACLHeader(let length):

@@ -31,6 +31,7 @@ public struct NotificationRingCounters: Sendable, Hashable {
     /// ring is fed by a bearer).
     public var consumerWakeups: UInt64
 
+    /// Creates counters with the given values, each zero by default.
     public init(
         pushed: UInt64 = 0, droppedFull: UInt64 = 0, droppedOversized: UInt64 = 0,
         concurrentProducerRejections: UInt64 = 0, delivered: UInt64 = 0, consumerWakeups: UInt64 = 0

@@ -6,14 +6,18 @@ import StrobeHCI
 /// bearer closes, the ring closes: its consumer gets what is buffered, then the end (the
 /// connection's `closeReason` says why). A ring is for one subscription on one link.
 extension NotificationRing: ATTValueHandler {
+    /// Pushes the value, notification or indication alike, leaving the consumer's wakeup to the end
+    /// of the batch; a full ring or an oversized value drops it and counts it.
     public func attributeValueReceived(_ value: UnsafeRawBufferPointer, handle: AttributeHandle, kind: ATTValueKind, at time: HostTime) {
         _ = pushDeferringWake(handle: handle, value: value, at: time)
     }
 
+    /// Wakes a parked consumer once for the whole transport read, if anything was pushed.
     public func attributeValuesDidFinishBatch() {
         finishBatch()
     }
 
+    /// Closes the ring: the consumer gets what is buffered, then the end.
     public func attributeBearerDidClose(_ reason: ATTBearerCloseReason) {
         close()
     }

@@ -33,6 +33,7 @@ public final class NotificationRing: @unchecked Sendable {
 
     /// Upper bounds that keep the single allocation reasonable.
     public static let maximumCapacity = 1 << 20
+    /// 65535 bytes: a larger `maxValueSize` is clamped to it.
     public static let maximumValueSizeLimit = Int(UInt16.max)
 
     private let mask: Int
@@ -402,8 +403,11 @@ public final class NotificationRing: @unchecked Sendable {
         wakeConsumerIfParked()
     }
 
+    /// Whether `close()` has been called, directly or because the bearer feeding the ring closed.
     public var isClosed: Bool { shared.pointee.closed.load(ordering: .acquiring) }
 
+    /// A snapshot of what was pushed, dropped and delivered so far; the fields are read one by one,
+    /// so they may be a few notifications apart while the producer runs.
     public var counters: NotificationRingCounters {
         NotificationRingCounters(
             // Head counts the pushes: it moves once for each and never back.

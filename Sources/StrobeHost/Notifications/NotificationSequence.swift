@@ -5,7 +5,9 @@
 /// A ring has one consumer: only the first iterator made from a ring that no other consumer mode
 /// has claimed delivers anything; any other iterator ends at once.
 public struct NotificationSequence: AsyncSequence, Sendable {
+    /// Each notification is delivered as a copy.
     public typealias Element = GATTNotification
+    /// The sequence never throws: it ends when the ring closes or the task is cancelled.
     public typealias Failure = Never
 
     let ring: NotificationRing
@@ -14,22 +16,29 @@ public struct NotificationSequence: AsyncSequence, Sendable {
     /// behind (`droppedFull`) or a value did not fit (`droppedOversized`).
     public var counters: NotificationRingCounters { ring.counters }
 
+    /// The ring's delivering iterator when no consumer has claimed the ring yet; otherwise an
+    /// iterator that ends at once.
     public func makeAsyncIterator() -> Iterator {
         Iterator(ring: ring, isActive: ring.claim(.sequence))
     }
 
     /// Not `Sendable`: one task iterates.
     public struct Iterator: AsyncIteratorProtocol {
+        /// Each notification is delivered as a copy.
         public typealias Element = GATTNotification
+        /// Iteration never throws.
         public typealias Failure = Never
 
         let ring: NotificationRing
         var isActive: Bool
 
+        /// The next notification, parking until one is pushed; nil once the ring is closed and
+        /// drained, once the task is cancelled, or at once when this iterator is not the ring's consumer.
         public mutating func next() async -> GATTNotification? {
             await next(isolation: nil)
         }
 
+        /// The same as `next()`, resuming on `actor` after parking.
         public mutating func next(isolation actor: isolated (any Actor)?) async -> GATTNotification? {
             guard isActive else { return nil }
             while true {

@@ -13,6 +13,7 @@ public struct NotificationView {
     /// The attribute value, borrowed from the slot.
     public let value: UnsafeRawBufferPointer
 
+    /// Creates a view over `value`, which must stay valid for as long as the view is used.
     @inlinable
     public init(handle: AttributeHandle, sequence: UInt64, timestamp: HostTime, value: UnsafeRawBufferPointer) {
         self.handle = handle
@@ -24,11 +25,17 @@ public struct NotificationView {
 
 /// A notification copied out of the ring: what the `AsyncSequence` delivers.
 public struct GATTNotification: Sendable, Hashable {
+    /// The attribute handle of the characteristic value.
     public var handle: AttributeHandle
+    /// The ring's sequence number: a gap between two delivered numbers is exactly the number of
+    /// notifications dropped between them.
     public var sequence: UInt64
+    /// When the notification's bytes were read from the transport (monotonic, in nanoseconds).
     public var timestamp: HostTime
+    /// The attribute value, copied out of the slot.
     public var value: [UInt8]
 
+    /// Creates a notification from its parts, e.g. for tests or replays.
     public init(handle: AttributeHandle, sequence: UInt64, timestamp: HostTime, value: [UInt8]) {
         self.handle = handle
         self.sequence = sequence

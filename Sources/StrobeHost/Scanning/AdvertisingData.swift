@@ -2,6 +2,7 @@ import StrobeHCI
 
 /// One AD structure of advertising or scan response data.
 public enum AdvertisingDataStructure: Sendable, Hashable {
+    /// The Flags AD structure (0x01): discoverable mode and BR/EDR support bits.
     case flags(AdvertisingFlags)
     /// A 16-, 32- or 128-bit service UUID list; `complete` says the list names every service.
     case serviceUUIDs([BluetoothUUID], width: BluetoothUUID.Width, complete: Bool)
@@ -11,7 +12,10 @@ public enum AdvertisingDataStructure: Sendable, Hashable {
     case txPowerLevel(Int8)
     /// The external appearance (Assigned Numbers, Appearance Values).
     case appearance(UInt16)
+    /// Manufacturer Specific Data (0xFF): a company identifier and its bytes.
     case manufacturerSpecificData(ManufacturerData)
+    /// Service Data for a 16-, 32- or 128-bit service UUID (0x16, 0x20 or 0x21); `width` is the UUID
+    /// size used on air.
     case serviceData(ServiceData, width: BluetoothUUID.Width)
     /// A type this parser does not interpret, kept as received.
     case other(type: AdvertisingDataType, data: [UInt8])
@@ -27,6 +31,7 @@ public enum AdvertisingDataError: Error, Sendable, Hashable, CustomStringConvert
     /// A UUID list whose length is not a multiple of the UUID size.
     case uuidListLength(offset: Int, type: AdvertisingDataType, length: Int)
 
+    /// Names the AD structure by byte offset and says what is wrong with it.
     public var description: String {
         switch self {
         case .lengthExceedsData(let offset, let length, let remaining):
@@ -42,10 +47,15 @@ public enum AdvertisingDataError: Error, Sendable, Hashable, CustomStringConvert
 /// Advertising or scan response data: a sequence of AD structures (Core Specification Vol 3,
 /// Part C, 11), parsed from a borrowed buffer with every length checked.
 public struct AdvertisingData: Sendable, Hashable {
+    /// The AD structures in the order they appear on air.
     public var structures: [AdvertisingDataStructure]
 
+    /// Creates advertising data from AD structures, e.g. to advertise them; `encoded` gives the bytes.
     public init(structures: [AdvertisingDataStructure] = []) { self.structures = structures }
 
+    /// Parses the AD structures in `bytes`. A zero length octet ends the data (the rest is padding) and AD
+    /// types without a case of their own become `.other`. Throws `AdvertisingDataError` when a length runs
+    /// past the end, a structure is shorter than its type needs, or a UUID list is not whole UUIDs.
     public init(parsing bytes: UnsafeRawBufferPointer) throws(AdvertisingDataError) {
         var reader = ByteReader(bytes)
         var structures: [AdvertisingDataStructure] = []
@@ -64,6 +74,7 @@ public struct AdvertisingData: Sendable, Hashable {
         self.structures = structures
     }
 
+    /// Parses the AD structures in `bytes`, with the same rules and errors as `init(parsing:)`.
     public init(bytes: [UInt8]) throws(AdvertisingDataError) {
         let result: Result<AdvertisingData, AdvertisingDataError> = bytes.withUnsafeBytes { buffer in
             do throws(AdvertisingDataError) {
@@ -181,6 +192,7 @@ public struct AdvertisingData: Sendable, Hashable {
 
     // MARK: - What a scanner wants to know
 
+    /// The bits of the first Flags structure, or nil when there is none.
     public var flags: AdvertisingFlags? {
         for case .flags(let flags) in structures { return flags }
         return nil
@@ -206,19 +218,23 @@ public struct AdvertisingData: Sendable, Hashable {
         return result
     }
 
+    /// Every Manufacturer Specific Data structure, in order.
     public var manufacturerData: [ManufacturerData] {
         structures.compactMap { if case .manufacturerSpecificData(let data) = $0 { data } else { nil } }
     }
 
+    /// Every Service Data structure, of any UUID width, in order.
     public var serviceData: [ServiceData] {
         structures.compactMap { if case .serviceData(let data, _) = $0 { data } else { nil } }
     }
 
+    /// The first Tx Power Level in dBm, or nil when none is present.
     public var txPowerLevel: Int8? {
         for case .txPowerLevel(let level) in structures { return level }
         return nil
     }
 
+    /// The first Appearance value (Assigned Numbers, Appearance Values), or nil when none is present.
     public var appearance: UInt16? {
         for case .appearance(let appearance) in structures { return appearance }
         return nil

@@ -5,32 +5,45 @@ import StrobeHCI
 public struct DiscoveredDevice: Sendable, Hashable, Identifiable, Codable {
     /// A device is one address of one address type.
     public struct ID: Sendable, Hashable, CustomStringConvertible {
+        /// The advertiser's device address.
         public var address: BluetoothAddress
+        /// The type of `address`: public, random, or an identity the controller resolved.
         public var addressType: LEAddressType
 
+        /// Identifies the device with `address` of type `addressType`.
         public init(address: BluetoothAddress, addressType: LEAddressType) {
             self.address = address
             self.addressType = addressType
         }
 
+        /// The address followed by its type in parentheses.
         public var description: String { "\(address) (\(addressType))" }
     }
 
+    /// The advertiser's device address as the controller reported it.
     public var address: BluetoothAddress
+    /// The type of `address`: public, random, or an identity the controller resolved.
     public var addressType: LEAddressType
     /// dBm of the latest report, when the controller measured it.
     public var rssi: Int?
+    /// The Complete Local Name from the advertising data or scan response, else a Shortened Local Name;
+    /// nil when neither carries a name.
     public var name: String?
+    /// The service UUIDs listed in the advertising data and scan response, without repeats.
     public var serviceUUIDs: [BluetoothUUID]
+    /// The Manufacturer Specific Data of the advertising data and scan response, without repeats.
     public var manufacturerData: [ManufacturerData]
+    /// The Service Data of the advertising data and scan response, without repeats.
     public var serviceData: [ServiceData]
     /// The advertised TX power in dBm (AD Tx Power Level, else the extended report's TX_Power).
     public var txPower: Int?
+    /// The Appearance value (Assigned Numbers), from the advertising data before the scan response.
     public var appearance: UInt16?
     /// Whether the latest advertising PDU accepts connections.
     public var connectable: Bool
     /// The latest advertising data and scan response, parsed.
     public var advertisingData: AdvertisingData
+    /// The latest scan response, parsed; nil until one arrives (a passive scan gets none).
     public var scanResponse: AdvertisingData?
     /// When the latest report arrived.
     public var lastSeen: HostTime
@@ -39,8 +52,10 @@ public struct DiscoveredDevice: Sendable, Hashable, Identifiable, Codable {
     /// TX_Power of the latest extended report, used when the data has no Tx Power Level.
     var reportedTxPower: Int8?
 
+    /// The address and address type, which tell devices apart.
     public var id: ID { ID(address: address, addressType: addressType) }
 
+    /// Creates an entry with no report folded in yet: no data, no RSSI, not connectable, `lastSeen` at time 0.
     public init(address: BluetoothAddress, addressType: LEAddressType) {
         self.address = address
         self.addressType = addressType
@@ -85,6 +100,8 @@ public struct DiscoveredDevice: Sendable, Hashable, Identifiable, Codable {
         case txPower, appearance, connectable
     }
 
+    /// Decodes the JSON `encode(to:)` writes. Throws `DecodingError.dataCorrupted` when `address` or
+    /// `addressType` cannot be read; the parsed data, `lastSeen` and `reportCount` start empty.
     public init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
         let text = try container.decode(String.self, forKey: .address)
@@ -106,6 +123,8 @@ public struct DiscoveredDevice: Sendable, Hashable, Identifiable, Codable {
         connectable = try container.decodeIfPresent(Bool.self, forKey: .connectable) ?? false
     }
 
+    /// Encodes the summary: address and type as strings, `rssi` (null when unmeasured), name, UUIDs,
+    /// manufacturer and service data, `txPower` and `appearance` when known, and `connectable`.
     public func encode(to encoder: any Encoder) throws {
         var container = encoder.container(keyedBy: CodingKeys.self)
         try container.encode(address.description, forKey: .address)

@@ -11,21 +11,29 @@ import StrobeHCI
 /// scanner sees every report while it scans, and stopping one leaves the others scanning as
 /// they were (the last one turns the scan off).
 public final class LEScanner: Sendable {
+    /// Which HCI commands a scan uses: the legacy or the extended scanning commands.
     public enum Mode: Sendable, Hashable {
         /// Extended scanning when the controller supports it, legacy otherwise.
         case automatic
+        /// LE Set Scan Parameters and LE Set Scan Enable, on LE 1M, even if extended scanning is supported.
         case legacy
         /// Extended scanning; `start` fails with `HCIError.unsupported` if the controller lacks it.
         case extended
     }
 
+    /// How to scan: active or passive, timing, HCI commands, own address type and PHYs.
     public struct Configuration: Sendable, Hashable {
         /// Active scanning asks for scan responses (names often live there).
         public var active: Bool
+        /// How often the radio starts listening; 60 ms by default. Sent in 0.625 ms units, rounded and clamped
+        /// to 2.5 ms ... 10.24 s for legacy scanning, 2.5 ms ... 40.96 s for extended.
         public var interval: Duration
         /// How long of each interval the radio listens; at most `interval`.
         public var window: Duration
+        /// Legacy or extended HCI commands; `.automatic` by default.
         public var mode: Mode
+        /// The Own_Address_Type used for scan requests; `.public` by default. Must be the one other
+        /// scanners on the controller use.
         public var ownAddressType: LEOwnAddressType
         /// Let the controller drop repeated reports too (the host folds them either way).
         public var filterDuplicatesInController: Bool
@@ -34,6 +42,8 @@ public final class LEScanner: Sendable {
         /// scanning is on LE 1M only.
         public var phys: LEPHYs
 
+        /// Defaults: active, 60 ms interval and 60 ms window (listening all the time), `.automatic`, public
+        /// own address, no duplicate filtering in the controller, LE 1M.
         public init(active: Bool = true, interval: Duration = .milliseconds(60), window: Duration = .milliseconds(60),
                     mode: Mode = .automatic, ownAddressType: LEOwnAddressType = .public,
                     filterDuplicatesInController: Bool = false, phys: LEPHYs = .le1M) {
@@ -47,15 +57,19 @@ public final class LEScanner: Sendable {
         }
     }
 
+    /// Totals of what the scanner has received since it was created (`start` does not reset them).
     public struct Counters: Sendable, Hashable {
         /// Advertising reports (legacy or extended, after reassembly) folded into devices.
         public var reports = 0
+        /// How many of `reports` were scan responses.
         public var scanResponses = 0
         /// Reports whose advertising data did not parse (the device is still updated, its data kept).
         public var malformedAdvertisingData = 0
+        /// Creates counters that are all zero.
         public init() {}
     }
 
+    /// The controller whose scan this scanner shares.
     public let controller: HCIController
     /// This scanner as a client of the controller's one scan.
     private let client: UInt64
@@ -81,6 +95,8 @@ public final class LEScanner: Sendable {
 
     // MARK: - Public state
 
+    /// Whether this scanner scans: from a successful `start` until `stop`, the controller closing, or the
+    /// controller's scan being dropped.
     public var isScanning: Bool { state.withLock { $0.scanning } }
 
     /// Whether the running (or last) scan uses the extended commands.
@@ -91,8 +107,10 @@ public final class LEScanner: Sendable {
         state.withLock { s in s.order.compactMap { s.devices[$0] } }
     }
 
+    /// The device with `id` found since the last `start`, or nil if it has not been seen.
     public func device(_ id: DiscoveredDevice.ID) -> DiscoveredDevice? { state.withLock { $0.devices[id] } }
 
+    /// What this scanner has received so far.
     public var counters: Counters { state.withLock { $0.counters } }
 
     /// The last advertising data parse error, for diagnostics.

@@ -4,6 +4,7 @@ import StrobeSecurity
 /// What pairing left to keep for a peer: its identity, the key to encrypt the next links with,
 /// and the peer's IRK and CSRK. Its description names keys, never their values.
 public struct Bond: Sendable, Hashable, Codable, CustomStringConvertible {
+    /// This host's role on the link that paired, which decides how it uses the key.
     public enum Role: String, Sendable, Hashable, Codable {
         /// This host was the central: it encrypts with `longTermKey`.
         case central
@@ -14,12 +15,20 @@ public struct Bond: Sendable, Hashable, Codable, CustomStringConvertible {
     /// The peer's identity address (from Identity Address Information, else the address it
     /// paired with).
     public var peer: IdentityAddress
+    /// This host's role when the bond was made.
     public var role: Role
+    /// The security level a link encrypted with the bond's key has.
     public var securityLevel: SMPSecurityLevel
+    /// Whether pairing used LE Secure Connections (else LE legacy pairing).
     public var secureConnections: Bool
+    /// The LTK later links are encrypted with; nil when pairing left none (LE legacy pairing that
+    /// distributed no LTK).
     public var longTermKey: LongTermKey?
+    /// The peer's IRK, which resolves its resolvable private addresses; nil when it sent none.
     public var peerIRK: IdentityResolvingKey?
+    /// The peer's CSRK, which verifies its signed writes; nil when it sent none.
     public var peerCSRK: SignatureResolvingKey?
+    /// The CSRK this host distributed, which signs its writes to the peer; nil when it sent none.
     public var localCSRK: SignatureResolvingKey?
     /// The keys pairing exchanged, by name.
     public var keys: [String]
@@ -28,6 +37,7 @@ public struct Bond: Sendable, Hashable, Codable, CustomStringConvertible {
     /// What the peer, as a client of this host's GATT server, enabled.
     package var clientConfigurations: GATTClientConfigurations?
 
+    /// Creates a bond; the IRK, the CSRKs and the key names default to none.
     public init(peer: IdentityAddress, role: Role, securityLevel: SMPSecurityLevel, secureConnections: Bool,
                 longTermKey: LongTermKey?, peerIRK: IdentityResolvingKey? = nil, peerCSRK: SignatureResolvingKey? = nil,
                 localCSRK: SignatureResolvingKey? = nil, keys: [String] = []) {
@@ -42,6 +52,7 @@ public struct Bond: Sendable, Hashable, Codable, CustomStringConvertible {
         self.keys = keys
     }
 
+    /// Names the peer, the role, the security level and the keys pairing exchanged, never a key's value.
     public var description: String {
         "bond with \(peer) as \(role), \(securityLevel), keys [\(keys.joined(separator: ", "))]"
     }

@@ -5,6 +5,7 @@ import Synchronization
 /// Where bonds are kept. Every failure is a `BondStoreError` naming the store; none carries a
 /// key.
 public protocol BondStore: Sendable {
+    /// Every bond in the store. Throws when the store cannot be read or is corrupt.
     func bonds() throws(BondStoreError) -> [Bond]
     /// Adds the bond, replacing one for the same peer.
     func save(_ bond: Bond) throws(BondStoreError)
@@ -13,6 +14,7 @@ public protocol BondStore: Sendable {
     func save(_ bond: Bond, replacing expected: Bond?) throws(BondStoreError) -> Bool
     /// Removes the peer's bond; returns whether there was one.
     @discardableResult func removeBond(for peer: BluetoothAddress) throws(BondStoreError) -> Bool
+    /// Removes every bond; this host's IRK stays.
     func removeAll() throws(BondStoreError)
     /// This host's IRK, made and kept on first use, so peers keep recognising its private
     /// addresses.
@@ -32,12 +34,15 @@ extension BondStore {
 public final class InMemoryBondStore: BondStore {
     private let state: Mutex<(bonds: [Bond], irk: IdentityResolvingKey)>
 
+    /// A store that holds `bonds`, with `localIRK` (a random one by default) as this host's IRK.
     public init(bonds: [Bond] = [], localIRK: IdentityResolvingKey = .random()) {
         state = Mutex((bonds, localIRK))
     }
 
+    /// The bonds held, the most recently saved last.
     public func bonds() -> [Bond] { state.withLock { $0.bonds } }
 
+    /// Adds the bond, replacing one for the same peer identity address.
     public func save(_ bond: Bond) {
         state.withLock { s in
             s.bonds.removeAll { $0.peer.address == bond.peer.address }
@@ -45,6 +50,8 @@ public final class InMemoryBondStore: BondStore {
         }
     }
 
+    /// Adds the bond only if the one held for the same peer is still `expected` (nil: none), in one
+    /// step; returns whether it did.
     public func save(_ bond: Bond, replacing expected: Bond?) -> Bool {
         state.withLock { s in
             guard s.bonds.first(where: { $0.peer.address == bond.peer.address }) == expected else { return false }
@@ -54,6 +61,7 @@ public final class InMemoryBondStore: BondStore {
         }
     }
 
+    /// Removes the bond of the peer whose identity address is `peer`; returns whether there was one.
     @discardableResult
     public func removeBond(for peer: BluetoothAddress) -> Bool {
         state.withLock { s in
@@ -63,17 +71,25 @@ public final class InMemoryBondStore: BondStore {
         }
     }
 
+    /// Removes every bond; this host's IRK stays.
     public func removeAll() { state.withLock { $0.bonds.removeAll() } }
 
+    /// The IRK given at creation.
     public func localIRK() -> IdentityResolvingKey { state.withLock { $0.irk } }
 
+    /// Does nothing: memory is always there to store a bond.
     public func verify() {}
 }
 
 /// Why the bond store could not be used. Names the file and what failed, never a key.
 public enum BondStoreError: Error, Sendable, Hashable, CustomStringConvertible {
+    /// The file at `path` cannot be opened or read, or belongs to another user; `reason` says why.
     case unreadable(path: String, reason: String)
+    /// The file at `path` is not a bond store: not JSON, the wrong structure, a version other than 1,
+    /// or larger than 16 MiB. It is left as it is, never reset.
     case corrupt(path: String, reason: String)
+    /// The file at `path`, its lock file, or its directory cannot be made or written, or is not safe
+    /// to write (another user's, or writable by other users); `reason` says which.
     case unwritable(path: String, reason: String)
     /// The store's path names something other than a regular file (`kind`: a symbolic link, a
     /// directory, a FIFO, ...). A link is refused, not followed: it could send keys elsewhere.
@@ -81,6 +97,7 @@ public enum BondStoreError: Error, Sendable, Hashable, CustomStringConvertible {
     /// Another process held the store's lock past the deadline.
     case locked(path: String, waited: Duration)
 
+    /// A message naming the file and what failed; it never contains a key.
     public var description: String {
         switch self {
         case .unreadable(let path, let reason): "the bond store \(path) cannot be read: \(reason)"

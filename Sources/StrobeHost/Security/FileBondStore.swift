@@ -30,6 +30,8 @@ public final class FileBondStore: BondStore {
         var bonds: [Bond] = []
     }
 
+    /// A store at `path`, by default `defaultPath`; a relative path is taken from the working
+    /// directory. Nothing is read or created before the first use.
     public convenience init(path: String = FileBondStore.defaultPath) {
         self.init(path: path, temporaryName: Self.randomTemporaryName)
     }
@@ -51,16 +53,21 @@ public final class FileBondStore: BondStore {
         self.temporaryName = temporaryName
     }
 
+    /// `$XDG_STATE_HOME/strobe/bonds.json`, or `~/.local/state/strobe/bonds.json` when
+    /// `XDG_STATE_HOME` is unset or empty.
     public static var defaultPath: String {
         let environment = ProcessInfo.processInfo.environment
         let base = environment["XDG_STATE_HOME"].flatMap { $0.isEmpty ? nil : $0 } ?? NSHomeDirectory() + "/.local/state"
         return base + "/strobe/bonds.json"
     }
 
+    /// The bonds in the file; none when there is no file yet. Throws `.unreadable`, `.corrupt` or `.notAFile`.
     public func bonds() throws(BondStoreError) -> [Bond] {
         try read().bonds
     }
 
+    /// Adds the bond under the lock, replacing one for the same peer identity address. Throws when the
+    /// file cannot be read or written, or `.locked` when another process holds the lock for 10 s.
     public func save(_ bond: Bond) throws(BondStoreError) {
         try change { contents in
             contents.bonds.removeAll { $0.peer.address == bond.peer.address }
@@ -68,6 +75,8 @@ public final class FileBondStore: BondStore {
         }
     }
 
+    /// Adds the bond only if the one stored for the same peer is still `expected` (nil: none), both
+    /// under one lock; returns whether it did. Throws as `save(_:)` does.
     public func save(_ bond: Bond, replacing expected: Bond?) throws(BondStoreError) -> Bool {
         var saved = false
         try change { contents in
@@ -79,6 +88,8 @@ public final class FileBondStore: BondStore {
         return saved
     }
 
+    /// Removes the bond of the peer whose identity address is `peer`; returns whether there was one.
+    /// Throws as `save(_:)` does.
     @discardableResult
     public func removeBond(for peer: BluetoothAddress) throws(BondStoreError) -> Bool {
         var removed = false
@@ -90,10 +101,13 @@ public final class FileBondStore: BondStore {
         return removed
     }
 
+    /// Removes every bond; this host's IRK stays. Throws as `save(_:)` does.
     public func removeAll() throws(BondStoreError) {
         try change { $0.bonds.removeAll() }
     }
 
+    /// This host's IRK, kept in the file: the first call makes a random one and stores it. Throws as
+    /// `bonds()` does, and as `save(_:)` does when it stores a new one.
     public func localIRK() throws(BondStoreError) -> IdentityResolvingKey {
         if let irk = try read().localIRK { return irk }
         var irk = IdentityResolvingKey.random()

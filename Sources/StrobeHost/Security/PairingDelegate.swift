@@ -28,8 +28,12 @@ public protocol PairingDelegate: Sendable {
 }
 
 extension PairingDelegate {
+    /// Accepts every peer that asks to pair.
     public func acceptPairing(with peer: BluetoothAddress) async -> Bool { true }
+    /// Just Works pairings go on without asking.
     public var confirmsJustWorks: Bool { false }
+    /// Lets every Just Works pairing go on.
     public func confirmJustWorks(with peer: BluetoothAddress) async -> Bool { true }
+    /// Keeps the stored bond: the replacement is refused.
     public func replaceBond(_ existing: Bond, with new: Bond, reason: String) async -> Bool { false }
 }

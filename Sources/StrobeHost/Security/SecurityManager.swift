@@ -5,6 +5,8 @@ import Synchronization
 /// The host's Security Manager settings, shared by every link: how to pair, where bonds are
 /// kept and who answers the user's part. Each link runs its own pairing (`LinkSecurity`).
 public final class SecurityManager: Sendable {
+    /// How this host pairs: whether at all, bonding, LE Secure Connections, the key size, how long
+    /// encryption may take, and what a central does when a request is refused for security.
     public struct Configuration: Sendable, Hashable {
         /// Answer Pairing Requests and pair on Security Requests (false: Pairing Not Supported).
         public var allowsPairing: Bool
@@ -20,6 +22,8 @@ public final class SecurityManager: Sendable {
         /// central do before it sends the request again (once).
         public var onInsufficientSecurity: InsufficientSecurityPolicy
 
+        /// Defaults: pairing allowed, bonding, LE Secure Connections, 16-octet keys only, a 10 s
+        /// encryption timeout and `.encryptOrPair`.
         public init(allowsPairing: Bool = true, bonding: Bool = true, secureConnections: Bool = true,
                     minimumKeySize: UInt8 = 16, encryptionTimeout: Duration = .seconds(10),
                     onInsufficientSecurity: InsufficientSecurityPolicy = .encryptOrPair) {
@@ -32,12 +36,15 @@ public final class SecurityManager: Sendable {
         }
     }
 
+    /// Where bonds are kept; nil keeps none, so keys last only as long as the link.
     public let store: (any BondStore)?
     /// Random octets for pairing (nonces, keys, the P-256 key pair): the system's generator
     /// unless a simulated world gives a seeded one to repeat itself.
     let random: @Sendable (Int) -> [UInt8]
     private let settings: Mutex<(configuration: Configuration, delegate: (any PairingDelegate)?)>
 
+    /// Settings for every link: `configuration`, a `store` for bonds (none by default) and a
+    /// `delegate` for the user's part (none: Just Works only, every peer accepted).
     public convenience init(configuration: Configuration = Configuration(), store: (any BondStore)? = nil,
                             delegate: (any PairingDelegate)? = nil) {
         self.init(configuration: configuration, store: store, delegate: delegate, random: SMPRandom.bytes)
@@ -50,11 +57,14 @@ public final class SecurityManager: Sendable {
         settings = Mutex((configuration, delegate))
     }
 
+    /// The settings in force; a change applies to pairings and encryptions started after it.
     public var configuration: Configuration {
         get { settings.withLock { $0.configuration } }
         set { settings.withLock { $0.configuration = newValue } }
     }
 
+    /// Who answers the user's part of pairing; nil pairs Just Works only (NoInputNoOutput) and
+    /// accepts every peer.
     public var delegate: (any PairingDelegate)? {
         get { settings.withLock { $0.delegate } }
         set { settings.withLock { $0.delegate = newValue } }
@@ -111,15 +121,18 @@ public enum InsufficientSecurityPolicy: Sendable, Hashable {
 
 /// Why a link could not be secured.
 public enum SecurityError: Error, Sendable, Hashable, CustomStringConvertible {
+    /// Pairing failed: Pairing Failed from either side, the 30 s SMP timeout, a disconnect, or a refusal.
     case pairing(SMPPairingError)
     /// LE Enable Encryption ended with this status; PIN or Key Missing (0x06) means the peer no
     /// longer has the bond (some controllers say Authentication Failure, 0x05).
     case encryptionFailed(address: BluetoothAddress, status: HCIStatus)
+    /// No Encryption Change came within `after` (`Configuration.encryptionTimeout`) of LE Enable Encryption.
     case encryptionTimeout(address: BluetoothAddress, after: Duration)
     /// `encrypt()` with no bond for the peer.
     case noBond(address: BluetoothAddress)
     /// The level asked for was not reached (for example Just Works where MITM was needed).
     case insufficientLevel(reached: SMPSecurityLevel, required: SMPSecurityLevel)
+    /// `pair()` was called with `Configuration.allowsPairing` false.
     case pairingNotAllowed
     /// Pairing succeeded, but its bond could not be stored.
     case bondNotStored(BondStoreError)
@@ -130,6 +143,7 @@ public enum SecurityError: Error, Sendable, Hashable, CustomStringConvertible {
     /// the link ended.
     case bondReplacementRefused(peer: IdentityAddress, reason: String)
 
+    /// A message naming the peer and what failed; for PIN or Key Missing it advises pairing again.
     public var description: String {
         switch self {
         case .pairing(let error): "\(error)"

@@ -9,19 +9,28 @@ public struct BluetoothUUID: Sendable, Hashable, Comparable, CustomStringConvert
 
     /// The wire sizes a UUID can take.
     public enum Width: Int, Sendable, Hashable {
+        /// A 16-bit alias: 2 bytes on the wire.
         case bits16 = 2
+        /// A 32-bit alias: 4 bytes on the wire.
         case bits32 = 4
+        /// The full UUID: 16 bytes on the wire.
         case bits128 = 16
 
+        /// Bytes on the wire at this width: 2, 4 or 16.
         public var byteCount: Int { rawValue }
     }
 
+    /// The Bluetooth Base UUID 00000000-0000-1000-8000-00805F9B34FB; 16- and 32-bit aliases fill
+    /// its top 32 bits.
     public static let baseValue: UInt128 = 0x0000_0000_0000_1000_8000_0080_5F9B_34FB
 
+    /// Wraps a full 128-bit value.
     public init(value: UInt128) { self.value = value }
 
+    /// The UUID a 16-bit alias stands for: 0x180A gives 0000180A-0000-1000-8000-00805F9B34FB.
     public init(_ uuid16: UInt16) { value = Self.baseValue | UInt128(uuid16) << 96 }
 
+    /// The UUID a 32-bit alias stands for: the alias in the top 32 bits of the Base UUID.
     public init(uuid32: UInt32) { value = Self.baseValue | UInt128(uuid32) << 96 }
 
     /// A literal that is not a UUID is a programming error, caught the first time it runs.
@@ -111,9 +120,12 @@ public struct BluetoothUUID: Sendable, Hashable, Comparable, CustomStringConvert
         return String(repeating: "0", count: max(0, digits - text.count)) + text
     }
 
+    /// Orders UUIDs by their 128-bit value.
     public static func < (lhs: BluetoothUUID, rhs: BluetoothUUID) -> Bool { lhs.value < rhs.value }
 
-    // Encoded as its string form, for JSON.
+    /// Encoded as its string form, for JSON.
+    /// Accepts any form `init?(_:)` does; throws `DecodingError.dataCorrupted` when the string is
+    /// not a UUID.
     public init(from decoder: any Decoder) throws {
         let container = try decoder.singleValueContainer()
         let text = try container.decode(String.self)
@@ -123,6 +135,7 @@ public struct BluetoothUUID: Sendable, Hashable, Comparable, CustomStringConvert
         self = uuid
     }
 
+    /// Writes `description`: `180A` for a 16-bit alias, eight digits for a 32-bit one, otherwise the full form.
     public func encode(to encoder: any Encoder) throws {
         var container = encoder.singleValueContainer()
         try container.encode(description)

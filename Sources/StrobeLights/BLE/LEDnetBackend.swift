@@ -7,15 +7,21 @@ import Synchronization
 /// Commands; every operation ends with a state query, so a light that does not answer it in
 /// time is `timedOut` and one whose link is gone is `offline`.
 public final class LEDnetBackend: LightsBackend {
+    /// How long the backend scans, connects and waits for answers, and which lights it takes.
     public struct Configuration: Sendable {
+        /// How long each `fetchLights` scans for advertisements (default 2 s).
         public var scanDuration: Duration
         /// How long a light has to answer a state query.
         public var answerTimeout: Duration
+        /// How long a connection to a light may take to be established (default 5 s).
         public var connectTimeout: Duration
+        /// Where the host keeps scenes, Bluetooth lights having none of their own; nil: no scenes.
         public var scenes: LocalScenes?
         /// Only lights with these names (nil: every LEDnet name).
         public var names: Set<String>?
 
+        /// Defaults: scan 2 s, wait 2 s for a state answer, 5 s to connect, no scenes file, every
+        /// LEDnet name.
         public init(scanDuration: Duration = .seconds(2), answerTimeout: Duration = .seconds(2), connectTimeout: Duration = .seconds(5),
                     scenes: LocalScenes? = nil, names: Set<String>? = nil) {
             self.scanDuration = scanDuration
@@ -33,10 +39,13 @@ public final class LEDnetBackend: LightsBackend {
         var receiver: LEDnetStateReceiver
     }
 
+    /// The central whose controller scans for the lights and connects to them.
     public let central: Central
+    /// The settings the backend was made with.
     public let configuration: Configuration
     private let links = Mutex<[String: Link]>([:])
 
+    /// A backend that scans and connects through `central`; nothing is sent until `fetchLights`.
     package init(central: Central, configuration: Configuration = Configuration()) {
         self.central = central
         self.configuration = configuration
@@ -45,6 +54,7 @@ public final class LEDnetBackend: LightsBackend {
     /// State notifications that were no state frame, over every light.
     public var malformedCount: Int { links.withLock { $0.values.map(\.receiver.malformedCount).reduce(0, +) } }
 
+    /// Disconnects every light the backend connected.
     public func close() async {
         let open = links.withLock { l -> [Link] in
             defer { l = [:] }
@@ -117,6 +127,8 @@ public final class LEDnetBackend: LightsBackend {
         }
     }
 
+    /// The scenes of `configuration.scenes` (none without it); throws `LightsError.scenesFile` for
+    /// a file that cannot be read.
     public func fetchScenes() async throws -> [Scene] { try configuration.scenes?.load() ?? [] }
 
     /// Power, then colour, as Write Commands; then a state query that must come back.
@@ -141,6 +153,8 @@ public final class LEDnetBackend: LightsBackend {
         }
     }
 
+    /// Applies the scene's states in turn through `apply` (`activateLocally`); these lights have
+    /// no transitions, so `duration` has no effect.
     public func activate(_ scene: Scene, duration: Duration, lights: [Light]) async throws -> [LightResult] {
         try await activateLocally(scene, duration: duration, lights: lights)
     }

@@ -5,6 +5,7 @@ public enum LEDnetError: Error, Sendable, Hashable, CustomStringConvertible {
     /// The peer has none of the write/notify characteristic pairs these lights use.
     case notALight(address: String, services: [String])
 
+    /// What went wrong, as a sentence for a user.
     public var description: String {
         switch self {
         case .malformedState(let reason): "malformed LEDnet state: \(reason)"

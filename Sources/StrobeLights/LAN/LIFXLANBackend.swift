@@ -8,17 +8,24 @@ import Synchronization
 /// SetPower, each with ack_required, retried with a doubling timeout. A light that never
 /// acknowledges is `timedOut`. Datagrams that are no LIFX message are counted and dropped.
 public final class LIFXLANBackend: LightsBackend {
+    /// Where and how long the backend looks for lights, and how it retries requests.
     public struct Configuration: Sendable {
         /// Where GetService goes: broadcast addresses, or lights' own addresses.
         public var discoveryHosts: [String]
+        /// The UDP port GetService goes to (default 56700); each light answers with its own port in
+        /// StateService.
         public var port: UInt16
         /// How long discovery listens for StateService.
         public var discoveryWindow: Duration
         /// Tries per request, the first waiting `firstTimeout`, each later one twice as long.
         public var attempts: Int
+        /// How long the first try of a request waits for its answer (default 200 ms).
         public var firstTimeout: Duration
+        /// Where the host keeps scenes, LAN lights having none of their own; nil: no scenes.
         public var scenes: LocalScenes?
 
+        /// Defaults: GetService to 255.255.255.255 port 56700, a 500 ms discovery window, 3 tries
+        /// from 200 ms, no scenes file.
         public init(discoveryHosts: [String] = ["255.255.255.255"], port: UInt16 = 56700, discoveryWindow: Duration = .milliseconds(500),
                     attempts: Int = 3, firstTimeout: Duration = .milliseconds(200), scenes: LocalScenes? = nil) {
             self.discoveryHosts = discoveryHosts
@@ -48,6 +55,7 @@ public final class LIFXLANBackend: LightsBackend {
         var devices: [UInt64: UDPEndpoint] = [:]
     }
 
+    /// The settings the backend was made with.
     public let configuration: Configuration
     /// This client's id in every header (non-zero, so that lights answer it alone).
     public let source: UInt32
@@ -56,6 +64,9 @@ public final class LIFXLANBackend: LightsBackend {
     private let malformed = Atomic<Int>(0)
     private let socket = Mutex<UDPSocket?>(nil)
 
+    /// Opens a UDP socket that may broadcast, on an ephemeral port, with a random non-zero source
+    /// id. Throws `LIFXLANError.badAddress` for a discovery host that is no IPv4 address, or
+    /// `LIFXLANError.socket` when the system refuses the socket or its reader thread.
     public init(configuration: Configuration = Configuration()) throws(LIFXLANError) {
         self.configuration = configuration
         source = UInt32.random(in: 2...UInt32.max)
@@ -69,6 +80,7 @@ public final class LIFXLANBackend: LightsBackend {
     /// Datagrams that were not LIFX messages (or whose fields were out of range).
     public var malformedCount: Int { malformed.load(ordering: .relaxed) }
 
+    /// Closes the socket and fails every request still waiting for an answer.
     public func close() async {
         let open = socket.withLock { s -> UDPSocket? in
             defer { s = nil }
@@ -201,6 +213,8 @@ public final class LIFXLANBackend: LightsBackend {
 
     private static func hex(_ bytes: [UInt8]) -> String { bytes.map { String(format: "%02x", $0) }.joined() }
 
+    /// The scenes of `configuration.scenes` (none without it); throws `LightsError.scenesFile` for
+    /// a file that cannot be read.
     public func fetchScenes() async throws -> [Scene] { try configuration.scenes?.load() ?? [] }
 
     /// SetColor (when colour or brightness change) and SetPower (when power does), each
@@ -226,6 +240,8 @@ public final class LIFXLANBackend: LightsBackend {
         }
     }
 
+    /// Applies the scene's states in turn through `apply` (`activateLocally`); `duration` is each
+    /// state's transition.
     public func activate(_ scene: Scene, duration: Duration, lights: [Light]) async throws -> [LightResult] {
         try await activateLocally(scene, duration: duration, lights: lights)
     }

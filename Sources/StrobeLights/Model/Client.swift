@@ -11,6 +11,7 @@ import Synchronization
 /// answer is reverted and marked disconnected, and an operation that failed as a whole reverts
 /// every light it changed (unless a later operation changed it since).
 public final class Client: Sendable {
+    /// Where lights are fetched from and changes are sent: the LAN protocol, the HTTP API or Bluetooth lights.
     public let backend: any LightsBackend
     private let state = Mutex(State())
     private let gate = AsyncSerialGate()
@@ -27,12 +28,15 @@ public final class Client: Sendable {
         var handler: @Sendable (LightTarget) -> Void
     }
 
+    /// A client over `backend`; it knows no lights or scenes until the first `fetch()`.
     public init(backend: any LightsBackend) {
         self.backend = backend
     }
 
     /// The lights as last known, in the order the backend reported them.
     public var lights: [Light] { state.withLock { $0.lights } }
+    /// The scenes as last fetched: the HTTP API's own, or the host's `LocalScenes` for LAN and
+    /// Bluetooth lights.
     public var scenes: [Scene] { state.withLock { $0.scenes } }
 
     /// Fetches lights and scenes; observers of every light that changed (or appeared, or went
@@ -64,10 +68,14 @@ public final class Client: Sendable {
         notify(changed)
     }
 
+    /// A target over every light (selector `all`, label "All").
     public func allLightTarget() -> LightTarget { LightTarget(client: self, selector: .all) }
 
+    /// A target over the lights `selector` addresses; which lights those are is decided at each
+    /// read, so the target follows later fetches.
     public func lightTargetWithSelector(_ selector: LightSelector) -> LightTarget { LightTarget(client: self, selector: selector) }
 
+    /// Closes the backend (`LightsBackend.close()`): its UDP socket or Bluetooth connections.
     public func close() async { await backend.close() }
 
     // MARK: For targets
@@ -204,5 +212,6 @@ public final class Client: Sendable {
 /// What `addObserver` returns; give it to `removeObserver` to stop hearing changes.
 public struct LightTargetObserver: Sendable, Hashable {
     let id: UInt64
+    /// The selector of the target the observer was added on.
     public let selector: LightSelector
 }

@@ -1,10 +1,14 @@
 /// A light's colour as the LIFX APIs give it: hue in degrees, saturation 0...1 and a white
 /// point in kelvin (which a saturated colour ignores). Brightness is kept apart, on the light.
 public struct LightColor: Sendable, Hashable, Codable {
+    /// Hue in degrees, 0..<360 (`clamped` wraps other values into it).
     public var hue: Double
+    /// Saturation, 0...1: 0 is white at `kelvin`, 1 the pure hue.
     public var saturation: Double
+    /// White point in kelvin, 1500...9000 (`kelvinRange`).
     public var kelvin: Int
 
+    /// A colour as given (not clamped); the white point defaults to 3500 K.
     public init(hue: Double, saturation: Double, kelvin: Int = 3500) {
         self.hue = hue
         self.saturation = saturation

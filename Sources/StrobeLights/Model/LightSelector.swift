@@ -1,13 +1,21 @@
 /// Which lights an operation addresses, in the LIFX HTTP API's selector syntax: `all`, `id:ID`,
 /// `group_id:ID`, `location_id:ID`, `scene_id:UUID`, `label:LABEL`.
 public enum LightSelector: Sendable, Hashable, CustomStringConvertible, Codable {
+    /// `all`: every light.
     case all
+    /// `id:ID`: the light whose `Light.id` is ID.
     case id(String)
+    /// `group_id:ID`: the lights of the group whose `LightGroup.id` is ID.
     case groupID(String)
+    /// `location_id:ID`: the lights of the location whose `LightLocation.id` is ID.
     case locationID(String)
+    /// `scene_id:UUID`: the lights the scene's states name; the only target `restoreState` takes.
     case sceneID(String)
+    /// `label:LABEL`: the lights whose label is exactly LABEL.
     case label(String)
 
+    /// Parses selector text such as `group_id:1c8de82b`; throws `LightsError.badSelector` for
+    /// an unknown prefix, a missing colon or an empty value.
     public init(_ text: String) throws(LightsError) {
         if text == "all" {
             self = .all
@@ -26,6 +34,7 @@ public enum LightSelector: Sendable, Hashable, CustomStringConvertible, Codable 
         }
     }
 
+    /// The selector in the HTTP API's syntax, as `init(_:)` parses it.
     public var description: String {
         switch self {
         case .all: "all"
@@ -50,11 +59,14 @@ public enum LightSelector: Sendable, Hashable, CustomStringConvertible, Codable 
         }
     }
 
+    /// Decodes a selector from its text (a JSON string); throws `LightsError.badSelector` for
+    /// text that is no selector.
     public init(from decoder: any Decoder) throws {
         let text = try decoder.singleValueContainer().decode(String.self)
         self = try LightSelector(text)
     }
 
+    /// Encodes the selector as its text (`description`).
     public func encode(to encoder: any Encoder) throws {
         var container = encoder.singleValueContainer()
         try container.encode(description)

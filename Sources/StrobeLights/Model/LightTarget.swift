@@ -4,10 +4,15 @@ import Foundation
 /// (one light is a collection of one). Reads come from the client's shared state; operations
 /// change it optimistically and return one result per light.
 public struct LightTarget: Sendable, CustomStringConvertible {
+    /// The client whose shared state the target reads and changes.
     public let client: Client
+    /// Which lights the target addresses.
     public let selector: LightSelector
 
+    /// The lights the selector matches now, from the client's cache (nothing is asked of the
+    /// network).
     public var lights: [Light] { client.lights(matching: selector) }
+    /// How many lights the selector matches now, connected or not.
     public var count: Int { lights.count }
 
     /// True if any connected light is on.
@@ -47,16 +52,22 @@ public struct LightTarget: Sendable, CustomStringConvertible {
     /// When any of its lights was last touched.
     public var touchedAt: Date? { lights.compactMap(\.touchedAt).max() }
 
+    /// The label and the selector, e.g. `All (all)`.
     public var description: String { "\(label) (\(selector))" }
 
     // MARK: Slicing
 
+    /// One `id:ID` target per light, in the client's order.
     public func toLightTargets() -> [LightTarget] { lights.map { client.lightTargetWithSelector(.id($0.id)) } }
 
+    /// One `group_id:ID` target per group among these lights, in the order they first appear;
+    /// lights without a group have none.
     public func toGroupTargets() -> [LightTarget] {
         unique(lights.compactMap(\.group?.id)).map { client.lightTargetWithSelector(.groupID($0)) }
     }
 
+    /// One `location_id:ID` target per location among these lights, in the order they first
+    /// appear; lights without a location have none.
     public func toLocationTargets() -> [LightTarget] {
         unique(lights.compactMap(\.location?.id)).map { client.lightTargetWithSelector(.locationID($0)) }
     }
@@ -68,16 +79,25 @@ public struct LightTarget: Sendable, CustomStringConvertible {
 
     // MARK: Operations
 
+    /// Turns the lights on or off over `duration` (default 0.5 s); one result per light. Throws
+    /// `LightsError.noLights` when no light matches, or the backend's error (the change is then
+    /// reverted).
     @discardableResult
     public func setPower(_ on: Bool, duration: Duration = LightStateChange.defaultDuration) async throws -> [LightResult] {
         try await setState(LightStateChange(power: on, duration: duration))
     }
 
+    /// Sets brightness, 0...1, over `duration` (default 0.5 s); one result per light. Throws
+    /// `LightsError.badValue` outside 0...1, `LightsError.noLights` when no light matches, or the
+    /// backend's error (the change is then reverted).
     @discardableResult
     public func setBrightness(_ brightness: Double, duration: Duration = LightStateChange.defaultDuration) async throws -> [LightResult] {
         try await setState(LightStateChange(brightness: brightness, duration: duration))
     }
 
+    /// Sets hue, saturation and kelvin over `duration` (default 0.5 s); one result per light.
+    /// Throws `LightsError.badValue` for saturation outside 0...1 or kelvin outside 1500...9000,
+    /// `LightsError.noLights` when no light matches, or the backend's error (then reverted).
     @discardableResult
     public func setColor(_ color: LightColor, duration: Duration = LightStateChange.defaultDuration) async throws -> [LightResult] {
         try await setState(LightStateChange(color: color, duration: duration))
@@ -90,6 +110,9 @@ public struct LightTarget: Sendable, CustomStringConvertible {
         try await setState(LightStateChange(power: power, color: color, brightness: brightness, duration: duration))
     }
 
+    /// Makes `change` on these lights: in the cache and to observers at once, then through the
+    /// backend in turn; one result per light (none in the HTTP API's fast mode). Throws as
+    /// `setColor` and `setBrightness` do.
     @discardableResult
     public func setState(_ change: LightStateChange) async throws -> [LightResult] {
         if let brightness = change.brightness, !(0...1).contains(brightness) {
@@ -119,6 +142,7 @@ public struct LightTarget: Sendable, CustomStringConvertible {
         client.addObserver(selector, handler)
     }
 
+    /// Stops the handler that `addObserver` returned `observer` for (on any target of the client).
     public func removeObserver(_ observer: LightTargetObserver) { client.removeObserver(observer) }
 
     /// The same changes as a sequence; the observer goes when iteration ends.

@@ -3,6 +3,8 @@
 public protocol LightsBackend: Sendable {
     /// Every light the backend reaches, as it reports them now.
     func fetchLights() async throws -> [Light]
+    /// The scenes the backend knows: the HTTP API's own, or those of the host's `LocalScenes` file
+    /// (none without one).
     func fetchScenes() async throws -> [Scene]
     /// Makes `change` on `lights` (each already in the state it should reach), which `selector`
     /// addressed; one result per light.

@@ -2,16 +2,20 @@
 /// target that has no scene, or the backend's own failure (`LIFXHTTPError`, `LIFXLANError`,
 /// `LEDnetError` carry their details).
 public enum LightsError: Error, Sendable, Hashable, CustomStringConvertible {
+    /// Text that is no selector (see `LightSelector`).
     case badSelector(String)
     /// `restoreState` on a target that is not a scene.
     case notASceneTarget(LightSelector)
+    /// A scene id the client does not know (not in the last `fetch()`).
     case noSuchScene(String)
+    /// No known light matches the selector; nothing was sent.
     case noLights(LightSelector)
     /// A value outside what lights accept (brightness 0...1, kelvin 1500...9000, ...).
     case badValue(String)
     /// The local scenes file could not be read or written.
     case scenesFile(path: String, reason: String)
 
+    /// What went wrong, as a sentence for a user.
     public var description: String {
         switch self {
         case .badSelector(let text):

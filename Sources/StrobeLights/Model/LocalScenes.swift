@@ -4,8 +4,10 @@ import Foundation
 /// none: the LAN protocol and Bluetooth lights. A missing file is no scenes; an unreadable or
 /// corrupt one is an error that names it.
 public struct LocalScenes: Sendable, Hashable {
+    /// The JSON file the scenes are read from.
     public var file: URL
 
+    /// Scenes kept in `file` (see `defaultFile`).
     public init(file: URL) { self.file = file }
 
     /// `$XDG_STATE_HOME/strobe/scenes.json`, or `~/.local/state/strobe/scenes.json`.
@@ -16,6 +18,8 @@ public struct LocalScenes: Sendable, Hashable {
         return base.appendingPathComponent("strobe/scenes.json")
     }
 
+    /// Reads the scenes; no file is no scenes. Throws `LightsError.scenesFile` when the file
+    /// cannot be read or is not a JSON array of `Scene`.
     public func load() throws(LightsError) -> [Scene] {
         guard FileManager.default.fileExists(atPath: file.path) else { return [] }
         do {

@@ -1,10 +1,14 @@
 /// A colour as red, green and blue bytes: how LEDnet lights and `#RRGGBB` text give it.
 /// Converts to and from hue, saturation and brightness (the model's value, HSV's V).
 public struct RGBColor: Sendable, Hashable {
+    /// Red, 0...255.
     public var red: UInt8
+    /// Green, 0...255.
     public var green: UInt8
+    /// Blue, 0...255.
     public var blue: UInt8
 
+    /// A colour from its three bytes.
     public init(red: UInt8, green: UInt8, blue: UInt8) {
         self.red = red
         self.green = green

@@ -5,11 +5,16 @@ import StrobeHCI
 public struct LongTermKey: Sendable, Hashable, Codable, CustomStringConvertible {
     /// 16 octets, least significant first; octets past `keySize` are zero.
     public var value: [UInt8]
+    /// The Encrypted Diversifier (EDIV) that, with `rand`, names an LE legacy pairing LTK in LE Long
+    /// Term Key Request; 0 for LE Secure Connections.
     public var ediv: UInt16
+    /// The 64-bit Random Number (Rand) that, with `ediv`, names an LE legacy pairing LTK; 0 for LE
+    /// Secure Connections.
     public var rand: UInt64
     /// The negotiated encryption key size, 7 ... 16 octets.
     public var keySize: Int
 
+    /// Creates an LTK; EDIV and Rand default to 0 (LE Secure Connections), the key size to 16 octets.
     public init(value: [UInt8], ediv: UInt16 = 0, rand: UInt64 = 0, keySize: Int = 16) {
         self.value = value
         self.ediv = ediv
@@ -17,8 +22,11 @@ public struct LongTermKey: Sendable, Hashable, Codable, CustomStringConvertible 
         self.keySize = keySize
     }
 
+    /// "LTK (n octets)": the key size, never the key.
     public var description: String { "LTK (\(keySize) octets)" }
 
+    /// Decodes `value` (32 hex digits, least significant octet first), `ediv`, `rand` and `keySize`.
+    /// Throws `DecodingError.dataCorrupted` for a malformed key or a key size outside 7 ... 16.
     public init(from decoder: any Decoder) throws {
         let c = try decoder.container(keyedBy: CodingKeys.self)
         value = try HexKey.decode(c, .value)
@@ -30,6 +38,7 @@ public struct LongTermKey: Sendable, Hashable, Codable, CustomStringConvertible 
         }
     }
 
+    /// Encodes the key as 32 hex digits, least significant octet first, with `ediv`, `rand` and `keySize`.
     public func encode(to encoder: any Encoder) throws {
         var c = encoder.container(keyedBy: CodingKeys.self)
         try c.encode(HexKey.encode(value), forKey: .value)
@@ -43,7 +52,9 @@ public struct LongTermKey: Sendable, Hashable, Codable, CustomStringConvertible 
 
 /// An Identity Resolving Key, 16 octets least significant first. Its description never shows it.
 public struct IdentityResolvingKey: Sendable, Hashable, Codable, CustomStringConvertible {
+    /// The 16 key octets, least significant first.
     public var value: [UInt8]
+    /// Wraps 16 key octets, least significant first.
     public init(value: [UInt8]) { self.value = value }
 
     /// A new random IRK.
@@ -52,9 +63,12 @@ public struct IdentityResolvingKey: Sendable, Hashable, Codable, CustomStringCon
     /// An all-zero IRK is what a device without one distributes (Vol 3, Part H, 3.6.4): no key.
     public var isZero: Bool { value.allSatisfy { $0 == 0 } }
 
+    /// Just "IRK": the key is never shown.
     public var description: String { "IRK" }
 
+    /// Decodes 32 hex digits, least significant octet first; throws `DecodingError.dataCorrupted` otherwise.
     public init(from decoder: any Decoder) throws { value = try HexKey.decode(try decoder.singleValueContainer()) }
+    /// Encodes the key as 32 hex digits, least significant octet first.
     public func encode(to encoder: any Encoder) throws {
         var c = encoder.singleValueContainer()
         try c.encode(HexKey.encode(value))
@@ -63,11 +77,16 @@ public struct IdentityResolvingKey: Sendable, Hashable, Codable, CustomStringCon
 
 /// A Connection Signature Resolving Key. Its description never shows it.
 public struct SignatureResolvingKey: Sendable, Hashable, Codable, CustomStringConvertible {
+    /// The 16 key octets, least significant first.
     public var value: [UInt8]
+    /// Wraps 16 key octets, least significant first.
     public init(value: [UInt8]) { self.value = value }
+    /// Just "CSRK": the key is never shown.
     public var description: String { "CSRK" }
 
+    /// Decodes 32 hex digits, least significant octet first; throws `DecodingError.dataCorrupted` otherwise.
     public init(from decoder: any Decoder) throws { value = try HexKey.decode(try decoder.singleValueContainer()) }
+    /// Encodes the key as 32 hex digits, least significant octet first.
     public func encode(to encoder: any Encoder) throws {
         var c = encoder.singleValueContainer()
         try c.encode(HexKey.encode(value))
@@ -76,9 +95,12 @@ public struct SignatureResolvingKey: Sendable, Hashable, Codable, CustomStringCo
 
 /// An identity address: a public or a static random address, with its type.
 public struct IdentityAddress: Sendable, Hashable, Codable, CustomStringConvertible {
+    /// The public or static random device address.
     public var address: BluetoothAddress
+    /// Whether `address` is a static random address (else a public one).
     public var isRandom: Bool
 
+    /// Pairs an address with its type; `invalidity` says whether it can serve as an identity.
     public init(address: BluetoothAddress, isRandom: Bool) {
         self.address = address
         self.isRandom = isRandom
@@ -107,8 +129,11 @@ public struct IdentityAddress: Sendable, Hashable, Codable, CustomStringConverti
         return nil
     }
 
+    /// The address followed by "(random)" or "(public)".
     public var description: String { "\(address) (\(isRandom ? "random" : "public"))" }
 
+    /// Decodes `address` from its text form and `isRandom`; throws `DecodingError.dataCorrupted` when
+    /// the address cannot be read.
     public init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
         let text = try container.decode(String.self, forKey: .address)
@@ -119,6 +144,7 @@ public struct IdentityAddress: Sendable, Hashable, Codable, CustomStringConverti
         isRandom = try container.decode(Bool.self, forKey: .isRandom)
     }
 
+    /// Encodes `address` as its text form, and `isRandom`.
     public func encode(to encoder: any Encoder) throws {
         var container = encoder.container(keyedBy: CodingKeys.self)
         try container.encode(address.description, forKey: .address)

@@ -112,8 +112,11 @@ extension SMPPairing {
 
 /// What a pairing that succeeded produced. Its description names the keys, never their values.
 public struct SMPPairingResult: Sendable, Hashable, CustomStringConvertible {
+    /// How the two sides authenticated each other.
     public var method: SMPPairingMethod
+    /// Whether LE Secure Connections was used (else LE legacy pairing).
     public var secureConnections: Bool
+    /// The negotiated encryption key size, 7 ... 16 octets.
     public var keySize: Int
     /// The level of the link encrypted by this pairing.
     public var securityLevel: SMPSecurityLevel
@@ -122,13 +125,19 @@ public struct SMPPairingResult: Sendable, Hashable, CustomStringConvertible {
     /// The key to encrypt later links with, in this host's role; `nil` when legacy pairing
     /// distributed none.
     public var longTermKey: LongTermKey?
+    /// The IRK from the peer's Identity Information; nil when it sent none or an all-zero one.
     public var peerIRK: IdentityResolvingKey?
+    /// The address from the peer's Identity Address Information; nil when it sent none.
     public var peerIdentity: IdentityAddress?
+    /// The CSRK from the peer's Signing Information; nil when it sent none.
     public var peerCSRK: SignatureResolvingKey?
+    /// The CSRK this host distributed in Signing Information; nil when it sent none.
     public var localCSRK: SignatureResolvingKey?
     /// The keys that crossed (or were derived), by name.
     public var keysExchanged: [String]
 
+    /// Names the pairing kind, method, security level, key size and keys (never their values), and
+    /// whether the two bonded.
     public var description: String {
         "\(secureConnections ? "LE Secure Connections" : "LE legacy") \(method), \(securityLevel), "
             + "\(keySize)-octet key, keys [\(keysExchanged.joined(separator: ", "))]\(bonded ? ", bonded" : "")"

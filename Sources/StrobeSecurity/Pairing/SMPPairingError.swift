@@ -16,6 +16,7 @@ public enum SMPPairingError: Error, Sendable, Hashable, CustomStringConvertible 
     /// Pairing was asked for when it cannot start (one is under way, or the SMP timer expired).
     case notAllowed(String)
 
+    /// A one-line message with the Pairing Failed reason, HCI status or detail.
     public var description: String {
         switch self {
         case .malformed(let detail): "malformed SMP PDU: \(detail)"

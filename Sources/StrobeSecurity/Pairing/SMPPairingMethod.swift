@@ -1,5 +1,6 @@
 /// How the two sides authenticate each other (Core Specification Vol 3, Part H, 2.3.5.1).
 public enum SMPPairingMethod: Sendable, Hashable, CustomStringConvertible {
+    /// No authentication: the key is not protected against a man in the middle.
     case justWorks
     /// LE Secure Connections only: both show a six-digit number and their users confirm it.
     case numericComparison
@@ -9,6 +10,7 @@ public enum SMPPairingMethod: Sendable, Hashable, CustomStringConvertible {
     /// Whether the method protects against a man in the middle.
     public var isAuthenticated: Bool { self != .justWorks }
 
+    /// A short lower-case name: "just-works", "numeric-comparison" or "passkey-entry".
     public var name: String {
         switch self {
         case .justWorks: "just-works"
@@ -17,6 +19,7 @@ public enum SMPPairingMethod: Sendable, Hashable, CustomStringConvertible {
         }
     }
 
+    /// The same as `name`.
     public var description: String { name }
 
     /// The method the spec's tables give for the two sides' features; `nil` when out-of-band

@@ -9,8 +9,10 @@ public enum SMPSecurityLevel: Int, Sendable, Hashable, Comparable, Codable, Cust
     /// Level 4: authenticated LE Secure Connections pairing with a 128-bit key.
     case secureConnections = 4
 
+    /// Orders the levels from `none` (1) to `secureConnections` (4).
     public static func < (a: Self, b: Self) -> Bool { a.rawValue < b.rawValue }
 
+    /// A short lower-case name: "none", "unauthenticated", "authenticated" or "secure-connections".
     public var name: String {
         switch self {
         case .none: "none"
@@ -20,6 +22,7 @@ public enum SMPSecurityLevel: Int, Sendable, Hashable, Comparable, Codable, Cust
         }
     }
 
+    /// The same as `name`.
     public var description: String { name }
 
     /// The level a key of this kind gives.

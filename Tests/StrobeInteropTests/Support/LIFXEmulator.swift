@@ -1,5 +1,6 @@
 import AsyncHTTPClient
 import Foundation
+import Synchronization
 import NIOCore
 import NIOHTTP1
 #if canImport(Glibc)
@@ -126,8 +127,23 @@ final class LIFXEmulator: Sendable {
         return (data, status)
     }
 
-    /// A port the kernel just handed out on loopback (free, barring a race with another process).
+    /// Every port `freePort` has handed out in this run. A probed port is free again once its
+    /// probe socket closes, so two worlds starting at once could be given the same one, and a
+    /// host could reach another RootCanal's port instead of its controller (seen once: the H4
+    /// stream began with 0x1B); no port is handed out twice.
+    private static let handedOut = Mutex<Set<UInt16>>([])
+
+    /// A port the kernel just handed out on loopback, not handed out before in this run (free,
+    /// barring a race with another process).
     static func freePort(_ type: __socket_type) throws -> UInt16 {
+        for _ in 0..<100 {
+            let port = try probePort(type)
+            if handedOut.withLock({ $0.insert(port).inserted }) { return port }
+        }
+        throw Failure(description: "no loopback port left that this run has not handed out")
+    }
+
+    private static func probePort(_ type: __socket_type) throws -> UInt16 {
         let fd = socket(AF_INET, Int32(type.rawValue), 0)
         guard fd >= 0 else { throw Failure(description: "socket: errno \(errno)") }
         defer { close(fd) }

@@ -72,7 +72,7 @@ struct L2CAPConnectCommand: AsyncParsableCommand {
         let session = try await ControllerSession.open(global) { target.configure(&$0) }
         defer { try? session.close() }
         let connection = try await target.connect(session)
-        let parameters = L2CAPCreditChannel.Parameters(mtu: UInt16(channelMTU), mps: UInt16(mps), initialCredits: 32)
+        let parameters = L2CAPChannelParameters(mtu: UInt16(channelMTU), mps: UInt16(mps), initialCredits: 32)
         let channel = try await connection.openChannel(psm: psm, parameters: parameters)
         let start = HostTime.now()
         let expected = receive ?? count
@@ -158,7 +158,7 @@ struct L2CAPListenCommand: AsyncParsableCommand {
             print("advertising \"\(name)\" as \(session.info.address), PSM \(psm)")
         }
         fflush(nil)  // what a central's script waits for
-        let parameters = L2CAPCreditChannel.Parameters(mtu: UInt16(channelMTU), mps: UInt16(mps), initialCredits: 32)
+        let parameters = L2CAPChannelParameters(mtu: UInt16(channelMTU), mps: UInt16(mps), initialCredits: 32)
         let (psm, count, echo, json) = (psm, count, echo, json)
         let start = HostTime.now()
         let outcome = try await withTimeout(.milliseconds(Int64(duration * 1000)), clock: session.clock) {

@@ -146,7 +146,7 @@ import Testing
                 let hosts = try await TwoHosts.linked(clock: clock, name: "Stream")
                 let (link, served) = (hosts.link, hosts.served)
 
-                let parameters = L2CAPCreditChannel.Parameters(mtu: 700, mps: 100, initialCredits: 6)
+                let parameters = L2CAPChannelParameters(mtu: 700, mps: 100, initialCredits: 6)
                 var incoming = try served.listen(psm: 0x0083, parameters: parameters).makeAsyncIterator()
                 await #expect {
                     _ = try await link.openChannels(psm: 0x0083, count: 6, parameters: parameters)

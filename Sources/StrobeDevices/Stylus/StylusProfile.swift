@@ -12,7 +12,7 @@ package enum StylusProfile {
     package static let samplesPSM: BluetoothUUID = "bb9cc9a7-d070-4360-824d-a775f24c677e"
     /// What the app's end of that channel receives: a batch of up to 56 samples in one SDU,
     /// K-frames that fit one LE ACL packet of 251 bytes.
-    package static let channelParameters = L2CAPCreditChannel.Parameters(mtu: 512, mps: 247, initialCredits: 16)
+    package static let channelParameters = L2CAPChannelParameters(mtu: 512, mps: 247, initialCredits: 16)
 
     package static let deviceInformationService: BluetoothUUID = "180A"
     /// Read: the pen's identifier.

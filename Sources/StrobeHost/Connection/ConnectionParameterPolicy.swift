@@ -26,7 +26,7 @@ public struct ConnectionParameterPolicy: Sendable, Hashable {
     public static let lowLatency = ConnectionParameterPolicy(interval: 0x0006...0x0050, maxLatency: 4, supervisionTimeout: 0x000A...0x0258)
 
     /// What `decide` answers a parameter request with.
-    public enum Decision: Sendable, Hashable {
+    package enum Decision: Sendable, Hashable {
         /// Reply with these parameters.
         case accept(LEConnectionParameters)
         /// Refuse (Unacceptable Connection Parameters, 0x3B), saying why.
@@ -37,7 +37,7 @@ public struct ConnectionParameterPolicy: Sendable, Hashable {
     /// policy's, the latency capped, the timeout taken into the policy's range; refused when the
     /// request breaks the spec's own limits (`LEConnectionParameters.isValid`) or nothing of it
     /// fits.
-    public func decide(_ requested: LEConnectionParameters) -> Decision {
+    package func decide(_ requested: LEConnectionParameters) -> Decision {
         guard requested.isValid else { return .reject("the request is outside the specification's limits") }
         let low = max(requested.intervalMin, interval.lowerBound), high = min(requested.intervalMax, interval.upperBound)
         guard low <= high else {

@@ -296,7 +296,7 @@ final class L2CAPLink: HCIACLHandler, @unchecked Sendable {
     /// Accepts the peer's channels on `psm` with `parameters`, when the link is at least at
     /// `security` (else the peer is refused with Insufficient Authentication or Encryption).
     /// Replaces an earlier listener on the PSM; ends when the link does.
-    func listen(psm: UInt16, parameters: L2CAPCreditChannel.Parameters, security: SMPSecurityLevel)
+    func listen(psm: UInt16, parameters: L2CAPChannelParameters, security: SMPSecurityLevel)
         throws(L2CAPChannelError) -> AsyncStream<L2CAPChannel> {
         try check(psm: psm, parameters)
         let (stream, continuation) = AsyncStream.makeStream(of: L2CAPChannel.self)
@@ -323,7 +323,7 @@ final class L2CAPLink: HCIACLHandler, @unchecked Sendable {
     /// `enhanced` up to five in one Credit Based Connection Request, of which the peer may accept
     /// fewer: the peer's refusal, Command Reject or silence (the signalling timeout) is an
     /// `L2CAPChannelError`.
-    func open(psm: UInt16, parameters: L2CAPCreditChannel.Parameters, enhanced: Int? = nil) async throws -> [L2CAPChannel] {
+    func open(psm: UInt16, parameters: L2CAPChannelParameters, enhanced: Int? = nil) async throws -> [L2CAPChannel] {
         try check(psm: psm, parameters, enhanced: enhanced != nil)
         let waiter = Waiter<[L2CAPChannel]>()
         let followups = try signaling.withLock { s throws(L2CAPChannelError) -> [Followup] in
@@ -421,7 +421,7 @@ final class L2CAPLink: HCIACLHandler, @unchecked Sendable {
     }
 
     /// The spec's ranges, and an MPS whose K-frames fit the link's reassembly buffer.
-    private func check(psm: UInt16, _ parameters: L2CAPCreditChannel.Parameters, enhanced: Bool = false) throws(L2CAPChannelError) {
+    private func check(psm: UInt16, _ parameters: L2CAPChannelParameters, enhanced: Bool = false) throws(L2CAPChannelError) {
         try L2CAPChannelTable.check(psm: psm, parameters, enhanced: enhanced)
         guard Int(parameters.mps) <= sender.maximumPayload else {
             throw .invalidParameters("MPS \(parameters.mps) is above this link's largest K-frame of \(sender.maximumPayload) bytes")

@@ -2,18 +2,18 @@ import StrobeHCI
 
 /// Connectable, scannable advertising with legacy PDUs (which every scanner hears): through the
 /// extended advertising commands when the controller has them, the legacy ones otherwise.
-public struct LEAdvertiser: Sendable {
+package struct LEAdvertiser: Sendable {
     /// The controller that advertises.
-    public let controller: HCIController
+    package let controller: HCIController
 
     /// Advertises through `controller`, which must be open when `start` is called.
-    public init(controller: HCIController) { self.controller = controller }
+    package init(controller: HCIController) { self.controller = controller }
 
     private var usesExtendedCommands: Bool { controller.info?.supportedCommands.supportsExtendedAdvertising ?? false }
 
     /// Starts advertising `data` (and `scanResponse`), each at most 31 bytes, every `interval`
     /// (20 ms ... 10.24 s), from the public address or, with `randomAddress`, from that one.
-    public func start(data: AdvertisingData, scanResponse: AdvertisingData? = nil, interval: Duration = .milliseconds(100),
+    package func start(data: AdvertisingData, scanResponse: AdvertisingData? = nil, interval: Duration = .milliseconds(100),
                       randomAddress: BluetoothAddress? = nil) async throws {
         let ownAddressType: LEOwnAddressType = randomAddress == nil ? .public : .random
         let encoded = data.encoded
@@ -40,7 +40,7 @@ public struct LEAdvertiser: Sendable {
 
     /// Disables advertising (LE Set Extended Advertising Enable or LE Set Advertising Enable, off).
     /// Throws the controller's `HCIError` when the command fails.
-    public func stop() async throws {
+    package func stop() async throws {
         if usesExtendedCommands {
             try await controller.send(HCILESetExtendedAdvertisingEnable(enable: false))
         } else {

@@ -142,7 +142,7 @@ public final class LEConnection: Sendable, CustomStringConvertible {
     /// and asks once more. Throws `L2CAPChannelError`: the peer's refusal (`refused` with its
     /// result), a peer without such channels (`commandRejected`), no answer within 30 s
     /// (`timeout`), or the link's end; or the `SecurityError` of securing the link.
-    public func openChannel(psm: UInt16, parameters: L2CAPCreditChannel.Parameters = .standard) async throws -> L2CAPChannel {
+    public func openChannel(psm: UInt16, parameters: L2CAPChannelParameters = .standard) async throws -> L2CAPChannel {
         try await securing { try await link.open(psm: psm, parameters: parameters)[0] }
     }
 
@@ -154,7 +154,7 @@ public final class LEConnection: Sendable, CustomStringConvertible {
     /// channel instead, the same way: those opened until the first refusal are returned. The
     /// peer may raise its MTU on enhanced channels later (`peerMTU`). Throws as `openChannel`
     /// does.
-    public func openChannels(psm: UInt16, count: Int, parameters: L2CAPCreditChannel.Parameters = .standard) async throws
+    public func openChannels(psm: UInt16, count: Int, parameters: L2CAPChannelParameters = .standard) async throws
         -> [L2CAPChannel] {
         do {
             return try await securing { try await link.open(psm: psm, parameters: parameters, enhanced: count) }
@@ -188,7 +188,7 @@ public final class LEConnection: Sendable, CustomStringConvertible {
     /// the link is below `security` is refused (Insufficient Authentication, or Insufficient
     /// Encryption when a bond could encrypt the link). Listening again on the PSM ends the
     /// earlier sequence; the sequence ends with the link.
-    public func listen(psm: UInt16, parameters: L2CAPCreditChannel.Parameters = .standard, security: SMPSecurityLevel = .none)
+    public func listen(psm: UInt16, parameters: L2CAPChannelParameters = .standard, security: SMPSecurityLevel = .none)
         throws(L2CAPChannelError) -> AsyncStream<L2CAPChannel> {
         try link.listen(psm: psm, parameters: parameters, security: security)
     }

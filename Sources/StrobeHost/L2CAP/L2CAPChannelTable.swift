@@ -9,10 +9,10 @@ import StrobeSecurity
 package struct L2CAPChannelTable: Sendable {
     /// A PSM this side accepts channels on, with what it receives and the security it requires.
     package struct Listener: Sendable, Hashable {
-        package var parameters: L2CAPCreditChannel.Parameters
+        package var parameters: L2CAPChannelParameters
         package var security: SMPSecurityLevel
 
-        package init(parameters: L2CAPCreditChannel.Parameters, security: SMPSecurityLevel) {
+        package init(parameters: L2CAPChannelParameters, security: SMPSecurityLevel) {
             self.parameters = parameters
             self.security = security
         }
@@ -58,7 +58,7 @@ package struct L2CAPChannelTable: Sendable {
         var token: UInt64
         var cids: [L2CAPChannelID]
         var psm: UInt16
-        var parameters: L2CAPCreditChannel.Parameters
+        var parameters: L2CAPChannelParameters
         var enhanced: Bool
         /// The peer answered "pending" once: its timer was restarted then, and is not again.
         var answeredPending = false
@@ -105,7 +105,7 @@ package struct L2CAPChannelTable: Sendable {
     // MARK: The app
 
     /// LE Credit Based Connection Request for `psm`; `token` names the request in its outcome.
-    package mutating func open(psm: UInt16, parameters: L2CAPCreditChannel.Parameters, token: UInt64) throws(L2CAPChannelError) -> [Action] {
+    package mutating func open(psm: UInt16, parameters: L2CAPChannelParameters, token: UInt64) throws(L2CAPChannelError) -> [Action] {
         try Self.check(psm: psm, parameters, enhanced: false)
         guard let cid = freeCIDs(1).first else { throw .noFreeChannelID }
         let identifier = allocateIdentifier()
@@ -117,7 +117,7 @@ package struct L2CAPChannelTable: Sendable {
 
     /// Credit Based Connection Request for `count` channels (1 to 5) to `psm`, all with
     /// `parameters` (MTU and MPS at least 64).
-    package mutating func openEnhanced(psm: UInt16, count: Int, parameters: L2CAPCreditChannel.Parameters, token: UInt64)
+    package mutating func openEnhanced(psm: UInt16, count: Int, parameters: L2CAPChannelParameters, token: UInt64)
         throws(L2CAPChannelError) -> [Action] {
         try Self.check(psm: psm, parameters, enhanced: true)
         guard (1...CreditBasedConnectionRequest.maximumChannels).contains(count) else {
@@ -133,7 +133,7 @@ package struct L2CAPChannelTable: Sendable {
     }
 
     /// The ranges of Core Vol 3, Part A, 4.22 (LE) and 4.25 (enhanced) for what this side asks.
-    package static func check(psm: UInt16, _ parameters: L2CAPCreditChannel.Parameters, enhanced: Bool) throws(L2CAPChannelError) {
+    package static func check(psm: UInt16, _ parameters: L2CAPChannelParameters, enhanced: Bool) throws(L2CAPChannelError) {
         guard (0x0001...0x00FF).contains(psm) else { throw .invalidParameters("SPSM \(l2capHex(psm)) is outside 0x0001-0x00FF") }
         let minimum = enhanced ? CreditBasedConnectionRequest.minimumMTU : 23
         guard parameters.isValid, parameters.mtu >= minimum, parameters.mps >= minimum, parameters.initialCredits > 0 else {
@@ -258,7 +258,7 @@ package struct L2CAPChannelTable: Sendable {
         func refuse(_ result: L2CAPCreditBasedResult) -> [Action] {
             [.signal(LECreditBasedConnectionResponse.refusal(result).packet(identifier: identifier))]
         }
-        let asked = L2CAPCreditChannel.Parameters(mtu: request.mtu, mps: request.mps, initialCredits: request.initialCredits)
+        let asked = L2CAPChannelParameters(mtu: request.mtu, mps: request.mps, initialCredits: request.initialCredits)
         guard asked.isValid else { return refuse(.unacceptableParameters) }
         guard (0x0001...0x00FF).contains(request.spsm), let listener = listeners[request.spsm] else { return refuse(.spsmNotSupported) }
         if level < listener.security {
@@ -281,7 +281,7 @@ package struct L2CAPChannelTable: Sendable {
         pendingOpens[identifier] = nil
         let answered = Action.responseReceived(identifier: identifier)
         guard response.result == .success else { return [answered, .openFailed(token: pending.token, .refused(response.result))] }
-        let usable = L2CAPCreditChannel.Parameters(mtu: response.mtu, mps: response.mps, initialCredits: 0).isValid
+        let usable = L2CAPChannelParameters(mtu: response.mtu, mps: response.mps, initialCredits: 0).isValid
         if let actions = establish(cid, peerCID: response.destinationCID, pending, response.mtu, response.mps, response.initialCredits,
                                    usable: usable) {
             return [answered] + actions + [.openFailed(token: pending.token, .invalidParameters(
@@ -424,7 +424,7 @@ package struct L2CAPChannelTable: Sendable {
         return actions + respond(.success)
     }
 
-    private static func closedChannel(_ parameters: L2CAPCreditChannel.Parameters) -> L2CAPCreditChannel {
+    private static func closedChannel(_ parameters: L2CAPChannelParameters) -> L2CAPCreditChannel {
         var channel = L2CAPCreditChannel(local: parameters, peerMTU: 23, peerMPS: 23, peerInitialCredits: 0)
         channel.close()
         return channel

@@ -3,36 +3,9 @@
 /// checked against the MTU, MPS and credits this side announced and are reassembled into SDUs;
 /// credits go back to the peer while the app keeps up, so a slow app throttles the peer instead
 /// of losing data. Each input returns what its owner must do.
-public struct L2CAPCreditChannel: Sendable {
-    /// What one side can receive: the largest SDU (MTU), the largest K-frame payload (MPS), and
-    /// the credits it gives at the start.
-    public struct Parameters: Sendable, Hashable {
-        /// The largest SDU, in bytes (at least 23).
-        public var mtu: UInt16
-        /// The largest K-frame information payload, in bytes (23...65533); the first K-frame of an
-        /// SDU spends 2 of them on the SDU length.
-        public var mps: UInt16
-        /// The K-frames the other side may send at the start; receive credits are topped back up to
-        /// this number once half are used.
-        public var initialCredits: UInt16
-
-        /// Creates parameters without checking them; `isValid` says whether they are in the spec's ranges.
-        public init(mtu: UInt16, mps: UInt16, initialCredits: UInt16) {
-            self.mtu = mtu
-            self.mps = mps
-            self.initialCredits = initialCredits
-        }
-
-        /// SDUs up to 2048 bytes in K-frames that fit one LE ACL packet of 251 bytes, with
-        /// credits for a few such SDUs.
-        public static let standard = Parameters(mtu: 2048, mps: 247, initialCredits: 32)
-
-        /// Core Vol 3, Part A, 4.22: MTU and MPS at least 23, MPS at most 65533.
-        public var isValid: Bool { mtu >= 23 && (23...65533).contains(mps) }
-    }
-
+package struct L2CAPCreditChannel: Sendable {
     /// What the channel's owner must do after an input, in the order the outputs are returned.
-    public enum Output: Sendable, Hashable {
+    package enum Output: Sendable, Hashable {
         /// A K-frame's information payload, for the peer's end of the channel.
         case kFrame([UInt8])
         /// The last K-frame of the oldest SDU sent has gone out.
@@ -46,24 +19,24 @@ public struct L2CAPCreditChannel: Sendable {
     }
 
     /// What this side receives.
-    public let local: Parameters
+    package let local: L2CAPChannelParameters
     /// The largest SDU and K-frame payload the peer receives (raised by its Credit Based
     /// Reconfigure Request).
-    public private(set) var peerMTU: Int
+    package private(set) var peerMTU: Int
     /// The largest K-frame information payload the peer receives, in bytes: outgoing K-frames are
     /// cut to it.
-    public private(set) var peerMPS: Int
+    package private(set) var peerMPS: Int
     /// K-frames this side may still send.
-    public private(set) var sendCredits: Int
+    package private(set) var sendCredits: Int
     /// K-frames the peer may still send.
-    public private(set) var receiveCredits: Int
+    package private(set) var receiveCredits: Int
     /// SDUs given to the app and not yet consumed; at `receiveWindow` no more credits go back.
-    public private(set) var unconsumed = 0
+    package private(set) var unconsumed = 0
     /// How many SDUs may wait for the app (`consumed(_:)`) before credits stop going back; at least 1.
-    public let receiveWindow: Int
+    package let receiveWindow: Int
     /// Whether the channel is closed, by `close()` or by a peer's violation: `send(_:)` then throws
     /// `L2CAPChannelError.notOpen` and the other inputs return nothing.
-    public private(set) var isClosed = false
+    package private(set) var isClosed = false
 
     private var outgoing: [[UInt8]] = []
     /// How much of `outgoing.first` has gone out.
@@ -72,7 +45,7 @@ public struct L2CAPCreditChannel: Sendable {
 
     /// `receiveWindow`: how many SDUs may wait for the app before credits stop going back.
     /// The peer's MTU and MPS are checked by whoever opened the channel (at least 23 each).
-    public init(local: Parameters, peerMTU: UInt16, peerMPS: UInt16, peerInitialCredits: UInt16, receiveWindow: Int = 4) {
+    package init(local: L2CAPChannelParameters, peerMTU: UInt16, peerMPS: UInt16, peerInitialCredits: UInt16, receiveWindow: Int = 4) {
         precondition(peerMTU >= 23 && peerMPS >= 23, "a channel's MTU and MPS are at least 23")
         self.local = local
         self.peerMTU = Int(peerMTU)
@@ -83,10 +56,10 @@ public struct L2CAPCreditChannel: Sendable {
     }
 
     /// SDUs waiting for credits, the first perhaps partly sent.
-    public var queuedSDUs: Int { outgoing.count }
+    package var queuedSDUs: Int { outgoing.count }
 
     /// Queues `sdu` and sends what the credits allow.
-    public mutating func send(_ sdu: [UInt8]) throws(L2CAPChannelError) -> [Output] {
+    package mutating func send(_ sdu: [UInt8]) throws(L2CAPChannelError) -> [Output] {
         guard !isClosed else { throw .notOpen }
         guard sdu.count <= peerMTU else { throw .sduTooLong(length: sdu.count, peerMTU: peerMTU) }
         outgoing.append(sdu)
@@ -94,7 +67,7 @@ public struct L2CAPCreditChannel: Sendable {
     }
 
     /// An LE Flow Control Credit from the peer.
-    public mutating func receivedCredits(_ credits: UInt16) -> [Output] {
+    package mutating func receivedCredits(_ credits: UInt16) -> [Output] {
         guard !isClosed, credits > 0 else { return [] }
         guard sendCredits + Int(credits) <= 65535 else {
             return close(.creditOverflow(held: sendCredits, added: Int(credits)))
@@ -104,7 +77,7 @@ public struct L2CAPCreditChannel: Sendable {
     }
 
     /// A K-frame's information payload from the peer.
-    public mutating func received(kFrame payload: UnsafeRawBufferPointer) -> [Output] {
+    package mutating func received(kFrame payload: UnsafeRawBufferPointer) -> [Output] {
         guard !isClosed else { return [] }
         guard receiveCredits > 0 else { return close(.kFrameWithoutCredit) }
         receiveCredits -= 1
@@ -138,25 +111,25 @@ public struct L2CAPCreditChannel: Sendable {
 
     /// A K-frame of `length` bytes too long for the link to take in (dropped before it got
     /// here): above the MPS too, so the channel closes rather than miss part of an SDU.
-    public mutating func receivedOversized(length: Int) -> [Output] {
+    package mutating func receivedOversized(length: Int) -> [Output] {
         isClosed ? [] : close(.kFrameExceedsMPS(length: length, mps: Int(local.mps)))
     }
 
     /// The app has taken `count` SDUs: credits go back if they were held for it.
-    public mutating func consumed(_ count: Int = 1) -> [Output] {
+    package mutating func consumed(_ count: Int = 1) -> [Output] {
         unconsumed = max(0, unconsumed - count)
         return isClosed ? [] : returnCredits()
     }
 
     /// The peer's Credit Based Reconfigure Request, checked by the owner: what it receives from
     /// now on, for the rest of an SDU under way too.
-    public mutating func reconfigured(peerMTU: UInt16, peerMPS: UInt16) {
+    package mutating func reconfigured(peerMTU: UInt16, peerMPS: UInt16) {
         self.peerMTU = Int(peerMTU)
         self.peerMPS = Int(peerMPS)
     }
 
     /// Closed by either side or with the link: nothing more is sent or received.
-    public mutating func close() {
+    package mutating func close() {
         isClosed = true
         outgoing = []
         reassembly = nil

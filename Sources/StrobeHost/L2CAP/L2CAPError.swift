@@ -2,7 +2,7 @@ import StrobeHCI
 
 /// What was wrong with ACL data or an L2CAP PDU, in its own words. Receive-side errors are
 /// counted by the reassembler, which drops what it must and carries on; none of them traps.
-public enum L2CAPError: Error, Sendable, Hashable, CustomStringConvertible {
+package enum L2CAPError: Error, Sendable, Hashable, CustomStringConvertible {
     // MARK: ACL framing
 
     /// The ACL packet is shorter than its 4-byte header.
@@ -43,7 +43,7 @@ public enum L2CAPError: Error, Sendable, Hashable, CustomStringConvertible {
     case fragmentIndexOutOfRange(index: Int, count: Int)
 
     /// A one-line explanation for logs, naming the connection handle and the lengths involved.
-    public var description: String {
+    package var description: String {
         switch self {
         case .truncatedACLHeader(let length):
             return "ACL packet of \(length) bytes is shorter than its 4-byte header"

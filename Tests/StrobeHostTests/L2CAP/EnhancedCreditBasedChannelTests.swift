@@ -8,7 +8,7 @@ import Testing
 /// channels, pending answers, and the peer's reconfiguration.
 @Suite struct EnhancedCreditBasedChannelTests {
     typealias Action = L2CAPChannelTable.Action
-    static let parameters = L2CAPCreditChannel.Parameters(mtu: 512, mps: 100, initialCredits: 8)
+    static let parameters = L2CAPChannelParameters(mtu: 512, mps: 100, initialCredits: 8)
     static let listeners: [UInt16: L2CAPChannelTable.Listener] = [
         0x80: .init(parameters: parameters, security: .none),
         0x81: .init(parameters: parameters, security: .unauthenticated),

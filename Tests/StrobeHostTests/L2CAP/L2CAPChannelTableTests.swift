@@ -7,7 +7,7 @@ import Testing
 /// refusal this side gives, the peer's refusals and silence, credits, and closing.
 @Suite struct L2CAPChannelTableTests {
     typealias Action = L2CAPChannelTable.Action
-    static let parameters = L2CAPCreditChannel.Parameters(mtu: 512, mps: 100, initialCredits: 8)
+    static let parameters = L2CAPChannelParameters(mtu: 512, mps: 100, initialCredits: 8)
     static let listeners: [UInt16: L2CAPChannelTable.Listener] = [
         0x80: .init(parameters: parameters, security: .none),
         0x81: .init(parameters: parameters, security: .unauthenticated),

@@ -8,7 +8,7 @@ extension FuzzTarget {
     static let l2capCOC = FuzzTarget(
         name: "l2cap-coc", summary: "LE credit-based channels: signalling, credits, SDU segmentation and reassembly",
         run: { input in
-            let parameters = L2CAPCreditChannel.Parameters(mtu: 300, mps: 64, initialCredits: 6)
+            let parameters = L2CAPChannelParameters(mtu: 300, mps: 64, initialCredits: 6)
             let listeners = [UInt16(0x80): L2CAPChannelTable.Listener(parameters: parameters, security: .none)]
             var table = L2CAPChannelTable(receiveWindow: 2)
             var token: UInt64 = 0

@@ -51,7 +51,7 @@ public final class LIFXHTTPBackend: LightsBackend, CustomStringConvertible {
 
     // MARK: The API
 
-    /// `GET /lights/all`. Throws `LIFXHTTPError` for an error status, an answer of another shape,
+    /// `GET /lights/all`. Throws `LightsError` for an error status, an answer of another shape,
     /// or no answer in time.
     public func fetchLights() async throws -> [Light] {
         let lights: [LIFXHTTPShapes.Light] = try await call("GET", "lights/all", expecting: [200])
@@ -63,14 +63,14 @@ public final class LIFXHTTPBackend: LightsBackend, CustomStringConvertible {
         }
     }
 
-    /// `GET /scenes`. Throws `LIFXHTTPError.badResponse` for a scene state whose selector cannot
-    /// be parsed, and the other `LIFXHTTPError`s as `fetchLights` does.
+    /// `GET /scenes`. Throws `LightsError.badResponse` for a scene state whose selector cannot
+    /// be parsed, and the other `LightsError`s as `fetchLights` does.
     public func fetchScenes() async throws -> [Scene] {
         let scenes: [LIFXHTTPShapes.Scene] = try await call("GET", "scenes", expecting: [200])
         return try scenes.map { scene in
             Scene(id: scene.uuid, name: scene.name, states: try scene.states.map { state in
                 guard let selector = try? LightSelector(state.selector) else {
-                    throw LIFXHTTPError.badResponse("scene \(scene.uuid) has the selector '\(state.selector)'")
+                    throw LightsError.badResponse("scene \(scene.uuid) has the selector '\(state.selector)'")
                 }
                 return SceneState(selector: selector, power: state.power.map { $0 == "on" }, brightness: state.brightness,
                                   color: state.color.map { LightColor(hue: $0.hue, saturation: $0.saturation, kelvin: $0.kelvin) })
@@ -79,7 +79,7 @@ public final class LIFXHTTPBackend: LightsBackend, CustomStringConvertible {
     }
 
     /// `PUT /lights/{selector}/state` with the change (the API addresses the lights itself, so
-    /// `lights` is not used); the 207 results, or none in fast mode. Throws `LIFXHTTPError`.
+    /// `lights` is not used); the 207 results, or none in fast mode. Throws `LightsError`.
     public func apply(_ change: LightStateChange, selector: LightSelector, to lights: [Light]) async throws -> [LightResult] {
         var body = Self.body(change)
         body.fast = configuration.fast ? true : nil
@@ -105,7 +105,7 @@ public final class LIFXHTTPBackend: LightsBackend, CustomStringConvertible {
     }
 
     /// `PUT /scenes/scene_id:{uuid}/activate` with `duration` in seconds; the 207 results. Throws
-    /// `LIFXHTTPError` (`notFound` for a scene the account does not have).
+    /// `LightsError` (`notFound` for a scene the account does not have).
     public func activate(_ scene: Scene, duration: Duration, lights: [Light]) async throws -> [LightResult] {
         let results: LIFXHTTPShapes.Results = try await call(
             "PUT", "scenes/scene_id:\(Self.escape(scene.id))/activate", body: LIFXHTTPShapes.ActivateBody(duration: Self.seconds(duration)),
@@ -129,7 +129,7 @@ public final class LIFXHTTPBackend: LightsBackend, CustomStringConvertible {
     static func results(_ results: [LIFXHTTPShapes.Result]) throws -> [LightResult] {
         try results.map { result in
             guard let status = LightResult.Status(rawValue: result.status) else {
-                throw LIFXHTTPError.badResponse("light \(result.id) has the status '\(result.status)'")
+                throw LightsError.badResponse("light \(result.id) has the status '\(result.status)'")
             }
             return LightResult(id: result.id, label: result.label, status: status)
         }
@@ -151,7 +151,7 @@ public final class LIFXHTTPBackend: LightsBackend, CustomStringConvertible {
         do {
             return try JSONDecoder().decode(Answer.self, from: data)
         } catch {
-            throw LIFXHTTPError.badResponse("\(method) \(path): \(redacted(String(describing: error)))")
+            throw LightsError.badResponse("\(method) \(path): \(redacted(String(describing: error)))")
         }
     }
 
@@ -188,10 +188,10 @@ public final class LIFXHTTPBackend: LightsBackend, CustomStringConvertible {
             let response = try await HTTPClient.shared.execute(request, timeout: timeout)
             let buffer = try await response.body.collect(upTo: 8 << 20)
             return (Int(response.status.code), response.headers, Data(buffer.readableBytesView))
-        } catch let error as LIFXHTTPError {
+        } catch let error as LightsError {
             throw error
         } catch {
-            throw LIFXHTTPError.transport(redacted(String(describing: error)))
+            throw LightsError.unreachable(redacted(String(describing: error)))
         }
     }
 
@@ -201,19 +201,14 @@ public final class LIFXHTTPBackend: LightsBackend, CustomStringConvertible {
         return .milliseconds(Int64(max(0, reset - Date().timeIntervalSince1970) * 1000))
     }
 
-    private func error(status: Int, headers: HTTPHeaders, data: Data) -> LIFXHTTPError {
+    private func error(status: Int, headers: HTTPHeaders, data: Data) -> LightsError {
         let message = redacted((try? JSONDecoder().decode(LIFXHTTPShapes.ErrorBody.self, from: data))?.error
             ?? String(decoding: data.prefix(200), as: UTF8.self))
-        switch status {
-        case 400: return .badRequest(message)
-        case 401: return .unauthorized(message)
-        case 403: return .forbidden(message)
-        case 404: return .notFound(message)
-        case 422: return .unprocessable(message)
-        case 429: return .rateLimited(resetAt: headers.first(name: "X-RateLimit-Reset").flatMap { Double($0) }.map { Int($0) },
-                                      limit: headers.first(name: "X-RateLimit-Limit").flatMap { Int($0) })
-        default: return .server(status: status, message: message)
+        guard status != 429 else {
+            return .rateLimited(resetAt: headers.first(name: "X-RateLimit-Reset").flatMap { Double($0) }.map { Int($0) },
+                                limit: headers.first(name: "X-RateLimit-Limit").flatMap { Int($0) })
         }
+        return .http(status: status, message: message)
     }
 
     /// The token never leaves in text, even when a server echoes it.

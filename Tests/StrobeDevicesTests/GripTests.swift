@@ -116,20 +116,20 @@ import Testing
         let requirement = GripFirmwareRequirement()
         try requirement.check(FirmwareVersion(major: 1, minor: 4, patch: 0))
         try requirement.check(FirmwareVersion(major: 1, minor: 2, patch: 0))
-        let error = thrownError { () throws(GripFirmwareError) in
+        let error = thrownError { () throws(GripError) in
             try requirement.check(FirmwareVersion(major: 1, minor: 1, patch: 9))
         }
-        #expect(error == .tooOld(
+        #expect(error == .firmwareTooOld(
             found: FirmwareVersion(major: 1, minor: 1, patch: 9), minimum: FirmwareVersion(major: 1, minor: 2, patch: 0)))
         let text = try #require(error).description
         #expect(text.contains("1.1.9"))
         #expect(text.contains("1.2.0"))
 
         let stricter = GripFirmwareRequirement(minimum: FirmwareVersion(major: 1, minor: 5, patch: 0))
-        let fromBytes = thrownError { () throws(GripFirmwareError) in
-            try withBuffer(Array("1.4.0".utf8)) { (raw) throws(GripFirmwareError) in try stricter.check(revision: raw) }
+        let fromBytes = thrownError { () throws(GripError) in
+            try withBuffer(Array("1.4.0".utf8)) { (raw) throws(GripError) in try stricter.check(revision: raw) }
         }
-        #expect(fromBytes == .tooOld(
+        #expect(fromBytes == .firmwareTooOld(
             found: FirmwareVersion(major: 1, minor: 4, patch: 0), minimum: FirmwareVersion(major: 1, minor: 5, patch: 0)))
     }
 }

@@ -163,7 +163,7 @@ private let twoSamples = [
 
     @Test(arguments: [[UInt8](), [1], [1, 2, 3]])
     func otherLengthsAreMalformed(bytes: [UInt8]) {
-        #expect(thrownError { () throws(StylusButtonMapError) in try StylusButtonMap(decoding: bytes) }
-            == .unexpectedLength(bytes.count))
+        #expect(thrownError { () throws(StylusError) in try StylusButtonMap(decoding: bytes) }
+            == .malformedButtonMap(length: bytes.count))
     }
 }

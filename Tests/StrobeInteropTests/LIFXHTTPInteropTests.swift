@@ -98,26 +98,26 @@ import Testing
 
     @Test func errorsAreTypedByStatus() async throws {
         try await withServer(token: "not-the-token") { _, client, _ in
-            await #expect(throws: LIFXHTTPError.unauthorized("Invalid token")) { try await client.fetch() }
+            await #expect(throws: LightsError.http(status: 401, message: "Invalid token")) { try await client.fetch() }
         }
         try await withServer(token: "read-only-token") { _, client, _ in
             try await client.fetch()
-            await #expect(throws: LIFXHTTPError.forbidden("This token may only read")) {
+            await #expect(throws: LightsError.http(status: 403, message: "This token may only read")) {
                 _ = try await client.allLightTarget().setPower(false)
             }
             #expect(client.lights.map(\.power) == [true, false, true], "reverted after the refusal")
         }
         try await withServer { server, client, backend in
-            await #expect(throws: LIFXHTTPError.notFound("Could not find label:Nobody.")) {
+            await #expect(throws: LightsError.http(status: 404, message: "Could not find label:Nobody.")) {
                 _ = try await backend.apply(LightStateChange(power: true), selector: .label("Nobody"), to: [])
             }
-            await #expect(throws: LIFXHTTPError.unprocessable("brightness must be between 0.0 and 1.0")) {
+            await #expect(throws: LightsError.http(status: 422, message: "brightness must be between 0.0 and 1.0")) {
                 _ = try await backend.apply(LightStateChange(brightness: 2), selector: .all, to: [])
             }
             try await server.control("fail?status=400&count=1")
-            await #expect(throws: LIFXHTTPError.badRequest("Server error")) { try await client.fetch() }
+            await #expect(throws: LightsError.http(status: 400, message: "Server error")) { try await client.fetch() }
             try await server.control("fail?status=503&count=1")
-            await #expect(throws: LIFXHTTPError.server(status: 503, message: "Server error")) { try await client.fetch() }
+            await #expect(throws: LightsError.http(status: 503, message: "Server error")) { try await client.fetch() }
         }
     }
 
@@ -134,14 +134,14 @@ import Testing
             do {
                 try await client.fetch()
                 Issue.record("a second 429 did not fail")
-            } catch let LIFXHTTPError.rateLimited(resetAt, limit) {
+            } catch let LightsError.rateLimited(resetAt, limit) {
                 #expect(resetAt.map { abs(Double($0) - Date().timeIntervalSince1970) < 10 } == true)
                 #expect(limit == 120)
             }
             // A reset too far away is not waited for.
             try await server.control("ratelimit?count=1&reset_in=3600")
             let started = ContinuousClock.now
-            await #expect(throws: LIFXHTTPError.self) { try await client.fetch() }
+            await #expect(throws: LightsError.self) { try await client.fetch() }
             #expect(ContinuousClock.now - started < .seconds(5))
         }
     }

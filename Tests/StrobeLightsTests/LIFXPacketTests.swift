@@ -46,18 +46,18 @@ import Testing
     @Test func brokenDatagramsGetTypedErrors() {
         let good = LIFXPacket(message: .lightState(LIFXHSBK(hue: 1, saturation: 2, brightness: 3, kelvin: 3500), power: 0, label: "x"),
                               source: 7, sequence: 1).encoded()
-        #expect(throws: LIFXLANError.malformed("20 bytes, shorter than the 36-byte header")) { try LIFXPacket(decoding: Array(good.prefix(20))) }
-        #expect(throws: LIFXLANError.malformed("header says 88 bytes, the datagram has 60")) { try LIFXPacket(decoding: Array(good.prefix(60))) }
+        #expect(throws: LightsError.malformedLIFXMessage("20 bytes, shorter than the 36-byte header")) { try LIFXPacket(decoding: Array(good.prefix(20))) }
+        #expect(throws: LightsError.malformedLIFXMessage("header says 88 bytes, the datagram has 60")) { try LIFXPacket(decoding: Array(good.prefix(60))) }
         var shortened = Array(good.prefix(60))
         shortened[0] = 60
-        #expect(throws: LIFXLANError.malformed("LightState payload of 24 bytes, needs 52")) { try LIFXPacket(decoding: shortened) }
+        #expect(throws: LightsError.malformedLIFXMessage("LightState payload of 24 bytes, needs 52")) { try LIFXPacket(decoding: shortened) }
         var wrongProtocol = good
         wrongProtocol[2] = 0x01
-        #expect(throws: LIFXLANError.malformed("protocol 1025, not 1024")) { try LIFXPacket(decoding: wrongProtocol) }
+        #expect(throws: LightsError.malformedLIFXMessage("protocol 1025, not 1024")) { try LIFXPacket(decoding: wrongProtocol) }
         // All 0xFF (the emulator's invalid field values): kelvin 65535 is refused.
         var invalid = good
         for index in 36..<invalid.count { invalid[index] = 0xFF }
-        #expect(throws: LIFXLANError.malformed("LightState kelvin 65535 outside 1500...9000")) { try LIFXPacket(decoding: invalid) }
+        #expect(throws: LightsError.malformedLIFXMessage("LightState kelvin 65535 outside 1500...9000")) { try LIFXPacket(decoding: invalid) }
         // A label that is not UTF-8 is kept, its bad bytes replaced.
         var label = good
         label[48] = 0xC3

@@ -168,7 +168,7 @@ import Testing
         scenario.devices[0].firmware = "1.1.9"
         let host = try await Self.host(scenario, clock: clock)
         let connection = try await host.central.connect(name: "Grip-S1")
-        await #expect(throws: GripFirmwareError.tooOld(found: FirmwareVersion(major: 1, minor: 1, patch: 9),
+        await #expect(throws: GripError.firmwareTooOld(found: FirmwareVersion(major: 1, minor: 1, patch: 9),
                                                        minimum: FirmwareVersion(major: 1, minor: 2, patch: 0))) {
             _ = try await Grip.attach(to: connection.gatt)
         }

@@ -60,7 +60,7 @@ public final class Grip: ATTValueHandler, Sendable {
     private let broadcast = AsyncBroadcast<GripEventOccurrence>()
 
     /// Finds the grip service, checks the firmware revision (a grip older than `requirement` is
-    /// refused with `GripFirmwareError.tooOld`, naming both versions) and subscribes to events.
+    /// refused with `GripError.firmwareTooOld`, naming both versions) and subscribes to events.
     /// The link must be encrypted already or be encrypted by the escalation when the grip asks.
     public static func attach(
         to gatt: GATTClient, requirement: GripFirmwareRequirement = GripFirmwareRequirement(),
@@ -90,10 +90,10 @@ public final class Grip: ATTValueHandler, Sendable {
         securing: () async throws -> Void
     ) async throws -> Grip {
         guard let gripService = database.service(GripProfile.service) else {
-            throw GripSetupError.notAGrip(services: database.services.map(\.service.uuid.description))
+            throw GripError.notAGrip(services: database.services.map(\.service.uuid.description))
         }
         guard let events = gripService.characteristic(GripProfile.events)?.characteristic else {
-            throw GripSetupError.missingCharacteristic(GripProfile.events)
+            throw GripError.missingCharacteristic(GripProfile.events)
         }
         var firmware: FirmwareVersion?
         if let revision = database.characteristic(GripProfile.firmwareRevision, inService: GripProfile.deviceInformationService) {
@@ -127,11 +127,11 @@ public final class Grip: ATTValueHandler, Sendable {
     /// Records, losses (sequence gaps), unknown codes and malformed notifications so far.
     package var counters: GripEventDecoder.Counters { counts.counters }
 
-    /// Reads the Battery Level characteristic (`2A19`). Throws `GripSetupError.missingCharacteristic`
+    /// Reads the Battery Level characteristic (`2A19`). Throws `GripError.missingCharacteristic`
     /// when the grip has no Battery service, a `BatteryLevelError` for a malformed value, or the
     /// error of the GATT read.
     public func batteryLevel() async throws -> BatteryLevel {
-        guard let batteryHandle else { throw GripSetupError.missingCharacteristic(GripProfile.batteryLevel) }
+        guard let batteryHandle else { throw GripError.missingCharacteristic(GripProfile.batteryLevel) }
         let bytes = try await gatt.read(handle: batteryHandle)
         return try bytes.withUnsafeBytes { raw in try BatteryLevel(decoding: raw) }
     }
@@ -169,24 +169,5 @@ public struct GripEventOccurrence: Sendable, Hashable {
         self.event = event
         self.sequence = sequence
         self.receivedAt = receivedAt
-    }
-}
-
-/// Why a peer could not be used as a grip.
-public enum GripSetupError: Error, Sendable, Hashable, CustomStringConvertible {
-    /// The peer has no grip service; `services` lists the UUIDs of the services it does have (empty
-    /// when a `DiscoveredGrip` could not be used at all: unparsable address or no grip connected).
-    case notAGrip(services: [String])
-    /// The grip service is there but lacks this characteristic (the Events characteristic, or the
-    /// Battery Level `2A19` when the battery is read).
-    case missingCharacteristic(BluetoothUUID)
-
-    /// A one-line message that names the missing service or characteristic.
-    public var description: String {
-        switch self {
-        case .notAGrip(let services):
-            "the peer has no grip service (\(GripProfile.service)); it has \(services.joined(separator: ", "))"
-        case .missingCharacteristic(let uuid): "the grip lacks characteristic \(uuid)"
-        }
     }
 }

@@ -229,7 +229,7 @@ public final class GripManager: Sendable {
     public func connect(toGrip grip: DiscoveredGrip) async throws -> Grip {
         stopScanning()
         guard let address = BluetoothAddress(grip.address), let type = LEAddressType.named(grip.addressType) else {
-            throw GripSetupError.notAGrip(services: [])
+            throw GripError.notAGrip(services: [])
         }
         set(.connecting(grip))
         do {
@@ -284,10 +284,10 @@ public final class GripManager: Sendable {
         _ = try? await connection?.disconnect()
     }
 
-    /// Reads the connected grip's Battery Level. Throws `GripSetupError.notAGrip` with no services
+    /// Reads the connected grip's Battery Level. Throws `GripError.notAGrip` with no services
     /// when no grip is connected, otherwise as `Grip.batteryLevel()`.
     public func batteryLevel() async throws -> BatteryLevel {
-        guard let grip else { throw GripSetupError.notAGrip(services: []) }
+        guard let grip else { throw GripError.notAGrip(services: []) }
         return try await grip.batteryLevel()
     }
 

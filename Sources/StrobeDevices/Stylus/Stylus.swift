@@ -43,13 +43,13 @@ public final class Stylus: ATTValueHandler, Sendable {
     public static func attachOverChannel(to connection: LEConnection, ringCapacity: Int = 1024) async throws -> Stylus {
         let peer = try await PeerServices.discover(connection.gatt)
         guard let stylusService = peer.service(StylusProfile.service) else {
-            throw StylusSetupError.notAStylus(services: peer.uuidDescriptions)
+            throw StylusError.notAStylus(services: peer.uuidDescriptions)
         }
         guard let characteristic = try await peer.characteristic(StylusProfile.samplesPSM, in: stylusService) else {
-            throw StylusSetupError.missingCharacteristic(StylusProfile.samplesPSM)
+            throw StylusError.missingCharacteristic(StylusProfile.samplesPSM)
         }
         let value = try await connection.gatt.read(handle: characteristic.valueHandle)
-        guard value.count == 2 else { throw StylusSetupError.malformedSamplesPSM(value) }
+        guard value.count == 2 else { throw StylusError.malformedSamplesPSM(value) }
         let channel = try await connection.openChannel(psm: UInt16(value[0]) | UInt16(value[1]) << 8,
                                                        parameters: StylusProfile.channelParameters)
         do {
@@ -71,10 +71,10 @@ public final class Stylus: ATTValueHandler, Sendable {
         let peer: PeerServices
         if let known { peer = known } else { peer = try await PeerServices.discover(gatt) }
         guard let stylusService = peer.service(StylusProfile.service) else {
-            throw StylusSetupError.notAStylus(services: peer.uuidDescriptions)
+            throw StylusError.notAStylus(services: peer.uuidDescriptions)
         }
         guard let samples = try await peer.characteristic(StylusProfile.samples, in: stylusService) else {
-            throw StylusSetupError.missingCharacteristic(StylusProfile.samples)
+            throw StylusError.missingCharacteristic(StylusProfile.samples)
         }
         let buttonMapCharacteristic = try await peer.characteristic(StylusProfile.buttonMap, in: stylusService)
         var buttonMap = StylusButtonMap.unassigned
@@ -139,53 +139,31 @@ public final class Stylus: ATTValueHandler, Sendable {
     public var buttonMap: StylusButtonMap { consumer.withLock { $0.decoder.buttonMap } }
 
     /// Reads the Button Map characteristic and applies it to the batches drained from then on.
-    /// Throws `StylusSetupError.missingCharacteristic` when the pen has none,
-    /// `StylusButtonMapError.unexpectedLength` when the value is not 2 bytes, or the GATT read's
+    /// Throws `StylusError.missingCharacteristic` when the pen has none,
+    /// `StylusError.malformedButtonMap` when the value is not 2 bytes, or the GATT read's
     /// error.
     public func readButtonMap() async throws -> StylusButtonMap {
-        guard let buttonMapHandle else { throw StylusSetupError.missingCharacteristic(StylusProfile.buttonMap) }
+        guard let buttonMapHandle else { throw StylusError.missingCharacteristic(StylusProfile.buttonMap) }
         let map = try StylusButtonMap(decoding: try await gatt.read(handle: buttonMapHandle))
         consumer.withLock { $0.decoder.buttonMap = map }
         return map
     }
 
     /// Writes `map` to the Button Map characteristic with a Write Request and, once written, applies
-    /// it to the batches drained from then on. Throws `StylusSetupError.missingCharacteristic` when
+    /// it to the batches drained from then on. Throws `StylusError.missingCharacteristic` when
     /// the pen has none, or the GATT write's error.
     public func writeButtonMap(_ map: StylusButtonMap) async throws {
-        guard let buttonMapHandle else { throw StylusSetupError.missingCharacteristic(StylusProfile.buttonMap) }
+        guard let buttonMapHandle else { throw StylusError.missingCharacteristic(StylusProfile.buttonMap) }
         try await gatt.write(map.encoded(), handle: buttonMapHandle)
         consumer.withLock { $0.decoder.buttonMap = map }
     }
 
     /// Reads the Battery Level characteristic (`2A19`). Throws
-    /// `StylusSetupError.missingCharacteristic` when the pen has no Battery service, a
+    /// `StylusError.missingCharacteristic` when the pen has no Battery service, a
     /// `BatteryLevelError` for a malformed value, or the GATT read's error.
     public func batteryLevel() async throws -> BatteryLevel {
-        guard let batteryHandle else { throw StylusSetupError.missingCharacteristic(StylusProfile.batteryLevel) }
+        guard let batteryHandle else { throw StylusError.missingCharacteristic(StylusProfile.batteryLevel) }
         let bytes = try await gatt.read(handle: batteryHandle)
         return try bytes.withUnsafeBytes { raw in try BatteryLevel(decoding: raw) }
-    }
-}
-
-/// Why a peer could not be used as a stylus.
-public enum StylusSetupError: Error, Sendable, Hashable, CustomStringConvertible {
-    /// The peer has no stylus service; `services` lists the UUIDs of the primary services it has.
-    case notAStylus(services: [String])
-    /// The stylus service lacks this characteristic: Samples, Samples PSM (for
-    /// `attachOverChannel(to:ringCapacity:)`), the Button Map when it is read or written, or Battery
-    /// Level (`2A19`) when the battery is read.
-    case missingCharacteristic(BluetoothUUID)
-    /// The Samples PSM characteristic's value is not two bytes.
-    case malformedSamplesPSM([UInt8])
-
-    /// A one-line message that names the missing service or characteristic, or the PSM's length.
-    public var description: String {
-        switch self {
-        case .notAStylus(let services):
-            "the peer has no stylus service (\(StylusProfile.service)); it has \(services.joined(separator: ", "))"
-        case .missingCharacteristic(let uuid): "the stylus lacks characteristic \(uuid)"
-        case .malformedSamplesPSM(let value): "the stylus's Samples PSM is \(value.count) bytes, not 2"
-        }
     }
 }

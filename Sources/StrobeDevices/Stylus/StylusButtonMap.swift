@@ -27,33 +27,20 @@ public struct StylusButtonMap: Sendable, Hashable {
     public func encoded() -> [UInt8] { [side1.code, side2.code] }
 
     /// Exactly two bytes; unknown action codes decode to `.unknown`.
-    public init(decoding bytes: UnsafeRawBufferPointer) throws(StylusButtonMapError) {
-        guard bytes.count == Self.length else { throw .unexpectedLength(bytes.count) }
+    public init(decoding bytes: UnsafeRawBufferPointer) throws(StylusError) {
+        guard bytes.count == Self.length else { throw .malformedButtonMap(length: bytes.count) }
         side1 = StylusAction(code: bytes[0])
         side2 = StylusAction(code: bytes[1])
     }
 
     /// Decodes the characteristic value held in an array: exactly two bytes, else
-    /// `StylusButtonMapError.unexpectedLength`; unknown action codes decode to `.unknown`.
-    public init(decoding bytes: [UInt8]) throws(StylusButtonMapError) {
-        self = try decoding(bytes) { (raw) throws(StylusButtonMapError) in try StylusButtonMap(decoding: raw) }
+    /// `StylusError.malformedButtonMap`; unknown action codes decode to `.unknown`.
+    public init(decoding bytes: [UInt8]) throws(StylusError) {
+        self = try decoding(bytes) { (raw) throws(StylusError) in try StylusButtonMap(decoding: raw) }
     }
 
     /// Actions in the map this host does not know.
     public var unknownActionCount: Int {
         [side1, side2].count { if case .unknown = $0 { true } else { false } }
-    }
-}
-
-/// What was wrong with a Button Map value.
-public enum StylusButtonMapError: Error, Sendable, Hashable, CustomStringConvertible {
-    /// The value is not 2 bytes long; the associated value is its length.
-    case unexpectedLength(Int)
-
-    /// A one-line message that names the length received.
-    public var description: String {
-        switch self {
-        case .unexpectedLength(let length): "stylus button map must be 2 bytes, got \(length)"
-        }
     }
 }

@@ -114,7 +114,7 @@ public final class LEDnetBackend: LightsBackend {
             }
         }
         guard let write, let notify else {
-            throw LEDnetError.notALight(address: connection.peerAddress.description, services: services.map(\.uuid.description))
+            throw LightsError.notALight(address: connection.peerAddress.description, services: services.map(\.uuid.description))
         }
         let receiver = LEDnetStateReceiver()
         try await gatt.subscribe(notify, handler: receiver)

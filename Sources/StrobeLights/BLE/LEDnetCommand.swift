@@ -72,12 +72,12 @@ package struct LEDnetState: Sendable, Hashable {
         self.version = version
     }
 
-    package init(decoding bytes: [UInt8]) throws(LEDnetError) {
-        guard bytes.count == 12 else { throw .malformedState("\(bytes.count) bytes, not 12") }
+    package init(decoding bytes: [UInt8]) throws(LightsError) {
+        guard bytes.count == 12 else { throw .malformedLEDnetState("\(bytes.count) bytes, not 12") }
         guard bytes[0] == 0x66, bytes[11] == 0x99 else {
-            throw .malformedState(String(format: "framed %02X...%02X, not 66...99", bytes[0], bytes[11]))
+            throw .malformedLEDnetState(String(format: "framed %02X...%02X, not 66...99", bytes[0], bytes[11]))
         }
-        guard bytes[2] == 0x23 || bytes[2] == 0x24 else { throw .malformedState(String(format: "power byte %02X", bytes[2])) }
+        guard bytes[2] == 0x23 || bytes[2] == 0x24 else { throw .malformedLEDnetState(String(format: "power byte %02X", bytes[2])) }
         self.init(deviceType: bytes[1], power: bytes[2] == 0x23, mode: bytes[3], subMode: bytes[4], speed: bytes[5],
                   red: bytes[6], green: bytes[7], blue: bytes[8], warmWhite: bytes[9], version: bytes[10])
     }

@@ -44,13 +44,13 @@ package struct LIFXHeader: Sendable, Hashable {
         writer.write(UInt16(0))
     }
 
-    init(decoding reader: inout ByteReader) throws(LIFXLANError) {
+    init(decoding reader: inout ByteReader) throws(LightsError) {
         guard let size = reader.readUInt16(), let flags = reader.readUInt16(), let source = reader.readUInt32(),
               let target = reader.readUInt64(), reader.readView(count: 6) != nil, let required = reader.readUInt8(),
               let sequence = reader.readUInt8(), reader.readUInt64() != nil, let type = reader.readUInt16(),
               reader.readUInt16() != nil
-        else { throw .malformed("\(reader.bytes.count) bytes, shorter than the 36-byte header") }
-        guard flags & 0x0FFF == Self.protocolNumber else { throw .malformed("protocol \(flags & 0x0FFF), not 1024") }
+        else { throw .malformedLIFXMessage("\(reader.bytes.count) bytes, shorter than the 36-byte header") }
+        guard flags & 0x0FFF == Self.protocolNumber else { throw .malformedLIFXMessage("protocol \(flags & 0x0FFF), not 1024") }
         self.init(size: size, tagged: flags & 1 << 13 != 0, source: source, target: target,
                   resRequired: required & 1 != 0, ackRequired: required & 2 != 0, sequence: sequence, type: type)
     }

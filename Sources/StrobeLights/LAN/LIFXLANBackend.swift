@@ -65,9 +65,9 @@ public final class LIFXLANBackend: LightsBackend {
     private let socket = Mutex<UDPSocket?>(nil)
 
     /// Opens a UDP socket that may broadcast, on an ephemeral port, with a random non-zero source
-    /// id. Throws `LIFXLANError.badAddress` for a discovery host that is no IPv4 address, or
-    /// `LIFXLANError.socket` when the system refuses the socket or its reader thread.
-    public init(configuration: Configuration = Configuration()) throws(LIFXLANError) {
+    /// id. Throws `LightsError.badAddress` for a discovery host that is no IPv4 address, or
+    /// `LightsError.socket` when the system refuses the socket or its reader thread.
+    public init(configuration: Configuration = Configuration()) throws(LightsError) {
         self.configuration = configuration
         source = UInt32.random(in: 2...UInt32.max)
         var endpoints: [UDPEndpoint] = []
@@ -164,7 +164,7 @@ public final class LIFXLANBackend: LightsBackend {
         do {
             for _ in 0..<2 {
                 for endpoint in discoveryEndpoints where !send(probe, to: endpoint) {
-                    throw LIFXLANError.socket(call: "sendto \(endpoint)", errno: errno)
+                    throw LightsError.socket(call: "sendto \(endpoint)", errno: errno)
                 }
                 try await Task.sleep(for: configuration.discoveryWindow / 2)
             }

@@ -74,14 +74,14 @@ package enum LIFXMessage: Sendable, Hashable {
 
     /// Decodes the payload of a message of `type`; a payload shorter than the type needs, or a
     /// field outside its range, is an error that says which.
-    init(type: UInt16, payload: inout ByteReader) throws(LIFXLANError) {
+    init(type: UInt16, payload: inout ByteReader) throws(LightsError) {
         let size = payload.remaining
-        func short(_ name: String, _ needed: Int) -> LIFXLANError { .malformed("\(name) payload of \(size) bytes, needs \(needed)") }
+        func short(_ name: String, _ needed: Int) -> LightsError { .malformedLIFXMessage("\(name) payload of \(size) bytes, needs \(needed)") }
         switch type {
         case 2: self = .getService
         case 3:
             guard let service = payload.readUInt8(), let port = payload.readUInt32() else { throw short("StateService", 5) }
-            guard (1...65535).contains(port) else { throw .malformed("StateService port \(port)") }
+            guard (1...65535).contains(port) else { throw .malformedLIFXMessage("StateService port \(port)") }
             self = .stateService(service: service, port: port)
         case 45: self = .acknowledgement
         case 23: self = .getLabel
@@ -118,7 +118,7 @@ package enum LIFXMessage: Sendable, Hashable {
             self = .other(type: type)
         }
         if case .lightState(let hsbk, _, _) = self, !LightColor.kelvinRange.contains(Int(hsbk.kelvin)) {
-            throw .malformed("LightState kelvin \(hsbk.kelvin) outside 1500...9000")
+            throw .malformedLIFXMessage("LightState kelvin \(hsbk.kelvin) outside 1500...9000")
         }
     }
 

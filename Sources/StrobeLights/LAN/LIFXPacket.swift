@@ -25,19 +25,19 @@ package struct LIFXPacket: Sendable, Hashable {
     }
 
     /// Checks the header's size against the datagram before reading the payload.
-    package init(decoding bytes: UnsafeRawBufferPointer) throws(LIFXLANError) {
+    package init(decoding bytes: UnsafeRawBufferPointer) throws(LightsError) {
         var reader = ByteReader(bytes)
         header = try LIFXHeader(decoding: &reader)
         guard Int(header.size) == bytes.count else {
-            throw .malformed("header says \(header.size) bytes, the datagram has \(bytes.count)")
+            throw .malformedLIFXMessage("header says \(header.size) bytes, the datagram has \(bytes.count)")
         }
         message = try LIFXMessage(type: header.type, payload: &reader)
     }
 
-    package init(decoding bytes: [UInt8]) throws(LIFXLANError) {
-        var result: Result<LIFXPacket, LIFXLANError>!
+    package init(decoding bytes: [UInt8]) throws(LightsError) {
+        var result: Result<LIFXPacket, LightsError>!
         bytes.withUnsafeBytes { raw in
-            do throws(LIFXLANError) { result = .success(try LIFXPacket(decoding: raw)) } catch { result = .failure(error) }
+            do throws(LightsError) { result = .success(try LIFXPacket(decoding: raw)) } catch { result = .failure(error) }
         }
         self = try result.get()
     }

@@ -8,7 +8,7 @@ package struct UDPEndpoint: Sendable, Hashable, CustomStringConvertible {
     let address: UInt32
     package let port: UInt16
 
-    package init(host: String, port: UInt16) throws(LIFXLANError) {
+    package init(host: String, port: UInt16) throws(LightsError) {
         var address = in_addr()
         guard inet_pton(AF_INET, host, &address) == 1 else { throw .badAddress(host) }
         self.address = address.s_addr

@@ -16,7 +16,7 @@ final class UDPSocket: Sendable {
 
     private let flag = Flag()
 
-    init(receive: @escaping @Sendable ([UInt8], UDPEndpoint) -> Void) throws(LIFXLANError) {
+    init(receive: @escaping @Sendable ([UInt8], UDPEndpoint) -> Void) throws(LightsError) {
         let fd = socket(AF_INET, Int32(SOCK_DGRAM.rawValue), 0)
         guard fd >= 0 else { throw .socket(call: "socket", errno: errno) }
         var on: Int32 = 1
@@ -61,7 +61,7 @@ final class UDPSocket: Sendable {
         }
     }
 
-    func send(_ bytes: [UInt8], to endpoint: UDPEndpoint) throws(LIFXLANError) {
+    func send(_ bytes: [UInt8], to endpoint: UDPEndpoint) throws(LightsError) {
         guard !flag.closed.load(ordering: .acquiring) else { throw .socket(call: "sendto on a closed socket", errno: EBADF) }
         var address = endpoint.socketAddress
         let sent = bytes.withUnsafeBytes { raw in

@@ -1,6 +1,7 @@
 /// What went wrong with a light operation that is not one light's result: a bad selector, a
-/// target that has no scene, or the backend's own failure (`LIFXHTTPError`, `LIFXLANError`,
-/// `LEDnetError` carry their details).
+/// target that has no scene, or a backend's own failure (the LIFX LAN socket, the LIFX HTTP API,
+/// a message or state a light sent malformed). A Bluetooth link that fails under the LEDnet
+/// backend throws that layer's error.
 public enum LightsError: Error, Sendable, Hashable, CustomStringConvertible {
     /// Text that is no selector (see `LightSelector`).
     case badSelector(String)
@@ -14,6 +15,30 @@ public enum LightsError: Error, Sendable, Hashable, CustomStringConvertible {
     case badValue(String)
     /// The local scenes file could not be read or written.
     case scenesFile(path: String, reason: String)
+    /// A LIFX LAN message that is not one: short, of another protocol, or with a value out of range.
+    case malformedLIFXMessage(String)
+    /// The LIFX LAN backend's UDP socket failed: the call and its errno.
+    case socket(call: String, errno: Int32)
+    /// A LIFX LAN discovery or light host that is no IPv4 address.
+    case badAddress(String)
+    /// A LIFX LAN light id that discovery has not found.
+    case unknownLight(String)
+    /// An LEDnet light's state notification that is no state frame.
+    case malformedLEDnetState(String)
+    /// The peer at `address` has no LEDnet write and notify characteristics; `services` lists
+    /// the UUIDs of the services it has.
+    case notALight(address: String, services: [String])
+    /// The LIFX HTTP API answered with an error status (400 bad request, 401 token refused, 403
+    /// token may not do this, 404 nothing matched, 422 body refused, 5xx failed); `message` is
+    /// its error text, the token removed.
+    case http(status: Int, message: String)
+    /// The LIFX HTTP API's rate limit (429): when it resets (epoch seconds) and how many requests
+    /// a window allows, when it said.
+    case rateLimited(resetAt: Int?, limit: Int?)
+    /// The LIFX HTTP API answered in a shape the backend does not know.
+    case badResponse(String)
+    /// No answer from the LIFX HTTP API (connection, TLS or timeout), the token removed.
+    case unreachable(String)
 
     /// What went wrong, as a sentence for a user.
     public var description: String {
@@ -25,6 +50,26 @@ public enum LightsError: Error, Sendable, Hashable, CustomStringConvertible {
         case .noLights(let selector): "no light matches \(selector)"
         case .badValue(let reason): reason
         case .scenesFile(let path, let reason): "cannot use the scenes file \(path): \(reason)"
+        case .malformedLIFXMessage(let reason): "malformed LIFX message: \(reason)"
+        case .socket(let call, let errno): "the UDP socket failed: \(call) (errno \(errno))"
+        case .badAddress(let text): "'\(text)' is no IPv4 address"
+        case .unknownLight(let id): "light \(id) was not discovered"
+        case .malformedLEDnetState(let reason): "malformed LEDnet state: \(reason)"
+        case .notALight(let address, let services):
+            "\(address) has no LEDnet write and notify characteristics (services: \(services.joined(separator: ", ")))"
+        case .http(let status, let message):
+            switch status {
+            case 400: "the LIFX API refused the request (400): \(message)"
+            case 401: "the LIFX API refused the token (401): \(message)"
+            case 403: "the token may not do this (403): \(message)"
+            case 404: "nothing matched (404): \(message)"
+            case 422: "the LIFX API refused the body (422): \(message)"
+            default: "the LIFX API failed (\(status)): \(message)"
+            }
+        case .rateLimited(let resetAt, let limit):
+            "rate limited (429)" + (limit.map { ", \($0) requests per window" } ?? "") + (resetAt.map { ", resets at \($0) (epoch seconds)" } ?? "")
+        case .badResponse(let reason): "the LIFX API answered in an unexpected shape: \(reason)"
+        case .unreachable(let reason): "no answer from the LIFX API: \(reason)"
         }
     }
 }

@@ -29,6 +29,9 @@ public final class BluetoothHost: Sendable {
         public var pairingDelegate: (any PairingDelegate)?
         /// How long the controller has to answer a command before the host gives up on it.
         public var commandTimeout: Duration
+        /// How long ACL data may wait for a controller buffer before its link fails with
+        /// `HCIError.noACLCredits`.
+        public var aclCreditTimeout: Duration
         /// With a value, the host asks a controller that has been quiet this long whether it is
         /// still there, and closes it when it does not answer (instead of looking idle).
         public var livenessProbeInterval: Duration?
@@ -36,17 +39,19 @@ public final class BluetoothHost: Sendable {
         public var logger: Logger
 
         /// The defaults: an ATT MTU of 247, pairing allowed with bonds kept in memory, Just
-        /// Works, commands answered within 2 s.
+        /// Works, commands answered within 2 s, controller buffers freed within 10 s.
         public init(central: Central.Configuration = Central.Configuration(),
                     security: SecurityManager.Configuration = SecurityManager.Configuration(),
                     bondStore: (any BondStore)? = nil, pairingDelegate: (any PairingDelegate)? = nil,
-                    commandTimeout: Duration = .seconds(2), livenessProbeInterval: Duration? = nil,
+                    commandTimeout: Duration = .seconds(2), aclCreditTimeout: Duration = .seconds(10),
+                    livenessProbeInterval: Duration? = nil,
                     logger: Logger = .strobeQuiet) {
             self.central = central
             self.security = security
             self.bondStore = bondStore
             self.pairingDelegate = pairingDelegate
             self.commandTimeout = commandTimeout
+            self.aclCreditTimeout = aclCreditTimeout
             self.livenessProbeInterval = livenessProbeInterval
             self.logger = logger
         }
@@ -70,6 +75,7 @@ public final class BluetoothHost: Sendable {
         controller = HCIController(
             transport: transport, clock: clock,
             configuration: HCIController.Configuration(commandTimeout: configuration.commandTimeout,
+                                                       aclCreditTimeout: configuration.aclCreditTimeout,
                                                        livenessProbeInterval: configuration.livenessProbeInterval,
                                                        logger: configuration.logger))
         do {

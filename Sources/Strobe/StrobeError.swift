@@ -8,10 +8,9 @@ public enum StrobeError: Error, Sendable, CustomStringConvertible {
     case transport(TransportError)
     /// The controller refused a command, did not answer in time, or closed.
     case controller(HCIError)
-    /// No connection: the device was not found, did not answer, or the controller refused.
+    /// No connection (the device was not found, did not answer, or the controller refused), or
+    /// new connection parameters or PHYs refused or not reported in time.
     case connection(ConnectionError)
-    /// New connection parameters were refused or not reported in time.
-    case connectionUpdate(ConnectionUpdateError)
     /// The peer answered an ATT request with an error (not permitted, not found, ...).
     case att(ATTError)
     /// The ATT bearer could not carry the request: closed, timed out, the answer malformed.
@@ -41,7 +40,6 @@ public enum StrobeError: Error, Sendable, CustomStringConvertible {
             default: self = .controller(error)
             }
         case let error as ConnectionError: self = .connection(error)
-        case let error as ConnectionUpdateError: self = .connectionUpdate(error)
         case let error as ATTError: self = .att(error)
         case let error as ATTBearerError: self = .bearer(error)
         case let error as GATTError: self = .gatt(error)
@@ -59,7 +57,6 @@ public enum StrobeError: Error, Sendable, CustomStringConvertible {
         case .transport(let error): "\(error)"
         case .controller(let error): "\(error)"
         case .connection(let error): "\(error)"
-        case .connectionUpdate(let error): "\(error)"
         case .att(let error): "\(error)"
         case .bearer(let error): "\(error)"
         case .gatt(let error): "\(error)"

@@ -43,7 +43,7 @@ public final class BtsnoopRecorder: HCITransport {
     }
 
     /// Records through `writer` (any datalink); the recorder owns it from now on.
-    public init(
+    package init(
         wrapping transport: any HCITransport, writer: sending BtsnoopWriter,
         clock: @escaping @Sendable () -> BtsnoopTimestamp = { BtsnoopTimestamp.now() }
     ) {

@@ -8,21 +8,21 @@ import StrobeHCI
 /// `close()`, or after every record when `flushEachRecord` is set (a crash then loses nothing).
 ///
 /// Not thread-safe: guard a shared writer with a lock (as `BtsnoopRecorder` does).
-public final class BtsnoopWriter {
+package final class BtsnoopWriter {
     /// The datalink written in the file header; it decides how `write` frames each packet.
-    public let datalink: BtsnoopDatalink
+    package let datalink: BtsnoopDatalink
     /// Whether each record is written to the file as soon as it is added, rather than when 64 KiB
     /// are staged, on `flush()` or on `close()`.
-    public let flushEachRecord: Bool
+    package let flushEachRecord: Bool
     /// Records added so far, whether already written to the file or still staged.
-    public private(set) var recordsWritten = 0
+    package private(set) var recordsWritten = 0
 
     private var fd: Int32
     private var pending: [UInt8] = []
     private static let flushThreshold = 64 * 1024
 
     /// Creates (or truncates) `path` and writes the file header.
-    public init(path: String, datalink: BtsnoopDatalink = .h4, flushEachRecord: Bool = false) throws(BtsnoopError) {
+    package init(path: String, datalink: BtsnoopDatalink = .h4, flushEachRecord: Bool = false) throws(BtsnoopError) {
         self.datalink = datalink
         self.flushEachRecord = flushEachRecord
         fd = try FileIO.create(path)
@@ -46,7 +46,7 @@ public final class BtsnoopWriter {
     /// One HCI packet (`payload` without the H4 indicator), framed for this file's datalink:
     /// H4 flags are 0 sent data, 1 received data, 2 sent command, 3 received event; monitor
     /// flags are (adapterIndex << 16) | opcode.
-    public func write(
+    package func write(
         _ type: HCIPacketType, direction: BtsnoopDirection, payload: UnsafeRawBufferPointer,
         at timestamp: BtsnoopTimestamp, adapterIndex: UInt16 = 0, drops: UInt32 = 0
     ) throws(BtsnoopError) {
@@ -75,7 +75,7 @@ public final class BtsnoopWriter {
     }
 
     /// Convenience for packets held in an array.
-    public func write(
+    package func write(
         _ type: HCIPacketType, direction: BtsnoopDirection, payload: [UInt8],
         at timestamp: BtsnoopTimestamp, adapterIndex: UInt16 = 0
     ) throws(BtsnoopError) {
@@ -95,7 +95,7 @@ public final class BtsnoopWriter {
 
     /// The New Index record `btmon` writes first for each adapter: controller type (0 primary),
     /// bus (0 virtual, 1 USB, 3 UART, ...), address and an up-to-8-byte name such as "hci0".
-    public func writeNewIndex(
+    package func writeNewIndex(
         adapterIndex: UInt16, address: BluetoothAddress, name: String, controllerType: UInt8 = 0,
         bus: UInt8 = 0, at timestamp: BtsnoopTimestamp
     ) throws(BtsnoopError) {
@@ -113,14 +113,14 @@ public final class BtsnoopWriter {
 
     /// A record with the given flags and bytes, unchanged (for datalink-specific needs, such
     /// as an H4 record whose first byte is not a packet type).
-    public func writeRecord(
+    package func writeRecord(
         flags: UInt32, drops: UInt32 = 0, data: UnsafeRawBufferPointer, at timestamp: BtsnoopTimestamp
     ) throws(BtsnoopError) {
         try append(flags: flags, drops: drops, timestamp: timestamp, indicator: nil, payload: data)
     }
 
     /// Writes out staged records.
-    public func flush() throws(BtsnoopError) {
+    package func flush() throws(BtsnoopError) {
         guard fd >= 0 else { throw .closed }
         guard !pending.isEmpty else { return }
         defer { pending.removeAll(keepingCapacity: true) }
@@ -128,7 +128,7 @@ public final class BtsnoopWriter {
     }
 
     /// Flushes and closes the file. Closing twice is harmless.
-    public func close() throws(BtsnoopError) {
+    package func close() throws(BtsnoopError) {
         guard fd >= 0 else { return }
         defer {
             _ = Glibc.close(fd)

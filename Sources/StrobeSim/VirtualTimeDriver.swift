@@ -13,11 +13,11 @@ import Synchronization
 /// belongs in a process of its own: a tool, or a test's exit-test child process. Every timer of
 /// the run must be on the virtual clock: the runtime schedules sleeps on a real clock itself, and
 /// a run left waiting on one alone ends as stalled.
-package enum VirtualTimeDriver {
+public enum VirtualTimeDriver {
     /// Runs `body` to completion in virtual time, starting at `clock.now`; fails when the run
     /// stalls (nothing to run, no timer, `body` still waiting) or passes `timeLimit` of virtual
     /// time, rather than hanging.
-    package static func run<T: Sendable>(
+    public static func run<T: Sendable>(
         clock: VirtualClock, timeLimit: Duration = .seconds(3600),
         _ body: @escaping @Sendable () async throws -> T
     ) async throws -> T {
@@ -53,7 +53,7 @@ package enum VirtualTimeDriver {
     }
 
     /// Runs `body` in virtual time on a new clock starting at zero.
-    package static func run<T: Sendable>(
+    public static func run<T: Sendable>(
         timeLimit: Duration = .seconds(3600), _ body: @escaping @Sendable (VirtualClock) async throws -> T
     ) async throws -> T {
         let clock = VirtualClock()
@@ -81,7 +81,7 @@ private final class Outcome<T: Sendable>: Sendable {
 }
 
 /// Why a virtual-time run ended before its body did.
-package enum VirtualTimeError: Error, Equatable, CustomStringConvertible {
+public enum VirtualTimeError: Error, Equatable, CustomStringConvertible {
     /// No job to run and no virtual timer to wait for, yet the body had not finished: it waits
     /// for something that can never happen (or for a sleep on a real clock).
     case stalled(at: VirtualClock.Instant)
@@ -93,7 +93,7 @@ package enum VirtualTimeError: Error, Equatable, CustomStringConvertible {
     case hookUnavailable
 
     /// Why the run ended, as a sentence for a user.
-    package var description: String {
+    public var description: String {
         switch self {
         case .stalled(let at): "virtual-time run stalled at \(at): nothing to run and no timer pending"
         case .timeLimitExceeded(let at): "virtual-time run passed its time limit at \(at)"

@@ -5,9 +5,9 @@
 /// (a repeat, a step back, a jump of half the space or more) is taken as out of order (a duplicate
 /// or a device that restarted counting): it is counted apart and the tracker follows the new number,
 /// so a restarted device does not look like 65 000 lost records.
-public struct SequenceNumberTracker: Sendable, Equatable {
+@usableFromInline package struct SequenceNumberTracker: Sendable, Equatable {
     /// What one observed number says.
-    public enum Observation: Sendable, Equatable {
+    @usableFromInline package enum Observation: Sendable, Equatable {
         /// The first number seen: nothing to compare with.
         case first
         /// The number follows the last one (65535 is followed by 0): nothing was lost.
@@ -26,19 +26,19 @@ public struct SequenceNumberTracker: Sendable, Equatable {
     @usableFromInline var outOfOrderTotal: UInt64 = 0
 
     /// The last number observed; `nil` before the first one and after `restart()`.
-    public var last: UInt16? { lastSeen }
+    @usableFromInline package var last: UInt16? { lastSeen }
     /// Sequence numbers skipped over, in total.
-    public var lost: UInt64 { lostTotal }
+    @usableFromInline package var lost: UInt64 { lostTotal }
     /// Observations that repeated or went back.
-    public var outOfOrder: UInt64 { outOfOrderTotal }
+    @usableFromInline package var outOfOrder: UInt64 { outOfOrderTotal }
 
     /// A tracker that has seen no number yet, with both totals at zero.
-    public init() {}
+    @usableFromInline package init() {}
 
     /// Records `sequence` as the newest number and says how it follows the previous one, adding a
     /// gap to `lost` and an out-of-order number to `outOfOrder`.
     @inlinable @discardableResult
-    public mutating func observe(_ sequence: UInt16) -> Observation {
+    package mutating func observe(_ sequence: UInt16) -> Observation {
         defer { lastSeen = sequence }
         guard let last = lastSeen else { return .first }
         let jump = sequence &- (last &+ 1)
@@ -52,5 +52,5 @@ public struct SequenceNumberTracker: Sendable, Equatable {
     }
 
     /// Forgets the last number (a new connection starts a new count) but keeps the totals.
-    public mutating func restart() { lastSeen = nil }
+    @usableFromInline package mutating func restart() { lastSeen = nil }
 }

@@ -1,41 +1,41 @@
 /// Decodes the grip's Events notifications in place and keeps the counts that tell a healthy
 /// link from a lossy one: records, sequence gaps (records lost), unknown event codes and
 /// malformed notifications.
-public struct GripEventDecoder: Sendable {
+package struct GripEventDecoder: Sendable {
     /// Running totals since the decoder was created.
-    public struct Counters: Sendable, Hashable {
+    package struct Counters: Sendable, Hashable {
         /// Events notifications handed to `decode`, malformed ones included.
-        public var notifications: UInt64 = 0
+        package var notifications: UInt64 = 0
         /// Records delivered from well-formed notifications.
-        public var records: UInt64 = 0
+        package var records: UInt64 = 0
         /// Records the sequence numbers say were never received.
-        public var lostRecords: UInt64 = 0
+        package var lostRecords: UInt64 = 0
         /// Records whose sequence number repeated or went back.
-        public var outOfOrderRecords: UInt64 = 0
+        package var outOfOrderRecords: UInt64 = 0
         /// Records whose event code profile v1 does not define (delivered as `GripEvent.unknown`).
-        public var unknownEvents: UInt64 = 0
+        package var unknownEvents: UInt64 = 0
         /// Notifications dropped whole: empty or not a whole number of 3-byte records.
-        public var malformedNotifications: UInt64 = 0
+        package var malformedNotifications: UInt64 = 0
         /// All totals at zero.
-        public init() {}
+        package init() {}
     }
 
     /// Notifications, records, losses, unknown codes and malformed notifications counted so far.
-    public private(set) var counters = Counters()
+    package private(set) var counters = Counters()
     /// The tracker following the records' sequence numbers; `connectionRestarted()` keeps its
     /// totals.
-    public private(set) var sequence = SequenceNumberTracker()
+    @usableFromInline package private(set) var sequence = SequenceNumberTracker()
     /// Why the most recent malformed notification was dropped; `nil` while none has been.
-    public private(set) var lastError: GripDecodingError?
+    package private(set) var lastError: GripDecodingError?
 
     /// A decoder with all counters at zero that has seen no sequence number.
-    public init() {}
+    package init() {}
 
     /// Hands each record of one notification to `body`, in order, without copying the value.
     /// A malformed notification delivers nothing, is counted and throws.
     /// Returns the number of records delivered.
     @discardableResult
-    public mutating func decode(
+    package mutating func decode(
         _ bytes: UnsafeRawBufferPointer, _ body: (GripEventRecord) -> Void
     ) throws(GripDecodingError) -> Int {
         counters.notifications += 1
@@ -63,5 +63,5 @@ public struct GripEventDecoder: Sendable {
     }
 
     /// A new connection: the next sequence number starts a new count.
-    public mutating func connectionRestarted() { sequence.restart() }
+    package mutating func connectionRestarted() { sequence.restart() }
 }

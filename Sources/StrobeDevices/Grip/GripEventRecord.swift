@@ -2,17 +2,17 @@ import StrobeHCI
 
 /// One record of the Events characteristic: `[seq u16 LE][code u8]`. `seq` counts records and
 /// wraps at 65535.
-public struct GripEventRecord: Sendable, Hashable {
+package struct GripEventRecord: Sendable, Hashable {
     /// The size of one record in bytes: 3.
-    public static let length = 3
+    package static let length = 3
 
     /// The record's sequence number: counts records and wraps 65535 -> 0.
-    public var sequence: UInt16
+    package var sequence: UInt16
     /// The control action that the record's code byte stands for.
-    public var event: GripEvent
+    package var event: GripEvent
 
     /// A record numbered `sequence` that carries `event`.
-    public init(sequence: UInt16, event: GripEvent) {
+    package init(sequence: UInt16, event: GripEvent) {
         self.sequence = sequence
         self.event = event
     }

@@ -58,7 +58,7 @@ public struct StylusSampleDecoder: Sendable {
     /// Batches, samples, losses, re-anchors, malformed batches and side-button actions counted so far.
     public var counters: Counters { counts }
     /// The tracker following the batches' sequence numbers.
-    public var sequence: SequenceNumberTracker { tracker }
+    package var sequence: SequenceNumberTracker { tracker }
     /// Why the most recent malformed batch was dropped; `nil` while none has been.
     public var lastError: StylusDecodingError? { error }
     /// The buttons of the last sample delivered.

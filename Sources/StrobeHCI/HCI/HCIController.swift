@@ -14,34 +14,34 @@ import Synchronization
 public final class HCIController: HCIPacketSink {
     /// Deadlines, event masks, liveness probing and logging for one controller, fixed when the
     /// `HCIController` is made.
-    public struct Configuration: Sendable {
+    package struct Configuration: Sendable {
         /// How long a command may take from when it is queued to its Command Complete / Command
         /// Status, waiting for command credits included.
-        public var commandTimeout: Duration
+        package var commandTimeout: Duration
         /// How long a sender may wait for a controller buffer. A controller that returns none for
         /// this long (no Number Of Completed Packets) fails the sender, and the link above gives
         /// up. A peer that stops acknowledging is dropped by its supervision timeout first (4 s
         /// as this host asks for it), which frees the buffers.
-        public var aclCreditTimeout: Duration
+        package var aclCreditTimeout: Duration
         /// The Set Event Mask value sent during `open()`: the events the stack handles.
         package var eventMask: UInt64 = HCIEventMask.default
         /// The LE Set Event Mask value sent during `open()`; `nil` chooses by the controller's
         /// HCI version (Core 4.0 and older get only the 4.0 subevents).
-        public var leEventMask: UInt64?
+        package var leEventMask: UInt64?
         /// When set, the controller is asked for its address (Read BD_ADDR) this often once open,
         /// and one that does not answer within `commandTimeout` is closed as unresponsive: a
         /// controller (or the link to it) that falls silent otherwise looks exactly like one with
         /// nothing to report. `nil`: no probe.
-        public var livenessProbeInterval: Duration?
+        package var livenessProbeInterval: Duration?
         /// Where the stack reports what it counts and drops (malformed packets, failed and timed
         /// out commands, links that end and why), for this controller and the connections on it.
         /// Quiet unless the app gives one; never carries keys or tokens.
-        public var logger: Logger
+        package var logger: Logger
 
         /// Defaults: commands time out after 2 s, ACL sends after 10 s without a controller buffer;
         /// the LE event mask is chosen by the controller's HCI version; no liveness probe; and
         /// `Logger.strobeQuiet`, which logs nothing.
-        public init(commandTimeout: Duration = .seconds(2), aclCreditTimeout: Duration = .seconds(10),
+        package init(commandTimeout: Duration = .seconds(2), aclCreditTimeout: Duration = .seconds(10),
                     leEventMask: UInt64? = nil,
                     livenessProbeInterval: Duration? = nil, logger: Logger = .strobeQuiet) {
             self.commandTimeout = commandTimeout
@@ -66,7 +66,7 @@ public final class HCIController: HCIPacketSink {
     /// The link to the controller: started by `open()`, closed by `close()`.
     public let transport: any HCITransport
     /// The settings given when the controller was made.
-    public let configuration: Configuration
+    package let configuration: Configuration
     /// `configuration.logger`, for the layers built on this controller.
     public var logger: Logger { configuration.logger }
     let clock: ClockAdapter
@@ -90,7 +90,7 @@ public final class HCIController: HCIPacketSink {
     }
 
     /// A driver for `transport`, timing commands on `clock`.
-    public init<C: Clock>(transport: any HCITransport, clock: C, configuration: Configuration = Configuration())
+    package init<C: Clock>(transport: any HCITransport, clock: C, configuration: Configuration = Configuration())
     where C.Duration == Duration {
         self.transport = transport
         self.configuration = configuration
@@ -110,7 +110,7 @@ public final class HCIController: HCIPacketSink {
     }
 
     /// A driver timing commands on the system's continuous clock.
-    public convenience init(transport: any HCITransport, configuration: Configuration = Configuration()) {
+    package convenience init(transport: any HCITransport, configuration: Configuration = Configuration()) {
         self.init(transport: transport, clock: ContinuousClock(), configuration: configuration)
     }
 

@@ -89,7 +89,7 @@ public final class Central: Sendable {
     }
 
     /// Takes over the controller's ACL data and watches its events. The controller must be open.
-    public init<C: Clock>(controller: HCIController, clock: C, configuration: Configuration = Configuration(),
+    package init<C: Clock>(controller: HCIController, clock: C, configuration: Configuration = Configuration(),
                           security: SecurityManager = SecurityManager())
     where C.Duration == Duration {
         self.controller = controller
@@ -574,7 +574,7 @@ public final class Central: Sendable {
     }
 }
 
-/// Why a connection could not be made.
+/// Why a connection could not be made, or new connection parameters or PHYs were not taken.
 public enum ConnectionError: Error, Sendable, Hashable, CustomStringConvertible {
     /// No connection to `address` within `after`; the attempt was cancelled with LE Create Connection Cancel.
     case timeout(address: BluetoothAddress, after: Duration)
@@ -584,6 +584,13 @@ public enum ConnectionError: Error, Sendable, Hashable, CustomStringConvertible 
     case notFound(name: String, scanned: Duration)
     /// The link to `address` went down before `connect` had set it up (MTU exchange, data length, PHY).
     case disconnectedDuringSetup(address: BluetoothAddress)
+    /// The controller reported a connection or PHY update failed: the central refused the request
+    /// (usually Unacceptable Connection Parameters, 0x3B) or the procedure failed.
+    case updateRefused(address: BluetoothAddress, status: HCIStatus)
+    /// The controller did not report an update done within `after` (`LEConnection.procedureTimeout`).
+    case updateTimeout(address: BluetoothAddress, after: Duration)
+    /// Another update of the same kind on this link is under way.
+    case alreadyUpdating(address: BluetoothAddress)
 
     /// A one-line message naming the peer and what went wrong.
     public var description: String {
@@ -592,6 +599,9 @@ public enum ConnectionError: Error, Sendable, Hashable, CustomStringConvertible 
         case .failed(let address, let status): "connecting to \(address) failed: \(status)"
         case .notFound(let name, let scanned): "no device named \"\(name)\" advertised within \(scanned)"
         case .disconnectedDuringSetup(let address): "\(address) disconnected while the connection was being set up"
+        case .updateRefused(let address, let status): "the link update with \(address) was refused: \(status)"
+        case .updateTimeout(let address, let after): "the link update with \(address) did not complete within \(after)"
+        case .alreadyUpdating(let address): "a link update of that kind with \(address) is already under way"
         }
     }
 }

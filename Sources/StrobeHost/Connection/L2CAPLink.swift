@@ -403,7 +403,7 @@ final class L2CAPLink: HCIACLHandler, @unchecked Sendable {
             timer.schedule(s.deadlines.next)
             return followups
         }
-        update?.fail(ConnectionUpdateError.timeout(address: security.peer, after: Self.responseTimeout))
+        update?.fail(ConnectionError.updateTimeout(address: security.peer, after: Self.responseTimeout))
         for send in sends { send.waiter.fail(L2CAPChannelError.timeout(after: send.timeout)) }
         run(followups)
     }

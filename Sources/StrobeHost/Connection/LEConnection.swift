@@ -320,7 +320,7 @@ public final class LEConnection: Sendable, CustomStringConvertible {
             defer { s.phyUpdate = nil }
             return s.phyUpdate
         }
-        waiter?.resolve(event.status.isSuccess ? .success(phy) : .failure(ConnectionUpdateError.refused(address: peerAddress, status: event.status)))
+        waiter?.resolve(event.status.isSuccess ? .success(phy) : .failure(ConnectionError.updateRefused(address: peerAddress, status: event.status)))
     }
 
     /// Asks the controller which PHY the link uses in each direction (LE Read PHY).
@@ -355,7 +355,7 @@ public final class LEConnection: Sendable, CustomStringConvertible {
             return s.parameterUpdate
         }
         waiter?.resolve(event.status.isSuccess ? .success(inUse)
-            : .failure(ConnectionUpdateError.refused(address: peerAddress, status: event.status)))
+            : .failure(ConnectionError.updateRefused(address: peerAddress, status: event.status)))
     }
 
     /// How long `updateParameters` and `setPHY` wait for the controller to report the outcome:
@@ -365,7 +365,7 @@ public final class LEConnection: Sendable, CustomStringConvertible {
     /// Asks for new connection parameters and returns the ones in use once the controller reports
     /// them (LE Connection Update Complete). The central's controller updates the link; a
     /// peripheral's asks the central through the link layer's Connection Parameters Request,
-    /// which the central's host may refuse (`ConnectionUpdateError.refused`, usually with
+    /// which the central's host may refuse (`ConnectionError.updateRefused`, usually with
     /// Unacceptable Connection Parameters, 0x3B; the link stays as it was). A peripheral whose
     /// controller or central lacks that procedure asks through L2CAP signalling instead
     /// (Connection Parameter Update Request), and the central updates the link if it accepts.
@@ -385,7 +385,7 @@ public final class LEConnection: Sendable, CustomStringConvertible {
         } catch let error where role == .peripheral && Self.lacksParametersRequestProcedure(error) {
             return try await awaitProcedure(\.parameterUpdate, .parameterUpdate) {
                 guard try await self.link.requestParameterUpdate(parameters) else {
-                    throw ConnectionUpdateError.refused(address: self.peerAddress, status: .unacceptableConnectionParameters)
+                    throw ConnectionError.updateRefused(address: self.peerAddress, status: .unacceptableConnectionParameters)
                 }
             }
         }
@@ -398,7 +398,7 @@ public final class LEConnection: Sendable, CustomStringConvertible {
         let lacking: Set<HCIStatus> = [.unknownHCICommand, .commandDisallowed, .unsupportedRemoteFeature]
         switch error {
         case HCIError.commandFailed(.leConnectionUpdate, let status): return lacking.contains(status)
-        case ConnectionUpdateError.refused(_, let status): return status == .unsupportedRemoteFeature
+        case ConnectionError.updateRefused(_, let status): return status == .unsupportedRemoteFeature
         default: return false
         }
     }
@@ -412,7 +412,7 @@ public final class LEConnection: Sendable, CustomStringConvertible {
         let waiter = Waiter<T>()
         try state.withLock { s throws in
             guard s.disconnectReason == nil else { throw HCIError.connectionClosed(handle: handle) }
-            guard s[keyPath: slot] == nil else { throw ConnectionUpdateError.alreadyUpdating(address: peerAddress) }
+            guard s[keyPath: slot] == nil else { throw ConnectionError.alreadyUpdating(address: peerAddress) }
             s[keyPath: slot] = waiter
         }
         let withdraw: @Sendable () -> Void = {
@@ -458,8 +458,8 @@ public final class LEConnection: Sendable, CustomStringConvertible {
             if phyUpdate != nil { s.phyUpdate = nil }
             return (update, phyUpdate)
         }
-        update?.fail(ConnectionUpdateError.timeout(address: peerAddress, after: Self.procedureTimeout))
-        phyUpdate?.fail(ConnectionUpdateError.timeout(address: peerAddress, after: Self.procedureTimeout))
+        update?.fail(ConnectionError.updateTimeout(address: peerAddress, after: Self.procedureTimeout))
+        phyUpdate?.fail(ConnectionError.updateTimeout(address: peerAddress, after: Self.procedureTimeout))
         if expired.contains(.disconnection) { closed(reason: .connectionTerminatedByLocalHost) }
     }
 
@@ -571,24 +571,4 @@ public struct LEConnectionParametersInUse: Sendable, Hashable {
     public var intervalDuration: Duration { .microseconds(Int64(interval) * 1250) }
     /// `supervisionTimeout` as a duration (units × 10 ms).
     public var supervisionTimeoutDuration: Duration { .milliseconds(Int64(supervisionTimeout) * 10) }
-}
-
-/// Why new connection parameters or PHYs were not taken.
-public enum ConnectionUpdateError: Error, Sendable, Hashable, CustomStringConvertible {
-    /// The controller reported the update failed: the central refused the request (usually
-    /// Unacceptable Connection Parameters, 0x3B) or the procedure failed.
-    case refused(address: BluetoothAddress, status: HCIStatus)
-    /// The controller did not report the procedure done within `after` (`LEConnection.procedureTimeout`).
-    case timeout(address: BluetoothAddress, after: Duration)
-    /// Another update of the same kind on this link is under way.
-    case alreadyUpdating(address: BluetoothAddress)
-
-    /// A one-line message naming the peer and what happened to the update.
-    public var description: String {
-        switch self {
-        case .refused(let address, let status): "the link update with \(address) was refused: \(status)"
-        case .timeout(let address, let after): "the link update with \(address) did not complete within \(after)"
-        case .alreadyUpdating(let address): "a link update of that kind with \(address) is already under way"
-        }
-    }
 }

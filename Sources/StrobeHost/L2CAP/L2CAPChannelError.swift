@@ -14,8 +14,18 @@ public enum L2CAPChannelError: Error, Sendable, Hashable, CustomStringConvertibl
     case sduTooLong(length: Int, peerMTU: Int)
     /// The channel is closed.
     case notOpen
-    /// The peer broke the channel's rules and it was disconnected.
-    case violation(L2CAPChannelViolation)
+    /// The peer sent a K-frame without a credit; the channel was disconnected.
+    case kFrameWithoutCredit
+    /// The peer sent a K-frame longer than this side's MPS; the channel was disconnected.
+    case kFrameExceedsMPS(length: Int, mps: Int)
+    /// An SDU's first K-frame was too short for its 2-byte SDU length; the channel was disconnected.
+    case truncatedFirstKFrame(length: Int)
+    /// The peer announced an SDU longer than this side's MTU; the channel was disconnected.
+    case sduExceedsMTU(length: Int, mtu: Int)
+    /// An SDU's K-frames carried more than its announced length; the channel was disconnected.
+    case sduOverrun(expected: Int, received: Int)
+    /// The peer's credits would pass 65535; the channel was disconnected.
+    case creditOverflow(held: Int, added: Int)
     /// The ACL link ended.
     case linkClosed
     /// Another task or a receive handler is already reading the channel's SDUs.
@@ -31,9 +41,30 @@ public enum L2CAPChannelError: Error, Sendable, Hashable, CustomStringConvertibl
         case .noFreeChannelID: "no free channel identifier on this link"
         case .sduTooLong(let length, let peerMTU): "an SDU of \(length) bytes exceeds the peer's MTU of \(peerMTU)"
         case .notOpen: "the channel is closed"
-        case .violation(let violation): "the channel was disconnected: \(violation)"
+        case .kFrameWithoutCredit: "the channel was disconnected: a K-frame came without a credit"
+        case .kFrameExceedsMPS(let length, let mps): "the channel was disconnected: a K-frame of \(length) bytes exceeds the MPS of \(mps)"
+        case .truncatedFirstKFrame(let length):
+            "the channel was disconnected: an SDU's first K-frame has \(length) bytes, too few for its length"
+        case .sduExceedsMTU(let length, let mtu): "the channel was disconnected: an SDU of \(length) bytes exceeds the MTU of \(mtu)"
+        case .sduOverrun(let expected, let received):
+            "the channel was disconnected: an SDU announced as \(expected) bytes carried \(received)"
+        case .creditOverflow(let held, let added): "the channel was disconnected: \(added) credits on top of \(held) exceed 65535"
         case .linkClosed: "the link ended"
         case .alreadyReading: "another task or a receive handler is already reading the channel's SDUs"
+        }
+    }
+}
+
+extension L2CAPChannelError {
+    /// The error that closes a channel whose peer broke `violation`.
+    init(_ violation: L2CAPChannelViolation) {
+        switch violation {
+        case .kFrameWithoutCredit: self = .kFrameWithoutCredit
+        case .kFrameExceedsMPS(let length, let mps): self = .kFrameExceedsMPS(length: length, mps: mps)
+        case .truncatedFirstKFrame(let length): self = .truncatedFirstKFrame(length: length)
+        case .sduExceedsMTU(let length, let mtu): self = .sduExceedsMTU(length: length, mtu: mtu)
+        case .sduOverrun(let expected, let received): self = .sduOverrun(expected: expected, received: received)
+        case .creditOverflow(let held, let added): self = .creditOverflow(held: held, added: added)
         }
     }
 }

@@ -1,6 +1,6 @@
 /// A peer breaking the rules of an LE credit-based channel (Core Vol 3, Part A, 3.4 and 10.1):
 /// the channel is disconnected (the ACL link stays up) and the app hears which rule it broke.
-public enum L2CAPChannelViolation: Sendable, Hashable, CustomStringConvertible {
+package enum L2CAPChannelViolation: Sendable, Hashable, CustomStringConvertible {
     /// A K-frame came when the peer had no credit left.
     case kFrameWithoutCredit
     /// A K-frame's information payload was longer than the MPS this side announced.
@@ -15,7 +15,7 @@ public enum L2CAPChannelViolation: Sendable, Hashable, CustomStringConvertible {
     case creditOverflow(held: Int, added: Int)
 
     /// A one-line explanation, e.g. `a K-frame came without a credit`.
-    public var description: String {
+    package var description: String {
         switch self {
         case .kFrameWithoutCredit: "a K-frame came without a credit"
         case .kFrameExceedsMPS(let length, let mps): "a K-frame of \(length) bytes exceeds the MPS of \(mps)"

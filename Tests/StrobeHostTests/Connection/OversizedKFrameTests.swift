@@ -30,7 +30,7 @@ import Testing
         link.transport.deliver(Self.acl([12, 0x00, UInt8(channel.cid.rawValue), 0x00, 0xA0, 0x0F] + Array(repeating: 1, count: 10)))
         link.transport.deliver(Self.acl([0xD0, 0x07, UInt8(channel.cid.rawValue), 0x00] + Array(repeating: 2, count: 40)))
         #expect(await eventually { channel.isClosed })
-        #expect(channel.closeReason == .violation(.kFrameExceedsMPS(length: 2000, mps: 1000)))
+        #expect(channel.closeReason == .kFrameExceedsMPS(length: 2000, mps: 1000))
         #expect(link.connection.l2capCounters.errors == 1)
     }
 }

@@ -16,11 +16,11 @@ import Testing
         let update = Task { try await connection.updateParameters(Self.parameters) }
         // The link's timer, set for the procedure's end.
         await clock.waitForSleepers(count: 1, deadline: clock.now.advanced(by: LEConnection.procedureTimeout))
-        await #expect(throws: ConnectionUpdateError.alreadyUpdating(address: connection.peerAddress)) {
+        await #expect(throws: ConnectionError.alreadyUpdating(address: connection.peerAddress)) {
             try await connection.updateParameters(Self.parameters)
         }
         clock.advance(by: LEConnection.procedureTimeout)
-        await #expect(throws: ConnectionUpdateError.timeout(address: connection.peerAddress, after: LEConnection.procedureTimeout)) {
+        await #expect(throws: ConnectionError.updateTimeout(address: connection.peerAddress, after: LEConnection.procedureTimeout)) {
             _ = try await update.outcome
         }
         // The slot is free again: a new update is asked, and this time the controller reports it.
@@ -55,7 +55,7 @@ import Testing
         #expect(await eventually { ParameterUpdateFallbackTests.signaling(transport).count == 1 })
         await clock.waitForSleepers(count: 1, deadline: clock.now.advanced(by: L2CAPLink.responseTimeout))
         clock.advance(by: L2CAPLink.responseTimeout)
-        await #expect(throws: ConnectionUpdateError.timeout(address: connection.peerAddress, after: L2CAPLink.responseTimeout)) {
+        await #expect(throws: ConnectionError.updateTimeout(address: connection.peerAddress, after: L2CAPLink.responseTimeout)) {
             _ = try await update.outcome
         }
         let again = Task { try await connection.updateParameters(ParameterUpdateFallbackTests.asked) }

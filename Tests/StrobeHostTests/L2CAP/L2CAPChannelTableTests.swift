@@ -129,7 +129,7 @@ import Testing
         let actions = frame.withUnsafeBytes { table.received(kFrame: $0, on: L2CAPChannelID(0x0040)) }
         let disconnection = L2CAPDisconnection(destinationCID: L2CAPChannelID(0x0040), sourceCID: L2CAPChannelID(0x0040))
         #expect(actions == [.signal(disconnection.request(identifier: 1)), .awaitResponse(identifier: 1),
-                            .closed(L2CAPChannelID(0x0040), .violation(.kFrameExceedsMPS(length: 101, mps: 100)))])
+                            .closed(L2CAPChannelID(0x0040), .kFrameExceedsMPS(length: 101, mps: 100))])
         #expect(table.openChannels == 1)
         #expect(try Self.receive(&table, disconnection.response(identifier: 1)) == [.responseReceived(identifier: 1)])
         #expect(table.openChannels == 0)

@@ -31,7 +31,7 @@ public struct FirmwareVersion: Sendable, Hashable, Comparable, CustomStringConve
 
     /// Decodes the characteristic value: UTF-8, with the NUL padding and white space that devices
     /// often leave around it removed.
-    public init(decoding bytes: UnsafeRawBufferPointer) throws(FirmwareVersionError) {
+    package init(decoding bytes: UnsafeRawBufferPointer) throws(FirmwareVersionError) {
         guard let text = String(validating: bytes, as: UTF8.self) else { throw .notUTF8(length: bytes.count) }
         let trimmed = text.trimmingNulAndWhitespace()
         guard let version = FirmwareVersion(trimmed) else { throw .unparsable(trimmed) }
@@ -66,14 +66,14 @@ public struct FirmwareVersion: Sendable, Hashable, Comparable, CustomStringConve
 }
 
 /// What was wrong with a firmware revision string.
-public enum FirmwareVersionError: Error, Sendable, Hashable, CustomStringConvertible {
+package enum FirmwareVersionError: Error, Sendable, Hashable, CustomStringConvertible {
     /// The value, `length` bytes long, is not valid UTF-8.
     case notUTF8(length: Int)
     /// The text, trimmed, that is not a dotted numeric version.
     case unparsable(String)
 
     /// A one-line message that names the problem and the offending value.
-    public var description: String {
+    package var description: String {
         switch self {
         case .notUTF8(let length): "firmware revision (\(length) bytes) is not UTF-8"
         case .unparsable(let text): "firmware revision \"\(text)\" is not a dotted numeric version"

@@ -11,8 +11,9 @@ public enum GripError: Error, Sendable, Hashable, CustomStringConvertible {
     case missingCharacteristic(BluetoothUUID)
     /// The grip runs `found`, older than the `minimum` this host requires.
     case firmwareTooOld(found: FirmwareVersion, minimum: FirmwareVersion)
-    /// The Firmware Revision String value is not UTF-8 or not a dotted numeric version.
-    case firmwareUnreadable(FirmwareVersionError)
+    /// The Firmware Revision String value is not UTF-8 or not a dotted numeric version; `reason`
+    /// says which, with the value.
+    case firmwareUnreadable(reason: String)
 
     /// A one-line message that names the missing service or characteristic, or both firmware
     /// versions (asking for the grip to be updated).
@@ -23,7 +24,7 @@ public enum GripError: Error, Sendable, Hashable, CustomStringConvertible {
         case .missingCharacteristic(let uuid): "the grip lacks characteristic \(uuid)"
         case .firmwareTooOld(let found, let minimum):
             "grip firmware \(found) is older than the minimum \(minimum) this host requires; update the grip"
-        case .firmwareUnreadable(let error): "grip firmware version unreadable: \(error)"
+        case .firmwareUnreadable(let reason): "grip firmware version unreadable: \(reason)"
         }
     }
 }

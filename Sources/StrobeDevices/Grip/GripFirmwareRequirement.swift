@@ -21,7 +21,7 @@ public struct GripFirmwareRequirement: Sendable, Hashable {
         do {
             version = try FirmwareVersion(decoding: bytes)
         } catch {
-            throw .firmwareUnreadable(error)
+            throw .firmwareUnreadable(reason: error.description)
         }
         try check(version)
     }

@@ -1,5 +1,5 @@
 /// Why a report descriptor (Report Map) could not be used. Names the item's offset.
-public enum HIDDescriptorError: Error, Sendable, Hashable, CustomStringConvertible {
+package enum HIDDescriptorError: Error, Sendable, Hashable, CustomStringConvertible {
     /// An item's data runs past the end of the descriptor.
     case truncated(offset: Int)
     /// A short item of the reserved type (3).
@@ -12,7 +12,7 @@ public enum HIDDescriptorError: Error, Sendable, Hashable, CustomStringConvertib
     case reportTooLarge(reportID: UInt8, bits: Int)
 
     /// A one-line message that names the problem and the item's offset or the report.
-    public var description: String {
+    package var description: String {
         switch self {
         case .truncated(let offset): "report descriptor item at offset \(offset) runs past the end"
         case .reservedItem(let offset): "report descriptor item at offset \(offset) has the reserved type"

@@ -53,7 +53,7 @@ public struct HIDDevice: Sendable {
             do throws(HIDDescriptorError) {
                 descriptor = try HIDReportDescriptor(parsing: bytes)
             } catch {
-                throw HIDSetupError.reportMap(error)
+                throw HIDSetupError.malformedReportMap(reason: error.description)
             }
             for report in hid.characteristics where report.characteristic.uuid == HIDProfile.report && report.characteristic.properties.contains(.notify) {
                 guard let reference = report.descriptor(HIDProfile.reportReference) else { continue }

@@ -28,8 +28,8 @@ public enum HIDSetupError: Error, Sendable, Hashable, CustomStringConvertible {
     case noInputReports
     /// The Report Reference descriptor (`2908`) at this handle is `length` bytes long instead of 2.
     case malformedReportReference(AttributeHandle, length: Int)
-    /// The Report Map (`2A4B`) could not be parsed.
-    case reportMap(HIDDescriptorError)
+    /// The Report Map (`2A4B`) could not be parsed; `reason` names the item and what was wrong.
+    case malformedReportMap(reason: String)
     /// The device has no Battery Level characteristic (`2A19`) to read.
     case noBatteryLevel
     /// The HID Information value (`2A4A`) is `length` bytes long instead of 4.
@@ -43,7 +43,7 @@ public enum HIDSetupError: Error, Sendable, Hashable, CustomStringConvertible {
         case .notAHIDDevice(let services): "the peer has no HID service (0x1812); it has \(services.joined(separator: ", "))"
         case .noInputReports: "the HID device offers no input report to subscribe to"
         case .malformedReportReference(let handle, let length): "the Report Reference at \(handle) is \(length) bytes, not 2"
-        case .reportMap(let error): "the HID device's Report Map: \(error)"
+        case .malformedReportMap(let reason): "the HID device's Report Map: \(reason)"
         case .noBatteryLevel: "the HID device has no Battery Level"
         case .malformedInformation(let length): "the HID Information is \(length) bytes, not 4"
         case .databaseChanged: "the HID device's database changed since it was read: attach it again"

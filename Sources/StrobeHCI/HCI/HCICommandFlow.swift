@@ -135,7 +135,7 @@ package struct HCICommandFlow<Token: Equatable> {
             guard command.deadline <= now, let token = command.token else { return false }
             commandTimeouts += 1
             ended.append(Completion(token: token, result: .failure(
-                .commandTimeout(command.opcode, .noCommandCredits(after: now - command.queuedAt)))))
+                .noCommandCredits(command.opcode, after: now - command.queuedAt))))
             return true
         }
         for index in inFlight.indices.reversed() where inFlight[index].deadline <= now {
@@ -144,7 +144,7 @@ package struct HCICommandFlow<Token: Equatable> {
             credits = max(credits, 1)
             if let token = command.token {
                 ended.append(Completion(token: token, result: .failure(
-                    .commandTimeout(command.opcode, .noAnswer(after: now - command.queuedAt)))))
+                    .commandTimeout(command.opcode, after: now - command.queuedAt))))
             }
         }
         grant()

@@ -7,8 +7,12 @@ public enum HCIError: Error, Sendable, Hashable, CustomStringConvertible {
     /// The controller refused or failed this command: a non-zero status in its Command Complete
     /// or Command Status.
     case commandFailed(HCIOpcode, HCIStatus)
-    /// The command did not end within its deadline, counted from when it was queued.
-    case commandTimeout(HCIOpcode, CommandTimeoutCause)
+    /// The command was written and no Command Complete or Command Status came back within its
+    /// deadline (`after`, counted from when it was queued).
+    case commandTimeout(HCIOpcode, after: Duration)
+    /// The command was never written: the controller granted no command credits
+    /// (Num_HCI_Command_Packets stayed 0) for `after`.
+    case noCommandCredits(HCIOpcode, after: Duration)
     /// An event or return parameters from the controller did not have the layout the spec
     /// gives: `packet` names it, `detail` says what was short or invalid.
     case malformed(packet: String, detail: String)
@@ -35,15 +39,6 @@ public enum HCIError: Error, Sendable, Hashable, CustomStringConvertible {
     /// this one asked for (the two kinds of command cannot be mixed; a scan has one own address).
     case scanConflict(extended: Bool, ownAddressType: LEOwnAddressType)
 
-    /// Why a command ran out of time.
-    public enum CommandTimeoutCause: Sendable, Hashable {
-        /// Written, and no Command Complete or Command Status came back.
-        case noAnswer(after: Duration)
-        /// Never written: the controller granted no command credits (Num_HCI_Command_Packets
-        /// stayed 0) for this long.
-        case noCommandCredits(after: Duration)
-    }
-
     /// A one-line message naming the command, event or field involved, for logs and users.
     public var description: String {
         switch self {
@@ -51,9 +46,9 @@ public enum HCIError: Error, Sendable, Hashable, CustomStringConvertible {
             return status.description
         case .commandFailed(let opcode, let status):
             return "\(opcode) failed: \(status)"
-        case .commandTimeout(let opcode, .noAnswer(let after)):
+        case .commandTimeout(let opcode, let after):
             return "no answer from the controller to \(opcode) within \(after.secondsText)"
-        case .commandTimeout(let opcode, .noCommandCredits(let after)):
+        case .noCommandCredits(let opcode, let after):
             return "the controller granted no command credits for \(after.secondsText) (Num_HCI_Command_Packets stayed 0): \(opcode) was never sent"
         case .malformed(let packet, let detail):
             return "malformed \(packet): \(detail)"

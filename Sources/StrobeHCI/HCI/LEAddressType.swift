@@ -68,3 +68,23 @@ public enum LERole: UInt8, Sendable, Hashable {
     /// 0x01 Peripheral: the local device accepted the connection while advertising.
     case peripheral = 0x01
 }
+
+extension LERole: Codable {
+    /// Reads `"central"` or `"peripheral"` (as bond files keep the role).
+    public init(from decoder: any Decoder) throws {
+        let text = try decoder.singleValueContainer().decode(String.self)
+        switch text {
+        case "central": self = .central
+        case "peripheral": self = .peripheral
+        default:
+            throw DecodingError.dataCorrupted(.init(codingPath: decoder.codingPath,
+                                                    debugDescription: "'\(text)' is no role (central or peripheral)"))
+        }
+    }
+
+    /// Writes `"central"` or `"peripheral"`.
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.singleValueContainer()
+        try container.encode(self == .central ? "central" : "peripheral")
+    }
+}

@@ -1,4 +1,4 @@
-/// GATT procedure failures that are not ATT's (`ATTError`, `ATTBearerError`).
+/// GATT procedure failures that are not ATT's (`ATTError`, `ATTBearerError`), a client's or a server's.
 public enum GATTError: Error, Hashable, Sendable, CustomStringConvertible {
     /// The server's answer breaks GATT's rules (a bad declaration, handles going backwards).
     case invalidResponse(ATTOpcode, reason: String)
@@ -16,6 +16,13 @@ public enum GATTError: Error, Hashable, Sendable, CustomStringConvertible {
     case noClientCharacteristicConfiguration(valueHandle: AttributeHandle)
     /// Read Multiple takes at least two handles.
     case tooFewHandles(Int)
+    /// Server: no Handle Value Confirmation came for the indication of `handle` within the
+    /// indication timeout (30 s by default).
+    case indicationTimeout(handle: AttributeHandle)
+    /// Server: an earlier indication is still waiting for its confirmation: only one may be outstanding.
+    case indicationInProgress
+    /// Server: the connection was closed before or while the operation ran.
+    case closed
 
     /// A one-line explanation for logs, e.g. `a long write is already in progress`.
     public var description: String {
@@ -30,6 +37,9 @@ public enum GATTError: Error, Hashable, Sendable, CustomStringConvertible {
             "characteristic \(handle) lacks property 0x\(String(property.rawValue, radix: 16))"
         case .noClientCharacteristicConfiguration(let handle): "characteristic \(handle) has no CCCD"
         case .tooFewHandles(let count): "Read Multiple needs two or more handles, got \(count)"
+        case .indicationTimeout(let handle): "no confirmation for the indication of handle \(handle)"
+        case .indicationInProgress: "an indication is already waiting for its confirmation"
+        case .closed: "the connection is closed"
         }
     }
 }

@@ -114,7 +114,7 @@ public final class GATTServerConnection: Sendable {
     }
 
     /// Sends an indication if the client enabled them and waits for its confirmation; throws
-    /// `GATTServerError.indicationTimeout` when none comes, `.indicationInProgress` when one is
+    /// `GATTError.indicationTimeout` when none comes, `.indicationInProgress` when one is
     /// already outstanding, `.closed` when the link goes away.
     @discardableResult
     public func indicate(valueHandle: AttributeHandle, value: [UInt8]) async throws -> Bool {
@@ -122,7 +122,7 @@ public final class GATTServerConnection: Sendable {
         let pdu = ATTHandleValueIndication(handle: valueHandle, value: Array(value.prefix(mtu - 3))).encoded()
         let waiter = Waiter<Void>()
         let now = timer.now
-        try state.withLock { s throws(GATTServerError) in
+        try state.withLock { s throws(GATTError) in
             if s.closed { throw .closed }
             if s.indication != nil { throw .indicationInProgress }
             s.indication = (waiter, valueHandle, now + indicationTimeout)
@@ -139,7 +139,7 @@ public final class GATTServerConnection: Sendable {
     /// The link went down: an outstanding indication fails.
     public func close() {
         state.withLock { $0.closed = true }
-        finishIndication(.failure(GATTServerError.closed))
+        finishIndication(.failure(GATTError.closed))
         timer.stop()
     }
 
@@ -160,7 +160,7 @@ public final class GATTServerConnection: Sendable {
             s.indication = nil
             return (indication.waiter, indication.handle)
         }
-        if let (waiter, handle) = expired { waiter.fail(GATTServerError.indicationTimeout(handle: handle)) }
+        if let (waiter, handle) = expired { waiter.fail(GATTError.indicationTimeout(handle: handle)) }
     }
 
     private func clientConfigurationHandle(ofValue valueHandle: AttributeHandle) -> AttributeHandle? {
@@ -436,26 +436,6 @@ package struct GATTServerCounters: Sendable, Hashable {
     /// Handle Value Confirmations with no indication outstanding.
     package var unexpectedConfirmations = 0
     package init() {}
-}
-
-/// Why a server-initiated operation failed.
-public enum GATTServerError: Error, Sendable, Hashable, CustomStringConvertible {
-    /// No Handle Value Confirmation came for the indication of `handle` within the indication
-    /// timeout (30 s by default).
-    case indicationTimeout(handle: AttributeHandle)
-    /// An earlier indication is still waiting for its confirmation: only one may be outstanding.
-    case indicationInProgress
-    /// The connection was closed before or while the operation ran.
-    case closed
-
-    /// A one-line explanation for logs, e.g. `the connection is closed`.
-    public var description: String {
-        switch self {
-        case .indicationTimeout(let handle): "no confirmation for the indication of handle \(handle)"
-        case .indicationInProgress: "an indication is already waiting for its confirmation"
-        case .closed: "the connection is closed"
-        }
-    }
 }
 
 /// How a link is protected, as the GATT server checks attribute requirements against it.

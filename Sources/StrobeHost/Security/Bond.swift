@@ -4,19 +4,12 @@ import StrobeSecurity
 /// What pairing left to keep for a peer: its identity, the key to encrypt the next links with,
 /// and the peer's IRK and CSRK. Its description names keys, never their values.
 public struct Bond: Sendable, Hashable, Codable, CustomStringConvertible {
-    /// This host's role on the link that paired, which decides how it uses the key.
-    public enum Role: String, Sendable, Hashable, Codable {
-        /// This host was the central: it encrypts with `longTermKey`.
-        case central
-        /// This host was the peripheral: it answers LE Long Term Key Request with it.
-        case peripheral
-    }
-
     /// The peer's identity address (from Identity Address Information, else the address it
     /// paired with).
     public var peer: IdentityAddress
-    /// This host's role when the bond was made.
-    public var role: Role
+    /// This host's role on the link that paired, which decides how it uses the key: a central
+    /// encrypts with `longTermKey`, a peripheral answers LE Long Term Key Request with it.
+    public var role: LERole
     /// The security level a link encrypted with the bond's key has.
     public var securityLevel: SMPSecurityLevel
     /// Whether pairing used LE Secure Connections (else LE legacy pairing).
@@ -38,7 +31,7 @@ public struct Bond: Sendable, Hashable, Codable, CustomStringConvertible {
     package var clientConfigurations: GATTClientConfigurations?
 
     /// Creates a bond; the IRK, the CSRKs and the key names default to none.
-    public init(peer: IdentityAddress, role: Role, securityLevel: SMPSecurityLevel, secureConnections: Bool,
+    public init(peer: IdentityAddress, role: LERole, securityLevel: SMPSecurityLevel, secureConnections: Bool,
                 longTermKey: LongTermKey?, peerIRK: IdentityResolvingKey? = nil, peerCSRK: SignatureResolvingKey? = nil,
                 localCSRK: SignatureResolvingKey? = nil, keys: [String] = []) {
         self.peer = peer

@@ -125,7 +125,7 @@ private func nop(credits: UInt8) -> [UInt8] { [0x04, 0x0E, 0x03, credits, 0x00, 
         clock.advance(by: .milliseconds(1999))
         #expect(clock.sleeperCount == 1)
         clock.advance(by: .milliseconds(1))
-        await #expect(throws: HCIError.commandTimeout(.leSetScanEnable, .noAnswer(after: .seconds(2)))) { try await task.outcome }
+        await #expect(throws: HCIError.commandTimeout(.leSetScanEnable, after: .seconds(2))) { try await task.outcome }
         #expect(controller.counters.commandTimeouts == 1)
 
         // The lost answer must not stall the queue: the next command goes out and can succeed.
@@ -227,7 +227,7 @@ private func nop(credits: UInt8) -> [UInt8] { [0x04, 0x0E, 0x03, credits, 0x00, 
         let opening = Task { try await controller.open() }
         await clock.waitForSleepers(count: 1)
         clock.advance(by: .seconds(2))
-        await #expect(throws: HCIError.commandTimeout(.readLocalVersionInformation, .noCommandCredits(after: .seconds(2)))) {
+        await #expect(throws: HCIError.noCommandCredits(.readLocalVersionInformation, after: .seconds(2))) {
             try await opening.outcome
         }
         #expect(transport.sent.compactMap(opcode(of:)) == [.reset])
@@ -271,7 +271,7 @@ private func nop(credits: UInt8) -> [UInt8] { [0x04, 0x0E, 0x03, credits, 0x00, 
         #expect(await eventually(controller) { $0.commands.queued.count == 1 })
         await clock.waitForSleepers(count: 1)
         clock.advance(by: .seconds(2))
-        await #expect(throws: HCIError.commandTimeout(.leSetScanEnable, .noCommandCredits(after: .seconds(2)))) {
+        await #expect(throws: HCIError.noCommandCredits(.leSetScanEnable, after: .seconds(2))) {
             try await stuck.outcome
         }
         #expect(transport.sent.count == base + 1)

@@ -22,8 +22,8 @@ import Testing
     }
 
     @Test func errorsSayWhatHappened() {
-        #expect(HCIError.commandTimeout(.reset, .noAnswer(after: .seconds(2))).description == "no answer from the controller to Reset (0x0C03) within 2 s")
-        #expect(HCIError.commandTimeout(.leSetScanEnable, .noCommandCredits(after: .milliseconds(500))).description
+        #expect(HCIError.commandTimeout(.reset, after: .seconds(2)).description == "no answer from the controller to Reset (0x0C03) within 2 s")
+        #expect(HCIError.noCommandCredits(.leSetScanEnable, after: .milliseconds(500)).description
             == "the controller granted no command credits for 500 ms (Num_HCI_Command_Packets stayed 0): LE Set Scan Enable (0x200C) was never sent")
         #expect(HCIError.commandFailed(.leCreateConnection, .commandDisallowed).description == "LE Create Connection (0x200D) failed: Command Disallowed (0x0C)")
         #expect(HCIError.malformed(packet: "LE Advertising Report", detail: "Data[0] needs 18 bytes, 5 left").description

@@ -62,7 +62,7 @@ import Testing
         #expect(early.isEmpty)
         let ended = flow.expire(now: .milliseconds(2100))
         #expect(ended.map(\.token) == [2])
-        #expect(ended.first?.result == .failure(.commandTimeout(.leSetScanEnable, .noCommandCredits(after: .seconds(2)))))
+        #expect(ended.first?.result == .failure(.noCommandCredits(.leSetScanEnable, after: .seconds(2))))
         #expect(flow.queued.isEmpty && flow.nextDeadline == nil && flow.commandTimeouts == 1)
     }
 
@@ -72,7 +72,7 @@ import Testing
         Self.enqueue(&flow, 2, .leSetScanEnable, now: .milliseconds(500))
         _ = Self.writes(&flow)
         let ended = flow.expire(now: .seconds(2))
-        #expect(ended.first?.result == .failure(.commandTimeout(.reset, .noAnswer(after: .seconds(2)))))
+        #expect(ended.first?.result == .failure(.commandTimeout(.reset, after: .seconds(2))))
         // The answer is taken as lost: one credit, and the next command goes out.
         #expect(Self.writes(&flow) == [Self.packet(.leSetScanEnable)])
         #expect(flow.nextDeadline == .milliseconds(2500))

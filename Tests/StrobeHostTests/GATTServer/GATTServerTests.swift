@@ -190,6 +190,6 @@ final class PipeChannel: ATTChannel, Sendable {
         let outcome = Task { try await server.indicate(valueHandle: alarms.valueHandle, value: [1]) }
         await clock.waitForSleepers(count: 1)
         clock.advance(by: .seconds(30))
-        await #expect(throws: GATTServerError.indicationTimeout(handle: alarms.valueHandle)) { _ = try await outcome.value }
+        await #expect(throws: GATTError.indicationTimeout(handle: alarms.valueHandle)) { _ = try await outcome.value }
     }
 }

@@ -245,4 +245,17 @@ struct ResolvablePrivateAddressTests {
         #expect(!bond.matches(ResolvablePrivateAddress.make(with: .random()), type: .random))
         #expect(!bond.matches(BluetoothAddress("C4:00:00:00:00:02")!, type: .random))
     }
+
+    /// The role is kept as text in the bond file ("central", "peripheral"), as files written
+    /// before the bond took the link's `LERole` hold it; any other text is refused.
+    @Test func theRoleIsKeptAsTextInTheBondFile() throws {
+        let bond = Bond(peer: IdentityAddress(address: BluetoothAddress("C4:00:00:00:00:01")!, isRandom: true), role: .peripheral,
+                        securityLevel: .unauthenticated, secureConnections: true, longTermKey: nil)
+        let json = try #require(String(data: try JSONEncoder().encode(bond), encoding: .utf8))
+        #expect(json.contains("\"role\":\"peripheral\""))
+        let central = json.replacingOccurrences(of: "\"role\":\"peripheral\"", with: "\"role\":\"central\"")
+        #expect(try JSONDecoder().decode(Bond.self, from: Data(central.utf8)).role == .central)
+        let other = json.replacingOccurrences(of: "\"role\":\"peripheral\"", with: "\"role\":1")
+        #expect(throws: DecodingError.self) { try JSONDecoder().decode(Bond.self, from: Data(other.utf8)) }
+    }
 }

@@ -26,7 +26,7 @@ struct DeviceSelectionOptions: ParsableArguments {
     /// Scans for `scanMs` and connects the strongest device `matches` accepts.
     static func connectStrongest(_ central: Central, scanMs: Int, describing what: String,
                                  matches: (DiscoveredDevice) -> Bool) async throws -> LEConnection {
-        let found = try await LEScanner(controller: central.controller).scan(for: .milliseconds(scanMs))
+        let found = try await central.scanner().scan(for: .milliseconds(scanMs))
         guard let device = found.filter(matches).max(by: { ($0.rssi ?? -128) < ($1.rssi ?? -128) }) else {
             throw ConnectionError.notFound(name: what, scanned: .milliseconds(scanMs))
         }

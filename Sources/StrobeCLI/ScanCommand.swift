@@ -28,7 +28,7 @@ struct ScanCommand: AsyncParsableCommand {
 
     func run() async throws {
         let session = try await ControllerSession.open(global)
-        let scanner = LEScanner(controller: session.controller)
+        let scanner = session.host.scanner()
         let devices: [DiscoveredDevice]
         do {
             devices = try await scanner.scan(

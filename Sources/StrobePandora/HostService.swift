@@ -140,7 +140,7 @@ struct HostService: Pandora_Host.SimpleServiceProtocol {
         guard let ownAddressType = UInt8(exactly: request.ownAddressType.rawValue), ownAddressType <= 0x03 else {
             throw RPCError(code: .invalidArgument, message: "own_address_type \(request.ownAddressType.rawValue) is none of the four")
         }
-        let scanner = LEScanner(controller: stack.controller)
+        let scanner = stack.central.scanner()
         let reports = scanner.reports()
         try await scanner.start(LEScanner.Configuration(
             active: !request.passive, interval: interval, window: window, mode: request.legacy ? .legacy : .automatic,

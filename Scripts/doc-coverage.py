@@ -15,7 +15,8 @@ import sys
 SKIP = ("/Generated", "/StrobeCLI", "/StrobePandora", "/strobe", "/CBlueZ")
 TYPE = re.compile(r"^\s*((?:@\w+(?:\([^)]*\))?\s+)*)((?:public|open|package|internal|private|fileprivate)\s+)?"
                   r"(?:final\s+|indirect\s+)*(enum|struct|class|protocol|actor|extension)\s+([\w.]+)")
-PUBLIC = re.compile(r"^\s*(?:@\w+(?:\([^)]*\))?\s+)*(?:public|open)\s+(?!import\b|extension\b)")
+PUBLIC = re.compile(r"^\s*(?:@\w+(?:\([^)]*\))?\s+)*(?:(?:nonisolated|override|final|static|class|convenience|required)\s+)*"
+                    r"(?:public|open)\s+(?!import\b|extension\b)")
 ATTRIBUTE = re.compile(r"^\s*(?:@\w+(?:\([^)]*\))?\s*)+$")
 CASE = re.compile(r"^\s*(?:indirect\s+)?case\s+[a-z_`]")
 REQUIREMENT = re.compile(r"^\s*(?:@\w+(?:\([^)]*\))?\s+)*(?:static\s+|mutating\s+|nonmutating\s+)*"
@@ -50,6 +51,7 @@ def declared_types(paths):
 def undocumented(path, hidden):
     lines = open(path, encoding="utf-8").read().split("\n")
     stack = []  # (kind, public, depth at which its body opened)
+    pending = None  # a type whose header runs on past its first line, until its `{`
     depth = 0
     in_block = False
     missing = []
@@ -80,12 +82,17 @@ def undocumented(path, hidden):
         m = TYPE.match(text)
         code = strip(text)
         opens, closes = code.count("{"), code.count("}")
-        if m and opens > closes:
+        if m:
             access = (m.group(2) or "").strip()
             kind = m.group(3)
             name = m.group(4).split(".")[-1]
             public = access in ("public", "open") or (kind == "extension" and name not in hidden)
-            stack.append((kind, public, depth + 1))
+            pending = (kind, public) if opens == 0 else None
+            if opens > closes:
+                stack.append((kind, public, depth + 1))
+        elif pending and opens > closes:
+            stack.append((pending[0], pending[1], depth + 1))
+            pending = None
         depth += opens - closes
         while stack and depth < stack[-1][2]:
             stack.pop()

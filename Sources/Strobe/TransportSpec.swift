@@ -15,7 +15,7 @@ public enum TransportSpec: Sendable, Equatable, CustomStringConvertible {
     /// H4 over a serial line.
     case serial(device: String, baudRate: Int, rtsCts: Bool)
     /// A btsnoop capture acting as the controller it recorded: commands answered as recorded,
-    /// the rest played at `speed` (`AnsweringReplayTransport`).
+    /// the rest played at `speed`.
     case replay(file: String, speed: ReplaySpeed = .realTime)
 
     /// The serial speed used when none is given: what most USB-serial HCI dongles run at.

@@ -93,7 +93,7 @@ struct BondsCommand: AsyncParsableCommand {
         switch action {
         case .list:
             let entries = try store.bonds().map { bond in
-                Entry(address: "\(bond.peer.address)", addressType: bond.peer.isRandom ? "random" : "public", role: "\(bond.role)",
+                Entry(address: "\(bond.peer.address)", addressType: bond.peer.isRandom ? "random" : "public", role: bond.role == .central ? "central" : "peripheral",
                       securityLevel: bond.securityLevel.name, secureConnections: bond.secureConnections, keys: bond.keys)
             }
             if json {

@@ -5,7 +5,7 @@ public enum ReplaySpeed: Sendable, Hashable, CustomStringConvertible {
     /// No waiting between packets.
     case maximum
 
-    /// The capture's own spacing, `.factor(1)`: the default speed of `AnsweringReplayTransport`.
+    /// The capture's own spacing, `.factor(1)`: the default speed of a `replay:FILE` transport.
     public static let realTime = ReplaySpeed.factor(1)
 
     /// `N` (a positive number) or `max`.

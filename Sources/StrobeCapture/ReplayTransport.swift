@@ -30,15 +30,15 @@ package struct ReplayStatistics: Sendable, Equatable {
 /// sink, in file order, and passes over the host->controller ones. `send` accepts and counts
 /// whatever the host sends; nothing the host sends changes the replay. For feeding a receive
 /// path a capture (decoders, benchmarks); a host that must initialise needs
-/// `AnsweringReplayTransport` (`replay:FILE`), which answers its commands.
+/// the `replay:FILE` transport, which answers its commands.
 ///
 /// The replay ends with `transportDidClose(.endOfCapture(records:))` after the last record,
 /// `transportDidClose(.malformedCapture(reason:))` at the first malformed record, or
 /// `transportDidClose(nil)` after `close()`. A file that cannot be opened, or whose header is
 /// not a supported btsnoop header, makes `start` throw `TransportError.cannotOpen`.
-public final class ReplayTransport: HCITransport {
+package final class ReplayTransport: HCITransport {
     /// `replay:` and the capture's path, or the name given for a capture held in memory.
-    public let name: String
+    package let name: String
     package let timeBase: ReplayTimeBase
 
     private enum Source: Sendable {
@@ -86,7 +86,7 @@ public final class ReplayTransport: HCITransport {
     /// controller's packets to `sink`. Throws `TransportError.cannotOpen` when the file cannot be
     /// opened or its header is not a supported btsnoop header, `.notOpen` when the transport was
     /// already started or closed, and `.systemCall` when the thread cannot be created.
-    public func start(_ sink: any HCIPacketSink) throws(TransportError) {
+    package func start(_ sink: any HCIPacketSink) throws(TransportError) {
         let reader: BtsnoopReader
         do throws(BtsnoopError) {
             switch source {
@@ -112,7 +112,7 @@ public final class ReplayTransport: HCITransport {
 
     /// Counts the packet and drops it: nothing the host sends changes the replay. Throws
     /// `TransportError.notOpen` unless the replay is running.
-    public func send(_ h4Packet: UnsafeRawBufferPointer) throws(TransportError) {
+    package func send(_ h4Packet: UnsafeRawBufferPointer) throws(TransportError) {
         let running = state.withLock { state in
             if case .running = state { true } else { false }
         }
@@ -122,7 +122,7 @@ public final class ReplayTransport: HCITransport {
 
     /// Stops the replay before its next record. The reader thread then reports
     /// `transportDidClose(nil)`, unless the capture had already ended.
-    public func close() {
+    package func close() {
         state.withLock { state in
             if case .idle = state { state = .finished }
         }

@@ -41,8 +41,9 @@ public enum TransportError: Error, Sendable, Hashable, CustomStringConvertible {
     case endOfCapture(records: Int)
     /// A replayed capture is malformed; `reason` names the record and what was wrong with it.
     case malformedCapture(reason: String)
-    /// The controller stopped answering: the liveness probe (`probe`, a command) had no answer
-    /// for `after` (`HCIController.Configuration.livenessProbeInterval`).
+    /// The controller stopped answering: the liveness probe (`probe`, a command, sent every
+    /// `BluetoothHost.Configuration.livenessProbeInterval`) had no answer within the command
+    /// timeout, `after`.
     case unresponsive(probe: String, after: Duration)
 
     /// A one-line message saying what went wrong and, where the user can fix it, how (a command to

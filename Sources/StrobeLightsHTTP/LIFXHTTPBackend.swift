@@ -105,7 +105,7 @@ public final class LIFXHTTPBackend: LightsBackend, CustomStringConvertible {
     }
 
     /// `PUT /scenes/scene_id:{uuid}/activate` with `duration` in seconds; the 207 results. Throws
-    /// `LightsError` (`notFound` for a scene the account does not have).
+    /// `LightsError` (`http` with status 404 for a scene the account does not have).
     public func activate(_ scene: Scene, duration: Duration, lights: [Light]) async throws -> [LightResult] {
         let results: LIFXHTTPShapes.Results = try await call(
             "PUT", "scenes/scene_id:\(Self.escape(scene.id))/activate", body: LIFXHTTPShapes.ActivateBody(duration: Self.seconds(duration)),
@@ -188,8 +188,6 @@ public final class LIFXHTTPBackend: LightsBackend, CustomStringConvertible {
             let response = try await HTTPClient.shared.execute(request, timeout: timeout)
             let buffer = try await response.body.collect(upTo: 8 << 20)
             return (Int(response.status.code), response.headers, Data(buffer.readableBytesView))
-        } catch let error as LightsError {
-            throw error
         } catch {
             throw LightsError.unreachable(redacted(String(describing: error)))
         }

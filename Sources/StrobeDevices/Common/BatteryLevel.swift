@@ -10,7 +10,7 @@ public struct BatteryLevel: Sendable, Hashable, Comparable, CustomStringConverti
     }
 
     /// Decodes the characteristic value: exactly one byte, 0...100.
-    package init(decoding bytes: UnsafeRawBufferPointer) throws(BatteryLevelError) {
+    public init(decoding bytes: UnsafeRawBufferPointer) throws(BatteryLevelError) {
         guard bytes.count == 1 else { throw .unexpectedLength(bytes.count) }
         guard let level = BatteryLevel(percent: bytes[0]) else { throw .outOfRange(bytes[0]) }
         self = level
@@ -27,14 +27,14 @@ public struct BatteryLevel: Sendable, Hashable, Comparable, CustomStringConverti
 }
 
 /// What was wrong with a Battery Level value.
-package enum BatteryLevelError: Error, Sendable, Hashable, CustomStringConvertible {
+public enum BatteryLevelError: Error, Sendable, Hashable, CustomStringConvertible {
     /// The value is not one byte long.
     case unexpectedLength(Int)
     /// The byte is above 100.
     case outOfRange(UInt8)
 
     /// A one-line message that names the bad length or value.
-    package var description: String {
+    public var description: String {
         switch self {
         case .unexpectedLength(let length): "battery level must be 1 byte, got \(length)"
         case .outOfRange(let value): "battery level \(value) is outside 0...100"

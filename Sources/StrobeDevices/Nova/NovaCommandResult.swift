@@ -11,7 +11,7 @@ package enum NovaCommandResult: Sendable, Hashable {
 }
 
 /// Why a Nova command failed; what `NovaFlash`'s commands throw.
-package enum NovaCommandFailure: Error, Sendable, Hashable, CustomStringConvertible {
+public enum NovaCommandFailure: Error, Sendable, Hashable, CustomStringConvertible {
     /// No ack within the ack timeout; the queue moved on.
     case ackTimeout
     /// The link went down while the command was pending or queued.
@@ -25,7 +25,7 @@ package enum NovaCommandFailure: Error, Sendable, Hashable, CustomStringConverti
     case withdrawn
 
     /// A one-line message that says why the command failed.
-    package var description: String {
+    public var description: String {
         switch self {
         case .ackTimeout: "no ack from the flash in time"
         case .disconnected: "the flash disconnected"
@@ -37,7 +37,7 @@ package enum NovaCommandFailure: Error, Sendable, Hashable, CustomStringConverti
 }
 
 /// Why a queue gave up on a connection.
-package enum NovaProtocolViolation: Sendable, Hashable, CustomStringConvertible {
+public enum NovaProtocolViolation: Sendable, Hashable, CustomStringConvertible {
     /// The response could not be decoded.
     case malformedResponse(NovaDecodingError)
     /// An ack for another request than the one pending.
@@ -46,7 +46,7 @@ package enum NovaProtocolViolation: Sendable, Hashable, CustomStringConvertible 
     case ackWithoutRequest(received: UInt16)
 
     /// A one-line message with the decoding error or the request ids involved.
-    package var description: String {
+    public var description: String {
         switch self {
         case .malformedResponse(let error): "\(error)"
         case .unexpectedAck(let expected, let received): "ack for request \(received), expected \(expected)"

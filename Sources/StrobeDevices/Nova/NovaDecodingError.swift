@@ -1,5 +1,5 @@
 /// What was wrong with bytes received from (or, in a simulator, sent to) a Nova.
-package enum NovaDecodingError: Error, Sendable, Hashable, CustomStringConvertible {
+public enum NovaDecodingError: Error, Sendable, Hashable, CustomStringConvertible {
     /// The value has no bytes.
     case empty
     /// V1: the bytes are not `(II:BODY)`.
@@ -21,7 +21,7 @@ package enum NovaDecodingError: Error, Sendable, Hashable, CustomStringConvertib
     case unexpectedMessage(String)
 
     /// A one-line message that names the model, the problem and the offending value or length.
-    package var description: String {
+    public var description: String {
         switch self {
         case .empty: "empty Nova message"
         case .missingFraming(let length): "Nova V1 message (\(length) bytes) is not framed as (II:BODY)"

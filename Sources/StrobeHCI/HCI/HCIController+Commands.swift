@@ -2,9 +2,9 @@ import Logging
 extension HCIController {
     /// Sends a command and waits for its Command Complete (returning the decoded return
     /// parameters) or, for commands answered by Command Status, for that status.
-    /// Throws `HCIError.commandFailed` for a non-zero status, `.commandTimeout` when it does not
-    /// end within `timeout` (default: the configuration's) of being queued, naming whether the
-    /// controller granted no credits or gave no answer; `.closed` when the transport ends first,
+    /// Throws `HCIError.commandFailed` for a non-zero status; when it does not end within
+    /// `timeout` (default: the configuration's) of being queued, `.commandTimeout` (written, no
+    /// answer) or `.noCommandCredits` (never written); `.closed` when the transport ends first,
     /// and `CancellationError` when the calling task is cancelled (a command already written
     /// still runs to its answer, which is then dropped).
     @discardableResult
@@ -15,7 +15,10 @@ extension HCIController {
                 opcode: C.opcode, completion: C.completion, packet: command.packet,
                 timeout: timeout ?? configuration.commandTimeout)
         } catch let error as HCIError {
-            if case .commandTimeout = error { logger.warning("command timed out", metadata: ["error": "\(error)"]) }
+            switch error {
+            case .commandTimeout, .noCommandCredits: logger.warning("command timed out", metadata: ["error": "\(error)"])
+            default: break
+            }
             throw error
         }
         switch answer {

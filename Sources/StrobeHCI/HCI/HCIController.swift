@@ -266,7 +266,7 @@ public final class HCIController: HCIPacketSink {
             do { try await sleep(for: interval) } catch { return }
             do {
                 _ = try await send(HCIReadBDAddr())
-            } catch HCIError.commandTimeout {
+            } catch HCIError.commandTimeout, HCIError.noCommandCredits {
                 fail(.unresponsive(probe: "Read BD_ADDR", after: configuration.commandTimeout))
                 return
             } catch {

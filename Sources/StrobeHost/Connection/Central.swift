@@ -14,7 +14,7 @@ public final class Central: Sendable {
         public var preferredMTU: Int
         /// ATT transaction timeout, after which the bearer is closed (Core Vol 3, Part F, 3.3.3).
         public var transactionTimeout: Duration
-        /// Connection interval range asked for, and the supervision timeout.
+        /// Connection interval range asked for.
         public var connectionInterval: ClosedRange<Duration>
         /// The supervision timeout asked for; 4 s by default, sent in 10 ms units clamped to 100 ms ... 32 s.
         public var supervisionTimeout: Duration
@@ -109,7 +109,7 @@ public final class Central: Sendable {
 
     /// Takes over the controller's ACL data and watches its events, timing on `ContinuousClock`. The
     /// controller must be open.
-    public convenience init(controller: HCIController, configuration: Configuration = Configuration(),
+    package convenience init(controller: HCIController, configuration: Configuration = Configuration(),
                             security: SecurityManager = SecurityManager()) {
         self.init(controller: controller, clock: ContinuousClock(), configuration: configuration, security: security)
     }
@@ -587,7 +587,8 @@ public enum ConnectionError: Error, Sendable, Hashable, CustomStringConvertible 
     /// The controller reported a connection or PHY update failed: the central refused the request
     /// (usually Unacceptable Connection Parameters, 0x3B) or the procedure failed.
     case updateRefused(address: BluetoothAddress, status: HCIStatus)
-    /// The controller did not report an update done within `after` (`LEConnection.procedureTimeout`).
+    /// No update was reported done within `after`: `LEConnection.procedureTimeout` for the link
+    /// layer's procedures, the L2CAP signalling response timeout for a peripheral's request.
     case updateTimeout(address: BluetoothAddress, after: Duration)
     /// Another update of the same kind on this link is under way.
     case alreadyUpdating(address: BluetoothAddress)

@@ -1,5 +1,6 @@
 /// A peer breaking the rules of an LE credit-based channel (Core Vol 3, Part A, 3.4 and 10.1):
-/// the channel is disconnected (the ACL link stays up) and the app hears which rule it broke.
+/// the channel is disconnected (the ACL link stays up) and the app hears which rule it broke, as
+/// the matching `L2CAPChannelError` case.
 package enum L2CAPChannelViolation: Sendable, Hashable, CustomStringConvertible {
     /// A K-frame came when the peer had no credit left.
     case kFrameWithoutCredit

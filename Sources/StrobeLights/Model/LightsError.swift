@@ -21,8 +21,6 @@ public enum LightsError: Error, Sendable, Hashable, CustomStringConvertible {
     case socket(call: String, errno: Int32)
     /// A LIFX LAN discovery or light host that is no IPv4 address.
     case badAddress(String)
-    /// A LIFX LAN light id that discovery has not found.
-    case unknownLight(String)
     /// An LEDnet light's state notification that is no state frame.
     case malformedLEDnetState(String)
     /// The peer at `address` has no LEDnet write and notify characteristics; `services` lists
@@ -53,7 +51,6 @@ public enum LightsError: Error, Sendable, Hashable, CustomStringConvertible {
         case .malformedLIFXMessage(let reason): "malformed LIFX message: \(reason)"
         case .socket(let call, let errno): "the UDP socket failed: \(call) (errno \(errno))"
         case .badAddress(let text): "'\(text)' is no IPv4 address"
-        case .unknownLight(let id): "light \(id) was not discovered"
         case .malformedLEDnetState(let reason): "malformed LEDnet state: \(reason)"
         case .notALight(let address, let services):
             "\(address) has no LEDnet write and notify characteristics (services: \(services.joined(separator: ", ")))"

@@ -257,6 +257,26 @@ private func nop(credits: UInt8) -> [UInt8] { [0x04, 0x0E, 0x03, credits, 0x00, 
         #expect(cause.description == "the controller stopped answering: no answer to Read BD_ADDR within 2 s")
     }
 
+    /// A controller that grants no command credits after init: the liveness probe is never
+    /// written, fails with `noCommandCredits` at the 2 s command timeout, and the controller
+    /// closes as unresponsive all the same.
+    @Test func aControllerWithoutCommandCreditsIsClosedByTheLivenessProbe() async throws {
+        let clock = VirtualClock()
+        let (controller, transport) = try await openController(
+            clock: clock, configuration: .init(livenessProbeInterval: .seconds(5)))
+        transport.deliver(nop(credits: 0))
+        let base = transport.sent.count
+        await clock.waitForSleepers(count: 1)
+        clock.advance(by: .seconds(5))
+        await clock.waitForSleepers(count: 1)
+        #expect(transport.sent.count == base, "no credit, so the probe is not written")
+        #expect(controller.closeError == nil)
+        clock.advance(by: .seconds(2))
+        #expect(await eventually(controller) { if case .closed = $0.phase { true } else { false } })
+        #expect(controller.closeError == .closed(.unresponsive(probe: "Read BD_ADDR", after: .seconds(2))))
+        #expect(transport.isClosed)
+    }
+
     /// Credits that drop to 0 after a command: the next one waits, then fails at its deadline
     /// (counted from when it was queued), and a NOP later lets the queue move again.
     @Test func creditsThatDropToZeroFailTheWaitingCommandAtItsDeadline() async throws {

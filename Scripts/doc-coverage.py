@@ -67,18 +67,12 @@ def undocumented(path, hidden):
         enclosing = stack[-1] if stack else None
         directly_inside = enclosing is not None and depth == enclosing[2]
         visible = all(entry[1] for entry in stack)
-        if not visible:
-            pass
-        elif PUBLIC.match(text):
-            if not documented(lines, i):
-                missing.append((i + 1, text.strip()))
-        elif directly_inside and enclosing[1] and enclosing[0] == "enum" and CASE.match(text) \
-                and not strip(text).rstrip().endswith(":"):
-            if not documented(lines, i):
-                missing.append((i + 1, text.strip()))
-        elif directly_inside and enclosing[1] and enclosing[0] == "protocol" and REQUIREMENT.match(text):
-            if not documented(lines, i):
-                missing.append((i + 1, text.strip()))
+        inside = enclosing[0] if directly_inside else None
+        declares = PUBLIC.match(text) \
+            or (inside == "enum" and CASE.match(text) and not strip(text).rstrip().endswith(":")) \
+            or (inside == "protocol" and REQUIREMENT.match(text))
+        if visible and declares and not documented(lines, i):
+            missing.append((i + 1, text.strip()))
         m = TYPE.match(text)
         code = strip(text)
         opens, closes = code.count("{"), code.count("}")

@@ -54,17 +54,3 @@ public enum L2CAPChannelError: Error, Sendable, Hashable, CustomStringConvertibl
         }
     }
 }
-
-extension L2CAPChannelError {
-    /// The error that closes a channel whose peer broke `violation`.
-    init(_ violation: L2CAPChannelViolation) {
-        switch violation {
-        case .kFrameWithoutCredit: self = .kFrameWithoutCredit
-        case .kFrameExceedsMPS(let length, let mps): self = .kFrameExceedsMPS(length: length, mps: mps)
-        case .truncatedFirstKFrame(let length): self = .truncatedFirstKFrame(length: length)
-        case .sduExceedsMTU(let length, let mtu): self = .sduExceedsMTU(length: length, mtu: mtu)
-        case .sduOverrun(let expected, let received): self = .sduOverrun(expected: expected, received: received)
-        case .creditOverflow(let held, let added): self = .creditOverflow(held: held, added: added)
-        }
-    }
-}

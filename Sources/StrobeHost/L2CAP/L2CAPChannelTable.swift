@@ -461,7 +461,7 @@ package struct L2CAPChannelTable: Sendable {
             case .sdu(let sdu):
                 actions.append(.sdu(cid, sdu))
             case .violation(let violation):
-                actions += disconnect(cid, because: L2CAPChannelError(violation))
+                actions += disconnect(cid, because: violation)
             }
         }
         return actions

@@ -14,8 +14,9 @@ package struct L2CAPCreditChannel: Sendable {
         case credits(UInt16)
         /// A whole SDU for the app.
         case sdu([UInt8])
-        /// The peer broke a rule: the channel is closed, its owner sends Disconnection Request.
-        case violation(L2CAPChannelViolation)
+        /// The peer broke a rule (Core Vol 3, Part A, 3.4 and 10.1), named by the error the app
+        /// will see: the channel is closed, its owner sends Disconnection Request.
+        case violation(L2CAPChannelError)
     }
 
     /// What this side receives.
@@ -135,7 +136,7 @@ package struct L2CAPCreditChannel: Sendable {
         reassembly = nil
     }
 
-    private mutating func close(_ violation: L2CAPChannelViolation) -> [Output] {
+    private mutating func close(_ violation: L2CAPChannelError) -> [Output] {
         close()
         return [.violation(violation)]
     }

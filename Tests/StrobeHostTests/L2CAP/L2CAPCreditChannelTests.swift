@@ -79,12 +79,12 @@ import Testing
     }
 
     @Test(arguments: [
-        ([UInt8](repeating: 0, count: 24), L2CAPChannelViolation.kFrameExceedsMPS(length: 24, mps: 23)),
+        ([UInt8](repeating: 0, count: 24), L2CAPChannelError.kFrameExceedsMPS(length: 24, mps: 23)),
         ([1], .truncatedFirstKFrame(length: 1)),
         ([101, 0], .sduExceedsMTU(length: 101, mtu: 100)),
         ([2, 0, 1, 2, 3], .sduOverrun(expected: 2, received: 3)),
     ])
-    func aBrokenRuleClosesTheChannel(frame: [UInt8], violation: L2CAPChannelViolation) throws {
+    func aBrokenRuleClosesTheChannel(frame: [UInt8], violation: L2CAPChannelError) throws {
         var channel = Self.channel()
         #expect(Self.receive(&channel, frame) == [.violation(violation)])
         #expect(channel.isClosed)

@@ -69,7 +69,7 @@ let package = Package(
         // The LIFX HTTP API backend, apart so that what needs no HTTP client does not build one.
         .target(
             name: "StrobeLightsHTTP",
-            dependencies: ["StrobeLights", .product(name: "AsyncHTTPClient", package: "async-http-client")]),
+            dependencies: ["StrobeLights", "StrobeHost", .product(name: "AsyncHTTPClient", package: "async-http-client")]),
         .target(name: "StrobeSequencer", dependencies: ["StrobeHCI", "StrobeHost", "StrobeDevices", "StrobeLights"]),
         // The front door (BluetoothHost, Peer) and the DocC catalog over everything it re-exports.
         .target(

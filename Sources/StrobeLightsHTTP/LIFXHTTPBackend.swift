@@ -2,6 +2,7 @@ import AsyncHTTPClient
 import Foundation
 import NIOCore
 import NIOHTTP1
+import StrobeHost
 import StrobeLights
 
 /// The LIFX HTTP API v1 (bearer token): list lights, set state, set states, scenes and scene
@@ -53,64 +54,74 @@ public final class LIFXHTTPBackend: LightsBackend, CustomStringConvertible {
 
     /// `GET /lights/all`. Throws `LightsError` for an error status, an answer of another shape,
     /// or no answer in time.
-    public func fetchLights() async throws -> [Light] {
-        let lights: [LIFXHTTPShapes.Light] = try await call("GET", "lights/all", expecting: [200])
-        return lights.map { light in
-            Light(id: light.id, label: light.label, power: light.power == "on", brightness: light.brightness,
-                  color: LightColor(hue: light.color.hue, saturation: light.color.saturation, kelvin: light.color.kelvin),
-                  group: light.group.map { LightGroup(id: $0.id, name: $0.name) },
-                  location: light.location.map { LightLocation(id: $0.id, name: $0.name) }, connected: light.connected)
+    public func fetchLights() async throws(LightsError) -> [Light] {
+        try await filing(LightsError.init(filing:)) {
+            let lights: [LIFXHTTPShapes.Light] = try await call("GET", "lights/all", expecting: [200])
+            return lights.map { light in
+                Light(id: light.id, label: light.label, power: light.power == "on", brightness: light.brightness,
+                      color: LightColor(hue: light.color.hue, saturation: light.color.saturation, kelvin: light.color.kelvin),
+                      group: light.group.map { LightGroup(id: $0.id, name: $0.name) },
+                      location: light.location.map { LightLocation(id: $0.id, name: $0.name) }, connected: light.connected)
+            }
         }
     }
 
     /// `GET /scenes`. Throws `LightsError.badResponse` for a scene state whose selector cannot
     /// be parsed, and the other `LightsError`s as `fetchLights` does.
-    public func fetchScenes() async throws -> [Scene] {
-        let scenes: [LIFXHTTPShapes.Scene] = try await call("GET", "scenes", expecting: [200])
-        return try scenes.map { scene in
-            Scene(id: scene.uuid, name: scene.name, states: try scene.states.map { state in
-                guard let selector = try? LightSelector(state.selector) else {
-                    throw LightsError.badResponse("scene \(scene.uuid) has the selector '\(state.selector)'")
-                }
-                return SceneState(selector: selector, power: state.power.map { $0 == "on" }, brightness: state.brightness,
-                                  color: state.color.map { LightColor(hue: $0.hue, saturation: $0.saturation, kelvin: $0.kelvin) })
-            })
+    public func fetchScenes() async throws(LightsError) -> [Scene] {
+        try await filing(LightsError.init(filing:)) {
+            let scenes: [LIFXHTTPShapes.Scene] = try await call("GET", "scenes", expecting: [200])
+            return try scenes.map { scene in
+                Scene(id: scene.uuid, name: scene.name, states: try scene.states.map { state in
+                    guard let selector = try? LightSelector(state.selector) else {
+                        throw LightsError.badResponse("scene \(scene.uuid) has the selector '\(state.selector)'")
+                    }
+                    return SceneState(selector: selector, power: state.power.map { $0 == "on" }, brightness: state.brightness,
+                                      color: state.color.map { LightColor(hue: $0.hue, saturation: $0.saturation, kelvin: $0.kelvin) })
+                })
+            }
         }
     }
 
     /// `PUT /lights/{selector}/state` with the change (the API addresses the lights itself, so
     /// `lights` is not used); the 207 results, or none in fast mode. Throws `LightsError`.
-    public func apply(_ change: LightStateChange, selector: LightSelector, to lights: [Light]) async throws -> [LightResult] {
-        var body = Self.body(change)
-        body.fast = configuration.fast ? true : nil
-        if configuration.fast {
-            try await callWithoutResult("PUT", "lights/\(Self.path(selector))/state", body: body, expecting: [202, 207])
-            return []
+    public func apply(_ change: LightStateChange, selector: LightSelector, to lights: [Light]) async throws(LightsError) -> [LightResult] {
+        try await filing(LightsError.init(filing:)) {
+            var body = Self.body(change)
+            body.fast = configuration.fast ? true : nil
+            if configuration.fast {
+                try await callWithoutResult("PUT", "lights/\(Self.path(selector))/state", body: body, expecting: [202, 207])
+                return []
+            }
+            let results: LIFXHTTPShapes.Results = try await call("PUT", "lights/\(Self.path(selector))/state", body: body, expecting: [207])
+            return try Self.results(results.results)
         }
-        let results: LIFXHTTPShapes.Results = try await call("PUT", "lights/\(Self.path(selector))/state", body: body, expecting: [207])
-        return try Self.results(results.results)
     }
 
     /// `PUT /lights/states`: several selectors' states in one request; one list of per-light
     /// results per state, in order.
-    public func setStates(_ states: [SceneState], duration: Duration = LightStateChange.defaultDuration) async throws -> [[LightResult]] {
-        let bodies = states.map { state -> LIFXHTTPShapes.StateBody in
-            var body = Self.body(state.change(duration: duration))
-            body.selector = state.selector.description
-            return body
+    public func setStates(_ states: [SceneState], duration: Duration = LightStateChange.defaultDuration) async throws(LightsError) -> [[LightResult]] {
+        try await filing(LightsError.init(filing:)) {
+            let bodies = states.map { state -> LIFXHTTPShapes.StateBody in
+                var body = Self.body(state.change(duration: duration))
+                body.selector = state.selector.description
+                return body
+            }
+            let results: LIFXHTTPShapes.StatesResults = try await call("PUT", "lights/states", body: LIFXHTTPShapes.StatesBody(states: bodies),
+                                                                       expecting: [207])
+            return try results.results.map { try Self.results($0.results) }
         }
-        let results: LIFXHTTPShapes.StatesResults = try await call("PUT", "lights/states", body: LIFXHTTPShapes.StatesBody(states: bodies),
-                                                                   expecting: [207])
-        return try results.results.map { try Self.results($0.results) }
     }
 
     /// `PUT /scenes/scene_id:{uuid}/activate` with `duration` in seconds; the 207 results. Throws
     /// `LightsError` (`http` with status 404 for a scene the account does not have).
-    public func activate(_ scene: Scene, duration: Duration, lights: [Light]) async throws -> [LightResult] {
-        let results: LIFXHTTPShapes.Results = try await call(
-            "PUT", "scenes/scene_id:\(Self.escape(scene.id))/activate", body: LIFXHTTPShapes.ActivateBody(duration: Self.seconds(duration)),
-            expecting: [207])
-        return try Self.results(results.results)
+    public func activate(_ scene: Scene, duration: Duration, lights: [Light]) async throws(LightsError) -> [LightResult] {
+        try await filing(LightsError.init(filing:)) {
+            let results: LIFXHTTPShapes.Results = try await call(
+                "PUT", "scenes/scene_id:\(Self.escape(scene.id))/activate", body: LIFXHTTPShapes.ActivateBody(duration: Self.seconds(duration)),
+                expecting: [207])
+            return try Self.results(results.results)
+        }
     }
 
     // MARK: Shapes

@@ -18,7 +18,7 @@ import Testing
 
     @Test(arguments: [[], [0x11, 0x01, 0x00], [0x11, 0x01, 0x00, 0x02, 0x00]] as [[UInt8]])
     func hidInformationOfAnotherLengthIsATypedError(bytes: [UInt8]) {
-        #expect(throws: HIDSetupError.malformedInformation(length: bytes.count)) { try HIDInformation(decoding: bytes) }
+        #expect(throws: HIDError.malformedInformation(length: bytes.count)) { try HIDInformation(decoding: bytes) }
     }
 
     @Test func pnpIDIsSevenLittleEndianBytes() {

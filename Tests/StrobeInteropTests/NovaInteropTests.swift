@@ -134,13 +134,14 @@ import Testing
         case "timeout":
             // Each times out in turn; the queue moves on and the link stays up.
             for result in results {
-                #expect(throws: NovaCommandFailure.ackTimeout) { try result.get() }
+                #expect(throws: NovaError.command(.ackTimeout)) { try result.get() }
             }
             #expect(connected.connection.isConnected)
         default:
             // A bad answer fails everything and drops the link.
             for result in results {
-                #expect(throws: NovaCommandFailure.self) { try result.get() }
+                let error = #expect(throws: NovaError.self) { try result.get() }
+                #expect(error?.commandFailure != nil)
             }
             #expect(await connected.connection.disconnected() == .remoteUserTerminatedConnection)
         }

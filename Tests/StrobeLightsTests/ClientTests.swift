@@ -59,7 +59,7 @@ import Testing
         let heard = Heard()
         let observer = all.addObserver { heard.append($0.lights.map { "\($0.brightness)" }.joined(separator: ",")) }
         backend.failNextOperation()
-        await #expect(throws: ScriptedBackend.Failure()) { _ = try await all.setBrightness(0.1) }
+        await #expect(throws: ScriptedBackend.failure) { _ = try await all.setBrightness(0.1) }
         #expect(client.lights.map(\.brightness) == [1, 0.5, 0.2])
         #expect(heard.values == ["0.1,0.1,0.1", "1.0,0.5,0.2"])
 

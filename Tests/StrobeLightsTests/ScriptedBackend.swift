@@ -4,7 +4,8 @@ import Synchronization
 /// A test double for a unit: lights it reports, results it gives (per light id), errors it
 /// throws, and the order operations reached it.
 final class ScriptedBackend: LightsBackend {
-    struct Failure: Error, Equatable {}
+    /// What a failed operation throws.
+    static let failure = LightsError.unreachable("scripted failure")
 
     private struct State {
         var lights: [Light]
@@ -36,10 +37,10 @@ final class ScriptedBackend: LightsBackend {
     /// The most operations the backend was in at once.
     var maxInFlight: Int { state.withLock { $0.maxInFlight } }
 
-    func fetchLights() async throws -> [Light] { state.withLock { $0.lights } }
-    func fetchScenes() async throws -> [Scene] { state.withLock { $0.scenes } }
+    func fetchLights() async throws(LightsError) -> [Light] { state.withLock { $0.lights } }
+    func fetchScenes() async throws(LightsError) -> [Scene] { state.withLock { $0.scenes } }
 
-    func apply(_ change: LightStateChange, selector: LightSelector, to lights: [Light]) async throws -> [LightResult] {
+    func apply(_ change: LightStateChange, selector: LightSelector, to lights: [Light]) async throws(LightsError) -> [LightResult] {
         let (fail, hold) = state.withLock { s -> (Bool, Bool) in
             s.applied.append((change, selector, lights.map(\.id)))
             s.inFlight += 1
@@ -49,13 +50,13 @@ final class ScriptedBackend: LightsBackend {
         }
         if hold { await withCheckedContinuation { continuation in state.withLock { $0.gate = continuation } } }
         state.withLock { $0.inFlight -= 1 }
-        if fail { throw Failure() }
+        if fail { throw Self.failure }
         return state.withLock { s in
             lights.map { LightResult(id: $0.id, label: $0.label, status: s.statuses[$0.id] ?? .ok) }
         }
     }
 
-    func activate(_ scene: Scene, duration: Duration, lights: [Light]) async throws -> [LightResult] {
+    func activate(_ scene: Scene, duration: Duration, lights: [Light]) async throws(LightsError) -> [LightResult] {
         try await activateLocally(scene, duration: duration, lights: lights)
     }
 

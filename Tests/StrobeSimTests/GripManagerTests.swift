@@ -97,7 +97,7 @@ import Testing
         defer { controller.close() }
         let central = Central(controller: controller, clock: clock, security: SecurityManager(configuration: .init(onInsufficientSecurity: .fail)))
         let connection = try await central.connect(name: "Grip-S1")
-        await #expect(throws: SecurityError.insufficientLevel(reached: .none, required: .unauthenticated)) {
+        await #expect(throws: GripError.link(.security(.insufficientLevel(reached: .none, required: .unauthenticated)))) {
             _ = try await Grip.attach(to: connection.gatt, handler: { _ in })
         }
         #expect(connection.securityLevel == .none)

@@ -37,7 +37,7 @@ import Testing
     static func aLostAckTimesOutAndTheQueueMovesOn(_ clock: VirtualClock) async throws {
         let (host, connected) = try await Self.flash(.noAck, ackTimeout: .milliseconds(200), clock: clock)
         for result in await Self.threeQueued(connected.flash) {
-            #expect(throws: NovaCommandFailure.ackTimeout) { try result.get() }
+            #expect(throws: NovaError.command(.ackTimeout)) { try result.get() }
         }
         #expect(connected.connection.isConnected)
         #expect(connected.flash.counters.timedOut == 3)
@@ -57,7 +57,8 @@ import Testing
                                                          _ clock: VirtualClock) async throws {
         let (host, connected) = try await Self.flash(misbehaviour, clock: clock)
         for result in await Self.threeQueued(connected.flash) {
-            #expect(throws: NovaCommandFailure.self) { try result.get() }
+            let error = #expect(throws: NovaError.self) { try result.get() }
+            #expect(error?.commandFailure != nil)
         }
         #expect(await connected.connection.disconnected() == .connectionTerminatedByLocalHost)
         #expect(!connected.flash.isOpen)
@@ -77,8 +78,8 @@ import Testing
         device.stop()
         // Queued before the link went: .disconnected; any that raced behind it: .notConnected.
         for result in await results {
-            let failure = try #require(throws: NovaCommandFailure.self) { try result.get() }
-            #expect(failure == .disconnected || failure == .notConnected)
+            let failure = try #require(throws: NovaError.self) { try result.get() }
+            #expect(failure == .command(.disconnected) || failure == .command(.notConnected))
         }
         host.controller.close()
         host.world.stop()
@@ -169,7 +170,7 @@ extension NovaFailureRulesTests {
         let waiting = Task { try await connected.flash.acknowledgement(of: ticket) }
         waiting.cancel()
         await #expect(throws: CancellationError.self) { try await waiting.value }
-        await #expect(throws: NovaCommandFailure.ackTimeout) { try await connected.flash.ping() }
+        await #expect(throws: NovaError.command(.ackTimeout)) { try await connected.flash.ping() }
         #expect(connected.flash.counters.timedOut == 2)
         host.controller.close()
         host.world.stop()

@@ -148,7 +148,7 @@ import Testing
         defer { controller.close() }
         let central = Central(controller: controller, clock: clock, security: SecurityManager(configuration: .init(allowsPairing: false)))
         let connection = try await central.connect(name: "AB Shutter3")
-        await #expect(throws: SecurityError.pairingNotAllowed) { _ = try await ShutterRemote.attach(to: connection) }
+        await #expect(throws: HIDError.link(.security(.pairingNotAllowed))) { _ = try await ShutterRemote.attach(to: connection) }
     }
 
     @Test func aUsageMapDecidesWhatIsTheShutter() async {

@@ -65,9 +65,11 @@ public final class Grip: ATTValueHandler, Sendable {
     public static func attach(
         to gatt: GATTClient, requirement: GripFirmwareRequirement = GripFirmwareRequirement(),
         handler: EventHandler? = nil
-    ) async throws -> Grip {
-        let database = try await gatt.discoverDatabase(subscribeToServiceChanged: false)
-        return try await attach(gatt, database: database, requirement: requirement, handler: handler) {}
+    ) async throws(GripError) -> Grip {
+        try await filing(GripError.init(filing:)) {
+            let database = try await gatt.discoverDatabase(subscribeToServiceChanged: false)
+            return try await attach(gatt, database: database, requirement: requirement, handler: handler) {}
+        }
     }
 
     /// As `attach(to:)` on a link this call secures: an unbonded grip is paired first; a bonded
@@ -77,11 +79,13 @@ public final class Grip: ATTValueHandler, Sendable {
     public static func attach(
         to connection: LEConnection, requirement: GripFirmwareRequirement = GripFirmwareRequirement(),
         handler: EventHandler? = nil
-    ) async throws -> Grip {
-        if connection.bond == nil, connection.securityLevel == .none { _ = try await connection.pair() }
-        let database = try await connection.discoverDatabase()
-        return try await attach(connection.gatt, database: database, requirement: requirement, handler: handler) {
-            if connection.securityLevel == .none { try await connection.encrypt() }
+    ) async throws(GripError) -> Grip {
+        try await filing(GripError.init(filing:)) {
+            if connection.bond == nil, connection.securityLevel == .none { _ = try await connection.pair() }
+            let database = try await connection.discoverDatabase()
+            return try await attach(connection.gatt, database: database, requirement: requirement, handler: handler) {
+                if connection.securityLevel == .none { try await connection.encrypt() }
+            }
         }
     }
 
@@ -128,12 +132,14 @@ public final class Grip: ATTValueHandler, Sendable {
     package var counters: GripEventDecoder.Counters { counts.counters }
 
     /// Reads the Battery Level characteristic (`2A19`). Throws `GripError.missingCharacteristic`
-    /// when the grip has no Battery service, a `BatteryLevelError` for a malformed value, or the
-    /// error of the GATT read.
-    public func batteryLevel() async throws -> BatteryLevel {
+    /// when the grip has no Battery service, `.malformedBatteryLevel` for a malformed value, or
+    /// `.link` with the GATT read's error.
+    public func batteryLevel() async throws(GripError) -> BatteryLevel {
         guard let batteryHandle else { throw GripError.missingCharacteristic(GripProfile.batteryLevel) }
-        let bytes = try await gatt.read(handle: batteryHandle)
-        return try bytes.withUnsafeBytes { raw in try BatteryLevel(decoding: raw) }
+        return try await filing(GripError.init(filing:)) {
+            let bytes = try await gatt.read(handle: batteryHandle)
+            return try bytes.withUnsafeBytes { raw in try BatteryLevel(decoding: raw) }
+        }
     }
 
     /// Decodes one Events notification on the receive path and passes each record, in order, to

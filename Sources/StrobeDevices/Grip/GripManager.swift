@@ -96,7 +96,7 @@ public final class GripManager: Sendable {
         var discovered: [String: DiscoveredGrip] = [:]
         var scanning: Task<Void, Never>?
         var onEvent: Grip.EventHandler?
-        var lastError: (any Error)?
+        var lastError: GripError?
     }
 
     /// A manager in state `.uninitialized` that uses `central`, and `clock` for the reconnect timeout.
@@ -111,7 +111,7 @@ public final class GripManager: Sendable {
     public var currentState: State { state.withLock { $0.state } }
     /// Why the last `start()` did not reconnect the bonded grip (for example: it no longer has
     /// the bond, so encryption failed).
-    public var lastError: (any Error)? { state.withLock { $0.lastError } }
+    public var lastError: GripError? { state.withLock { $0.lastError } }
     /// The connected grip; `nil` when none is.
     public var grip: Grip? { state.withLock { $0.grip } }
     /// The grips `startScanning()` has found (kept across scans), one per address with its latest
@@ -190,10 +190,10 @@ public final class GripManager: Sendable {
     }
     /// Scans for grips (advertised names starting with `Grip`); each grip appears once in
     /// `discoveredGrips`, its RSSI kept current. Stops with `stopScanning()`.
-    public func startScanning() async throws {
+    public func startScanning() async throws(GripError) {
         let scanner = central.scanner()
         let updates = scanner.updates()
-        try await scanner.start()
+        try await filing(GripError.init(filing:)) { try await scanner.start() }
         set(.scanningForGrips)
         let task = Task { [weak self] in
             for await device in updates where device.name?.hasPrefix(GripProfile.localNamePrefix) == true {
@@ -226,7 +226,11 @@ public final class GripManager: Sendable {
     /// (an old grip is refused, naming both versions) and remembers the grip for the next
     /// `start()`.
     @discardableResult
-    public func connect(toGrip grip: DiscoveredGrip) async throws -> Grip {
+    public func connect(toGrip grip: DiscoveredGrip) async throws(GripError) -> Grip {
+        try await filing(GripError.init(filing:)) { try await connecting(grip) }
+    }
+
+    private func connecting(_ grip: DiscoveredGrip) async throws -> Grip {
         stopScanning()
         guard let address = BluetoothAddress(grip.address), let type = LEAddressType.named(grip.addressType) else {
             throw GripError.notAGrip(services: [])
@@ -286,7 +290,7 @@ public final class GripManager: Sendable {
 
     /// Reads the connected grip's Battery Level. Throws `GripError.notAGrip` with no services
     /// when no grip is connected, otherwise as `Grip.batteryLevel()`.
-    public func batteryLevel() async throws -> BatteryLevel {
+    public func batteryLevel() async throws(GripError) -> BatteryLevel {
         guard let grip else { throw GripError.notAGrip(services: []) }
         return try await grip.batteryLevel()
     }

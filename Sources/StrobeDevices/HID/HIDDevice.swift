@@ -37,13 +37,17 @@ public struct HIDDevice: Sendable {
     package let deviceInformation: DeviceInformation?
 
     /// Discovers and reads the device (securing the link first), without subscribing.
-    public static func discover(on connection: LEConnection) async throws -> HIDDevice {
+    public static func discover(on connection: LEConnection) async throws(HIDError) -> HIDDevice {
+        try await filing(HIDError.init(filing:)) { try await discovering(on: connection) }
+    }
+
+    private static func discovering(on connection: LEConnection) async throws -> HIDDevice {
         try await connection.secure(to: .unauthenticated)
         let gatt = connection.gatt
         // A bonded device's database comes from its bond while its Database Hash is unchanged.
         let database = try await connection.discoverDatabase()
         guard let hid = database.service(HIDProfile.service) else {
-            throw HIDSetupError.notAHIDDevice(services: database.services.map(\.service.uuid.description))
+            throw HIDError.notAHIDDevice(services: database.services.map(\.service.uuid.description))
         }
         let battery = database.characteristic(HIDProfile.batteryLevel, inService: HIDProfile.batteryService)?.characteristic.valueHandle
         var descriptor = HIDReportDescriptor.bootKeyboard
@@ -53,12 +57,12 @@ public struct HIDDevice: Sendable {
             do throws(HIDDescriptorError) {
                 descriptor = try HIDReportDescriptor(parsing: bytes)
             } catch {
-                throw HIDSetupError.malformedReportMap(reason: error.description)
+                throw HIDError.malformedReportMap(reason: error.description)
             }
             for report in hid.characteristics where report.characteristic.uuid == HIDProfile.report && report.characteristic.properties.contains(.notify) {
                 guard let reference = report.descriptor(HIDProfile.reportReference) else { continue }
                 let value = try await gatt.read(handle: reference.handle)
-                guard value.count == 2 else { throw HIDSetupError.malformedReportReference(reference.handle, length: value.count) }
+                guard value.count == 2 else { throw HIDError.malformedReportReference(reference.handle, length: value.count) }
                 guard value[1] == 0x01, let layout = descriptor.inputReport(id: value[0]) else { continue }
                 inputs.append(InputReport(characteristic: report.characteristic, layout: layout,
                                           clientConfiguration: try clientConfiguration(of: report)))
@@ -72,7 +76,7 @@ public struct HIDDevice: Sendable {
                                   clientConfiguration: try clientConfiguration(of: keyboard))]
             boot = true
         }
-        guard !inputs.isEmpty else { throw HIDSetupError.noInputReports }
+        guard !inputs.isEmpty else { throw HIDError.noInputReports }
         var information: HIDInformation?
         if let characteristic = hid.characteristic(HIDProfile.information)?.characteristic {
             information = try HIDInformation(decoding: try await gatt.read(handle: characteristic.valueHandle))
@@ -111,13 +115,15 @@ public struct HIDDevice: Sendable {
 
     /// Sets the protocol mode (boot or report) and enables every input report's notifications,
     /// as each new link needs (a device starts every link in Report Protocol Mode, HOGP 1.0 5.4.2).
-    public func start(_ gatt: GATTClient) async throws {
-        if let protocolModeHandle {
-            try await gatt.writeWithoutResponse([usesBootProtocol ? HIDProfile.bootProtocol : HIDProfile.reportProtocol],
-                                                handle: protocolModeHandle)
-        }
-        for report in inputReports {
-            try await gatt.write([0x01, 0x00], handle: report.clientConfiguration)  // notifications on
+    public func start(_ gatt: GATTClient) async throws(HIDError) {
+        try await filing(HIDError.init(filing:)) {
+            if let protocolModeHandle {
+                try await gatt.writeWithoutResponse([usesBootProtocol ? HIDProfile.bootProtocol : HIDProfile.reportProtocol],
+                                                    handle: protocolModeHandle)
+            }
+            for report in inputReports {
+                try await gatt.write([0x01, 0x00], handle: report.clientConfiguration)  // notifications on
+            }
         }
     }
 }

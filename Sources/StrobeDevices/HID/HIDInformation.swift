@@ -15,7 +15,7 @@ package struct HIDInformation: Sendable, Hashable, CustomStringConvertible {
     }
 
     /// Decodes the value: exactly four bytes (bcdHID little-endian, bCountryCode, Flags).
-    package init(decoding bytes: [UInt8]) throws(HIDSetupError) {
+    package init(decoding bytes: [UInt8]) throws(HIDError) {
         guard bytes.count == 4 else { throw .malformedInformation(length: bytes.count) }
         version = UInt16(bytes[0]) | UInt16(bytes[1]) << 8
         countryCode = bytes[2]

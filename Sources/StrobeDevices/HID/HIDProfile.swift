@@ -19,8 +19,9 @@ package enum HIDProfile {
     package static let reportProtocol: UInt8 = 0x01
 }
 
-/// Why a peer could not be used as a HID device.
-public enum HIDSetupError: Error, Sendable, Hashable, CustomStringConvertible {
+/// What a HID device or shutter remote throws: the peer is not a HID device, a value it gave is
+/// malformed, its database changed, or the link underneath failed.
+public enum HIDError: Error, Sendable, Equatable, CustomStringConvertible {
     /// The peer has no HID service (`1812`); `services` lists the UUIDs of the services it has.
     case notAHIDDevice(services: [String])
     /// The HID service has neither a notifying input Report that the Report Map describes nor a Boot
@@ -36,6 +37,20 @@ public enum HIDSetupError: Error, Sendable, Hashable, CustomStringConvertible {
     case malformedInformation(length: Int)
     /// On a new link the device's database no longer has its reports where they were: attach again.
     case databaseChanged
+    /// The Battery Level read is malformed.
+    case malformedBatteryLevel(BatteryLevelError)
+    /// The link underneath failed: no connection or no bond, encryption refused, a GATT request
+    /// refused or unanswered, the controller gone. The host's error says which layer and why.
+    case link(StrobeError)
+
+    /// Files an error thrown inside the kit: its own errors under their case, the rest as `link`.
+    init(filing error: any Error) {
+        switch error {
+        case let error as HIDError: self = error
+        case let error as BatteryLevelError: self = .malformedBatteryLevel(error)
+        default: self = .link(StrobeError(error))
+        }
+    }
 
     /// A one-line message that names the problem.
     public var description: String {
@@ -47,6 +62,8 @@ public enum HIDSetupError: Error, Sendable, Hashable, CustomStringConvertible {
         case .noBatteryLevel: "the HID device has no Battery Level"
         case .malformedInformation(let length): "the HID Information is \(length) bytes, not 4"
         case .databaseChanged: "the HID device's database changed since it was read: attach it again"
+        case .malformedBatteryLevel(let error): "battery level: \(error)"
+        case .link(let error): "\(error)"
         }
     }
 }

@@ -53,7 +53,7 @@ public final class ShutterRemote: Sendable {
 
     private struct Link {
         var connection: LEConnection
-        var lastError: (any Error)?
+        var lastError: HIDError?
     }
 
     private final class HandlerSlot: Sendable {
@@ -68,7 +68,7 @@ public final class ShutterRemote: Sendable {
 
     /// Secures the link (a bond's key, else pairing), reads the HID device and subscribes to
     /// its input reports.
-    public static func attach(to connection: LEConnection, map: UsageMap = UsageMap(), handler: EventHandler? = nil) async throws -> ShutterRemote {
+    public static func attach(to connection: LEConnection, map: UsageMap = UsageMap(), handler: EventHandler? = nil) async throws(HIDError) -> ShutterRemote {
         let device = try await HIDDevice.discover(on: connection)
         let remote = ShutterRemote(connection: connection, device: device, map: map, handler: handler)
         remote.route(connection.gatt)
@@ -88,7 +88,7 @@ public final class ShutterRemote: Sendable {
     /// The GATT client of the current link.
     public var gatt: GATTClient { connection.gatt }
     /// Why `keepConnected` stopped reconnecting, or the last attempt that failed.
-    public var lastError: (any Error)? { link.withLock { $0.lastError } }
+    public var lastError: HIDError? { link.withLock { $0.lastError } }
 
     /// Each new link after a reconnection.
     public func reconnections() -> AsyncStream<LEConnection> { linkChanges.stream() }
@@ -108,11 +108,15 @@ public final class ShutterRemote: Sendable {
     /// found under its identity address or any private address its bond resolves, its reports
     /// routed to this remote before the link is encrypted with the bond's key (the remote may
     /// report at once), its database checked against the one it was read with (a changed one
-    /// throws `HIDSetupError.databaseChanged`), then its protocol mode and notifications set again. The handler and the
-    /// streams carry on. Throws `SecurityError.noBond` for a remote that did not bond, `ConnectionError` when it
-    /// did not show up within `scanTimeout` or the connection failed, or the encryption's
-    /// `SecurityError`.
-    public func reconnect(using central: Central, scanTimeout: Duration = .seconds(5)) async throws {
+    /// throws `HIDError.databaseChanged`), then its protocol mode and notifications set again. The
+    /// handler and the streams carry on. Throws `.link` with `SecurityError.noBond` for a remote
+    /// that did not bond, with `ConnectionError` when it did not show up within `scanTimeout` or
+    /// the connection failed, or with the encryption's `SecurityError`.
+    public func reconnect(using central: Central, scanTimeout: Duration = .seconds(5)) async throws(HIDError) {
+        try await filing(HIDError.init(filing:)) { try await reconnecting(using: central, scanTimeout: scanTimeout) }
+    }
+
+    private func reconnecting(using central: Central, scanTimeout: Duration) async throws {
         let old = connection
         guard !old.isConnected else { return }
         guard let identity = old.bond?.peer.address else { throw SecurityError.noBond(address: old.peerAddress) }
@@ -120,7 +124,7 @@ public final class ShutterRemote: Sendable {
         do {
             // The handles routed were the last link's: the bond's cache and the remote's
             // Database Hash say whether they still hold.
-            guard device.isDescribed(by: try await new.discoverDatabase()) else { throw HIDSetupError.databaseChanged }
+            guard device.isDescribed(by: try await new.discoverDatabase()) else { throw HIDError.databaseChanged }
             try await device.start(new.gatt)
         } catch {
             _ = try? await new.disconnect()
@@ -145,7 +149,7 @@ public final class ShutterRemote: Sendable {
                 } catch {
                     link.withLock { $0.lastError = error }
                     if Self.endsReconnecting(error) || central.controller.closeError != nil { return }
-                    if case ConnectionError.notFound = error { continue }
+                    if case .link(.connection(.notFound)) = error { continue }
                     try? await central.controller.sleep(for: .seconds(1))
                 }
             }
@@ -153,20 +157,23 @@ public final class ShutterRemote: Sendable {
     }
 
     /// No bond, or the remote no longer has it: trying again cannot help.
-    private static func endsReconnecting(_ error: any Error) -> Bool {
+    private static func endsReconnecting(_ error: HIDError) -> Bool {
         switch error {
-        case SecurityError.noBond, HIDSetupError.databaseChanged: true
-        case SecurityError.encryptionFailed(_, .pinOrKeyMissing), SecurityError.encryptionFailed(_, .authenticationFailure): true
+        case .link(.security(.noBond)), .databaseChanged: true
+        case .link(.security(.encryptionFailed(_, .pinOrKeyMissing))), .link(.security(.encryptionFailed(_, .authenticationFailure))): true
         default: false
         }
     }
 
-    /// Reads Battery Level (`2A19`) on the current link. Throws `HIDSetupError.noBatteryLevel` when
-    /// the remote has none, a `BatteryLevelError` for a malformed value, or the GATT read's error.
-    public func batteryLevel() async throws -> BatteryLevel {
-        guard let handle = device.batteryLevelHandle else { throw HIDSetupError.noBatteryLevel }
-        let bytes = try await gatt.read(handle: handle)
-        return try bytes.withUnsafeBytes { raw in try BatteryLevel(decoding: raw) }
+    /// Reads Battery Level (`2A19`) on the current link. Throws `HIDError.noBatteryLevel` when
+    /// the remote has none, `.malformedBatteryLevel` for a malformed value, or `.link` with the
+    /// GATT read's error.
+    public func batteryLevel() async throws(HIDError) -> BatteryLevel {
+        guard let handle = device.batteryLevelHandle else { throw HIDError.noBatteryLevel }
+        return try await filing(HIDError.init(filing:)) {
+            let bytes = try await gatt.read(handle: handle)
+            return try bytes.withUnsafeBytes { raw in try BatteryLevel(decoding: raw) }
+        }
     }
 
     /// Each input report's values on `gatt` to a listener of its own (a new link starts with

@@ -65,12 +65,18 @@ public final class NovaFlash: ATTValueHandler, Sendable {
     /// returns the flash, ready for commands.
     public static func attach<C: Clock>(
         to gatt: GATTClient, clock: C, ackTimeout: Duration = .seconds(2)
+    ) async throws(NovaError) -> NovaFlash where C.Duration == Duration {
+        try await filing(NovaError.init(filing:)) { try await attaching(to: gatt, clock: clock, ackTimeout: ackTimeout) }
+    }
+
+    private static func attaching<C: Clock>(
+        to gatt: GATTClient, clock: C, ackTimeout: Duration
     ) async throws -> NovaFlash where C.Duration == Duration {
         let services = try await gatt.discoverPrimaryServices()
         let v2 = NovaProfile.v2Service
         let v1 = NovaProfile.v1Service
         guard let service = services.first(where: { $0.uuid == v2 }) ?? services.first(where: { $0.uuid == v1 }) else {
-            throw NovaSetupError.notANova(services: services.map(\.uuid))
+            throw NovaError.notANova(services: services.map(\.uuid))
         }
         let model: NovaModel = service.uuid == v2 ? .v2 : .v1
         let characteristics = try await gatt.discoverCharacteristics(of: service)
@@ -79,10 +85,10 @@ public final class NovaFlash: ATTValueHandler, Sendable {
             return characteristics.first { $0.uuid == target }
         }
         guard let request = find(model.requestCharacteristic) else {
-            throw NovaSetupError.missingCharacteristic(model.requestCharacteristic)
+            throw NovaError.missingCharacteristic(model.requestCharacteristic)
         }
         guard let response = find(model.responseCharacteristic) else {
-            throw NovaSetupError.missingCharacteristic(model.responseCharacteristic)
+            throw NovaError.missingCharacteristic(model.responseCharacteristic)
         }
         var batteryHandle: AttributeHandle?
         if model == .v2, let battery = services.first(where: { $0.uuid == NovaProfile.batteryService }) {
@@ -135,10 +141,10 @@ public final class NovaFlash: ATTValueHandler, Sendable {
 
     // MARK: Commands
 
-    /// Lights the flash and returns once it has acknowledged (or throws `NovaCommandFailure`).
+    /// Lights the flash and returns once it has acknowledged (or throws `NovaError.command`).
     /// Settings with nothing to show go out as OFF.
     @discardableResult
-    public func beginFlash(_ settings: NovaFlashSettings) async throws -> NovaAcknowledgement {
+    public func beginFlash(_ settings: NovaFlashSettings) async throws(NovaError) -> NovaAcknowledgement {
         try await run(.flash(settings))
     }
 
@@ -208,12 +214,12 @@ public final class NovaFlash: ATTValueHandler, Sendable {
 
     /// Turns the light off.
     @discardableResult
-    public func endFlash() async throws -> NovaAcknowledgement {
+    public func endFlash() async throws(NovaError) -> NovaAcknowledgement {
         try await run(.off)
     }
 
     /// A ping; the acknowledgement's `roundTrip` is the time from write to ack.
-    public func ping() async throws -> NovaAcknowledgement {
+    public func ping() async throws(NovaError) -> NovaAcknowledgement {
         try await run(.ping)
     }
 
@@ -254,39 +260,47 @@ public final class NovaFlash: ATTValueHandler, Sendable {
 
     // MARK: V2 extras
 
-    /// Reads the V2 flash defaults characteristic (`EFF3`). Throws `NovaSetupError.unsupported` when
-    /// the flash has none (every V1 flash), `NovaDecodingError.unexpectedLength` when the value is not
-    /// 8 bytes, or the GATT read's error.
-    public func readDefaults() async throws -> NovaFlashDefaults {
-        let bytes = try await gatt.read(handle: try handle(defaultsHandle, NovaProfile.v2FlashDefaults))
-        return try bytes.withUnsafeBytes { raw in try NovaFlashDefaults(decoding: raw) }
+    /// Reads the V2 flash defaults characteristic (`EFF3`). Throws `NovaError.unsupported` when
+    /// the flash has none (every V1 flash), `.malformedValue(.unexpectedLength)` when the value is
+    /// not 8 bytes, or `.link` with the GATT read's error.
+    public func readDefaults() async throws(NovaError) -> NovaFlashDefaults {
+        try await filing(NovaError.init(filing:)) {
+            let bytes = try await gatt.read(handle: try handle(defaultsHandle, NovaProfile.v2FlashDefaults))
+            return try bytes.withUnsafeBytes { raw in try NovaFlashDefaults(decoding: raw) }
+        }
     }
 
     /// Writes the V2 flash defaults characteristic (`EFF3`) with a Write Request. Throws
-    /// `NovaSetupError.unsupported` when the flash has none (every V1 flash), or the GATT write's
-    /// error.
-    public func writeDefaults(_ defaults: NovaFlashDefaults) async throws {
-        try await gatt.write(defaults.encoded(), handle: try handle(defaultsHandle, NovaProfile.v2FlashDefaults))
+    /// `NovaError.unsupported` when the flash has none (every V1 flash), or `.link` with the GATT
+    /// write's error.
+    public func writeDefaults(_ defaults: NovaFlashDefaults) async throws(NovaError) {
+        try await filing(NovaError.init(filing:)) {
+            try await gatt.write(defaults.encoded(), handle: try handle(defaultsHandle, NovaProfile.v2FlashDefaults))
+        }
     }
 
-    /// Reads the V2 counters characteristic (`EFF4`). Throws `NovaSetupError.unsupported` when the
-    /// flash has none (every V1 flash), `NovaDecodingError.notWholeItems` when the length is not a
-    /// multiple of 4, or the GATT read's error.
-    public func readCounters() async throws -> NovaCounters {
-        let bytes = try await gatt.read(handle: try handle(countersHandle, NovaProfile.v2Counters))
-        return try bytes.withUnsafeBytes { raw in try NovaCounters(decoding: raw) }
+    /// Reads the V2 counters characteristic (`EFF4`). Throws `NovaError.unsupported` when the
+    /// flash has none (every V1 flash), `.malformedValue(.notWholeItems)` when the length is not a
+    /// multiple of 4, or `.link` with the GATT read's error.
+    public func readCounters() async throws(NovaError) -> NovaCounters {
+        try await filing(NovaError.init(filing:)) {
+            let bytes = try await gatt.read(handle: try handle(countersHandle, NovaProfile.v2Counters))
+            return try bytes.withUnsafeBytes { raw in try NovaCounters(decoding: raw) }
+        }
     }
 
-    /// Reads the Battery Level (`2A19`) of a V2 flash. Throws `NovaSetupError.unsupported` for a V1
-    /// flash or one without the Battery service, a `BatteryLevelError` for a malformed value, or the
-    /// GATT read's error.
-    public func batteryLevel() async throws -> BatteryLevel {
-        let bytes = try await gatt.read(handle: try handle(batteryHandle, NovaProfile.batteryLevel))
-        return try bytes.withUnsafeBytes { raw in try BatteryLevel(decoding: raw) }
+    /// Reads the Battery Level (`2A19`) of a V2 flash. Throws `NovaError.unsupported` for a V1
+    /// flash or one without the Battery service, `.malformedBatteryLevel` for a malformed value, or
+    /// `.link` with the GATT read's error.
+    public func batteryLevel() async throws(NovaError) -> BatteryLevel {
+        try await filing(NovaError.init(filing:)) {
+            let bytes = try await gatt.read(handle: try handle(batteryHandle, NovaProfile.batteryLevel))
+            return try bytes.withUnsafeBytes { raw in try BatteryLevel(decoding: raw) }
+        }
     }
 
     private func handle(_ handle: AttributeHandle?, _ uuid: BluetoothUUID) throws -> AttributeHandle {
-        guard let handle else { throw NovaSetupError.unsupported(model: model, characteristic: uuid) }
+        guard let handle else { throw NovaError.unsupported(model: model, characteristic: uuid) }
         return handle
     }
 
@@ -303,8 +317,9 @@ public final class NovaFlash: ATTValueHandler, Sendable {
 
     // MARK: Internals
 
-    private func run(_ command: NovaCommand) async throws -> NovaAcknowledgement {
-        try await acknowledgement(of: enqueue(command))
+    private func run(_ command: NovaCommand) async throws(NovaError) -> NovaAcknowledgement {
+        let ticket = enqueue(command)
+        return try await filing(NovaError.init(filing:)) { try await acknowledgement(of: ticket) }
     }
 
     /// Queues `command` and carries out what the queue says (the write, when the flash is idle).
@@ -436,29 +451,4 @@ public enum NovaFlashEvent: Sendable, Hashable {
     case trigger(pressed: Bool, at: HostTime)
     /// The flash broke the protocol; every command failed and the link is to be dropped.
     case protocolViolation
-}
-
-/// Why a peer could not be used as a Nova flash.
-public enum NovaSetupError: Error, Sendable, Hashable, CustomStringConvertible {
-    /// The peer has neither the V1 service `FFF0` nor the V2 service `EFF0`; `services` lists the
-    /// primary services it has.
-    case notANova(services: [BluetoothUUID])
-    /// The Nova service lacks the model's request or response characteristic (`FFF3`/`FFF4` for V1,
-    /// `EFF1`/`EFF2` for V2).
-    case missingCharacteristic(BluetoothUUID)
-    /// The flash has no such characteristic: flash defaults (`EFF3`), counters (`EFF4`) and Battery
-    /// Level (`2A19`) exist on V2 flashes only, and only when the flash exposes them.
-    case unsupported(model: NovaModel, characteristic: BluetoothUUID)
-
-    /// A one-line message that names the missing service or characteristic.
-    public var description: String {
-        switch self {
-        case .notANova(let services):
-            "the peer has no Nova service (\(NovaProfile.v1Service) or \(NovaProfile.v2Service)); it has \(services.map(\.description).joined(separator: ", "))"
-        case .missingCharacteristic(let uuid):
-            "the Nova service lacks characteristic \(uuid)"
-        case .unsupported(let model, let uuid):
-            "this Nova (\(model)) has no characteristic \(uuid)"
-        }
-    }
 }

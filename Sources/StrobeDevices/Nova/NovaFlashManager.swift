@@ -64,9 +64,9 @@ public final class NovaFlashManager: Sendable {
     public struct FlashResult: Sendable {
         /// The flash's Bluetooth device address.
         public var address: BluetoothAddress
-        /// Its acknowledgement (with the round trip), or why it failed (usually a
-        /// `NovaCommandFailure`).
-        public var result: Result<NovaAcknowledgement, any Error>
+        /// Its acknowledgement (with the round trip), or why it failed (usually
+        /// `NovaError.command`).
+        public var result: Result<NovaAcknowledgement, NovaError>
     }
 
     /// The central that scans and connects.
@@ -220,7 +220,11 @@ public final class NovaFlashManager: Sendable {
     /// One scan burst, then connects and hands shakes with the flashes selected. Returns the ones
     /// now ready (also kept in `flashes`).
     @discardableResult
-    public func connect(_ selection: Selection) async throws -> [ConnectedFlash] {
+    public func connect(_ selection: Selection) async throws(NovaError) -> [ConnectedFlash] {
+        try await filing(NovaError.init(filing:)) { try await connecting(selection) }
+    }
+
+    private func connecting(_ selection: Selection) async throws -> [ConnectedFlash] {
         setStatus(.scanning)
         let scanner = central.scanner()
         let seen = try await scanner.scan(for: configuration.scanBurst)
@@ -288,7 +292,7 @@ public final class NovaFlashManager: Sendable {
                     do {
                         return FlashResult(address: target.address, result: .success(try await command(target.flash)))
                     } catch {
-                        return FlashResult(address: target.address, result: .failure(error))
+                        return FlashResult(address: target.address, result: .failure(NovaError(filing: error)))
                     }
                 }
             }

@@ -27,10 +27,12 @@ public final class Stylus: ATTValueHandler, Sendable {
 
     /// Finds the stylus service, reads the pen identifier and the button map, and subscribes
     /// to samples. `ringCapacity` batches can wait between two drains before drops are counted.
-    public static func attach(to gatt: GATTClient, ringCapacity: Int = 1024) async throws -> Stylus {
-        let (stylus, samples) = try await discover(gatt, ringCapacity: ringCapacity, channel: nil)
-        try await gatt.subscribe(samples, to: .notification, handler: stylus)
-        return stylus
+    public static func attach(to gatt: GATTClient, ringCapacity: Int = 1024) async throws(StylusError) -> Stylus {
+        try await filing(StylusError.init(filing:)) {
+            let (stylus, samples) = try await discover(gatt, ringCapacity: ringCapacity, channel: nil)
+            try await gatt.subscribe(samples, to: .notification, handler: stylus)
+            return stylus
+        }
     }
 
     /// Like `attach(to:)`, but the batches come over the LE credit-based channel the pen names
@@ -38,9 +40,13 @@ public final class Stylus: ATTValueHandler, Sendable {
     /// straight into the ring: no ATT header, no subscription. As with notifications, the ring
     /// decouples the app: the channel's credits go back as each batch is in the ring, and a
     /// full ring drops (counted) rather than holding the pen back. Throws `notAStylus`,
-    /// `missingCharacteristic(samplesPSM)` when the pen has no channel, `L2CAPChannelError` when
+    /// `missingCharacteristic(samplesPSM)` when the pen has no channel, `.link(.l2cap(_))` when
     /// it refuses one.
-    public static func attachOverChannel(to connection: LEConnection, ringCapacity: Int = 1024) async throws -> Stylus {
+    public static func attachOverChannel(to connection: LEConnection, ringCapacity: Int = 1024) async throws(StylusError) -> Stylus {
+        try await filing(StylusError.init(filing:)) { try await attachingOverChannel(to: connection, ringCapacity: ringCapacity) }
+    }
+
+    private static func attachingOverChannel(to connection: LEConnection, ringCapacity: Int) async throws -> Stylus {
         let peer = try await PeerServices.discover(connection.gatt)
         guard let stylusService = peer.service(StylusProfile.service) else {
             throw StylusError.notAStylus(services: peer.uuidDescriptions)
@@ -140,30 +146,34 @@ public final class Stylus: ATTValueHandler, Sendable {
 
     /// Reads the Button Map characteristic and applies it to the batches drained from then on.
     /// Throws `StylusError.missingCharacteristic` when the pen has none,
-    /// `StylusError.malformedButtonMap` when the value is not 2 bytes, or the GATT read's
-    /// error.
-    public func readButtonMap() async throws -> StylusButtonMap {
+    /// `StylusError.malformedButtonMap` when the value is not 2 bytes, or `.link` with the GATT
+    /// read's error.
+    public func readButtonMap() async throws(StylusError) -> StylusButtonMap {
         guard let buttonMapHandle else { throw StylusError.missingCharacteristic(StylusProfile.buttonMap) }
-        let map = try StylusButtonMap(decoding: try await gatt.read(handle: buttonMapHandle))
+        let map = try await filing(StylusError.init(filing:)) {
+            try StylusButtonMap(decoding: try await gatt.read(handle: buttonMapHandle))
+        }
         consumer.withLock { $0.decoder.buttonMap = map }
         return map
     }
 
     /// Writes `map` to the Button Map characteristic with a Write Request and, once written, applies
     /// it to the batches drained from then on. Throws `StylusError.missingCharacteristic` when
-    /// the pen has none, or the GATT write's error.
-    public func writeButtonMap(_ map: StylusButtonMap) async throws {
+    /// the pen has none, or `.link` with the GATT write's error.
+    public func writeButtonMap(_ map: StylusButtonMap) async throws(StylusError) {
         guard let buttonMapHandle else { throw StylusError.missingCharacteristic(StylusProfile.buttonMap) }
-        try await gatt.write(map.encoded(), handle: buttonMapHandle)
+        try await filing(StylusError.init(filing:)) { try await gatt.write(map.encoded(), handle: buttonMapHandle) }
         consumer.withLock { $0.decoder.buttonMap = map }
     }
 
     /// Reads the Battery Level characteristic (`2A19`). Throws
-    /// `StylusError.missingCharacteristic` when the pen has no Battery service, a
-    /// `BatteryLevelError` for a malformed value, or the GATT read's error.
-    public func batteryLevel() async throws -> BatteryLevel {
+    /// `StylusError.missingCharacteristic` when the pen has no Battery service,
+    /// `.malformedBatteryLevel` for a malformed value, or `.link` with the GATT read's error.
+    public func batteryLevel() async throws(StylusError) -> BatteryLevel {
         guard let batteryHandle else { throw StylusError.missingCharacteristic(StylusProfile.batteryLevel) }
-        let bytes = try await gatt.read(handle: batteryHandle)
-        return try bytes.withUnsafeBytes { raw in try BatteryLevel(decoding: raw) }
+        return try await filing(StylusError.init(filing:)) {
+            let bytes = try await gatt.read(handle: batteryHandle)
+            return try bytes.withUnsafeBytes { raw in try BatteryLevel(decoding: raw) }
+        }
     }
 }

@@ -3,33 +3,33 @@
 /// and allocates nothing (`for sample in view` iterates the buffer in place).
 ///
 /// The view borrows the notification's buffer: use it only while that buffer is alive.
-public struct StylusBatchView: RandomAccessCollection {
+package struct StylusBatchView: RandomAccessCollection {
     /// The size of the header `[seq u16][flags u8][count u8]`: 4 bytes.
-    @inlinable public static var headerLength: Int { 4 }
+    @inlinable package static var headerLength: Int { 4 }
 
     /// Bytes per sample.
-    @inlinable public static func sampleLength(hasPositions: Bool) -> Int { hasPositions ? 9 : 5 }
+    @inlinable package static func sampleLength(hasPositions: Bool) -> Int { hasPositions ? 9 : 5 }
 
     /// The notification value the view reads, borrowed and not copied.
-    public let bytes: UnsafeRawBufferPointer
+    package let bytes: UnsafeRawBufferPointer
     /// Counts batches; wraps at 65535.
-    public let sequence: UInt16
+    package let sequence: UInt16
     /// The raw flags byte; bit 0 says samples carry positions, the others are reserved.
-    public let flags: UInt8
+    package let flags: UInt8
     /// The number of samples, 1...255.
-    public let count: Int
+    package let count: Int
     /// Whether each sample carries `[x u16][y u16]` (flags bit 0).
-    public let hasPositions: Bool
+    package let hasPositions: Bool
     /// The sum of the samples' `deltaMicroseconds`: the time the batch covers, from the previous
     /// batch's last sample to this one's last. Summed while validating.
-    public let totalDeltaMicroseconds: UInt32
+    package let totalDeltaMicroseconds: UInt32
     @usableFromInline let stride: Int
 
     /// Validates one Samples notification without copying it. Throws `StylusDecodingError` when it
     /// is shorter than the header, its count is 0, its length is not that of `count` samples, or a
     /// pressure is above 4095.
     @inlinable
-    public init(_ bytes: UnsafeRawBufferPointer) throws(StylusDecodingError) {
+    package init(_ bytes: UnsafeRawBufferPointer) throws(StylusDecodingError) {
         guard bytes.count >= Self.headerLength else { throw .truncatedHeader(length: bytes.count) }
         let sequence = UInt16(littleEndian: bytes.loadUnaligned(fromByteOffset: 0, as: UInt16.self))
         let flags = bytes[2]
@@ -60,13 +60,13 @@ public struct StylusBatchView: RandomAccessCollection {
     }
 
     /// The first sample's index: 0.
-    @inlinable public var startIndex: Int { 0 }
+    @inlinable package var startIndex: Int { 0 }
     /// One past the last sample's index: `count`.
-    @inlinable public var endIndex: Int { count }
+    @inlinable package var endIndex: Int { count }
 
     /// The sample at `index` (0..<`count`), read from the buffer; traps outside that range.
     @inlinable @inline(__always)
-    public subscript(index: Int) -> StylusSample {
+    package subscript(index: Int) -> StylusSample {
         precondition(index >= 0 && index < count, "stylus sample index out of range")
         let base = Self.headerLength + index * stride
         let position: StylusPosition? = hasPositions

@@ -48,7 +48,11 @@ public final class StylusManager: Sendable {
 
     /// One scan, then connects every stylus found that is not connected yet. Returns the list.
     @discardableResult
-    public func start() async throws -> [ConnectedStylus] {
+    public func start() async throws(StylusError) -> [ConnectedStylus] {
+        try await filing(StylusError.init(filing:)) { try await connectingNew() }
+    }
+
+    private func connectingNew() async throws -> [ConnectedStylus] {
         let found = try await central.scanner().scan(for: scanDuration)
         let known = Set(styluses.map(\.identifier))
         for device in found where device.name?.hasPrefix(StylusProfile.localNamePrefix) == true && !known.contains(device.address) {
@@ -77,5 +81,5 @@ extension Stylus {
     public var buttons: StylusButtons { consumerButtons }
 
     /// The power level, read from the pen (Battery Level).
-    public func powerLevel() async throws -> BatteryLevel { try await batteryLevel() }
+    public func powerLevel() async throws(StylusError) -> BatteryLevel { try await batteryLevel() }
 }

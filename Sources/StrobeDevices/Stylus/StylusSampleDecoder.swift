@@ -16,32 +16,32 @@ import StrobeHCI
 /// Timestamps never go backwards.
 ///
 /// Side-button presses are also reported as the action the button map gives them.
-public struct StylusSampleDecoder: Sendable {
+package struct StylusSampleDecoder: Sendable {
     /// Running totals since the decoder was created; `connectionRestarted()` keeps them.
-    public struct Counters: Sendable, Hashable {
+    package struct Counters: Sendable, Hashable {
         /// Well-formed batches decoded.
-        public var batches: UInt64 = 0
+        package var batches: UInt64 = 0
         /// Samples delivered.
-        public var samples: UInt64 = 0
+        package var samples: UInt64 = 0
         /// Batches the sequence numbers say were never received.
-        public var lostBatches: UInt64 = 0
+        package var lostBatches: UInt64 = 0
         /// Batches whose sequence number repeated or went back.
-        public var outOfOrderBatches: UInt64 = 0
+        package var outOfOrderBatches: UInt64 = 0
         /// Notifications dropped whole as malformed (see `StylusDecodingError`).
-        public var malformedBatches: UInt64 = 0
+        package var malformedBatches: UInt64 = 0
         /// Times the timestamp chain was re-anchored to arrival time (not counting first batches
         /// and gaps).
-        public var reanchors: UInt64 = 0
+        package var reanchors: UInt64 = 0
         /// Side-button presses reported as their mapped action (`StylusEvent.sideButtonAction`).
-        public var sideButtonActions: UInt64 = 0
+        package var sideButtonActions: UInt64 = 0
         /// All totals at zero.
-        public init() {}
+        package init() {}
     }
 
     /// The actions that side-button presses are reported as; `.unassigned` reports none.
-    public var buttonMap: StylusButtonMap
+    package var buttonMap: StylusButtonMap
     /// How far the reconstructed time may fall behind arrival before it is re-anchored.
-    public var maximumLag: Duration {
+    package var maximumLag: Duration {
         didSet { maximumLagNanoseconds = Self.nanoseconds(maximumLag) }
     }
 
@@ -56,19 +56,19 @@ public struct StylusSampleDecoder: Sendable {
     @usableFromInline var lastStamp: HostTime?
 
     /// Batches, samples, losses, re-anchors, malformed batches and side-button actions counted so far.
-    public var counters: Counters { counts }
+    package var counters: Counters { counts }
     /// The tracker following the batches' sequence numbers.
     package var sequence: SequenceNumberTracker { tracker }
     /// Why the most recent malformed batch was dropped; `nil` while none has been.
-    public var lastError: StylusDecodingError? { error }
+    package var lastError: StylusDecodingError? { error }
     /// The buttons of the last sample delivered.
-    public var buttons: StylusButtons { heldButtons }
+    package var buttons: StylusButtons { heldButtons }
     /// The timestamp of the last sample delivered.
-    public var lastSampleTime: HostTime? { lastStamp }
+    package var lastSampleTime: HostTime? { lastStamp }
 
     /// A decoder that reports side-button presses by `buttonMap` (`.unassigned` by default: none) and
     /// re-anchors its timestamps when they lag arrival by more than `maximumLag` (50 ms by default).
-    public init(buttonMap: StylusButtonMap = .unassigned, maximumLag: Duration = .milliseconds(50)) {
+    package init(buttonMap: StylusButtonMap = .unassigned, maximumLag: Duration = .milliseconds(50)) {
         self.buttonMap = buttonMap
         self.maximumLag = maximumLag
         maximumLagNanoseconds = Self.nanoseconds(maximumLag)
@@ -77,7 +77,7 @@ public struct StylusSampleDecoder: Sendable {
     /// Decodes one notification received at `receivedAt` and hands its events to `sink`.
     /// A malformed batch delivers nothing, is counted and throws. Returns the samples delivered.
     @inlinable @discardableResult
-    public mutating func decode(
+    package mutating func decode(
         _ bytes: UnsafeRawBufferPointer, receivedAt: HostTime, _ sink: (StylusEvent) -> Void
     ) throws(StylusDecodingError) -> Int {
         let batch: StylusBatchView
@@ -94,7 +94,7 @@ public struct StylusSampleDecoder: Sendable {
 
     /// Delivers the events of an already validated batch.
     @inlinable
-    public mutating func consume(_ batch: StylusBatchView, receivedAt: HostTime, _ sink: (StylusEvent) -> Void) {
+    package mutating func consume(_ batch: StylusBatchView, receivedAt: HostTime, _ sink: (StylusEvent) -> Void) {
         counts.batches += 1
         let continues: Bool
         switch tracker.observe(batch.sequence) {
@@ -158,7 +158,7 @@ public struct StylusSampleDecoder: Sendable {
 
     /// A new connection: the next batch starts a new sequence count and timestamp chain, with no
     /// button held.
-    public mutating func connectionRestarted() {
+    package mutating func connectionRestarted() {
         tracker.restart()
         lastStamp = nil
         heldButtons = []

@@ -66,33 +66,35 @@ public final class LEDnetBackend: LightsBackend {
     // MARK: LightsBackend
 
     /// Scans, connects the lights not yet connected, and asks each for its state.
-    public func fetchLights() async throws -> [Light] {
-        let found = try await central.scanner().scan(for: configuration.scanDuration)
-            .filter { LEDnetProfile.isLight(name: $0.name) && (configuration.names?.contains($0.name ?? "") ?? true) }
-        for device in found where links.withLock({ $0[device.address.description]?.connection.isConnected }) != true {
-            let connection = try await central.connect(to: device.address, addressType: device.addressType, timeout: configuration.connectTimeout)
-            do {
-                let link = try await Self.attach(connection, name: device.name ?? device.address.description)
-                links.withLock { $0[device.address.description] = link }
-            } catch {
-                _ = try? await connection.disconnect()
-                throw error
-            }
-        }
-        let current = links.withLock { $0 }
-        return await withTaskGroup(of: Light?.self) { group in
-            for (id, link) in current where link.connection.isConnected {
-                group.addTask {
-                    guard let state = await self.queryState(link) else {
-                        return Light(id: id, label: link.name, power: false, brightness: 0, color: .white(kelvin: 2700), connected: false)
-                    }
-                    let (brightness, color) = state.brightnessAndColor
-                    return Light(id: id, label: link.name, power: state.power, brightness: brightness, color: color)
+    public func fetchLights() async throws(LightsError) -> [Light] {
+        try await filing(LightsError.init(filing:)) {
+            let found = try await central.scanner().scan(for: configuration.scanDuration)
+                .filter { LEDnetProfile.isLight(name: $0.name) && (configuration.names?.contains($0.name ?? "") ?? true) }
+            for device in found where links.withLock({ $0[device.address.description]?.connection.isConnected }) != true {
+                let connection = try await central.connect(to: device.address, addressType: device.addressType, timeout: configuration.connectTimeout)
+                do {
+                    let link = try await Self.attach(connection, name: device.name ?? device.address.description)
+                    links.withLock { $0[device.address.description] = link }
+                } catch {
+                    _ = try? await connection.disconnect()
+                    throw error
                 }
             }
-            var lights: [Light] = []
-            for await light in group { if let light { lights.append(light) } }
-            return lights.sorted { $0.id < $1.id }
+            let current = links.withLock { $0 }
+            return await withTaskGroup(of: Light?.self) { group in
+                for (id, link) in current where link.connection.isConnected {
+                    group.addTask {
+                        guard let state = await self.queryState(link) else {
+                            return Light(id: id, label: link.name, power: false, brightness: 0, color: .white(kelvin: 2700), connected: false)
+                        }
+                        let (brightness, color) = state.brightnessAndColor
+                        return Light(id: id, label: link.name, power: state.power, brightness: brightness, color: color)
+                    }
+                }
+                var lights: [Light] = []
+                for await light in group { if let light { lights.append(light) } }
+                return lights.sorted { $0.id < $1.id }
+            }
         }
     }
 
@@ -129,10 +131,10 @@ public final class LEDnetBackend: LightsBackend {
 
     /// The scenes of `configuration.scenes` (none without it); throws `LightsError.scenesFile` for
     /// a file that cannot be read.
-    public func fetchScenes() async throws -> [Scene] { try configuration.scenes?.load() ?? [] }
+    public func fetchScenes() async throws(LightsError) -> [Scene] { try configuration.scenes?.load() ?? [] }
 
     /// Power, then colour, as Write Commands; then a state query that must come back.
-    public func apply(_ change: LightStateChange, selector: LightSelector, to lights: [Light]) async throws -> [LightResult] {
+    public func apply(_ change: LightStateChange, selector: LightSelector, to lights: [Light]) async throws(LightsError) -> [LightResult] {
         let current = links.withLock { $0 }
         return await eachLight(lights) { light in
             guard let link = current[light.id], link.connection.isConnected else {
@@ -155,7 +157,7 @@ public final class LEDnetBackend: LightsBackend {
 
     /// Applies the scene's states in turn through `apply` (`activateLocally`); these lights have
     /// no transitions, so `duration` has no effect.
-    public func activate(_ scene: Scene, duration: Duration, lights: [Light]) async throws -> [LightResult] {
+    public func activate(_ scene: Scene, duration: Duration, lights: [Light]) async throws(LightsError) -> [LightResult] {
         try await activateLocally(scene, duration: duration, lights: lights)
     }
 }

@@ -156,37 +156,39 @@ public final class LIFXLANBackend: LightsBackend {
     // MARK: LightsBackend
 
     /// Discovery, then each light's state, group and location.
-    public func fetchLights() async throws -> [Light] {
-        let sequence = nextSequence()
-        state.withLock { $0.discovery = (sequence, [:]) }
-        let probe = LIFXPacket(message: .getService, source: source, sequence: sequence, resRequired: true)
-        // Twice, half a window apart: one lost datagram does not hide a light.
-        do {
-            for _ in 0..<2 {
-                for endpoint in discoveryEndpoints where !send(probe, to: endpoint) {
-                    throw LightsError.socket(call: "sendto \(endpoint)", errno: errno)
+    public func fetchLights() async throws(LightsError) -> [Light] {
+        try await filing(LightsError.init(filing:)) {
+            let sequence = nextSequence()
+            state.withLock { $0.discovery = (sequence, [:]) }
+            let probe = LIFXPacket(message: .getService, source: source, sequence: sequence, resRequired: true)
+            // Twice, half a window apart: one lost datagram does not hide a light.
+            do {
+                for _ in 0..<2 {
+                    for endpoint in discoveryEndpoints where !send(probe, to: endpoint) {
+                        throw LightsError.socket(call: "sendto \(endpoint)", errno: errno)
+                    }
+                    try await Task.sleep(for: configuration.discoveryWindow / 2)
                 }
-                try await Task.sleep(for: configuration.discoveryWindow / 2)
+            } catch {
+                state.withLock { $0.discovery = nil }
+                throw error
             }
-        } catch {
-            state.withLock { $0.discovery = nil }
-            throw error
-        }
-        let found = state.withLock { s -> [UInt64: UDPEndpoint] in
-            let found = s.discovery?.found ?? [:]
-            s.discovery = nil
-            s.devices.merge(found) { _, new in new }
-            return found
-        }
-        let lights = await withTaskGroup(of: Light.self) { group in
-            for (target, endpoint) in found {
-                group.addTask { await self.describe(target, at: endpoint) }
+            let found = state.withLock { s -> [UInt64: UDPEndpoint] in
+                let found = s.discovery?.found ?? [:]
+                s.discovery = nil
+                s.devices.merge(found) { _, new in new }
+                return found
             }
-            var lights: [Light] = []
-            for await light in group { lights.append(light) }
-            return lights
+            let lights = await withTaskGroup(of: Light.self) { group in
+                for (target, endpoint) in found {
+                    group.addTask { await self.describe(target, at: endpoint) }
+                }
+                var lights: [Light] = []
+                for await light in group { lights.append(light) }
+                return lights
+            }
+            return lights.sorted { $0.id < $1.id }
         }
-        return lights.sorted { $0.id < $1.id }
     }
 
     private func describe(_ target: UInt64, at endpoint: UDPEndpoint) async -> Light {
@@ -215,11 +217,11 @@ public final class LIFXLANBackend: LightsBackend {
 
     /// The scenes of `configuration.scenes` (none without it); throws `LightsError.scenesFile` for
     /// a file that cannot be read.
-    public func fetchScenes() async throws -> [Scene] { try configuration.scenes?.load() ?? [] }
+    public func fetchScenes() async throws(LightsError) -> [Scene] { try configuration.scenes?.load() ?? [] }
 
     /// SetColor (when colour or brightness change) and SetPower (when power does), each
     /// acknowledged, for every light at once.
-    public func apply(_ change: LightStateChange, selector: LightSelector, to lights: [Light]) async throws -> [LightResult] {
+    public func apply(_ change: LightStateChange, selector: LightSelector, to lights: [Light]) async throws(LightsError) -> [LightResult] {
         let devices = state.withLock { $0.devices }
         return await eachLight(lights) { light in
             guard let target = LIFXHeader.target(serial: light.id), let endpoint = devices[target] else {
@@ -242,7 +244,7 @@ public final class LIFXLANBackend: LightsBackend {
 
     /// Applies the scene's states in turn through `apply` (`activateLocally`); `duration` is each
     /// state's transition.
-    public func activate(_ scene: Scene, duration: Duration, lights: [Light]) async throws -> [LightResult] {
+    public func activate(_ scene: Scene, duration: Duration, lights: [Light]) async throws(LightsError) -> [LightResult] {
         try await activateLocally(scene, duration: duration, lights: lights)
     }
 }

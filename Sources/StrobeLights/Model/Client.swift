@@ -41,31 +41,33 @@ public final class Client: Sendable {
 
     /// Fetches lights and scenes; observers of every light that changed (or appeared, or went
     /// away) hear it. A light that is no longer reported stays, disconnected.
-    public func fetch() async throws {
-        let (fetched, scenes) = try await gate.run { [backend] in
-            (try await backend.fetchLights(), try await backend.fetchScenes())
-        }
-        let changed = state.withLock { s -> [(before: Light?, after: Light?)] in
-            var changes: [(before: Light?, after: Light?)] = []
-            var merged: [Light] = []
-            for light in fetched {
-                let before = s.lights.first { $0.id == light.id }
-                var light = light
-                if let before, light.touchedAt == nil { light.touchedAt = before.touchedAt }
-                if before.map({ !$0.sameState(as: light) }) ?? true { changes.append((before, light)) }
-                merged.append(light)
+    public func fetch() async throws(LightsError) {
+        try await filing(LightsError.init(filing:)) {
+            let (fetched, scenes) = try await gate.run { [backend] in
+                (try await backend.fetchLights(), try await backend.fetchScenes())
             }
-            for light in s.lights where !fetched.contains(where: { $0.id == light.id }) {
-                var gone = light
-                gone.connected = false
-                if light.connected { changes.append((light, gone)) }
-                merged.append(gone)
+            let changed = state.withLock { s -> [(before: Light?, after: Light?)] in
+                var changes: [(before: Light?, after: Light?)] = []
+                var merged: [Light] = []
+                for light in fetched {
+                    let before = s.lights.first { $0.id == light.id }
+                    var light = light
+                    if let before, light.touchedAt == nil { light.touchedAt = before.touchedAt }
+                    if before.map({ !$0.sameState(as: light) }) ?? true { changes.append((before, light)) }
+                    merged.append(light)
+                }
+                for light in s.lights where !fetched.contains(where: { $0.id == light.id }) {
+                    var gone = light
+                    gone.connected = false
+                    if light.connected { changes.append((light, gone)) }
+                    merged.append(gone)
+                }
+                s.lights = merged
+                s.scenes = scenes
+                return changes
             }
-            s.lights = merged
-            s.scenes = scenes
-            return changes
+            notify(changed)
         }
-        notify(changed)
     }
 
     /// A target over every light (selector `all`, label "All").

@@ -1,4 +1,5 @@
 import Foundation
+import StrobeHost
 
 /// Lights addressed by a selector, as LIFXHTTPKit's `LightTarget`: everything is a collection
 /// (one light is a collection of one). Reads come from the client's shared state; operations
@@ -83,7 +84,7 @@ public struct LightTarget: Sendable, CustomStringConvertible {
     /// `LightsError.noLights` when no light matches, or the backend's error (the change is then
     /// reverted).
     @discardableResult
-    public func setPower(_ on: Bool, duration: Duration = LightStateChange.defaultDuration) async throws -> [LightResult] {
+    public func setPower(_ on: Bool, duration: Duration = LightStateChange.defaultDuration) async throws(LightsError) -> [LightResult] {
         try await setState(LightStateChange(power: on, duration: duration))
     }
 
@@ -91,7 +92,7 @@ public struct LightTarget: Sendable, CustomStringConvertible {
     /// `LightsError.badValue` outside 0...1, `LightsError.noLights` when no light matches, or the
     /// backend's error (the change is then reverted).
     @discardableResult
-    public func setBrightness(_ brightness: Double, duration: Duration = LightStateChange.defaultDuration) async throws -> [LightResult] {
+    public func setBrightness(_ brightness: Double, duration: Duration = LightStateChange.defaultDuration) async throws(LightsError) -> [LightResult] {
         try await setState(LightStateChange(brightness: brightness, duration: duration))
     }
 
@@ -99,14 +100,14 @@ public struct LightTarget: Sendable, CustomStringConvertible {
     /// Throws `LightsError.badValue` for saturation outside 0...1 or kelvin outside 1500...9000,
     /// `LightsError.noLights` when no light matches, or the backend's error (then reverted).
     @discardableResult
-    public func setColor(_ color: LightColor, duration: Duration = LightStateChange.defaultDuration) async throws -> [LightResult] {
+    public func setColor(_ color: LightColor, duration: Duration = LightStateChange.defaultDuration) async throws(LightsError) -> [LightResult] {
         try await setState(LightStateChange(color: color, duration: duration))
     }
 
     /// Any subset at once (nil: unchanged).
     @discardableResult
     public func setState(color: LightColor? = nil, brightness: Double? = nil, power: Bool? = nil,
-                         duration: Duration = LightStateChange.defaultDuration) async throws -> [LightResult] {
+                         duration: Duration = LightStateChange.defaultDuration) async throws(LightsError) -> [LightResult] {
         try await setState(LightStateChange(power: power, color: color, brightness: brightness, duration: duration))
     }
 
@@ -114,25 +115,29 @@ public struct LightTarget: Sendable, CustomStringConvertible {
     /// backend in turn; one result per light (none in the HTTP API's fast mode). Throws as
     /// `setColor` and `setBrightness` do.
     @discardableResult
-    public func setState(_ change: LightStateChange) async throws -> [LightResult] {
-        if let brightness = change.brightness, !(0...1).contains(brightness) {
-            throw LightsError.badValue("brightness \(brightness) is outside 0...1")
+    public func setState(_ change: LightStateChange) async throws(LightsError) -> [LightResult] {
+        try await filing(LightsError.init(filing:)) {
+            if let brightness = change.brightness, !(0...1).contains(brightness) {
+                throw LightsError.badValue("brightness \(brightness) is outside 0...1")
+            }
+            if let kelvin = change.color?.kelvin, !LightColor.kelvinRange.contains(kelvin) {
+                throw LightsError.badValue("kelvin \(kelvin) is outside 1500...9000")
+            }
+            if let color = change.color, !(0...1).contains(color.saturation) {
+                throw LightsError.badValue("saturation \(color.saturation) is outside 0...1")
+            }
+            return try await client.perform(change, on: selector)
         }
-        if let kelvin = change.color?.kelvin, !LightColor.kelvinRange.contains(kelvin) {
-            throw LightsError.badValue("kelvin \(kelvin) is outside 1500...9000")
-        }
-        if let color = change.color, !(0...1).contains(color.saturation) {
-            throw LightsError.badValue("saturation \(color.saturation) is outside 0...1")
-        }
-        return try await client.perform(change, on: selector)
     }
 
     /// Applies the scene this target stands for; an error for any other target.
     @discardableResult
-    public func restoreState(duration: Duration = LightStateChange.defaultDuration) async throws -> [LightResult] {
-        guard case .sceneID(let id) = selector else { throw LightsError.notASceneTarget(selector) }
-        guard let scene = client.scene(id: id) else { throw LightsError.noSuchScene(id) }
-        return try await client.restore(scene, duration: duration)
+    public func restoreState(duration: Duration = LightStateChange.defaultDuration) async throws(LightsError) -> [LightResult] {
+        try await filing(LightsError.init(filing:)) {
+            guard case .sceneID(let id) = selector else { throw LightsError.notASceneTarget(selector) }
+            guard let scene = client.scene(id: id) else { throw LightsError.noSuchScene(id) }
+            return try await client.restore(scene, duration: duration)
+        }
     }
 
     // MARK: Observing

@@ -2,15 +2,15 @@
 /// The `Client` holds the state; a backend only fetches and applies.
 public protocol LightsBackend: Sendable {
     /// Every light the backend reaches, as it reports them now.
-    func fetchLights() async throws -> [Light]
+    func fetchLights() async throws(LightsError) -> [Light]
     /// The scenes the backend knows: the HTTP API's own, or those of the host's `LocalScenes` file
     /// (none without one).
-    func fetchScenes() async throws -> [Scene]
+    func fetchScenes() async throws(LightsError) -> [Scene]
     /// Makes `change` on `lights` (each already in the state it should reach), which `selector`
     /// addressed; one result per light.
-    func apply(_ change: LightStateChange, selector: LightSelector, to lights: [Light]) async throws -> [LightResult]
+    func apply(_ change: LightStateChange, selector: LightSelector, to lights: [Light]) async throws(LightsError) -> [LightResult]
     /// Applies a scene's states; `lights` are every known light.
-    func activate(_ scene: Scene, duration: Duration, lights: [Light]) async throws -> [LightResult]
+    func activate(_ scene: Scene, duration: Duration, lights: [Light]) async throws(LightsError) -> [LightResult]
     /// Releases sockets, links and connections.
     func close() async
 }
@@ -30,7 +30,7 @@ extension LightsBackend {
 
     /// Scenes kept by the host (LAN and Bluetooth lights have none of their own): each state
     /// applied in turn to the lights its selector names; a light named twice answers once, last.
-    public func activateLocally(_ scene: Scene, duration: Duration, lights: [Light]) async throws -> [LightResult] {
+    public func activateLocally(_ scene: Scene, duration: Duration, lights: [Light]) async throws(LightsError) -> [LightResult] {
         var results: [String: LightResult] = [:]
         var order: [String] = []
         for state in scene.states {

@@ -1,8 +1,9 @@
+import StrobeHost
+
 /// What went wrong with a light operation that is not one light's result: a bad selector, a
 /// target that has no scene, or a backend's own failure (the LIFX LAN socket, the LIFX HTTP API,
-/// a message or state a light sent malformed). A Bluetooth link that fails under the LEDnet
-/// backend throws that layer's error.
-public enum LightsError: Error, Sendable, Hashable, CustomStringConvertible {
+/// a message or state a light sent malformed, the Bluetooth link under the LEDnet backend).
+public enum LightsError: Error, Sendable, Equatable, CustomStringConvertible {
     /// Text that is no selector (see `LightSelector`).
     case badSelector(String)
     /// `restoreState` on a target that is not a scene.
@@ -37,6 +38,21 @@ public enum LightsError: Error, Sendable, Hashable, CustomStringConvertible {
     case badResponse(String)
     /// No answer from the LIFX HTTP API (connection, TLS or timeout), the token removed.
     case unreachable(String)
+    /// The Bluetooth link under the LEDnet backend failed: no connection, a GATT request refused
+    /// or unanswered, the controller gone. The host's error says which layer and why.
+    case link(StrobeError)
+    /// The calling task was cancelled.
+    case cancelled
+
+    /// Files an error thrown inside a backend: its own errors as they are, a cancellation as
+    /// `cancelled`, the rest (the Bluetooth host's) as `link`.
+    package init(filing error: any Error) {
+        switch error {
+        case let error as LightsError: self = error
+        case is CancellationError: self = .cancelled
+        default: self = .link(StrobeError(error))
+        }
+    }
 
     /// What went wrong, as a sentence for a user.
     public var description: String {
@@ -67,6 +83,8 @@ public enum LightsError: Error, Sendable, Hashable, CustomStringConvertible {
             "rate limited (429)" + (limit.map { ", \($0) requests per window" } ?? "") + (resetAt.map { ", resets at \($0) (epoch seconds)" } ?? "")
         case .badResponse(let reason): "the LIFX API answered in an unexpected shape: \(reason)"
         case .unreachable(let reason): "no answer from the LIFX API: \(reason)"
+        case .link(let error): "\(error)"
+        case .cancelled: "cancelled"
         }
     }
 }

@@ -1,4 +1,3 @@
-import StrobeHost
 
 /// What a `Peer` could not find among the peer's services.
 public enum PeerError: Error, Hashable, Sendable, CustomStringConvertible {

@@ -1,9 +1,12 @@
 import StrobeHCI
-import StrobeHost
 
 /// What `BluetoothHost` and `Peer` throw: one error for an app to catch, naming the layer that
-/// failed and keeping that layer's own error, whose cases say what was wrong.
-public enum StrobeError: Error, Sendable, CustomStringConvertible {
+/// failed and keeping that layer's own error, whose cases say what was wrong. (The kits and the
+/// lights keep it as the cause of their own errors' `link` case.)
+///
+/// Two errors are equal when they are of the same layer and that layer's errors are equal; an
+/// `other` error, whose type is not known here, equals none.
+public enum StrobeError: Error, Sendable, Equatable, CustomStringConvertible {
     /// The link to the controller could not be opened, or failed (a socket, a serial line).
     case transport(TransportError)
     /// The controller refused a command, did not answer in time, or closed.
@@ -19,6 +22,8 @@ public enum StrobeError: Error, Sendable, CustomStringConvertible {
     case gatt(GATTError)
     /// The peer's services lack what was asked for.
     case peer(PeerError)
+    /// An L2CAP credit-based channel could not be opened, or its peer broke the channel's rules.
+    case l2cap(L2CAPChannelError)
     /// Pairing, encryption or the bond store failed.
     case security(SecurityError)
     /// The bond store cannot be read or written.
@@ -44,10 +49,29 @@ public enum StrobeError: Error, Sendable, CustomStringConvertible {
         case let error as ATTBearerError: self = .bearer(error)
         case let error as GATTError: self = .gatt(error)
         case let error as PeerError: self = .peer(error)
+        case let error as L2CAPChannelError: self = .l2cap(error)
         case let error as SecurityError: self = .security(error)
         case let error as BondStoreError: self = .bondStore(error)
         case is CancellationError: self = .cancelled
         default: self = .other(error)
+        }
+    }
+
+    /// Same layer, equal errors; `other` equals nothing.
+    public static func == (lhs: StrobeError, rhs: StrobeError) -> Bool {
+        switch (lhs, rhs) {
+        case let (.transport(a), .transport(b)): a == b
+        case let (.controller(a), .controller(b)): a == b
+        case let (.connection(a), .connection(b)): a == b
+        case let (.att(a), .att(b)): a == b
+        case let (.bearer(a), .bearer(b)): a == b
+        case let (.gatt(a), .gatt(b)): a == b
+        case let (.peer(a), .peer(b)): a == b
+        case let (.l2cap(a), .l2cap(b)): a == b
+        case let (.security(a), .security(b)): a == b
+        case let (.bondStore(a), .bondStore(b)): a == b
+        case (.cancelled, .cancelled): true
+        default: false
         }
     }
 
@@ -61,19 +85,11 @@ public enum StrobeError: Error, Sendable, CustomStringConvertible {
         case .bearer(let error): "\(error)"
         case .gatt(let error): "\(error)"
         case .peer(let error): "\(error)"
+        case .l2cap(let error): "\(error)"
         case .security(let error): "\(error)"
         case .bondStore(let error): "\(error)"
         case .cancelled: "cancelled"
         case .other(let error): "\(error)"
         }
-    }
-}
-
-/// Runs `body`, filing whatever it throws under its layer.
-func filingErrors<T>(_ body: () async throws -> T) async throws(StrobeError) -> T {
-    do {
-        return try await body()
-    } catch {
-        throw StrobeError(error)
     }
 }

@@ -97,11 +97,13 @@ public final class BluetoothHost: Sendable {
     /// with `HCIError.scanConflict`.
     public func scanner() -> LEScanner { central.scanner() }
 
-    /// Scans for `duration` and returns every device seen, beside any other scan on this host.
-    public func scan(for duration: Duration, configuration: LEScanner.Configuration = LEScanner.Configuration())
+    /// Scans for `duration` and returns every device seen that `filter` accepts (all by
+    /// default), beside any other scan on this host.
+    public func scan(for duration: Duration, configuration: LEScanner.Configuration = LEScanner.Configuration(),
+                     matching filter: (DiscoveredDevice) -> Bool = { _ in true })
         async throws(StrobeError) -> [DiscoveredDevice] {
         try await filingErrors {
-            try await scanner().scan(for: duration, configuration: configuration)
+            try await scanner().scan(for: duration, configuration: configuration).filter(filter)
         }
     }
 

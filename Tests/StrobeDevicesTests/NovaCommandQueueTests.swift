@@ -60,7 +60,7 @@ private func ticket(_ raw: UInt64) -> NovaCommandTicket { NovaCommandTicket(rawV
         let a = queue.enqueue(.ping, now: t0)
         let b = queue.enqueue(.ping, now: t0)
         let c = queue.enqueue(.off, now: t0)
-        let failure = NovaCommandResult.failed(.protocolViolation(.unexpectedAck(expected: 0, received: 7)))
+        let failure = NovaCommandResult.failed(.unexpectedAck(expected: 0, received: 7))
         #expect(queue.responseReceived(ascii("(07:A)"), now: at(5)) == [
             .disconnect, .complete(a.ticket, failure), .complete(b.ticket, failure), .complete(c.ticket, failure),
             .cancelTimer,
@@ -68,6 +68,8 @@ private func ticket(_ raw: UInt64) -> NovaCommandTicket { NovaCommandTicket(rawV
         #expect(!queue.isOpen)
         #expect(queue.counters.unexpectedAcks == 1)
         #expect(queue.counters.failed == 3)
+        #expect(NovaCommandFailure.unexpectedAck(expected: 0, received: 7).isProtocolViolation)
+        #expect(!NovaCommandFailure.ackTimeout.isProtocolViolation)
     }
 
     @Test func aLateAckAfterItsTimeoutIsAnotherRequestsAck() {
@@ -77,7 +79,7 @@ private func ticket(_ raw: UInt64) -> NovaCommandTicket { NovaCommandTicket(rawV
         _ = queue.timerFired(now: at(2000))
         let actions = queue.responseReceived(ascii("(00:A)"), now: at(2500))
         #expect(actions.first == .disconnect)
-        #expect(actions.contains(.complete(b.ticket, .failed(.protocolViolation(.unexpectedAck(expected: 1, received: 0))))))
+        #expect(actions.contains(.complete(b.ticket, .failed(.unexpectedAck(expected: 1, received: 0)))))
         #expect(!actions.contains { if case .complete(a.ticket, _) = $0 { true } else { false } })
     }
 
@@ -90,7 +92,7 @@ private func ticket(_ raw: UInt64) -> NovaCommandTicket { NovaCommandTicket(rawV
         #expect(actions.count == 4)
         #expect(actions[0] == .disconnect)
         for (index, command) in [a.ticket, b.ticket].enumerated() {
-            guard case .complete(command, .failed(.protocolViolation(.malformedResponse))) = actions[index + 1] else {
+            guard case .complete(command, .failed(.malformedResponse)) = actions[index + 1] else {
                 Issue.record("expected a malformed-response failure of \(command), got \(actions[index + 1])")
                 continue
             }

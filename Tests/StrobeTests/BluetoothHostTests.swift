@@ -76,8 +76,12 @@ import Testing
 
     static func aScanAndAConnectByNameShareTheController(_ host: BluetoothHost, _ clock: VirtualClock) async throws {
         async let seen = host.scan(for: .seconds(2))
+        async let novas = host.scan(for: .seconds(1)) { $0.name?.hasPrefix("Nova") == true }
         let peer = try await host.connect(name: "Strobe-Test")
         let devices = try await seen
+        // A client with a filter of its own gets only what it asked for, beside the others.
+        let novaNames = Set(try await novas.compactMap(\.name))
+        guard novaNames == ["Nova", "Nova2"] else { throw Failed(description: "the filtered scan returned \(novaNames)") }
         // The scan heard every advertiser all along (each advertises every 100 ms: about 20
         // reports in 2 s), though the connect's own scan stopped once it found its device.
         let reports = Dictionary(devices.compactMap { device in device.name.map { ($0, device.reportCount) } }, uniquingKeysWith: max)

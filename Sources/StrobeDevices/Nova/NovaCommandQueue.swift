@@ -236,8 +236,9 @@ package struct NovaCommandQueue<Instant: InstantProtocol>: Sendable where Instan
 
     // MARK: Internals
 
-    private mutating func fail(_ violation: NovaProtocolViolation) -> [Action] {
-        close(failingWith: .protocolViolation(violation), requestDisconnect: true)
+    /// The flash broke the protocol: `violation` says how.
+    private mutating func fail(_ violation: NovaCommandFailure) -> [Action] {
+        close(failingWith: violation, requestDisconnect: true)
     }
 
     private mutating func close(failingWith failure: NovaCommandFailure, requestDisconnect: Bool) -> [Action] {

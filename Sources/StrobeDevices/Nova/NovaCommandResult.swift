@@ -10,47 +10,46 @@ package enum NovaCommandResult: Sendable, Hashable {
     package var succeeded: Bool { self == .acknowledged }
 }
 
-/// Why a Nova command failed; what `NovaFlash`'s commands throw.
+/// Why a Nova command failed (`NovaError.command`).
 public enum NovaCommandFailure: Error, Sendable, Hashable, CustomStringConvertible {
     /// No ack within the ack timeout; the queue moved on.
     case ackTimeout
     /// The link went down while the command was pending or queued.
     case disconnected
-    /// The flash broke the protocol; the queue asked for a disconnect and failed everything.
-    case protocolViolation(NovaProtocolViolation)
+    /// The flash broke the protocol with a response that could not be decoded; the queue asked
+    /// for a disconnect and failed everything.
+    case malformedResponse(NovaDecodingError)
+    /// The flash broke the protocol with an ack for another request than the one pending; the
+    /// queue asked for a disconnect and failed everything.
+    case unexpectedAck(expected: UInt16, received: UInt16)
+    /// The flash broke the protocol with an ack while no request was pending; the queue asked for
+    /// a disconnect and failed everything.
+    case ackWithoutRequest(received: UInt16)
     /// Enqueued after the queue had closed (disconnected or violated).
     case notConnected
     /// Armed for a trigger and withdrawn unwritten: another command or request needed the flash
     /// first, or the armed write could not go out.
     case withdrawn
 
+    /// The flash broke the protocol (a malformed response or an ack out of turn).
+    public var isProtocolViolation: Bool {
+        switch self {
+        case .malformedResponse, .unexpectedAck, .ackWithoutRequest: true
+        case .ackTimeout, .disconnected, .notConnected, .withdrawn: false
+        }
+    }
+
     /// A one-line message that says why the command failed.
     public var description: String {
         switch self {
         case .ackTimeout: "no ack from the flash in time"
         case .disconnected: "the flash disconnected"
-        case .protocolViolation(let violation): "the flash broke the protocol: \(violation)"
+        case .malformedResponse(let error): "the flash broke the protocol: \(error)"
+        case .unexpectedAck(let expected, let received):
+            "the flash broke the protocol: ack for request \(received), expected \(expected)"
+        case .ackWithoutRequest(let received): "the flash broke the protocol: ack for request \(received) while none was pending"
         case .notConnected: "the flash is not connected"
         case .withdrawn: "the armed command was withdrawn before it was written"
-        }
-    }
-}
-
-/// Why a queue gave up on a connection.
-public enum NovaProtocolViolation: Sendable, Hashable, CustomStringConvertible {
-    /// The response could not be decoded.
-    case malformedResponse(NovaDecodingError)
-    /// An ack for another request than the one pending.
-    case unexpectedAck(expected: UInt16, received: UInt16)
-    /// An ack while no request was pending.
-    case ackWithoutRequest(received: UInt16)
-
-    /// A one-line message with the decoding error or the request ids involved.
-    public var description: String {
-        switch self {
-        case .malformedResponse(let error): "\(error)"
-        case .unexpectedAck(let expected, let received): "ack for request \(received), expected \(expected)"
-        case .ackWithoutRequest(let received): "ack for request \(received) while none was pending"
         }
     }
 }

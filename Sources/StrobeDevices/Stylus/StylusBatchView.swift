@@ -3,7 +3,7 @@
 /// and allocates nothing (`for sample in view` iterates the buffer in place).
 ///
 /// The view borrows the notification's buffer: use it only while that buffer is alive.
-package struct StylusBatchView: RandomAccessCollection {
+@usableFromInline package struct StylusBatchView: RandomAccessCollection {
     /// The size of the header `[seq u16][flags u8][count u8]`: 4 bytes.
     @inlinable package static var headerLength: Int { 4 }
 
@@ -11,18 +11,18 @@ package struct StylusBatchView: RandomAccessCollection {
     @inlinable package static func sampleLength(hasPositions: Bool) -> Int { hasPositions ? 9 : 5 }
 
     /// The notification value the view reads, borrowed and not copied.
-    package let bytes: UnsafeRawBufferPointer
+    @usableFromInline package let bytes: UnsafeRawBufferPointer
     /// Counts batches; wraps at 65535.
-    package let sequence: UInt16
+    @usableFromInline package let sequence: UInt16
     /// The raw flags byte; bit 0 says samples carry positions, the others are reserved.
-    package let flags: UInt8
+    @usableFromInline package let flags: UInt8
     /// The number of samples, 1...255.
-    package let count: Int
+    @usableFromInline package let count: Int
     /// Whether each sample carries `[x u16][y u16]` (flags bit 0).
-    package let hasPositions: Bool
+    @usableFromInline package let hasPositions: Bool
     /// The sum of the samples' `deltaMicroseconds`: the time the batch covers, from the previous
     /// batch's last sample to this one's last. Summed while validating.
-    package let totalDeltaMicroseconds: UInt32
+    @usableFromInline package let totalDeltaMicroseconds: UInt32
     @usableFromInline let stride: Int
 
     /// Validates one Samples notification without copying it. Throws `StylusDecodingError` when it

@@ -1,5 +1,5 @@
 /// What was wrong with a Samples notification. A batch that fails is dropped whole.
-package enum StylusDecodingError: Error, Sendable, Hashable, CustomStringConvertible {
+public enum StylusDecodingError: Error, Sendable, Hashable, CustomStringConvertible {
     /// Shorter than the 4-byte batch header.
     case truncatedHeader(length: Int)
     /// `count` is 0: a batch carries at least one sample.
@@ -10,7 +10,7 @@ package enum StylusDecodingError: Error, Sendable, Hashable, CustomStringConvert
     case pressureOutOfRange(sampleIndex: Int, value: UInt16)
 
     /// A one-line message that names the problem, the lengths or the offending value.
-    package var description: String {
+    public var description: String {
         switch self {
         case .truncatedHeader(let length): "stylus batch of \(length) bytes is shorter than its 4-byte header"
         case .emptyBatch(let sequence): "stylus batch \(sequence) has a sample count of 0"

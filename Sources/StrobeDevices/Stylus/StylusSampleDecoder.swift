@@ -1,7 +1,7 @@
 import StrobeHCI
 
 /// Turns a pen's Samples notifications into timed `StylusEvent`s, in place: each notification is
-/// validated as a `StylusBatchView` and its samples handed to a caller's closure one by one, with
+/// validated as a sample batch and its samples handed to a caller's closure one by one, with
 /// no allocation on the way.
 ///
 /// Timestamps are on the host clock (`HostTime`, the stamp the transport put on the
@@ -16,32 +16,32 @@ import StrobeHCI
 /// Timestamps never go backwards.
 ///
 /// Side-button presses are also reported as the action the button map gives them.
-package struct StylusSampleDecoder: Sendable {
+public struct StylusSampleDecoder: Sendable {
     /// Running totals since the decoder was created; `connectionRestarted()` keeps them.
-    package struct Counters: Sendable, Hashable {
+    public struct Counters: Sendable, Hashable {
         /// Well-formed batches decoded.
-        package var batches: UInt64 = 0
+        public var batches: UInt64 = 0
         /// Samples delivered.
-        package var samples: UInt64 = 0
+        public var samples: UInt64 = 0
         /// Batches the sequence numbers say were never received.
-        package var lostBatches: UInt64 = 0
+        public var lostBatches: UInt64 = 0
         /// Batches whose sequence number repeated or went back.
-        package var outOfOrderBatches: UInt64 = 0
+        public var outOfOrderBatches: UInt64 = 0
         /// Notifications dropped whole as malformed (see `StylusDecodingError`).
-        package var malformedBatches: UInt64 = 0
+        public var malformedBatches: UInt64 = 0
         /// Times the timestamp chain was re-anchored to arrival time (not counting first batches
         /// and gaps).
-        package var reanchors: UInt64 = 0
+        public var reanchors: UInt64 = 0
         /// Side-button presses reported as their mapped action (`StylusEvent.sideButtonAction`).
-        package var sideButtonActions: UInt64 = 0
+        public var sideButtonActions: UInt64 = 0
         /// All totals at zero.
-        package init() {}
+        public init() {}
     }
 
     /// The actions that side-button presses are reported as; `.unassigned` reports none.
-    package var buttonMap: StylusButtonMap
+    public var buttonMap: StylusButtonMap
     /// How far the reconstructed time may fall behind arrival before it is re-anchored.
-    package var maximumLag: Duration {
+    public var maximumLag: Duration {
         didSet { maximumLagNanoseconds = Self.nanoseconds(maximumLag) }
     }
 
@@ -56,19 +56,19 @@ package struct StylusSampleDecoder: Sendable {
     @usableFromInline var lastStamp: HostTime?
 
     /// Batches, samples, losses, re-anchors, malformed batches and side-button actions counted so far.
-    package var counters: Counters { counts }
+    public var counters: Counters { counts }
     /// The tracker following the batches' sequence numbers.
     package var sequence: SequenceNumberTracker { tracker }
     /// Why the most recent malformed batch was dropped; `nil` while none has been.
-    package var lastError: StylusDecodingError? { error }
+    public var lastError: StylusDecodingError? { error }
     /// The buttons of the last sample delivered.
-    package var buttons: StylusButtons { heldButtons }
+    public var buttons: StylusButtons { heldButtons }
     /// The timestamp of the last sample delivered.
-    package var lastSampleTime: HostTime? { lastStamp }
+    public var lastSampleTime: HostTime? { lastStamp }
 
     /// A decoder that reports side-button presses by `buttonMap` (`.unassigned` by default: none) and
     /// re-anchors its timestamps when they lag arrival by more than `maximumLag` (50 ms by default).
-    package init(buttonMap: StylusButtonMap = .unassigned, maximumLag: Duration = .milliseconds(50)) {
+    public init(buttonMap: StylusButtonMap = .unassigned, maximumLag: Duration = .milliseconds(50)) {
         self.buttonMap = buttonMap
         self.maximumLag = maximumLag
         maximumLagNanoseconds = Self.nanoseconds(maximumLag)
@@ -77,7 +77,7 @@ package struct StylusSampleDecoder: Sendable {
     /// Decodes one notification received at `receivedAt` and hands its events to `sink`.
     /// A malformed batch delivers nothing, is counted and throws. Returns the samples delivered.
     @inlinable @discardableResult
-    package mutating func decode(
+    public mutating func decode(
         _ bytes: UnsafeRawBufferPointer, receivedAt: HostTime, _ sink: (StylusEvent) -> Void
     ) throws(StylusDecodingError) -> Int {
         let batch: StylusBatchView
@@ -158,7 +158,7 @@ package struct StylusSampleDecoder: Sendable {
 
     /// A new connection: the next batch starts a new sequence count and timestamp chain, with no
     /// button held.
-    package mutating func connectionRestarted() {
+    public mutating func connectionRestarted() {
         tracker.restart()
         lastStamp = nil
         heldButtons = []

@@ -23,7 +23,7 @@ public enum AdvertisingDataStructure: Sendable, Hashable {
 
 /// Why advertising data could not be parsed. Each case gives the byte offset of the AD
 /// structure in question.
-public enum AdvertisingDataError: Error, Sendable, Hashable, CustomStringConvertible {
+package enum AdvertisingDataError: Error, Sendable, Hashable, CustomStringConvertible {
     /// The length byte announces more bytes than the data holds.
     case lengthExceedsData(offset: Int, length: Int, remaining: Int)
     /// The structure is shorter than its type needs.
@@ -32,7 +32,7 @@ public enum AdvertisingDataError: Error, Sendable, Hashable, CustomStringConvert
     case uuidListLength(offset: Int, type: AdvertisingDataType, length: Int)
 
     /// Names the AD structure by byte offset and says what is wrong with it.
-    public var description: String {
+    package var description: String {
         switch self {
         case .lengthExceedsData(let offset, let length, let remaining):
             "AD structure at byte \(offset) claims \(length) bytes but only \(remaining) remain"
@@ -56,7 +56,7 @@ public struct AdvertisingData: Sendable, Hashable {
     /// Parses the AD structures in `bytes`. A zero length octet ends the data (the rest is padding) and AD
     /// types without a case of their own become `.other`. Throws `AdvertisingDataError` when a length runs
     /// past the end, a structure is shorter than its type needs, or a UUID list is not whole UUIDs.
-    public init(parsing bytes: UnsafeRawBufferPointer) throws(AdvertisingDataError) {
+    package init(parsing bytes: UnsafeRawBufferPointer) throws(AdvertisingDataError) {
         var reader = ByteReader(bytes)
         var structures: [AdvertisingDataStructure] = []
         while let length = reader.readUInt8() {
@@ -75,7 +75,7 @@ public struct AdvertisingData: Sendable, Hashable {
     }
 
     /// Parses the AD structures in `bytes`, with the same rules and errors as `init(parsing:)`.
-    public init(bytes: [UInt8]) throws(AdvertisingDataError) {
+    package init(bytes: [UInt8]) throws(AdvertisingDataError) {
         let result: Result<AdvertisingData, AdvertisingDataError> = bytes.withUnsafeBytes { buffer in
             do throws(AdvertisingDataError) {
                 return .success(try AdvertisingData(parsing: buffer))

@@ -114,7 +114,7 @@ public final class LEScanner: Sendable {
     public var counters: Counters { state.withLock { $0.counters } }
 
     /// The last advertising data parse error, for diagnostics.
-    public var lastMalformed: AdvertisingDataError? { state.withLock { $0.lastMalformed } }
+    package var lastMalformed: AdvertisingDataError? { state.withLock { $0.lastMalformed } }
 
     /// Every change to a device (the whole merged entry), as it happens. Finishes when the
     /// controller closes or the scanner goes away.

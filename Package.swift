@@ -49,7 +49,7 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
-        .target(name: "StrobeCapture", dependencies: ["StrobeHCI", "StrobeHost"]),
+        .target(name: "StrobeCapture", dependencies: ["StrobeHCI", "StrobeHost", "StrobeSecurity"]),
         .target(
             name: "StrobeHost", dependencies: ["StrobeHCI", "StrobeSecurity", .product(name: "Logging", package: "swift-log")],
             // The data the generated assigned-numbers table comes from (Scripts/generate-assigned-numbers.py).

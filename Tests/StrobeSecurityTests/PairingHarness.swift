@@ -71,8 +71,8 @@ struct PairingHarness {
         for action in actions {
             switch action {
             case .send(let pdu):
-                sent[side, default: []].append(pdu)
-                pdus.append((other, pdu))
+                sent[side, default: []].append(pdu.encoded)
+                pdus.append((other, pdu.encoded))
             case .displayPasskey(let value):
                 shownPasskey = value
             case .enterPasskey:

@@ -12,9 +12,7 @@ struct SMPHostilePDUTests {
     }
 
     static func failedWith(_ actions: [SMPPairingAction]) -> SMPPairingFailedReason? {
-        for case .send(let pdu) in actions where pdu.count == 2 && pdu[0] == 0x05 {
-            return SMPPairingFailedReason(rawValue: pdu[1])
-        }
+        for case .send(.pairingFailed(let reason)) in actions { return reason }
         return nil
     }
 

@@ -37,7 +37,7 @@ struct SMPReflectionTests {
     static func expectRefused(_ actions: [SMPPairingAction], sentBefore: [[UInt8]], _ pairing: SMPPairing) {
         #expect(SMPHostilePDUTests.failedWith(actions) == .dhKeyCheckFailed)
         #expect(pairing.isFinished)
-        let sent = sentBefore + actions.compactMap { if case .send(let pdu) = $0 { pdu } else { nil } }
+        let sent = sentBefore + actions.compactMap { if case .send(let pdu) = $0 { pdu.encoded } else { nil } }
         // No Pairing Confirm or Pairing Random ever left: no round was played.
         #expect(!sent.contains { $0.first == 0x03 || $0.first == 0x04 })
         #expect(!actions.contains { if case .completed = $0 { true } else { false } })
@@ -52,7 +52,7 @@ struct SMPReflectionTests {
         var actions = pairing.start() + pairing.receive(Self.features(0x02, c.theirs))
         // The user at our end types a passkey before the key arrives: the round would start.
         if actions.contains(.enterPasskey) { actions += pairing.passkeyEntered(123_456) }
-        sent += actions.compactMap { if case .send(let pdu) = $0 { pdu } else { nil } }
+        sent += actions.compactMap { if case .send(let pdu) = $0 { pdu.encoded } else { nil } }
         #expect(sent.contains { $0.first == 0x0C })
         let answer = pairing.receive(Self.reflected(keyPair, mirrored: c.mirrored))
         Self.expectRefused(answer, sentBefore: sent, pairing)
@@ -67,11 +67,11 @@ struct SMPReflectionTests {
                                  addresses: PairingHarness.addresses, keyPair: keyPair)
         var actions = pairing.receive(Self.features(0x01, c.theirs))
         if actions.contains(.enterPasskey) { actions += pairing.passkeyEntered(123_456) }
-        let sent = actions.compactMap { if case .send(let pdu) = $0 { pdu } else { nil } }
+        let sent = actions.compactMap { if case .send(let pdu) = $0 { pdu.encoded } else { nil } }
         let answer = pairing.receive(Self.reflected(keyPair, mirrored: c.mirrored))
         Self.expectRefused(answer, sentBefore: sent, pairing)
         // Our public key was never sent back to a peer that showed ours.
-        #expect(!answer.contains { if case .send(let pdu) = $0 { pdu.first == 0x0C } else { false } })
+        #expect(!answer.contains { if case .send(let pdu) = $0 { pdu.code == .pairingPublicKey } else { false } })
     }
 }
 

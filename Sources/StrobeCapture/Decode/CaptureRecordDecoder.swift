@@ -1,5 +1,6 @@
 import StrobeHCI
 import StrobeHost
+import StrobeSecurity
 
 /// Walks a capture record by record and decodes each one as far as its layers go
 /// (`DecodedRecord`): HCI commands (name, parameters), events (name and fields, LE Meta
@@ -131,12 +132,20 @@ package final class CaptureRecordDecoder {
             decoded.layers.append(DecodedRecord.Layer(protocolName: "att", title: "ATT: \(opcode) len \(pdu.payload.count)", fields: fields))
         case .smp:
             decoded.smpCode = code
-            let parameters = UnsafeRawBufferPointer(rebasing: pdu.payload[1...])
-            // Distributed keys (LTK, EDIV and Rand, IRK, CSRK) stay out of text output: their length only.
-            let value = SMPCode.distributesKey(code) ? "(\(parameters.count) bytes of key material, not shown)" : Self.hex(parameters)
+            let command = SMPCommandCode(rawValue: code)
+            let fields: [DecodedRecord.Field]
+            do throws(SMPPDUError) {
+                // The PDU's own fields; distributed keys (LTK, EDIV and Rand, IRK, CSRK) by length only.
+                fields = try SMPPDU(decoding: Array(pdu.payload)).fields.map { DecodedRecord.Field(name: $0.name, value: $0.value) }
+            } catch {
+                let parameters = UnsafeRawBufferPointer(rebasing: pdu.payload[1...])
+                let value = command?.distributesKey == true ? "(\(parameters.count) bytes of key material, not shown)" : Self.hex(parameters)
+                fields = [DecodedRecord.Field(name: "malformed", value: "\(error)")]
+                    + (parameters.isEmpty ? [] : [DecodedRecord.Field(name: "parameters", value: value)])
+            }
             decoded.layers.append(DecodedRecord.Layer(
-                protocolName: "smp", title: "SMP: \(SMPCode.name(code)) (0x\(Self.hex(code))) len \(pdu.payload.count)",
-                fields: parameters.isEmpty ? [] : [DecodedRecord.Field(name: "parameters", value: value)]))
+                protocolName: "smp", title: "SMP: \(command?.name ?? "code 0x\(Self.hex(code))") (0x\(Self.hex(code))) len \(pdu.payload.count)",
+                fields: fields))
         case .leSignaling:
             let fields: [DecodedRecord.Field]
             let title: String

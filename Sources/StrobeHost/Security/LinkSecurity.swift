@@ -125,8 +125,6 @@ final class LinkSecurity: Sendable {
                    addresses: addresses, keyPair: SMPKeyAgreement(random: manager.random), random: manager.random)
     }
 
-    private static let pairingFailedUnspecified = [SMPCommandCode.pairingFailed.rawValue, SMPPairingFailedReason.unspecifiedReason.rawValue]
-
     // MARK: Inputs (reader thread)
 
     /// An SMP PDU from CID 6.
@@ -135,8 +133,9 @@ final class LinkSecurity: Sendable {
         // A PDU that may start a pairing gets one made before taking the lock (its P-256 key, the
         // store's local IRK); not a Security Request to a central (decided outside the machine),
         // nor a Pairing Request that is refused.
-        let toCentral = role == .central && pdu.first == SMPCommandCode.securityRequest.rawValue
-        let starts = pdu.first == SMPCommandCode.pairingRequest.rawValue
+        let code = pdu.first.flatMap(SMPCommandCode.init(rawValue:))
+        let toCentral = role == .central && code == .securityRequest
+        let starts = code == .pairingRequest
         let refused = !manager.configuration.allowsPairing && starts
         var fresh: SMPPairing?
         var storeFailure: BondStoreError?
@@ -152,17 +151,17 @@ final class LinkSecurity: Sendable {
             s.awaitingCentral = false
             if s.pairing?.isActive != true {
                 // A Security Request to a central not pairing: decided below, outside the machine.
-                if role == .central, pdu.first == SMPCommandCode.securityRequest.rawValue, pdu.count == 2 {
+                if toCentral, pdu.count == 2 {
                     securityRequest = true
                     return []
                 }
                 guard manager.configuration.allowsPairing || !starts else {
-                    return [.send([SMPCommandCode.pairingFailed.rawValue, SMPPairingFailedReason.pairingNotSupported.rawValue])]
+                    return [.send(.pairingFailed(.pairingNotSupported))]
                 }
                 // Made here only if a pairing ended meanwhile; a store that cannot keep a bond
                 // starts none.
                 guard storeFailure == nil, let made = fresh ?? (try? newPairing(verifyingStore: starts)) else {
-                    return [.send(Self.pairingFailedUnspecified)]
+                    return [.send(.pairingFailed(.unspecifiedReason))]
                 }
                 s.pairing = made
                 s.pairingNumber += 1
@@ -306,7 +305,7 @@ final class LinkSecurity: Sendable {
             if s.pairing?.isActive == true { return [] }
             if let requirements {
                 s.awaitingCentral = true
-                return [.send([SMPCommandCode.securityRequest.rawValue, requirements.rawValue])]
+                return [.send(.securityRequest(requirements))]
             }
             // Made here only if a pairing ended meanwhile.
             guard var pairing = fresh ?? (try? newPairing(verifyingStore: false)) else {
@@ -406,7 +405,7 @@ final class LinkSecurity: Sendable {
             guard let self else { return }
             if self.bond?.role == .central, (try? await self.encrypt()) != nil { return }
             guard self.manager.configuration.allowsPairing else {
-                self.sender.post([SMPCommandCode.pairingFailed.rawValue, SMPPairingFailedReason.pairingNotSupported.rawValue], on: .smp)
+                self.sender.post(SMPPDU.pairingFailed(.pairingNotSupported).encoded, on: .smp)
                 return
             }
             _ = try? await self.pair()
@@ -426,7 +425,7 @@ final class LinkSecurity: Sendable {
             switch action {
             case .send(let pdu):
                 let sent = Waiter<Void>()
-                sender.post(pdu, on: .smp) { sent.resolve($0) }
+                sender.post(pdu.encoded, on: .smp) { sent.resolve($0) }
                 lastSent = sent
             case .acceptPairing:
                 ask { delegate, peer in await delegate.acceptPairing(with: peer) } answer: { pairing, yes in pairing.accept(yes ?? false) }
@@ -676,7 +675,7 @@ final class LinkSecurity: Sendable {
         }
         if let reminder {
             controller.logger.debug("the central has not answered the Security Request: asking again", metadata: ["handle": "\(handle)"])
-            sender.post([SMPCommandCode.securityRequest.rawValue, reminder.rawValue], on: .smp)
+            sender.post(SMPPDU.securityRequest(reminder).encoded, on: .smp)
         }
         perform(actions, restartTimer: false)
     }

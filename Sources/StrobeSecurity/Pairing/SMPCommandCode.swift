@@ -16,6 +16,32 @@ package enum SMPCommandCode: UInt8, Sendable, Hashable, CaseIterable {
     case pairingDHKeyCheck = 0x0D
     case pairingKeypressNotification = 0x0E
 
+    /// The command's name in the specification, e.g. "Pairing Request".
+    package var name: String {
+        switch self {
+        case .pairingRequest: "Pairing Request"
+        case .pairingResponse: "Pairing Response"
+        case .pairingConfirm: "Pairing Confirm"
+        case .pairingRandom: "Pairing Random"
+        case .pairingFailed: "Pairing Failed"
+        case .encryptionInformation: "Encryption Information"
+        case .centralIdentification: "Central Identification"
+        case .identityInformation: "Identity Information"
+        case .identityAddressInformation: "Identity Address Information"
+        case .signingInformation: "Signing Information"
+        case .securityRequest: "Security Request"
+        case .pairingPublicKey: "Pairing Public Key"
+        case .pairingDHKeyCheck: "Pairing DHKey Check"
+        case .pairingKeypressNotification: "Pairing Keypress Notification"
+        }
+    }
+
+    /// Encryption Information (LTK), Central Identification (EDIV, Rand), Identity Information
+    /// (IRK), Signing Information (CSRK): the commands that carry keys, never to be printed.
+    package var distributesKey: Bool {
+        [.encryptionInformation, .centralIdentification, .identityInformation, .signingInformation].contains(self)
+    }
+
     /// Octets after the code; every SMP command has exactly this many.
     package var parameterLength: Int {
         switch self {

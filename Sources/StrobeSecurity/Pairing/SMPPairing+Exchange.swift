@@ -9,7 +9,7 @@ extension SMPPairing {
             peerConfirm = value
             if role == .initiator {
                 phase = .legacyRandom
-                return [.send([SMPCommandCode.pairingRandom.rawValue] + localRandom)]
+                return [.send(.pairingRandom(localRandom))]
             }
             return tk == nil ? [] : sendLegacyConfirm()
         }
@@ -26,7 +26,7 @@ extension SMPPairing {
         }
         peerConfirm = value
         phase = .random
-        return [.send([SMPCommandCode.pairingRandom.rawValue] + localRandom)]
+        return [.send(.pairingRandom(localRandom))]
     }
 
     mutating func receiveRandom(_ value: [UInt8]) -> [SMPPairingAction] {
@@ -47,12 +47,12 @@ extension SMPPairing {
         guard let confirm = legacyConfirm(localRandom) else { return fail(.unspecifiedReason, "c1 could not be computed") }
         localConfirmSent = true
         if role == .responder { phase = .legacyRandom }
-        return [.send([SMPCommandCode.pairingConfirm.rawValue] + confirm)]
+        return [.send(.pairingConfirm(confirm))]
     }
 
     private func legacyConfirm(_ r: [UInt8]) -> [UInt8]? {
         guard let tk, let request, let response else { return nil }
-        return try? SMPCrypto.c1(tk, r: r, preq: request.pdu(.pairingRequest), pres: response.pdu(.pairingResponse),
+        return try? SMPCrypto.c1(tk, r: r, preq: SMPPDU.pairingRequest(request).encoded, pres: SMPPDU.pairingResponse(response).encoded,
                                  iat: addresses.iat, rat: addresses.rat,
                                  ia: addresses.initiator.wireBytes, ra: addresses.responder.wireBytes)
     }
@@ -68,13 +68,12 @@ extension SMPPairing {
         pairingKey = key
         phase = .encryption
         if role == .initiator { return [.startEncryption(key)] }
-        return [.send([SMPCommandCode.pairingRandom.rawValue] + localRandom)]
+        return [.send(.pairingRandom(localRandom))]
     }
 
     // MARK: LE Secure Connections
 
-    mutating func receivePublicKey(_ parameters: [UInt8]) -> [SMPPairingAction] {
-        let x = Array(parameters[0..<32]), y = Array(parameters[32..<64])
+    mutating func receivePublicKey(x: [UInt8], y: [UInt8]) -> [SMPPairingAction] {
         do throws(SMPKeyAgreement.Failure) {
             dhKey = try keyPair.dhKey(peerX: x, peerY: y)
         } catch {
@@ -95,7 +94,7 @@ extension SMPPairing {
                     return fail(.unspecifiedReason, "f4 could not be computed")
                 }
                 phase = .random
-                out.append(.send([SMPCommandCode.pairingConfirm.rawValue] + cb))
+                out.append(.send(.pairingConfirm(cb)))
             }
         }
         return out
@@ -112,7 +111,7 @@ extension SMPPairing {
         }
         localConfirmSent = true
         if role == .responder { phase = .random }
-        return [.send([SMPCommandCode.pairingConfirm.rawValue] + c)]
+        return [.send(.pairingConfirm(c))]
     }
 
     /// Whether the peer's confirm value opens to its nonce.
@@ -149,7 +148,7 @@ extension SMPPairing {
         switch method {
         case .passkeyEntry:
             guard peerCommitmentHolds() else { return fail(.confirmValueFailed, "the peer's nonce does not match its confirm value") }
-            let out: [SMPPairingAction] = [.send([SMPCommandCode.pairingRandom.rawValue] + localRandom)]
+            let out: [SMPPairingAction] = [.send(.pairingRandom(localRandom))]
             passkeyRound += 1
             if passkeyRound == 20 {
                 phase = .dhKeyCheck
@@ -161,10 +160,10 @@ extension SMPPairing {
             return out
         case .numericComparison:
             phase = .dhKeyCheck
-            return [.send([SMPCommandCode.pairingRandom.rawValue] + localRandom), .confirmNumber(comparisonNumber())]
+            return [.send(.pairingRandom(localRandom)), .confirmNumber(comparisonNumber())]
         case .justWorks:
             phase = .dhKeyCheck
-            let random: [SMPPairingAction] = [.send([SMPCommandCode.pairingRandom.rawValue] + localRandom)]
+            let random: [SMPPairingAction] = [.send(.pairingRandom(localRandom))]
             return configuration.confirmsJustWorks ? random + [.confirmJustWorks] : random
         }
     }
@@ -204,7 +203,7 @@ extension SMPPairing {
         pairingKey = LongTermKey(value: truncated(ltk), keySize: keySize)
         localConfirmSent = true
         phase = .dhKeyCheck
-        return [.send([SMPCommandCode.pairingDHKeyCheck.rawValue] + ea)]
+        return [.send(.pairingDHKeyCheck(ea))]
     }
 
     mutating func receiveDHKeyCheck(_ value: [UInt8]) -> [SMPPairingAction] {
@@ -232,6 +231,6 @@ extension SMPPairing {
         guard ea == value else { return fail(.dhKeyCheckFailed, "the peer's DHKey check value is wrong") }
         pairingKey = LongTermKey(value: truncated(ltk), keySize: keySize)
         phase = .encryption
-        return [.send([SMPCommandCode.pairingDHKeyCheck.rawValue] + eb)]
+        return [.send(.pairingDHKeyCheck(eb))]
     }
 }

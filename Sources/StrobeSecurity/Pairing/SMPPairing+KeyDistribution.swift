@@ -20,30 +20,26 @@ extension SMPPairing {
         return expectedKeys.isEmpty ? sendOwnKeys() + complete() : []
     }
 
-    mutating func receiveKey(_ code: SMPCommandCode, _ p: [UInt8]) -> [SMPPairingAction] {
+    mutating func receiveKey(_ pdu: SMPPDU) -> [SMPPairingAction] {
         expectedKeys.removeFirst()
-        switch code {
-        case .encryptionInformation:
-            received.ltk = p
-        case .centralIdentification:
-            received.ediv = UInt16(p[0]) | UInt16(p[1]) << 8
-            received.rand = p[2..<10].reversed().reduce(UInt64(0)) { $0 << 8 | UInt64($1) }
-        case .identityInformation:
-            let irk = IdentityResolvingKey(value: p)
+        switch pdu {
+        case .encryptionInformation(let ltk):
+            received.ltk = ltk
+        case .centralIdentification(let ediv, let rand):
+            received.ediv = ediv
+            received.rand = rand
+        case .identityInformation(let value):
+            let irk = IdentityResolvingKey(value: value)
             received.irk = irk.isZero ? nil : irk
-        case .identityAddressInformation:
-            guard p[0] <= 1, let address = BluetoothAddress(wireBytes: p[1..<7]) else {
-                return fail(.invalidParameters, "Identity Address Information has address type 0x\(String(p[0], radix: 16))")
-            }
-            let identity = IdentityAddress(address: address, isRandom: p[0] == 1)
+        case .identityAddressInformation(let identity):
             if let invalidity = identity.invalidity {
                 return fail(.invalidParameters, "the peer claimed an identity that cannot be one: \(invalidity)")
             }
             received.identity = identity
-        case .signingInformation:
-            received.csrk = SignatureResolvingKey(value: p)
+        case .signingInformation(let csrk):
+            received.csrk = SignatureResolvingKey(value: csrk)
         default:
-            return unexpected(code)
+            return unexpected(pdu.code)
         }
         guard expectedKeys.isEmpty else { return [] }
         return role == .initiator ? sendOwnKeys() + complete() : complete()
@@ -59,21 +55,18 @@ extension SMPPairing {
             let ltk = LongTermKey(value: truncated(Array(r[0..<16])), ediv: UInt16(r[16]) | UInt16(r[17]) << 8,
                                   rand: r[18..<26].reduce(UInt64(0)) { $0 << 8 | UInt64($1) }, keySize: keySize)
             sentKeys.ltk = ltk
-            out.append(.send([SMPCommandCode.encryptionInformation.rawValue] + ltk.value))
-            let ediv = [UInt8(ltk.ediv & 0xFF), UInt8(ltk.ediv >> 8)]
-            let rand = (0..<8).map { UInt8(ltk.rand >> (8 * UInt64($0)) & 0xFF) }
-            out.append(.send([SMPCommandCode.centralIdentification.rawValue] + ediv + rand))
+            out.append(.send(.encryptionInformation(ltk: ltk.value)))
+            out.append(.send(.centralIdentification(ediv: ltk.ediv, rand: ltk.rand)))
         }
         if ours.contains(.identityKey), let identity = configuration.identity {
             sentKeys.irk = true
-            out.append(.send([SMPCommandCode.identityInformation.rawValue] + identity.irk.value))
-            out.append(.send([SMPCommandCode.identityAddressInformation.rawValue, identity.address.isRandom ? 1 : 0]
-                + identity.address.address.wireBytes))
+            out.append(.send(.identityInformation(irk: identity.irk.value)))
+            out.append(.send(.identityAddressInformation(identity.address)))
         }
         if ours.contains(.signingKey) {
             let csrk = SignatureResolvingKey(value: random(16))
             sentKeys.csrk = csrk
-            out.append(.send([SMPCommandCode.signingInformation.rawValue] + csrk.value))
+            out.append(.send(.signingInformation(csrk: csrk.value)))
         }
         return out
     }

@@ -182,50 +182,48 @@ package struct SMPPairing: Sendable {
             initiatorKeys: configuration.distributable, responderKeys: configuration.keysToRequest)
         request = features
         phase = .waitingForPairingResponse
-        return [.send(features.pdu(.pairingRequest))]
+        return [.send(.pairingRequest(features))]
     }
 
     /// One SMP PDU from the peer (code first).
-    package mutating func receive(_ pdu: [UInt8]) -> [SMPPairingAction] {
+    package mutating func receive(_ bytes: [UInt8]) -> [SMPPairingAction] {
         guard phase != .finished else { return [] }
-        guard let first = pdu.first else { return fail(.invalidParameters, "an empty SMP PDU") }
-        guard let code = SMPCommandCode(rawValue: first) else {
-            return fail(.commandNotSupported, "SMP command code 0x\(String(first, radix: 16)) is not defined")
+        let pdu: SMPPDU
+        do throws(SMPPDUError) {
+            pdu = try SMPPDU(decoding: bytes)
+        } catch {
+            return fail(error.reason, error.description)
         }
-        let parameters = Array(pdu.dropFirst())
-        guard parameters.count == code.parameterLength else {
-            return fail(.invalidParameters, "\(code) carries \(code.parameterLength) octets, not \(parameters.count)")
-        }
-        switch code {
-        case .pairingFailed:
+        switch pdu {
+        case .pairingFailed(let reason):
             phase = .finished
-            return [.failed(.failedByPeer(SMPPairingFailedReason(rawValue: parameters[0])))]
+            return [.failed(.failedByPeer(reason))]
         case .pairingKeypressNotification:
             return []
         case .securityRequest:
             // A responder never gets one; an initiator already pairing goes on.
             return role == .initiator ? [] : fail(.commandNotSupported, "Security Request sent to the peripheral")
-        case .pairingRequest:
+        case .pairingRequest(let features):
             guard role == .responder else { return fail(.commandNotSupported, "Pairing Request sent to the central") }
-            guard phase == .idle else { return unexpected(code) }
-            return receivePairingRequest(parameters)
-        case .pairingResponse:
-            guard phase == .waitingForPairingResponse else { return unexpected(code) }
-            return receivePairingResponse(parameters)
-        case .pairingConfirm:
-            return receiveConfirm(parameters)
-        case .pairingRandom:
-            return receiveRandom(parameters)
-        case .pairingPublicKey:
-            guard phase == .publicKey else { return unexpected(code) }
-            return receivePublicKey(parameters)
-        case .pairingDHKeyCheck:
-            guard phase == .dhKeyCheck, role == .responder || localConfirmSent else { return unexpected(code) }
-            return receiveDHKeyCheck(parameters)
+            guard phase == .idle else { return unexpected(pdu.code) }
+            return receivePairingRequest(features)
+        case .pairingResponse(let features):
+            guard phase == .waitingForPairingResponse else { return unexpected(pdu.code) }
+            return receivePairingResponse(features)
+        case .pairingConfirm(let value):
+            return receiveConfirm(value)
+        case .pairingRandom(let value):
+            return receiveRandom(value)
+        case .pairingPublicKey(let x, let y):
+            guard phase == .publicKey else { return unexpected(pdu.code) }
+            return receivePublicKey(x: x, y: y)
+        case .pairingDHKeyCheck(let value):
+            guard phase == .dhKeyCheck, role == .responder || localConfirmSent else { return unexpected(pdu.code) }
+            return receiveDHKeyCheck(value)
         case .encryptionInformation, .centralIdentification, .identityInformation, .identityAddressInformation,
              .signingInformation:
-            guard phase == .keyDistribution, expectedKeys.first == code else { return unexpected(code) }
-            return receiveKey(code, parameters)
+            guard phase == .keyDistribution, expectedKeys.first == pdu.code else { return unexpected(pdu.code) }
+            return receiveKey(pdu)
         }
     }
 
@@ -298,15 +296,11 @@ package struct SMPPairing: Sendable {
 
     // MARK: Feature exchange
 
-    private mutating func receivePairingRequest(_ parameters: [UInt8]) -> [SMPPairingAction] {
-        do throws(SMPPairingError) {
-            request = try SMPPairingFeatures(parameters: parameters)
-        } catch {
-            return fail(.invalidParameters, "\(error)")
-        }
-        guard configuration.asksToAccept, let request else { return respond() }
+    private mutating func receivePairingRequest(_ features: SMPPairingFeatures) -> [SMPPairingAction] {
+        request = features
+        guard configuration.asksToAccept else { return respond() }
         phase = .waitingForAcceptance
-        return [.acceptPairing(request)]
+        return [.acceptPairing(features)]
     }
 
     private mutating func respond() -> [SMPPairingAction] {
@@ -316,16 +310,10 @@ package struct SMPPairing: Sendable {
             initiatorKeys: request.initiatorKeys.intersection(configuration.keysToRequest),
             responderKeys: request.responderKeys.intersection(configuration.distributable))
         response = features
-        return negotiate(sending: [.send(features.pdu(.pairingResponse))])
+        return negotiate(sending: [.send(.pairingResponse(features))])
     }
 
-    private mutating func receivePairingResponse(_ parameters: [UInt8]) -> [SMPPairingAction] {
-        let features: SMPPairingFeatures
-        do throws(SMPPairingError) {
-            features = try SMPPairingFeatures(parameters: parameters)
-        } catch {
-            return fail(.invalidParameters, "\(error)")
-        }
+    private mutating func receivePairingResponse(_ features: SMPPairingFeatures) -> [SMPPairingAction] {
         guard let request, request.initiatorKeys.isSuperset(of: features.initiatorKeys),
               request.responderKeys.isSuperset(of: features.responderKeys) else {
             return fail(.invalidParameters, "the Pairing Response asks for keys the request did not offer")
@@ -388,7 +376,7 @@ package struct SMPPairing: Sendable {
 
     mutating func fail(_ reason: SMPPairingFailedReason, _ detail: String) -> [SMPPairingAction] {
         phase = .finished
-        return [.send([SMPCommandCode.pairingFailed.rawValue, reason.rawValue]), .failed(.failedLocally(reason, detail: detail))]
+        return [.send(.pairingFailed(reason)), .failed(.failedLocally(reason, detail: detail))]
     }
 
     mutating func unexpected(_ code: SMPCommandCode) -> [SMPPairingAction] {
@@ -397,9 +385,9 @@ package struct SMPPairing: Sendable {
 
     // MARK: Helpers
 
-    var publicKeyPDU: [UInt8] {
+    var publicKeyPDU: SMPPDU {
         let key = keyPair.publicKey
-        return [SMPCommandCode.pairingPublicKey.rawValue] + key.x + key.y
+        return .pairingPublicKey(x: key.x, y: key.y)
     }
 
     /// A value as the 128-bit little-endian number SMP uses for TK and for ra/rb.
@@ -417,7 +405,7 @@ package struct SMPPairing: Sendable {
 /// What the owner of an `SMPPairing` does next.
 package enum SMPPairingAction: Sendable, Hashable {
     /// Send this SMP PDU on CID 6 (and restart the 30 s timer).
-    case send([UInt8])
+    case send(SMPPDU)
     /// Responder: ask the user whether to pair with a peer asking for these features; answer
     /// with `accept(_:)`.
     case acceptPairing(SMPPairingFeatures)

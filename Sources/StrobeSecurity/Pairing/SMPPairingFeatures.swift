@@ -34,12 +34,6 @@ package struct SMPPairingFeatures: Sendable, Hashable {
         responderKeys = SMPKeyDistribution(rawValue: p[5]).intersection(.supported)
     }
 
-    /// The whole PDU: the code, then the six parameters.
-    package func pdu(_ code: SMPCommandCode) -> [UInt8] {
-        [code.rawValue, ioCapability.rawValue, oobDataPresent ? 1 : 0, authentication.rawValue,
-         maximumEncryptionKeySize, initiatorKeys.rawValue, responderKeys.rawValue]
-    }
-
     /// IOcap of f6: AuthReq, OOB data flag, IO capability, least significant octet first.
     var ioCap: [UInt8] { [ioCapability.rawValue, oobDataPresent ? 1 : 0, authentication.rawValue] }
 }

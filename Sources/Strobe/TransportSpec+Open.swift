@@ -5,7 +5,7 @@ extension TransportSpec {
     /// Opens the transport this specification names. The link is not started: hand it to a
     /// controller, which starts it. The simulated world is not part of this product: `sim`
     /// throws here; `StrobeSim`'s `openIncludingSimulatedWorld()` opens every kind.
-    public func open() throws -> any HCITransport {
+    public func open() throws(TransportError) -> any HCITransport {
         switch self {
         case .sim(let scenario):
             throw TransportError.cannotOpen(

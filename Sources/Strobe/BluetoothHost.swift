@@ -94,7 +94,7 @@ public final class BluetoothHost: Sendable {
     /// A scan client of its own: start and stop it as you like; others scanning on this host
     /// are not disturbed by it, nor it by them. One that asks for what the running scan cannot
     /// also serve (legacy commands beside extended ones, another own address type) is refused
-    /// with `HCIError.scanConflict`.
+    /// with `StrobeError.controller(.scanConflict)`.
     public func scanner() -> LEScanner { central.scanner() }
 
     /// Scans for `duration` and returns every device seen that `filter` accepts (all by

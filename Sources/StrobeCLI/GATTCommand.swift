@@ -82,9 +82,10 @@ struct GATTTreeCommand: AsyncParsableCommand {
                     name: characteristic.uuid.name,
                     descriptors: found.descriptors.map { Descriptor(uuid: "\($0.uuid)", handle: $0.handle.rawValue, name: $0.uuid.name) })
                 if read, characteristic.properties.contains(.read) {
-                    do {
+                    do throws(StrobeError) {
                         item.value = try await connection.gatt.readLong(handle: characteristic.valueHandle).hexString
-                    } catch let error as ATTError {
+                    } catch {
+                        guard case .att(let error) = error else { throw error }
                         item.readError = "\(error.code)"
                     }
                 }

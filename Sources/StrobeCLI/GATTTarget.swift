@@ -103,7 +103,8 @@ enum GATTCommandError: Error, CustomStringConvertible {
     static func naming<T>(_ operation: String, _ handle: AttributeHandle, _ body: () async throws -> T) async throws -> T {
         do {
             return try await body()
-        } catch let error as ATTError {
+        } catch {
+            guard case .att(let error)? = error as? StrobeError else { throw error }
             throw GATTCommandError.peer(operation: operation, handle: error.handle == .reserved ? handle : error.handle, code: error.code)
         }
     }

@@ -24,6 +24,8 @@ public enum StrobeError: Error, Sendable, Equatable, CustomStringConvertible {
     case peer(PeerError)
     /// An L2CAP credit-based channel could not be opened, or its peer broke the channel's rules.
     case l2cap(L2CAPChannelError)
+    /// Advertising data too long for the controller, or advertising not possible.
+    case advertising(LEAdvertiserError)
     /// Pairing, encryption or the bond store failed.
     case security(SecurityError)
     /// The bond store cannot be read or written.
@@ -50,6 +52,7 @@ public enum StrobeError: Error, Sendable, Equatable, CustomStringConvertible {
         case let error as GATTError: self = .gatt(error)
         case let error as PeerError: self = .peer(error)
         case let error as L2CAPChannelError: self = .l2cap(error)
+        case let error as LEAdvertiserError: self = .advertising(error)
         case let error as SecurityError: self = .security(error)
         case let error as BondStoreError: self = .bondStore(error)
         case is CancellationError: self = .cancelled
@@ -68,6 +71,7 @@ public enum StrobeError: Error, Sendable, Equatable, CustomStringConvertible {
         case let (.gatt(a), .gatt(b)): a == b
         case let (.peer(a), .peer(b)): a == b
         case let (.l2cap(a), .l2cap(b)): a == b
+        case let (.advertising(a), .advertising(b)): a == b
         case let (.security(a), .security(b)): a == b
         case let (.bondStore(a), .bondStore(b)): a == b
         case (.cancelled, .cancelled): true
@@ -86,6 +90,7 @@ public enum StrobeError: Error, Sendable, Equatable, CustomStringConvertible {
         case .gatt(let error): "\(error)"
         case .peer(let error): "\(error)"
         case .l2cap(let error): "\(error)"
+        case .advertising(let error): "\(error)"
         case .security(let error): "\(error)"
         case .bondStore(let error): "\(error)"
         case .cancelled: "cancelled"

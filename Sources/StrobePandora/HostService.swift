@@ -40,15 +40,17 @@ struct HostService: Pandora_Host.SimpleServiceProtocol {
             response.connectionAlreadyExists = Google_Protobuf_Empty()
             return response
         }
-        do {
+        do throws(StrobeError) {
             let connection = try await stack.central.connect(to: address, addressType: type)
             response.connection = stack.cookie(for: connection)
-        } catch ConnectionError.timeout {
-            response.peerNotFound = Google_Protobuf_Empty()
-        } catch ConnectionError.failed(_, let status) where status == .connectionAlreadyExists {
-            response.connectionAlreadyExists = Google_Protobuf_Empty()
-        } catch let error as ConnectionError {
-            throw RPCError(code: .aborted, message: error.description)
+        } catch {
+            switch error {
+            case .connection(.timeout): response.peerNotFound = Google_Protobuf_Empty()
+            case .connection(.failed(_, let status)) where status == .connectionAlreadyExists:
+                response.connectionAlreadyExists = Google_Protobuf_Empty()
+            case .connection(let error): throw RPCError(code: .aborted, message: error.description)
+            default: throw error
+            }
         }
         return response
     }

@@ -59,7 +59,7 @@ struct SecurityService: Pandora_Security.SimpleServiceProtocol {
             return outcome ?? .failure(CancellationError())
         }
         if case .failure(let error) = outcome, !Self.reached(level, on: connection) {
-            if !connection.isConnected || error as? SecurityError == .pairing(.disconnected) {
+            if !connection.isConnected || error as? StrobeError == .security(.pairing(.disconnected)) {
                 response.connectionDied = Google_Protobuf_Empty()
             } else {
                 response.pairingFailure = Google_Protobuf_Empty()

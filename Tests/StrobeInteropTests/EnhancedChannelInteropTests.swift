@@ -68,7 +68,7 @@ extension RootCanalTests {
                     rootCanal, ["--send-count", "\(Self.perChannel)", "--send-max", "2000", "--mps", "100"], strobe: role)
                 defer { host.close() }
                 // A refused request first moves Strobe's CIDs one on from Bumble's.
-                await #expect(throws: L2CAPChannelError.refused(.spsmNotSupported)) { _ = try await connection.openChannel(psm: Self.psm) }
+                await #expect(throws: StrobeError.l2cap(.refused(.spsmNotSupported))) { _ = try await connection.openChannel(psm: Self.psm) }
                 let incoming = try connection.listen(psm: Self.psm, parameters: .init(mtu: 2048, mps: 64, initialCredits: 32))
                 peer.say("OPEN_ENHANCED \(Self.psm) 3")
                 var accepted = incoming.makeAsyncIterator()
@@ -110,7 +110,7 @@ extension RootCanalTests {
                 let first = try #require(await accepted.next())
                 let second = try #require(await accepted.next())
                 #expect(first.peerMTU == 100 && second.peerMTU == 100)
-                await #expect(throws: L2CAPChannelError.sduTooLong(length: 900, peerMTU: 100)) { try await first.send(Base.sdu(1, 900)) }
+                await #expect(throws: StrobeError.l2cap(.sduTooLong(length: 900, peerMTU: 100))) { try await first.send(Base.sdu(1, 900)) }
 
                 peer.say("RECONFIGURE 1000 200")
                 #expect(try await peer.event("RECONFIGURED")["result"] as? Int == 0)
@@ -139,7 +139,7 @@ extension RootCanalTests {
             try await RootCanal.with { rootCanal in
                 let (_, host, connection) = try await Base.connect(rootCanal, refuse.map { ["--refuse", "\($0)"] } ?? [])
                 defer { host.close() }
-                await #expect(throws: L2CAPChannelError.refused(expected)) {
+                await #expect(throws: StrobeError.l2cap(.refused(expected))) {
                     _ = try await connection.openChannels(psm: Self.psm, count: 2)
                 }
             }

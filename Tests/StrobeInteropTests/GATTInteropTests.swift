@@ -113,9 +113,10 @@ extension GATTInteropTests {
         defer { host.close() }
         let (connection, characteristics) = try await Self.connect(host, name: peripheral.name)
         let handle = try #require(characteristics[Self.longRead]).valueHandle
-        await #expect(throws: ATTBearerError.self) {
+        let error = await #expect(throws: StrobeError.self) {
             _ = try await connection.gatt.readLong(handle: handle)
         }
+        #expect(error?.isBearerError == true, "\(String(describing: error))")
         #expect(await connection.disconnected() == .remoteUserTerminatedConnection)
         #expect(host.central.connections.isEmpty)
         _ = try await peripheral.stop()
@@ -161,7 +162,7 @@ extension GATTInteropTests {
         let peripheral = try await BumblePeripheral()
         let host = try await HostUnderTest(transport: peripheral.transport)
         defer { host.close() }
-        await #expect(throws: ConnectionError.timeout(address: Self.absent, after: .milliseconds(300))) {
+        await #expect(throws: StrobeError.connection(.timeout(address: Self.absent, after: .milliseconds(300)))) {
             _ = try await host.central.connect(to: Self.absent, addressType: .random, timeout: .milliseconds(300))
         }
         // The controller is free again: the real peripheral connects.
@@ -185,7 +186,7 @@ extension GATTInteropTests {
         // Cancel once the controller is initiating: its Command Status for the create has come back.
         for await _ in statuses { break }
         attempt.cancel()
-        await #expect(throws: CancellationError.self) { _ = try await attempt.value }
+        await #expect(throws: StrobeError.cancelled) { _ = try await attempt.value }
         let connection = try await host.central.connect(name: peripheral.name)
         try await connection.disconnect()
         _ = try await peripheral.stop()
@@ -195,7 +196,7 @@ extension GATTInteropTests {
         let peripheral = try await BumblePeripheral()
         let host = try await HostUnderTest(transport: peripheral.transport)
         defer { host.close() }
-        await #expect(throws: ConnectionError.notFound(name: "Nobody", scanned: .milliseconds(300))) {
+        await #expect(throws: StrobeError.connection(.notFound(name: "Nobody", scanned: .milliseconds(300)))) {
             _ = try await host.central.connect(name: "Nobody", scanTimeout: .milliseconds(300))
         }
         _ = try await peripheral.stop()

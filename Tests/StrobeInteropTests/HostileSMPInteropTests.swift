@@ -37,7 +37,7 @@ extension RootCanalTests {
                 for (number, (user, method)) in users.enumerated() {
                     setup.host.central.security.delegate = user
                     let connection = try await setup.connect(peer)
-                    let error = await #expect(throws: SecurityError.self, "\(method)") { try await connection.pair() }
+                    let error = await #expect(throws: StrobeError.self, "\(method)") { try await connection.pair() }?.securityError
                     guard case .pairing(.failedLocally(.dhKeyCheckFailed, _))? = error else {
                         Issue.record("\(method): \(String(describing: error))")
                         continue
@@ -98,7 +98,7 @@ extension RootCanalTests {
                 _ = impostor
                 let second = try await setup.host.central.connect(name: "Bumble-Evil", timeout: .seconds(20))
                 #expect(ResolvablePrivateAddress.isResolvable(second.peerAddress, type: second.peerAddressType))
-                let error = await #expect(throws: SecurityError.self) { try await second.pair() }
+                let error = await #expect(throws: StrobeError.self) { try await second.pair() }?.securityError
                 guard case .bondReplacementRefused(let peer, let reason)? = error else {
                     Issue.record("\(String(describing: error))")
                     return
@@ -147,7 +147,7 @@ extension RootCanalTests {
                 let setup = try await Setup(rootCanal, nil)
                 let peer = try await setup.peripheral(["--claim-identity", claim, "--identity-address-type", type])
                 let connection = try await setup.connect(peer)
-                let error = await #expect(throws: SecurityError.self) { try await connection.pair() }
+                let error = await #expect(throws: StrobeError.self) { try await connection.pair() }?.securityError
                 guard case .pairing(.failedLocally(.invalidParameters, let detail))? = error else {
                     Issue.record("\(String(describing: error))")
                     return
@@ -210,7 +210,7 @@ extension RootCanalTests {
 
                 setup.host.central.security.configuration.secureConnections = false
                 let second = try await setup.connect(peer)
-                let error = await #expect(throws: SecurityError.self) { try await second.pair() }
+                let error = await #expect(throws: StrobeError.self) { try await second.pair() }?.securityError
                 #expect(error == .bondReplacementRefused(peer: stored.peer, reason: "LE legacy pairing where the bond has LE Secure Connections"))
                 #expect(setup.store.bonds() == [stored])
                 // The link encrypted with the refused keys is ended, its level never reported.
@@ -255,7 +255,7 @@ extension RootCanalTests {
                     transport: rootCanal.transport, security: SecurityManager(store: FileBondStore(path: directory + "/corrupt.json")))
                 defer { host.close() }
                 let connection = try await host.central.connect(to: BluetoothAddress(peer.address)!, addressType: .random, timeout: .seconds(20))
-                let error = await #expect(throws: SecurityError.self) { try await connection.pair() }
+                let error = await #expect(throws: StrobeError.self) { try await connection.pair() }?.securityError
                 guard case .bondStore(.corrupt(let path, _))? = error else {
                     Issue.record("\(String(describing: error))")
                     return
@@ -284,7 +284,8 @@ extension RootCanalTests {
                 let peer = try await Self.hostile(rootCanal, ["--attack", "bad-response"])
                 for round in 1...100 {
                     let connection = try await setup.connect(peer)
-                    await #expect(throws: SecurityError.self) { try await connection.pair() }
+                    let error = await #expect(throws: StrobeError.self) { try await connection.pair() }
+                    #expect(error?.securityError != nil, "\(String(describing: error))")
                     _ = try await connection.disconnect()
                     _ = try await peer.event("DISCONNECTED", connection: round)
                 }

@@ -208,7 +208,7 @@ extension RootCanalTests {
             try await RootCanal.with { rootCanal in
                 let (_, host, connection) = try await Self.connect(rootCanal, refuse.map { ["--refuse", "\($0)"] } ?? [])
                 defer { host.close() }
-                await #expect(throws: L2CAPChannelError.refused(expected)) { _ = try await connection.openChannel(psm: Self.psm) }
+                await #expect(throws: StrobeError.l2cap(.refused(expected))) { _ = try await connection.openChannel(psm: Self.psm) }
             }
         }
     }

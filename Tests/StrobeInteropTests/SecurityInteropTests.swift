@@ -240,7 +240,7 @@ extension RootCanalTests {
                 let setup = try await Setup(rootCanal, User(.keyboardOnly, typed: 1), legacy: legacy)
                 let bumble = try await setup.peripheral(["--io-capability", "display-only", "--mitm"] + (legacy ? ["--legacy"] : []))
                 let connection = try await setup.connect(bumble)
-                let error = await #expect(throws: SecurityError.self) { try await connection.pair() }
+                let error = await #expect(throws: StrobeError.self) { try await connection.pair() }?.securityError
                 let failed = try await bumble.event("PAIRING_FAILED")
                 #expect(error == .pairing(.failedLocally(.confirmValueFailed, detail: "the peer's random value does not match its confirm value"))
                         || error == .pairing(.failedByPeer(.confirmValueFailed))
@@ -259,7 +259,7 @@ extension RootCanalTests {
                 let setup = try await Setup(rootCanal, User(.displayYesNo, confirms: false))
                 let bumble = try await setup.peripheral(["--io-capability", "display-yes-no", "--mitm"])
                 let connection = try await setup.connect(bumble)
-                let error = await #expect(throws: SecurityError.self) { try await connection.pair() }
+                let error = await #expect(throws: StrobeError.self) { try await connection.pair() }?.securityError
                 #expect(error == .pairing(.failedLocally(.numericComparisonFailed, detail: "the user did not confirm the number")))
                 let failed = try await bumble.event("PAIRING_FAILED")
                 #expect((failed["reason"] as? Int) == Int(SMPPairingFailedReason.numericComparisonFailed.rawValue))
@@ -274,7 +274,7 @@ extension RootCanalTests {
                 let setup = try await Setup(rootCanal, User(.displayYesNo))
                 let bumble = try await setup.peripheral(["--io-capability", "display-yes-no", "--mitm", "--reject-number"])
                 let connection = try await setup.connect(bumble)
-                let error = await #expect(throws: SecurityError.self) { try await connection.pair() }
+                let error = await #expect(throws: StrobeError.self) { try await connection.pair() }?.securityError
                 guard case .pairing(.failedByPeer)? = error else {
                     Issue.record("expected the peer's Pairing Failed, got \(String(describing: error))")
                     return
@@ -329,7 +329,7 @@ extension RootCanalTests {
                 // The same device, started again with an empty key store.
                 let forgetful = try await setup.peripheral([])
                 let second = try await setup.connect(forgetful)
-                let error = await #expect(throws: SecurityError.self) { try await second.encrypt() }
+                let error = await #expect(throws: StrobeError.self) { try await second.encrypt() }?.securityError
                 #expect(error == .encryptionFailed(address: second.peerAddress, status: .pinOrKeyMissing)
                         || error == .encryptionFailed(address: second.peerAddress, status: .authenticationFailure))
                 #expect(error?.description.contains("pair again") == true)

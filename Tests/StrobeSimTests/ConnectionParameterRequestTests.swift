@@ -28,7 +28,7 @@ import Testing
 
                 // One-second intervals: outside the policy, refused with 0x3B, nothing changes.
                 let slow = LEConnectionParameters(intervalMin: 800, intervalMax: 800, maxLatency: 0, supervisionTimeout: 600)
-                await #expect(throws: ConnectionError.updateRefused(address: asker.peerAddress, status: .unacceptableConnectionParameters)) {
+                await #expect(throws: StrobeError.connection(.updateRefused(address: asker.peerAddress, status: .unacceptableConnectionParameters))) {
                     try await asker.updateParameters(slow)
                 }
                 #expect(link.parameters == inUse && asker.parameters == inUse)

@@ -20,7 +20,7 @@ import Testing
         let central = Central(controller: controller, clock: clock)
         let absent = BluetoothAddress("C4:5E:00:00:00:77")!
         let before = controller.counters.commandsSent
-        await #expect(throws: ConnectionError.timeout(address: absent, after: .milliseconds(100))) {
+        await #expect(throws: StrobeError.connection(.timeout(address: absent, after: .milliseconds(100)))) {
             _ = try await central.connect(to: absent, addressType: .random, timeout: .milliseconds(100),
                                           attempts: 3, retryInterval: .milliseconds(10))
         }

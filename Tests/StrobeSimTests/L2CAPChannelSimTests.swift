@@ -151,7 +151,7 @@ import Testing
                 await #expect {
                     _ = try await link.openChannels(psm: 0x0083, count: 6, parameters: parameters)
                 } throws: { error in
-                    if case .invalidParameters? = error as? L2CAPChannelError { true } else { false }
+                    if case .l2cap(.invalidParameters)? = error as? StrobeError { true } else { false }
                 }
                 let channels = try await link.openChannels(psm: 0x0083, count: 5, parameters: parameters)
                 #expect(channels.count == 5 && Set(channels.map(\.cid)).count == 5)

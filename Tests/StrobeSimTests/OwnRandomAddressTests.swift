@@ -18,7 +18,7 @@ import Testing
                                       configuration: Central.Configuration(ownAddress: .staticRandom(random)))
                 let scanner = LEScanner(controller: controller)
                 let configuration = LEScanner.Configuration(ownAddressType: .random)
-                await #expect(throws: HCIError.commandFailed(.leSetScanEnable, .invalidHCICommandParameters)) {
+                await #expect(throws: StrobeError.controller(.commandFailed(.leSetScanEnable, .invalidHCICommandParameters))) {
                     try await scanner.start(configuration)
                 }
                 try await central.setUpOwnAddress()

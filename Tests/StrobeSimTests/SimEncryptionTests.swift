@@ -43,7 +43,8 @@ import Testing
         bond.longTermKey?.value[0] ^= 0xFF
         store.save(bond)
         let third = try await central.connect(name: "Strobe-Test")
-        await #expect(throws: SecurityError.self) { try await third.encrypt() }
+        let error = await #expect(throws: StrobeError.self) { try await third.encrypt() }
+        guard case .security? = error else { Issue.record("expected a security error, got \(String(describing: error))"); return }
         #expect(await third.disconnected() == .connectionTerminatedMICFailure)
         #expect(world.air.counters.encryptionFailures == 1)
     }
@@ -67,7 +68,7 @@ import Testing
         #expect(world.devices[0].bonds.bonds().count == 1)
         world.devices[0].bonds.removeAll()
         let second = try await central.connect(name: "Strobe-Test")
-        await #expect(throws: SecurityError.encryptionFailed(address: second.peerAddress, status: .pinOrKeyMissing)) {
+        await #expect(throws: StrobeError.security(.encryptionFailed(address: second.peerAddress, status: .pinOrKeyMissing))) {
             try await second.encrypt()
         }
         #expect(second.isConnected)

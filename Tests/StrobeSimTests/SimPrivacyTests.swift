@@ -66,7 +66,7 @@ import Testing
         try await controller.open()
         defer { controller.close() }
         let central = Central(controller: controller, clock: clock, security: SecurityManager(store: InMemoryBondStore()))
-        await #expect(throws: SecurityError.noBond(address: BluetoothAddress("C4:5E:00:00:00:09")!)) {
+        await #expect(throws: StrobeError.security(.noBond(address: BluetoothAddress("C4:5E:00:00:00:09")!))) {
             _ = try await central.connect(bonded: BluetoothAddress("C4:5E:00:00:00:09")!)
         }
     }

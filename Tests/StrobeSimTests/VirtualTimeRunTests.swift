@@ -101,7 +101,7 @@ import Testing
                 do {
                     _ = try await connection.gatt.read(handle: 0x0003)
                     return 1
-                } catch is ATTBearerError {}
+                } catch StrobeError.bearer {}
                 guard await connection.disconnected() == .connectionTimeout else { return 2 }
                 let took = lossBegan.duration(to: clock.now)
                 let timeout = connection.parameters.supervisionTimeoutDuration

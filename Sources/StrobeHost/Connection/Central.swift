@@ -131,92 +131,100 @@ public final class Central: Sendable {
     // MARK: Connecting
 
     /// Connects to a peripheral, exchanges the ATT MTU and returns the connection. Throws
-    /// `ConnectionError.timeout` when the peer did not answer within `timeout` (the attempt is
-    /// cancelled with LE Create Connection Cancel), `ConnectionError.failed` with the controller's
-    /// status, or `CancellationError` when the calling task is cancelled.
+    /// `StrobeError.connection(.timeout)` when the peer did not answer within `timeout` (the
+    /// attempt is cancelled with LE Create Connection Cancel), `.connection(.failed)` with the
+    /// controller's status, or `.cancelled` when the calling task is cancelled.
     public func connect(to address: BluetoothAddress, addressType: LEAddressType,
-                        timeout: Duration? = nil) async throws -> LEConnection {
-        guard let info = controller.info else { throw HCIError.notOpen }
-        let complete = try await initiating.run {
-            try await self.createConnection(to: address, addressType: addressType, info: info,
-                                            timeout: timeout ?? self.configuration.connectTimeout)
+                        timeout: Duration? = nil) async throws(StrobeError) -> LEConnection {
+        try await filingErrors {
+            guard let info = controller.info else { throw HCIError.notOpen }
+            let complete = try await initiating.run {
+                try await self.createConnection(to: address, addressType: addressType, info: info,
+                                                timeout: timeout ?? self.configuration.connectTimeout)
+            }
+            guard let connection = state.withLock({ $0.connections[complete.connectionHandle] }) else {
+                throw ConnectionError.disconnectedDuringSetup(address: address)
+            }
+            try await setUp(connection, info: info)
+            return connection
         }
-        guard let connection = state.withLock({ $0.connections[complete.connectionHandle] }) else {
-            throw ConnectionError.disconnectedDuringSetup(address: address)
-        }
-        try await setUp(connection, info: info)
-        return connection
     }
 
     /// `connect(to:addressType:timeout:)`, tried up to `attempts` times with `retryInterval`
     /// between attempts that timed out or failed; cancellation is never retried.
     public func connect(to address: BluetoothAddress, addressType: LEAddressType, timeout: Duration? = nil,
-                        attempts: Int, retryInterval: Duration = .milliseconds(500)) async throws -> LEConnection {
-        var attempt = 1
-        while true {
-            do {
-                return try await connect(to: address, addressType: addressType, timeout: timeout)
-            } catch is ConnectionError where attempt < max(attempts, 1) {
-                attempt += 1
-                try await clock.sleep(for: retryInterval)
+                        attempts: Int, retryInterval: Duration = .milliseconds(500)) async throws(StrobeError) -> LEConnection {
+        try await filingErrors {
+            var attempt = 1
+            while true {
+                do {
+                    return try await connect(to: address, addressType: addressType, timeout: timeout)
+                } catch StrobeError.connection where attempt < max(attempts, 1) {
+                    attempt += 1
+                    try await clock.sleep(for: retryInterval)
+                }
             }
         }
     }
 
     /// Scans until a device advertising `name` is seen (or `scanTimeout` passes), then connects.
-    public func connect(name: String, scanTimeout: Duration = .seconds(5), timeout: Duration? = nil) async throws -> LEConnection {
-        let scanner = scanner()
-        let updates = scanner.updates()
-        try await scanner.start()
-        let found: DiscoveredDevice?
-        do {
-            found = try await withTimeout(scanTimeout, clock: clock) { () async -> DiscoveredDevice? in
-                for await device in updates where device.name == name { return device }
-                return nil
+    public func connect(name: String, scanTimeout: Duration = .seconds(5), timeout: Duration? = nil) async throws(StrobeError) -> LEConnection {
+        try await filingErrors {
+            let scanner = scanner()
+            let updates = scanner.updates()
+            try await scanner.start()
+            let found: DiscoveredDevice?
+            do {
+                found = try await withTimeout(scanTimeout, clock: clock) { () async -> DiscoveredDevice? in
+                    for await device in updates where device.name == name { return device }
+                    return nil
+                }
+            } catch is OperationTimeout {
+                found = nil
             }
-        } catch is OperationTimeout {
-            found = nil
+            try await scanner.stop()
+            guard let found else { throw ConnectionError.notFound(name: name, scanned: scanTimeout) }
+            return try await connect(to: found.address, addressType: found.addressType, timeout: timeout)
         }
-        try await scanner.stop()
-        guard let found else { throw ConnectionError.notFound(name: name, scanned: scanTimeout) }
-        return try await connect(to: found.address, addressType: found.addressType, timeout: timeout)
     }
 
     /// Finds a bonded peer by scanning (under its identity address or any resolvable private
     /// address its IRK resolves), connects and encrypts the link with the bond's key. A peer that
     /// changed its private address between the advertisement and the connection attempt is
-    /// looked for again until `scanTimeout` has passed. Throws `SecurityError.noBond`,
-    /// `ConnectionError.notFound` when it did not show up, or the encryption's `SecurityError`.
+    /// looked for again until `scanTimeout` has passed. Throws `StrobeError.security(.noBond)`,
+    /// `.connection(.notFound)` when it did not show up, or `.security` when encryption failed.
     /// `beforeEncrypting` sees the new link first: a bonded peer keeps its subscriptions with the
     /// bond and may notify as soon as the link is encrypted, so routes for its values go in there.
     public func connect(bonded identity: BluetoothAddress, scanTimeout: Duration = .seconds(5),
                         timeout: Duration? = nil,
-                        beforeEncrypting: (LEConnection) -> Void = { _ in }) async throws -> LEConnection {
-        guard let bond = try? security.store?.bonds().first(where: { $0.peer.address == identity }) else {
-            throw SecurityError.noBond(address: identity)
-        }
-        let elapsed = stopwatch(clock)
-        while true {
-            let remaining = scanTimeout - elapsed()
-            guard remaining > .zero, let found = try await scan(for: bond, within: remaining) else {
-                throw ConnectionError.notFound(name: "\(identity) (bonded)", scanned: scanTimeout)
+                        beforeEncrypting: (LEConnection) -> Void = { _ in }) async throws(StrobeError) -> LEConnection {
+        try await filingErrors {
+            guard let bond = try? security.store?.bonds().first(where: { $0.peer.address == identity }) else {
+                throw SecurityError.noBond(address: identity)
             }
-            let connection: LEConnection
-            do {
-                connection = try await connect(to: found.address, addressType: found.addressType, timeout: timeout)
-            } catch ConnectionError.timeout where elapsed() < scanTimeout {
-                continue  // gone from that address: look again
-            }
-            beforeEncrypting(connection)
-            if connection.role == .central, bond.role == .central {
-                do {
-                    try await connection.encrypt()
-                } catch {
-                    _ = try? await connection.disconnect()
-                    throw error
+            let elapsed = stopwatch(clock)
+            while true {
+                let remaining = scanTimeout - elapsed()
+                guard remaining > .zero, let found = try await scan(for: bond, within: remaining) else {
+                    throw ConnectionError.notFound(name: "\(identity) (bonded)", scanned: scanTimeout)
                 }
+                let connection: LEConnection
+                do {
+                    connection = try await connect(to: found.address, addressType: found.addressType, timeout: timeout)
+                } catch StrobeError.connection(.timeout) where elapsed() < scanTimeout {
+                    continue  // gone from that address: look again
+                }
+                beforeEncrypting(connection)
+                if connection.role == .central, bond.role == .central {
+                    do {
+                        try await connection.encrypt()
+                    } catch {
+                        _ = try? await connection.disconnect()
+                        throw error
+                    }
+                }
+                return connection
             }
-            return connection
         }
     }
 
@@ -394,8 +402,10 @@ public final class Central: Sendable {
     /// Gives the controller the random own address now (LE Set Random Address), before the
     /// first connection or advertisement would: a scan from the random address needs it.
     /// Nothing to do with a public own address.
-    public func setUpOwnAddress() async throws {
-        _ = try await prepareOwnAddress()
+    public func setUpOwnAddress() async throws(StrobeError) {
+        try await filingErrors {
+            _ = try await prepareOwnAddress()
+        }
     }
 
     /// The address to connect or advertise from, given to the controller (LE Set Random

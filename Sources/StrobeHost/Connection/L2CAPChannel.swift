@@ -78,11 +78,13 @@ public final class L2CAPChannel: Sendable, CustomStringConvertible {
     }
 
     /// Sends one SDU (at most `peerMTU` bytes); returns once its last K-frame is with the
-    /// controller. Throws
-    /// `L2CAPChannelError` (`timeout` when the peer gave no credits for it in time: it stays
-    /// queued and goes out when credits come, so sending it again would send it twice).
-    public func send(_ sdu: [UInt8], timeout: Duration = .seconds(30)) async throws {
-        try await link.send(sdu, on: self, timeout: timeout)
+    /// controller. Throws `StrobeError.l2cap` (`timeout` when the peer gave no credits for it in
+    /// time: it stays queued and goes out when credits come, so sending it again would send it
+    /// twice).
+    public func send(_ sdu: [UInt8], timeout: Duration = .seconds(30)) async throws(StrobeError) {
+        try await filingErrors {
+            try await link.send(sdu, on: self, timeout: timeout)
+        }
     }
 
     /// Disconnects the channel; what `sdus` had received stays readable.

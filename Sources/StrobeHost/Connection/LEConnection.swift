@@ -122,7 +122,7 @@ public final class LEConnection: Sendable, CustomStringConvertible {
     /// otherwise); else it is discovered, and, while the link is encrypted with a bond, kept
     /// with the bond for the next link. Service Changed indications keep it current either way
     /// (`gatt.database`, `gatt.databaseEvents`); a bonded peer's are enabled.
-    public func discoverDatabase() async throws -> GATTDatabase { try await bondedGATT.database() }
+    public func discoverDatabase() async throws(StrobeError) -> GATTDatabase { try await filingErrors { try await bondedGATT.database() } }
 
     /// Waits until what this link keeps with the bond (the peer's database, its subscriptions),
     /// saved in the background once the link is encrypted, is written.
@@ -139,11 +139,13 @@ public final class LEConnection: Sendable, CustomStringConvertible {
     /// Opens an LE credit-based channel to the peer's `psm` (0x0001-0x00FF), receiving what
     /// `parameters` say. A central refused for Insufficient Authentication or Encryption secures
     /// the link as the Security Manager's `onInsufficientSecurity` says (as for a GATT request)
-    /// and asks once more. Throws `L2CAPChannelError`: the peer's refusal (`refused` with its
+    /// and asks once more. Throws `StrobeError.l2cap`: the peer's refusal (`refused` with its
     /// result), a peer without such channels (`commandRejected`), no answer within 30 s
-    /// (`timeout`), or the link's end; or the `SecurityError` of securing the link.
-    public func openChannel(psm: UInt16, parameters: L2CAPChannelParameters = .standard) async throws -> L2CAPChannel {
-        try await securing { try await link.open(psm: psm, parameters: parameters)[0] }
+    /// (`timeout`), or the link's end; or `.security` when securing the link failed.
+    public func openChannel(psm: UInt16, parameters: L2CAPChannelParameters = .standard) async throws(StrobeError) -> L2CAPChannel {
+        try await filingErrors {
+            try await securing { try await link.open(psm: psm, parameters: parameters)[0] }
+        }
     }
 
     /// Opens `count` channels (1 to 5) to the peer's `psm` in one Credit Based Connection
@@ -154,20 +156,22 @@ public final class LEConnection: Sendable, CustomStringConvertible {
     /// channel instead, the same way: those opened until the first refusal are returned. The
     /// peer may raise its MTU on enhanced channels later (`peerMTU`). Throws as `openChannel`
     /// does.
-    public func openChannels(psm: UInt16, count: Int, parameters: L2CAPChannelParameters = .standard) async throws
+    public func openChannels(psm: UInt16, count: Int, parameters: L2CAPChannelParameters = .standard) async throws(StrobeError)
         -> [L2CAPChannel] {
-        do {
-            return try await securing { try await link.open(psm: psm, parameters: parameters, enhanced: count) }
-        } catch L2CAPChannelError.commandRejected {
-            var channels: [L2CAPChannel] = []
-            for _ in 0..<count {
-                do {
-                    channels.append(try await openChannel(psm: psm, parameters: parameters))
-                } catch where !channels.isEmpty {
-                    break
+        try await filingErrors {
+            do {
+                return try await securing { try await link.open(psm: psm, parameters: parameters, enhanced: count) }
+            } catch L2CAPChannelError.commandRejected {
+                var channels: [L2CAPChannel] = []
+                for _ in 0..<count {
+                    do {
+                        channels.append(try await openChannel(psm: psm, parameters: parameters))
+                    } catch where !channels.isEmpty {
+                        break
+                    }
                 }
+                return channels
             }
-            return channels
         }
     }
 
@@ -209,23 +213,26 @@ public final class LEConnection: Sendable, CustomStringConvertible {
 
     /// Pairs with the peer (central: Pairing Request; peripheral: Security Request, then the
     /// central's pairing). Stores the bond when both sides bond and the host has a store.
-    /// Throws `SecurityError`.
-    public func pair() async throws -> SMPPairingResult { try await link.security.pair() }
+    /// Throws `StrobeError.security`.
+    public func pair() async throws(StrobeError) -> SMPPairingResult { try await filingErrors { try await link.security.pair() } }
 
     /// Waits for a pairing the peer starts (or returns the last one that succeeded on this
-    /// link). Throws `SecurityError` when it fails or none ends within `timeout`.
-    public func pairingCompleted(timeout: Duration = .seconds(30)) async throws -> SMPPairingResult {
-        try await link.security.pairingCompleted(timeout: timeout)
+    /// link). Throws `StrobeError.security` when it fails or none ends within `timeout`.
+    public func pairingCompleted(timeout: Duration = .seconds(30)) async throws(StrobeError) -> SMPPairingResult {
+        try await filingErrors {
+            try await link.security.pairingCompleted(timeout: timeout)
+        }
     }
 
-    /// Central: encrypts the link with the bond's key, without pairing. Throws `SecurityError`
-    /// (`noBond`; `encryptionFailed` with PIN or Key Missing when the peer lost the bond).
+    /// Central: encrypts the link with the bond's key, without pairing. Throws
+    /// `StrobeError.security` (`noBond`; `encryptionFailed` with PIN or Key Missing when the peer
+    /// lost the bond).
     @discardableResult
-    public func encrypt() async throws -> SMPSecurityLevel { try await link.security.encrypt() }
+    public func encrypt() async throws(StrobeError) -> SMPSecurityLevel { try await filingErrors { try await link.security.encrypt() } }
 
     /// Brings the link to at least `level`: encrypts with a bond that gives it, else pairs.
     @discardableResult
-    public func secure(to level: SMPSecurityLevel) async throws -> SMPSecurityLevel { try await link.security.secure(to: level) }
+    public func secure(to level: SMPSecurityLevel) async throws(StrobeError) -> SMPSecurityLevel { try await filingErrors { try await link.security.secure(to: level) } }
 
     func encryptionChanged(_ event: EncryptionChangeEvent) { link.security.encryptionChanged(event) }
 
@@ -285,16 +292,18 @@ public final class LEConnection: Sendable, CustomStringConvertible {
     /// out first (up to `flushTimeout`): a controller may drop them on Disconnect, and the last
     /// one is often what the peer must hear (Pairing Failed).
     @discardableResult
-    public func disconnect(reason: HCIStatus = .remoteUserTerminatedConnection) async throws -> HCIStatus {
-        if let reason = disconnectReason { return reason }
-        _ = await controller.aclPacketsCompleted(on: handle, within: Self.flushTimeout)
-        do {
-            try await controller.send(HCIDisconnect(connectionHandle: handle, reason: reason))
-        } catch HCIError.commandFailed(_, .unknownConnectionIdentifier) {
-            // Already gone; Disconnection Complete is on its way or has been handled.
+    public func disconnect(reason: HCIStatus = .remoteUserTerminatedConnection) async throws(StrobeError) -> HCIStatus {
+        try await filingErrors {
+            if let reason = disconnectReason { return reason }
+            _ = await controller.aclPacketsCompleted(on: handle, within: Self.flushTimeout)
+            do {
+                try await controller.send(HCIDisconnect(connectionHandle: handle, reason: reason))
+            } catch HCIError.commandFailed(_, .unknownConnectionIdentifier) {
+                // Already gone; Disconnection Complete is on its way or has been handled.
+            }
+            setDeadline(.disconnection, after: Self.disconnectionTimeout)
+            return await disconnected()
         }
-        setDeadline(.disconnection, after: Self.disconnectionTimeout)
-        return await disconnected()
     }
 
     /// Waits until the link is down and returns the reason.
@@ -324,20 +333,24 @@ public final class LEConnection: Sendable, CustomStringConvertible {
     }
 
     /// Asks the controller which PHY the link uses in each direction (LE Read PHY).
-    public func readPHY() async throws -> LEConnectionPHY {
-        let (tx, rx) = try await controller.send(HCILEReadPHY(connectionHandle: handle))
-        let phy = LEConnectionPHY(tx: tx, rx: rx)
-        state.withLock { $0.phy = phy }
-        return phy
+    public func readPHY() async throws(StrobeError) -> LEConnectionPHY {
+        try await filingErrors {
+            let (tx, rx) = try await controller.send(HCILEReadPHY(connectionHandle: handle))
+            let phy = LEConnectionPHY(tx: tx, rx: rx)
+            state.withLock { $0.phy = phy }
+            return phy
+        }
     }
 
     /// Asks for these PHYs (LE Set PHY) and returns the ones in use once the controller reports
     /// the PHY Update procedure done (it does so even when nothing changes), within
     /// `procedureTimeout`. A peer may leave a direction as it was.
     @discardableResult
-    public func setPHY(tx: LEPHYs, rx: LEPHYs) async throws -> LEConnectionPHY {
-        try await awaitProcedure(\.phyUpdate, .phyUpdate) {
-            try await self.controller.send(HCILESetPHY(connectionHandle: self.handle, txPHYs: tx, rxPHYs: rx))
+    public func setPHY(tx: LEPHYs, rx: LEPHYs) async throws(StrobeError) -> LEConnectionPHY {
+        try await filingErrors {
+            try await awaitProcedure(\.phyUpdate, .phyUpdate) {
+                try await self.controller.send(HCILESetPHY(connectionHandle: self.handle, txPHYs: tx, rxPHYs: rx))
+            }
         }
     }
 
@@ -365,27 +378,29 @@ public final class LEConnection: Sendable, CustomStringConvertible {
     /// Asks for new connection parameters and returns the ones in use once the controller reports
     /// them (LE Connection Update Complete). The central's controller updates the link; a
     /// peripheral's asks the central through the link layer's Connection Parameters Request,
-    /// which the central's host may refuse (`ConnectionError.updateRefused`, usually with
+    /// which the central's host may refuse (`StrobeError.connection(.updateRefused)`, usually with
     /// Unacceptable Connection Parameters, 0x3B; the link stays as it was). A peripheral whose
     /// controller or central lacks that procedure asks through L2CAP signalling instead
     /// (Connection Parameter Update Request), and the central updates the link if it accepts.
     @discardableResult
-    public func updateParameters(_ parameters: LEConnectionParameters) async throws -> LEConnectionParametersInUse {
-        // What the link already has is not asked for: a controller need not report an update
-        // that changes nothing.
-        let current = self.parameters
-        if (parameters.intervalMin...max(parameters.intervalMin, parameters.intervalMax)).contains(current.interval),
-           current.latency == parameters.maxLatency, current.supervisionTimeout == parameters.supervisionTimeout {
-            return current
-        }
-        do {
-            return try await awaitProcedure(\.parameterUpdate, .parameterUpdate) {
-                try await self.controller.send(HCILEConnectionUpdate(connectionHandle: self.handle, connection: parameters))
+    public func updateParameters(_ parameters: LEConnectionParameters) async throws(StrobeError) -> LEConnectionParametersInUse {
+        try await filingErrors {
+            // What the link already has is not asked for: a controller need not report an update
+            // that changes nothing.
+            let current = self.parameters
+            if (parameters.intervalMin...max(parameters.intervalMin, parameters.intervalMax)).contains(current.interval),
+               current.latency == parameters.maxLatency, current.supervisionTimeout == parameters.supervisionTimeout {
+                return current
             }
-        } catch let error where role == .peripheral && Self.lacksParametersRequestProcedure(error) {
-            return try await awaitProcedure(\.parameterUpdate, .parameterUpdate) {
-                guard try await self.link.requestParameterUpdate(parameters) else {
-                    throw ConnectionError.updateRefused(address: self.peerAddress, status: .unacceptableConnectionParameters)
+            do {
+                return try await awaitProcedure(\.parameterUpdate, .parameterUpdate) {
+                    try await self.controller.send(HCILEConnectionUpdate(connectionHandle: self.handle, connection: parameters))
+                }
+            } catch let error where role == .peripheral && Self.lacksParametersRequestProcedure(error) {
+                return try await awaitProcedure(\.parameterUpdate, .parameterUpdate) {
+                    guard try await self.link.requestParameterUpdate(parameters) else {
+                        throw ConnectionError.updateRefused(address: self.peerAddress, status: .unacceptableConnectionParameters)
+                    }
                 }
             }
         }

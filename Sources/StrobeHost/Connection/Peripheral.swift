@@ -43,29 +43,35 @@ public final class Peripheral: Sendable {
     public func incomingConnections() -> AsyncStream<LEConnection> { incoming.stream() }
 
     /// Advertises a complete local name (and service UUIDs in the scan response).
-    public func startAdvertising(name: String, serviceUUIDs: [BluetoothUUID] = [], interval: Duration = .milliseconds(100)) async throws {
-        genericServices?.genericAccess.deviceName = name
-        let data = AdvertisingData(structures: [.flags([.leGeneralDiscoverable, .brEdrNotSupported]), .localName(name, complete: true)])
-        let response = serviceUUIDs.isEmpty ? nil : AdvertisingData(structures: serviceUUIDs.map { uuid in
-            .serviceUUIDs([uuid], width: uuid.shortestWidth, complete: true)
-        })
-        try await startAdvertising(data: data, scanResponse: response, interval: interval)
+    public func startAdvertising(name: String, serviceUUIDs: [BluetoothUUID] = [], interval: Duration = .milliseconds(100)) async throws(StrobeError) {
+        try await filingErrors {
+            genericServices?.genericAccess.deviceName = name
+            let data = AdvertisingData(structures: [.flags([.leGeneralDiscoverable, .brEdrNotSupported]), .localName(name, complete: true)])
+            let response = serviceUUIDs.isEmpty ? nil : AdvertisingData(structures: serviceUUIDs.map { uuid in
+                .serviceUUIDs([uuid], width: uuid.shortestWidth, complete: true)
+            })
+            try await startAdvertising(data: data, scanResponse: response, interval: interval)
+        }
     }
 
     /// Advertises `data` and `scanResponse` (each at most 31 bytes) every `interval` (20 ms ... 10.24 s)
     /// from the central's own address, and again after every disconnect until `stopAdvertising`.
-    /// Throws `LEAdvertiserError.dataTooLong`, or the controller's error when a command fails.
-    public func startAdvertising(data: AdvertisingData, scanResponse: AdvertisingData?, interval: Duration) async throws {
-        state.withLock { $0.advertising = (data, scanResponse, interval) }
-        try await advertise(data: data, scanResponse: scanResponse, interval: interval)
+    /// Throws `StrobeError.advertising(.dataTooLong)`, or `.controller` when a command fails.
+    public func startAdvertising(data: AdvertisingData, scanResponse: AdvertisingData?, interval: Duration) async throws(StrobeError) {
+        try await filingErrors {
+            state.withLock { $0.advertising = (data, scanResponse, interval) }
+            try await advertise(data: data, scanResponse: scanResponse, interval: interval)
+        }
     }
 
     /// Stops advertising, also the advertising that would follow a disconnect; connected centrals
     /// stay connected.
-    /// Throws the controller's error when the command fails.
-    public func stopAdvertising() async throws {
-        state.withLock { $0.advertising = nil }
-        try await advertiser.stop()
+    /// Throws `StrobeError.controller` when the command fails.
+    public func stopAdvertising() async throws(StrobeError) {
+        try await filingErrors {
+            state.withLock { $0.advertising = nil }
+            try await advertiser.stop()
+        }
     }
 
     /// Notifies every subscribed central; returns how many were notified.

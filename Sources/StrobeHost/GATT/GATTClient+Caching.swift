@@ -3,18 +3,20 @@
 extension GATTClient {
     /// Reads Database Hash (0x2B2A) by type over all handles, as the spec has clients do;
     /// nil when the peer has none.
-    public func readDatabaseHash() async throws -> [UInt8]? {
-        let response: ATTReadByTypeResponse
-        do {
-            response = try await bearer.request(ATTReadByTypeRequest(
-                startingHandle: .first, endingHandle: .last, attributeType: .databaseHash))
-        } catch let error as ATTError where error.code == .attributeNotFound {
-            return nil
+    public func readDatabaseHash() async throws(StrobeError) -> [UInt8]? {
+        try await filingErrors {
+            let response: ATTReadByTypeResponse
+            do {
+                response = try await bearer.request(ATTReadByTypeRequest(
+                    startingHandle: .first, endingHandle: .last, attributeType: .databaseHash))
+            } catch let error as ATTError where error.code == .attributeNotFound {
+                return nil
+            }
+            guard let entry = response.entries.first, entry.value.count == 16 else {
+                throw GATTError.invalidResponse(.readByTypeResponse, reason: "Database Hash of \(response.entries.first?.value.count ?? 0) bytes")
+            }
+            return entry.value
         }
-        guard let entry = response.entries.first, entry.value.count == 16 else {
-            throw GATTError.invalidResponse(.readByTypeResponse, reason: "Database Hash of \(response.entries.first?.value.count ?? 0) bytes")
-        }
-        return entry.value
     }
 
     /// Takes `database` as the peer's without discovering it, and routes its Service Changed

@@ -6,28 +6,32 @@ extension GATTClient {
         _ characteristic: GATTCharacteristic,
         to configuration: GATTClientConfiguration = .notification,
         handler: any ATTValueHandler
-    ) async throws {
-        if configuration.contains(.notification), !characteristic.properties.contains(.notify) {
-            throw GATTError.propertyNotSupported(.notify, valueHandle: characteristic.valueHandle)
-        }
-        if configuration.contains(.indication), !characteristic.properties.contains(.indicate) {
-            throw GATTError.propertyNotSupported(.indicate, valueHandle: characteristic.valueHandle)
-        }
-        let cccd = try await clientConfigurationHandle(of: characteristic)
-        bearer.setValueHandler(handler, forHandle: characteristic.valueHandle)
-        do {
-            try await write(Self.encode(configuration), handle: cccd)
-        } catch {
-            bearer.setValueHandler(nil, forHandle: characteristic.valueHandle)
-            throw error
+    ) async throws(StrobeError) {
+        try await filingErrors {
+            if configuration.contains(.notification), !characteristic.properties.contains(.notify) {
+                throw GATTError.propertyNotSupported(.notify, valueHandle: characteristic.valueHandle)
+            }
+            if configuration.contains(.indication), !characteristic.properties.contains(.indicate) {
+                throw GATTError.propertyNotSupported(.indicate, valueHandle: characteristic.valueHandle)
+            }
+            let cccd = try await clientConfigurationHandle(of: characteristic)
+            bearer.setValueHandler(handler, forHandle: characteristic.valueHandle)
+            do {
+                try await write(Self.encode(configuration), handle: cccd)
+            } catch {
+                bearer.setValueHandler(nil, forHandle: characteristic.valueHandle)
+                throw error
+            }
         }
     }
 
     /// Disables notifications and indications (CCCD 0x0000), then removes the route.
-    public func unsubscribe(_ characteristic: GATTCharacteristic) async throws {
-        defer { bearer.setValueHandler(nil, forHandle: characteristic.valueHandle) }
-        let cccd = try await clientConfigurationHandle(of: characteristic)
-        try await write(Self.encode([]), handle: cccd)
+    public func unsubscribe(_ characteristic: GATTCharacteristic) async throws(StrobeError) {
+        try await filingErrors {
+            defer { bearer.setValueHandler(nil, forHandle: characteristic.valueHandle) }
+            let cccd = try await clientConfigurationHandle(of: characteristic)
+            try await write(Self.encode([]), handle: cccd)
+        }
     }
 
     /// The CCCD's handle, from the cache or by discovering the characteristic's descriptors.

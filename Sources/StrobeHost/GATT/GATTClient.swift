@@ -46,5 +46,5 @@ public final class GATTClient: Sendable {
 
     /// Exchanges the MTU (once per connection) and returns the one in effect.
     @discardableResult
-    public func exchangeMTU() async throws -> Int { try await bearer.exchangeMTU() }
+    public func exchangeMTU() async throws(StrobeError) -> Int { try await filingErrors { try await bearer.exchangeMTU() } }
 }

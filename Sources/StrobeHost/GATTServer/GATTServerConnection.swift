@@ -105,35 +105,39 @@ public final class GATTServerConnection: Sendable {
     /// Sends a notification if the client enabled them; returns whether it was sent. The value
     /// is cut to ATT_MTU - 3 bytes, as the spec requires.
     @discardableResult
-    public func notify(valueHandle: AttributeHandle, value: [UInt8]) async throws -> Bool {
-        guard configuration(ofValue: valueHandle).contains(.notification) else { return false }
-        let pdu = ATTHandleValueNotification(handle: valueHandle, value: Array(value.prefix(mtu - 3))).encoded()
-        try await bearer.sendPDU(pdu, opcode: .handleValueNotification)
-        state.withLock { $0.counters.notificationsSent += 1 }
-        return true
+    public func notify(valueHandle: AttributeHandle, value: [UInt8]) async throws(StrobeError) -> Bool {
+        try await filingErrors {
+            guard configuration(ofValue: valueHandle).contains(.notification) else { return false }
+            let pdu = ATTHandleValueNotification(handle: valueHandle, value: Array(value.prefix(mtu - 3))).encoded()
+            try await bearer.sendPDU(pdu, opcode: .handleValueNotification)
+            state.withLock { $0.counters.notificationsSent += 1 }
+            return true
+        }
     }
 
     /// Sends an indication if the client enabled them and waits for its confirmation; throws
-    /// `GATTError.indicationTimeout` when none comes, `.indicationInProgress` when one is
-    /// already outstanding, `.closed` when the link goes away.
+    /// `StrobeError.gatt(.indicationTimeout)` when none comes, `.gatt(.indicationInProgress)`
+    /// when one is already outstanding, `.gatt(.closed)` when the link goes away.
     @discardableResult
-    public func indicate(valueHandle: AttributeHandle, value: [UInt8]) async throws -> Bool {
-        guard configuration(ofValue: valueHandle).contains(.indication) else { return false }
-        let pdu = ATTHandleValueIndication(handle: valueHandle, value: Array(value.prefix(mtu - 3))).encoded()
-        let waiter = Waiter<Void>()
-        let now = timer.now
-        try state.withLock { s throws(GATTError) in
-            if s.closed { throw .closed }
-            if s.indication != nil { throw .indicationInProgress }
-            s.indication = (waiter, valueHandle, now + indicationTimeout)
-            s.counters.indicationsSent += 1
-            timer.schedule(now + indicationTimeout)
+    public func indicate(valueHandle: AttributeHandle, value: [UInt8]) async throws(StrobeError) -> Bool {
+        try await filingErrors {
+            guard configuration(ofValue: valueHandle).contains(.indication) else { return false }
+            let pdu = ATTHandleValueIndication(handle: valueHandle, value: Array(value.prefix(mtu - 3))).encoded()
+            let waiter = Waiter<Void>()
+            let now = timer.now
+            try state.withLock { s throws(GATTError) in
+                if s.closed { throw .closed }
+                if s.indication != nil { throw .indicationInProgress }
+                s.indication = (waiter, valueHandle, now + indicationTimeout)
+                s.counters.indicationsSent += 1
+                timer.schedule(now + indicationTimeout)
+            }
+            bearer.channel.post(pdu) { [weak self] result in
+                if case .failure(let error) = result { self?.finishIndication(.failure(error)) }
+            }
+            try await waiter.wait()
+            return true
         }
-        bearer.channel.post(pdu) { [weak self] result in
-            if case .failure(let error) = result { self?.finishIndication(.failure(error)) }
-        }
-        try await waiter.wait()
-        return true
     }
 
     /// The link went down: an outstanding indication fails.

@@ -17,7 +17,7 @@ public final class LEScanner: Sendable {
         case automatic
         /// LE Set Scan Parameters and LE Set Scan Enable, on LE 1M, even if extended scanning is supported.
         case legacy
-        /// Extended scanning; `start` fails with `HCIError.unsupported` if the controller lacks it.
+        /// Extended scanning; `start` fails with `StrobeError.controller(.unsupported)` if the controller lacks it.
         case extended
     }
 
@@ -146,40 +146,42 @@ public final class LEScanner: Sendable {
 
     /// Starts scanning (or changes how, when it scans already) and forgets earlier results.
     /// Returns once the controller scans as asked, or as well as asked when other scanners want
-    /// more (active, a shorter interval). Throws `HCIError.scanConflict` when the scan the others
+    /// more (active, a shorter interval). Throws `StrobeError.controller(.scanConflict)` when the scan the others
     /// run cannot be this one: legacy against extended commands (`.automatic` follows theirs), or
     /// another own address type; the scanner is then not scanning.
-    public func start(_ configuration: Configuration = Configuration()) async throws {
-        guard let info = controller.info else { throw HCIError.notOpen }
-        let extended: Bool
-        switch configuration.mode {
-        case .automatic: extended = controller.scanning.usesExtendedCommands ?? info.supportsExtendedScanning
-        case .legacy: extended = false
-        case .extended:
-            guard info.supportsExtendedScanning else { throw HCIError.unsupported(.leSetExtendedScanParameters) }
-            extended = true
-        }
-        // Legacy intervals go up to 10.24 s (0x4000), extended ones to 40.96 s.
-        let range = extended ? 0x0004...0xFFFF : 0x0004...0x4000
-        let interval = LETime.units625us(configuration.interval, range: range)
-        let settings = LEScanArbiter.Settings(
-            extended: extended, active: configuration.active, interval: interval,
-            window: LETime.units625us(configuration.window, range: range), ownAddressType: configuration.ownAddressType,
-            filterDuplicates: configuration.filterDuplicatesInController, phys: extended ? configuration.phys : .le1M)
-        let start = state.withLock { s in
-            s.devices.removeAll()
-            s.order.removeAll()
-            s.fragments.removeAll()
-            s.extended = extended
-            s.scanning = true
-            s.starts += 1
-            return s.starts
-        }
-        do {
-            try await controller.scanning.join(client, settings) { [weak self] error in self?.scanDropped(error, start: start) }
-        } catch {
-            state.withLock { $0.scanning = false }
-            throw error
+    public func start(_ configuration: Configuration = Configuration()) async throws(StrobeError) {
+        try await filingErrors {
+            guard let info = controller.info else { throw HCIError.notOpen }
+            let extended: Bool
+            switch configuration.mode {
+            case .automatic: extended = controller.scanning.usesExtendedCommands ?? info.supportsExtendedScanning
+            case .legacy: extended = false
+            case .extended:
+                guard info.supportsExtendedScanning else { throw HCIError.unsupported(.leSetExtendedScanParameters) }
+                extended = true
+            }
+            // Legacy intervals go up to 10.24 s (0x4000), extended ones to 40.96 s.
+            let range = extended ? 0x0004...0xFFFF : 0x0004...0x4000
+            let interval = LETime.units625us(configuration.interval, range: range)
+            let settings = LEScanArbiter.Settings(
+                extended: extended, active: configuration.active, interval: interval,
+                window: LETime.units625us(configuration.window, range: range), ownAddressType: configuration.ownAddressType,
+                filterDuplicates: configuration.filterDuplicatesInController, phys: extended ? configuration.phys : .le1M)
+            let start = state.withLock { s in
+                s.devices.removeAll()
+                s.order.removeAll()
+                s.fragments.removeAll()
+                s.extended = extended
+                s.scanning = true
+                s.starts += 1
+                return s.starts
+            }
+            do {
+                try await controller.scanning.join(client, settings) { [weak self] error in self?.scanDropped(error, start: start) }
+            } catch {
+                state.withLock { $0.scanning = false }
+                throw error
+            }
         }
     }
 
@@ -198,39 +200,43 @@ public final class LEScanner: Sendable {
     /// Stops this scanner; the devices found stay available. The controller's scan is disabled
     /// when no other scanner on it scans (a controller that refuses says so in its log, not
     /// here: this scanner has stopped either way). Harmless when not scanning.
-    public func stop() async throws {
-        let wasScanning = state.withLock { s in
-            defer { s.scanning = false }
-            return s.scanning
+    public func stop() async throws(StrobeError) {
+        try await filingErrors {
+            let wasScanning = state.withLock { s in
+                defer { s.scanning = false }
+                return s.scanning
+            }
+            guard wasScanning else { return }
+            await controller.scanning.leave(client)
         }
-        guard wasScanning else { return }
-        await controller.scanning.leave(client)
     }
 
     /// Scans for `duration` on the controller's clock, stops, and returns what was found.
     /// When the calling task is cancelled the scan is still stopped.
-    public func scan(for duration: Duration, configuration: Configuration = Configuration()) async throws -> [DiscoveredDevice] {
-        try await start(configuration)
-        do {
-            try await controller.sleep(for: duration)
-        } catch {
-            // A new task, so that the stop is not cancelled along with the caller.
-            await Task { try? await self.stop() }.value
-            throw error
+    public func scan(for duration: Duration, configuration: Configuration = Configuration()) async throws(StrobeError) -> [DiscoveredDevice] {
+        try await filingErrors {
+            try await start(configuration)
+            do {
+                try await controller.sleep(for: duration)
+            } catch {
+                // A new task, so that the stop is not cancelled along with the caller.
+                await Task { try? await self.stop() }.value
+                throw error
+            }
+            try await stop()
+            return devices
         }
-        try await stop()
-        return devices
     }
 
     /// Scans for `duration` in the background and hands what was found to `onStop` (also when
     /// the returned task is cancelled early, with what was found so far; or the error).
     @discardableResult
     public func scan(for duration: Duration, configuration: Configuration = Configuration(),
-                     onStop: @escaping @Sendable (Result<[DiscoveredDevice], any Error>) -> Void) -> Task<Void, Never> {
+                     onStop: @escaping @Sendable (Result<[DiscoveredDevice], StrobeError>) -> Void) -> Task<Void, Never> {
         Task {
-            do {
+            do throws(StrobeError) {
                 onStop(.success(try await scan(for: duration, configuration: configuration)))
-            } catch is CancellationError {
+            } catch .cancelled {
                 onStop(.success(devices))
             } catch {
                 onStop(.failure(error))

@@ -60,11 +60,11 @@ import Testing
         #expect(!h.bearer.isClosed)
         h.clock.advance(by: .milliseconds(1))
 
-        await #expect(throws: ATTBearerError.transactionTimeout(request: .readRequest)) { try await first.value }
-        await #expect(throws: ATTBearerError.transactionTimeout(request: .readRequest)) { try await second.value }
+        await #expect(throws: StrobeError.bearer(.transactionTimeout(request: .readRequest))) { try await first.value }
+        await #expect(throws: StrobeError.bearer(.transactionTimeout(request: .readRequest))) { try await second.value }
         #expect(h.bearer.closeReason == .transactionTimeout(request: .readRequest))
         // No ATT PDU may follow a timeout on this bearer.
-        await #expect(throws: ATTBearerError.transactionTimeout(request: .readRequest)) { try await h.client.read(handle: 4) }
+        await #expect(throws: StrobeError.bearer(.transactionTimeout(request: .readRequest))) { try await h.client.read(handle: 4) }
         #expect(h.channel.sent.count == 1)
     }
 
@@ -83,7 +83,7 @@ import Testing
         let a = Task { try await h.client.read(handle: 2) }
         await h.channel.waitUntilSent(count: 1)
         a.cancel()
-        await #expect(throws: CancellationError.self) { try await a.value }
+        await #expect(throws: StrobeError.cancelled) { try await a.value }
         #expect(h.bearer.outstandingRequest == .readRequest)
 
         // The next request waits for the cancelled one's response.
@@ -102,7 +102,7 @@ import Testing
         let a = Task { try await h.client.read(handle: 2) }
         await h.clock.waitForSleepers(count: 1)
         a.cancel()
-        await #expect(throws: CancellationError.self) { try await a.value }
+        await #expect(throws: StrobeError.cancelled) { try await a.value }
         #expect(!h.bearer.isClosed)
         h.clock.advance(by: .seconds(30))
         #expect(await eventually { h.bearer.isClosed })
@@ -117,7 +117,7 @@ import Testing
         let b = Task { try await h.client.read(handle: 3) }
         #expect(await eventually { h.bearer.queuedRequestCount == 1 })
         b.cancel()
-        await #expect(throws: CancellationError.self) { try await b.value }
+        await #expect(throws: StrobeError.cancelled) { try await b.value }
         #expect(h.bearer.queuedRequestCount == 0)
         h.server.releaseHeld()
         #expect(try await a.value == [1])
@@ -139,7 +139,7 @@ import Testing
 
         h.bearer.close(.disconnected(hciReason: 0x13))
         h.bearer.close(.transportClosed(.closed(.closedByPeer)))  // idempotent: the first reason stands
-        let expected = ATTBearerError.closed(.disconnected(hciReason: 0x13))
+        let expected = StrobeError.bearer(.closed(.disconnected(hciReason: 0x13)))
         await #expect(throws: expected) { try await outstanding.value }
         for task in queued { await #expect(throws: expected) { try await task.value } }
         #expect(h.bearer.closeReason == .disconnected(hciReason: 0x13))
@@ -157,7 +157,8 @@ import Testing
         struct LinkDown: Error, Equatable {}
         let h = ATTTestHarness(build: Self.threeValues)
         h.channel.failSends(with: LinkDown())
-        await #expect(throws: LinkDown()) { try await h.client.read(handle: 2) }
+        let error = await #expect(throws: StrobeError.self) { try await h.client.read(handle: 2) }
+        #expect(error?.layer == "other: LinkDown")
         h.channel.failSends(with: nil)
         #expect(try await h.client.read(handle: 2) == [1])
     }
@@ -264,14 +265,15 @@ import Testing
 
     @Test func errorResponseBecomesATTError() async throws {
         let h = ATTTestHarness(build: Self.threeValues)
-        await #expect(throws: ATTError(requestOpcode: .readRequest, handle: 0x0099, code: .invalidHandle)) {
+        await #expect(throws: StrobeError.att(ATTError(requestOpcode: .readRequest, handle: 0x0099, code: .invalidHandle))) {
             try await h.client.read(handle: 0x0099)
         }
         h.server.rewriteResponses { _, _ in [0x01, 0x12, 0x03, 0x00, 0x80] }
         do {
             try await h.client.write([1], handle: 3)
             Issue.record("write should fail")
-        } catch let error as ATTError {
+        } catch {
+            guard case .att(let error) = error else { throw error }
             #expect(error.requestOpcode == .writeRequest)
             #expect(error.handle == 3)
             #expect(error.code.isApplicationError)
@@ -335,7 +337,7 @@ import Testing
     @Test func pdusLongerThanTheMTUAreNotSent() async throws {
         let h = ATTTestHarness(build: Self.threeValues)
         let tooLong = [UInt8](repeating: 7, count: 21)
-        await #expect(throws: ATTBearerError.pduTooLong(.writeRequest, length: 24, mtu: 23)) {
+        await #expect(throws: StrobeError.bearer(ATTBearerError.pduTooLong(.writeRequest, length: 24, mtu: 23))) {
             try await h.client.write(tooLong, handle: 2)
         }
         await #expect(throws: ATTBearerError.pduTooLong(.writeCommand, length: 24, mtu: 23)) {

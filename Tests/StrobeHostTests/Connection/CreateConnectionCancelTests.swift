@@ -43,7 +43,7 @@ import Testing
     @Test func aRefusedCancelEndsTheAttemptWithTheControllersAnswer() async throws {
         let (_, _, controller, attempt) = try await Self.attempt(cancelStatus: 0x12)
         defer { controller.close() }
-        await #expect(throws: HCIError.commandFailed(.leCreateConnectionCancel, .invalidHCICommandParameters)) {
+        await #expect(throws: StrobeError.controller(HCIError.commandFailed(.leCreateConnectionCancel, .invalidHCICommandParameters))) {
             _ = try await attempt.outcome
         }
     }
@@ -56,6 +56,6 @@ import Testing
         var complete = ScriptedLink.connectionComplete(role: .central)
         complete[4] = 0x02  // status: Unknown Connection Identifier
         transport.deliver(complete)
-        await #expect(throws: ConnectionError.timeout(address: Self.peer, after: .seconds(2))) { _ = try await attempt.outcome }
+        await #expect(throws: StrobeError.connection(ConnectionError.timeout(address: Self.peer, after: .seconds(2)))) { _ = try await attempt.outcome }
     }
 }

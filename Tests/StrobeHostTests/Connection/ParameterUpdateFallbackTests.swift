@@ -59,7 +59,7 @@ import Testing
         let request = try #require(Self.signaling(transport).first)
         transport.deliver(Self.response(identifier: request[1] &+ 1, accepted: true))  // not ours: dropped
         transport.deliver(Self.response(identifier: request[1], accepted: false))
-        await #expect(throws: ConnectionError.updateRefused(address: connection.peerAddress, status: .unacceptableConnectionParameters)) {
+        await #expect(throws: StrobeError.connection(ConnectionError.updateRefused(address: connection.peerAddress, status: .unacceptableConnectionParameters))) {
             try await update.value
         }
         #expect(connection.parameters.interval == 0x0C)

@@ -16,11 +16,11 @@ import Testing
         let update = Task { try await connection.updateParameters(Self.parameters) }
         // The link's timer, set for the procedure's end.
         await clock.waitForSleepers(count: 1, deadline: clock.now.advanced(by: LEConnection.procedureTimeout))
-        await #expect(throws: ConnectionError.alreadyUpdating(address: connection.peerAddress)) {
+        await #expect(throws: StrobeError.connection(ConnectionError.alreadyUpdating(address: connection.peerAddress))) {
             try await connection.updateParameters(Self.parameters)
         }
         clock.advance(by: LEConnection.procedureTimeout)
-        await #expect(throws: ConnectionError.updateTimeout(address: connection.peerAddress, after: LEConnection.procedureTimeout)) {
+        await #expect(throws: StrobeError.connection(ConnectionError.updateTimeout(address: connection.peerAddress, after: LEConnection.procedureTimeout))) {
             _ = try await update.outcome
         }
         // The slot is free again: a new update is asked, and this time the controller reports it.
@@ -42,7 +42,7 @@ import Testing
         #expect(await eventually { !ParameterUpdateFallbackTests.signaling(link.transport).isEmpty })
         await clock.waitForSleepers(count: 1, deadline: clock.now.advanced(by: L2CAPLink.responseTimeout))
         clock.advance(by: L2CAPLink.responseTimeout)
-        await #expect(throws: L2CAPChannelError.timeout(after: L2CAPLink.responseTimeout)) { _ = try await open.outcome }
+        await #expect(throws: StrobeError.l2cap(L2CAPChannelError.timeout(after: L2CAPLink.responseTimeout))) { _ = try await open.outcome }
     }
 
     /// A peripheral whose controller cannot run the link layer's procedure asks through L2CAP;
@@ -55,7 +55,7 @@ import Testing
         #expect(await eventually { ParameterUpdateFallbackTests.signaling(transport).count == 1 })
         await clock.waitForSleepers(count: 1, deadline: clock.now.advanced(by: L2CAPLink.responseTimeout))
         clock.advance(by: L2CAPLink.responseTimeout)
-        await #expect(throws: ConnectionError.updateTimeout(address: connection.peerAddress, after: L2CAPLink.responseTimeout)) {
+        await #expect(throws: StrobeError.connection(ConnectionError.updateTimeout(address: connection.peerAddress, after: L2CAPLink.responseTimeout))) {
             _ = try await update.outcome
         }
         let again = Task { try await connection.updateParameters(ParameterUpdateFallbackTests.asked) }

@@ -29,7 +29,7 @@ import Testing
             request.first == 0x08 ? [0x01, 0x08, 0x08, 0x00, 0x05] : response
         }
         let battery = GATTService(uuid: BluetoothUUID(0x180F), startHandle: 0x08, endHandle: 0x0F)
-        await #expect(throws: ATTError(requestOpcode: .readByTypeRequest, handle: 0x08, code: .insufficientAuthentication)) {
+        await #expect(throws: StrobeError.att(ATTError(requestOpcode: .readByTypeRequest, handle: 0x08, code: .insufficientAuthentication))) {
             try await h.client.discoverCharacteristics(of: battery)
         }
     }
@@ -70,16 +70,18 @@ import Testing
         let h = ATTTestHarness(build: GATTTestDatabase.build)
         // Every response repeats the first service: a naive client would loop forever.
         h.server.rewriteResponses { _, _ in [0x11, 0x06, 0x01, 0x00, 0x03, 0x00, 0x00, 0x18] }
-        await #expect(throws: GATTError.self) { try await h.client.discoverPrimaryServices() }
+        let error = await #expect(throws: StrobeError.self) { try await h.client.discoverPrimaryServices() }
+        #expect(error?.layer == "gatt")
         #expect(h.server.count(.readByGroupTypeRequest) == 2)
 
         // A group that ends before it starts.
         h.server.rewriteResponses { _, _ in [0x11, 0x06, 0x05, 0x00, 0x03, 0x00, 0x00, 0x18] }
-        await #expect(throws: GATTError.self) { try await h.client.discoverPrimaryServices() }
+        let again = await #expect(throws: StrobeError.self) { try await h.client.discoverPrimaryServices() }
+        #expect(again?.layer == "gatt")
 
         // A service UUID of 3 bytes.
         h.server.rewriteResponses { _, _ in [0x11, 0x07, 0x01, 0x00, 0x03, 0x00, 0x00, 0x18, 0x00] }
-        await #expect(throws: GATTError.invalidResponse(.readByGroupTypeResponse, reason: "service UUID of 3 bytes at 0x0001")) {
+        await #expect(throws: StrobeError.gatt(GATTError.invalidResponse(.readByGroupTypeResponse, reason: "service UUID of 3 bytes at 0x0001"))) {
             try await h.client.discoverPrimaryServices()
         }
     }
@@ -89,12 +91,12 @@ import Testing
         let battery = GATTService(uuid: BluetoothUUID(0x180F), startHandle: 0x08, endHandle: 0x0F)
         // 4-byte declaration value.
         h.server.rewriteResponses { request, response in request[1] == 0x08 ? [0x09, 0x06, 0x0A, 0x00, 0x12, 0x0B, 0x00, 0x19] : response }
-        await #expect(throws: GATTError.invalidResponse(.readByTypeResponse, reason: "characteristic declaration of 4 bytes at 0x000A")) {
+        await #expect(throws: StrobeError.gatt(GATTError.invalidResponse(.readByTypeResponse, reason: "characteristic declaration of 4 bytes at 0x000A"))) {
             try await h.client.discoverCharacteristics(of: battery)
         }
         // A value handle outside the service.
         h.server.rewriteResponses { request, response in request[1] == 0x08 ? [0x09, 0x07, 0x0A, 0x00, 0x12, 0x40, 0x00, 0x19, 0x2A] : response }
-        await #expect(throws: GATTError.invalidResponse(.readByTypeResponse, reason: "characteristic at 0x000A has value handle 0x0040")) {
+        await #expect(throws: StrobeError.gatt(GATTError.invalidResponse(.readByTypeResponse, reason: "characteristic at 0x000A has value handle 0x0040"))) {
             try await h.client.discoverCharacteristics(of: battery)
         }
         #expect(!h.bearer.isClosed)

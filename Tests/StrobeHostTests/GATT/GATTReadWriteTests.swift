@@ -35,7 +35,7 @@ import Testing
         h.server.rewriteResponses { request, response in
             request.first == 0x0C ? [0x0D] + Array(repeating: 0xEE, count: 22) : response
         }
-        await #expect(throws: GATTError.valueTooLong(length: 528, limit: 512)) {
+        await #expect(throws: StrobeError.gatt(GATTError.valueTooLong(length: 528, limit: 512))) {
             try await h.client.readLong(handle: GATTTestDatabase.customLongHandle)
         }
         #expect(h.server.count(.readBlobRequest) == 23)
@@ -45,7 +45,7 @@ import Testing
         let h = ATTTestHarness(build: GATTTestDatabase.build)
         #expect(try await h.client.read(uuid: BluetoothUUID(0x2A19)) == [ATTHandleValue(handle: 0x0B, value: [77])])
         #expect(try await h.client.readMultiple(handles: [0x03, 0x0B]) == Array("Strobe".utf8) + [77])
-        await #expect(throws: GATTError.tooFewHandles(1)) { try await h.client.readMultiple(handles: [3]) }
+        await #expect(throws: StrobeError.gatt(GATTError.tooFewHandles(1))) { try await h.client.readMultiple(handles: [3]) }
         #expect(try await h.client.read(handle: 0x03) == Array("Strobe".utf8))
     }
 
@@ -75,7 +75,7 @@ import Testing
             return corrupted
         }
         let value: [UInt8] = (0..<60).map { UInt8($0) }
-        await #expect(throws: GATTError.preparedWriteMismatch(handle: GATTTestDatabase.customWriteHandle, offset: 18)) {
+        await #expect(throws: StrobeError.gatt(GATTError.preparedWriteMismatch(handle: GATTTestDatabase.customWriteHandle, offset: 18))) {
             try await h.client.writeLong(value, handle: GATTTestDatabase.customWriteHandle)
         }
         #expect(h.server.count(.prepareWriteRequest) == 2)
@@ -89,7 +89,7 @@ import Testing
 
     @Test func refusedPrepareCancelsTheQueue() async throws {
         let h = ATTTestHarness(build: GATTTestDatabase.build)
-        await #expect(throws: ATTError(requestOpcode: .prepareWriteRequest, handle: GATTTestDatabase.customLongHandle, code: .writeNotPermitted)) {
+        await #expect(throws: StrobeError.att(ATTError(requestOpcode: .prepareWriteRequest, handle: GATTTestDatabase.customLongHandle, code: .writeNotPermitted))) {
             try await h.client.writeLong(Array(repeating: 1, count: 40), handle: GATTTestDatabase.customLongHandle)
         }
         #expect(h.channel.sent(.executeWriteRequest) == [[0x18, 0x00]])
@@ -100,7 +100,7 @@ import Testing
         h.server.hold()
         let first = Task { try await h.client.writeLong(Array(repeating: 1, count: 40), handle: GATTTestDatabase.customWriteHandle) }
         await h.channel.waitUntilSent(.prepareWriteRequest)
-        await #expect(throws: GATTError.longWriteInProgress) {
+        await #expect(throws: StrobeError.gatt(GATTError.longWriteInProgress)) {
             try await h.client.writeLong([2], handle: GATTTestDatabase.customWriteHandle)
         }
         h.server.releaseHeld()
@@ -114,7 +114,7 @@ import Testing
         let write = Task { try await h.client.writeLong(Array(repeating: 1, count: 40), handle: GATTTestDatabase.customWriteHandle) }
         await h.channel.waitUntilSent(.prepareWriteRequest)
         write.cancel()
-        await #expect(throws: CancellationError.self) { try await write.value }
+        await #expect(throws: StrobeError.cancelled) { try await write.value }
         // The prepare is still outstanding: the cancelling Execute Write waits behind it.
         #expect(h.channel.sent(.executeWriteRequest).isEmpty)
         h.server.releaseHeld()
@@ -148,7 +148,7 @@ import Testing
         #expect(try await h.client.write([4, 5, 6], handle: handle, withResponse: true) == .writeRequest)
         let long = [UInt8](repeating: 7, count: 30)
         #expect(try await h.client.write(long, handle: handle, withResponse: true) == .longWrite)
-        await #expect(throws: GATTError.valueTooLongForWriteCommand(length: 30, limit: 20)) {
+        await #expect(throws: StrobeError.gatt(GATTError.valueTooLongForWriteCommand(length: 30, limit: 20))) {
             try await h.client.write(long, handle: handle, withResponse: false)
         }
         await h.channel.waitUntilSent(.executeWriteRequest)

@@ -33,13 +33,13 @@ import Testing
 
     @Test func subscribeChecksPropertiesAndDescriptors() async throws {
         let h = ATTTestHarness(build: GATTTestDatabase.build)
-        await #expect(throws: GATTError.propertyNotSupported(.indicate, valueHandle: 0x0B)) {
+        await #expect(throws: StrobeError.gatt(GATTError.propertyNotSupported(.indicate, valueHandle: 0x0B))) {
             try await h.client.subscribe(Self.batteryLevel, to: .indication, handler: RecordingValueHandler())
         }
         // A notify property without a CCCD behind it.
         var noDescriptor = Self.batteryLevel
         noDescriptor.endHandle = noDescriptor.valueHandle
-        await #expect(throws: GATTError.noClientCharacteristicConfiguration(valueHandle: 0x0B)) {
+        await #expect(throws: StrobeError.gatt(GATTError.noClientCharacteristicConfiguration(valueHandle: 0x0B))) {
             try await h.client.subscribe(noDescriptor, handler: RecordingValueHandler())
         }
         #expect(h.server.writes.isEmpty)
@@ -51,7 +51,7 @@ import Testing
             request.first == 0x12 ? [0x01, 0x12, 0x0C, 0x00, 0x0F] : response
         }
         let handler = RecordingValueHandler()
-        await #expect(throws: ATTError(requestOpcode: .writeRequest, handle: 0x0C, code: .insufficientEncryption)) {
+        await #expect(throws: StrobeError.att(ATTError(requestOpcode: .writeRequest, handle: 0x0C, code: .insufficientEncryption))) {
             try await h.client.subscribe(Self.batteryLevel, handler: handler)
         }
         h.server.notify(GATTTestDatabase.batteryLevelHandle, [1])
@@ -97,7 +97,7 @@ import Testing
         #expect(range == 0x0008...0x000F)
         guard case .rediscoveryFailed(let failed, let error) = await events.next() else { Issue.record("expected a failure"); return }
         #expect(failed == 0x0008...0x000F)
-        #expect(error as? GATTError == .invalidResponse(.readByTypeResponse, reason: "characteristic at 0x000A has value handle 0x002B"))
+        #expect(error as? StrobeError == .gatt(.invalidResponse(.readByTypeResponse, reason: "characteristic at 0x000A has value handle 0x002B")))
         #expect(h.client.database?.service(BluetoothUUID(0x180F)) == nil)
         #expect(h.client.database?.services.count == 3)
     }

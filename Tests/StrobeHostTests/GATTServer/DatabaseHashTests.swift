@@ -86,7 +86,7 @@ import Testing
         try await one.write([0x01], handle: handle)
         #expect(try await one.read(handle: handle) == [0x01])
         #expect(try await two.read(handle: handle) == [0x00])
-        await #expect(throws: ATTError(requestOpcode: .writeRequest, handle: handle, code: .valueNotAllowed)) {
+        await #expect(throws: StrobeError.att(ATTError(requestOpcode: .writeRequest, handle: handle, code: .valueNotAllowed))) {
             try await one.write([0x00], handle: handle)
         }
         try await one.write([0x03], handle: handle)

@@ -59,7 +59,8 @@ import Testing
                 default: try await pair.client.write([1, 0], handle: pair.value.advanced(by: 1))  // its CCCD
                 }
                 #expect(row.expected == nil, "\(operation) was allowed")
-            } catch let error as ATTError {
+            } catch {
+                guard case .att(let error) = error else { throw error }
                 #expect(error.code == row.expected, "\(operation)")
             }
         }
@@ -83,7 +84,7 @@ import Testing
         let link = Link()
         let pair = Self.makePair(requires: .authenticated, link: link)
         pair.bearer.setSecurityEscalation { _ in throw SecurityError.insufficientLevel(reached: .unauthenticated, required: .authenticated) }
-        await #expect(throws: SecurityError.insufficientLevel(reached: .unauthenticated, required: .authenticated)) {
+        await #expect(throws: StrobeError.security(SecurityError.insufficientLevel(reached: .unauthenticated, required: .authenticated))) {
             try await pair.client.read(handle: pair.value)
         }
     }
@@ -93,7 +94,8 @@ import Testing
         let pair = Self.makePair(requires: .authenticated, link: link)
         // The escalation "succeeds" but leaves the link as it was.
         pair.bearer.setSecurityEscalation { code in link.escalations.withLock { $0.append(code) } }
-        await #expect(throws: ATTError.self) { try await pair.client.read(handle: pair.value) }
+        let error = await #expect(throws: StrobeError.self) { try await pair.client.read(handle: pair.value) }
+        #expect(error?.layer == "att")
         #expect(link.escalations.withLock { $0 }.count == 1)
     }
 }

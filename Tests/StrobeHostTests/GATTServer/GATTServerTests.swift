@@ -120,16 +120,16 @@ final class PipeChannel: ATTChannel, Sendable {
         let pair = Self.makePair()
         let control = try #require(pair.characteristics[Self.control]).valueHandle
         let long = try #require(pair.characteristics[Self.long]).valueHandle
-        await #expect(throws: ATTError(requestOpcode: .readRequest, handle: control, code: .readNotPermitted)) {
+        await #expect(throws: StrobeError.att(ATTError(requestOpcode: .readRequest, handle: control, code: .readNotPermitted))) {
             _ = try await pair.client.read(handle: control)
         }
-        await #expect(throws: ATTError(requestOpcode: .writeRequest, handle: long, code: .writeNotPermitted)) {
+        await #expect(throws: StrobeError.att(ATTError(requestOpcode: .writeRequest, handle: long, code: .writeNotPermitted))) {
             try await pair.client.write([1], handle: long)
         }
-        await #expect(throws: ATTError(requestOpcode: .writeRequest, handle: control, code: .valueNotAllowed)) {
+        await #expect(throws: StrobeError.att(ATTError(requestOpcode: .writeRequest, handle: control, code: .valueNotAllowed))) {
             try await pair.client.write([], handle: control)
         }
-        await #expect(throws: ATTError(requestOpcode: .readRequest, handle: 0x00F0, code: .invalidHandle)) {
+        await #expect(throws: StrobeError.att(ATTError(requestOpcode: .readRequest, handle: 0x00F0, code: .invalidHandle))) {
             _ = try await pair.client.read(handle: 0x00F0)
         }
         await #expect(throws: ATTError(requestOpcode: .readBlobRequest, handle: long, code: .invalidOffset)) {
@@ -190,6 +190,6 @@ final class PipeChannel: ATTChannel, Sendable {
         let outcome = Task { try await server.indicate(valueHandle: alarms.valueHandle, value: [1]) }
         await clock.waitForSleepers(count: 1)
         clock.advance(by: .seconds(30))
-        await #expect(throws: GATTError.indicationTimeout(handle: alarms.valueHandle)) { _ = try await outcome.value }
+        await #expect(throws: StrobeError.gatt(GATTError.indicationTimeout(handle: alarms.valueHandle))) { _ = try await outcome.value }
     }
 }

@@ -47,7 +47,7 @@ private func openScanner(extendedScanning: Bool, clock: VirtualClock = VirtualCl
         #expect(legacyTransport.sent.last == HCILESetScanEnable(enable: true).packet)
 
         let (unsupported, _) = try await openScanner(extendedScanning: false)
-        await #expect(throws: HCIError.unsupported(.leSetExtendedScanParameters)) {
+        await #expect(throws: StrobeError.controller(HCIError.unsupported(.leSetExtendedScanParameters))) {
             try await unsupported.start(.init(mode: .extended))
         }
         #expect(!unsupported.isScanning)
@@ -147,7 +147,7 @@ private func openScanner(extendedScanning: Bool, clock: VirtualClock = VirtualCl
         let scan = Task { try await scanner.scan(for: .seconds(5)) }
         await clock.waitForSleepers(count: 1, deadline: .init(offset: .seconds(5)))
         scan.cancel()
-        await #expect(throws: CancellationError.self) { try await scan.outcome }
+        await #expect(throws: StrobeError.cancelled) { try await scan.outcome }
         #expect(transport.sent.last == HCILESetScanEnable(enable: false).packet)
         #expect(!scanner.isScanning)
     }
@@ -215,7 +215,7 @@ private func openScanner(extendedScanning: Bool, clock: VirtualClock = VirtualCl
         let first = LEScanner(controller: controller)
         try await first.start(.init(active: false))
         let second = LEScanner(controller: controller)
-        await #expect(throws: HCIError.commandFailed(.leSetScanParameters, .commandDisallowed)) {
+        await #expect(throws: StrobeError.controller(HCIError.commandFailed(.leSetScanParameters, .commandDisallowed))) {
             try await second.start(.init(active: true))
         }
         #expect(!second.isScanning)
@@ -234,7 +234,7 @@ private func openScanner(extendedScanning: Bool, clock: VirtualClock = VirtualCl
         try await automatic.start()
         #expect(!automatic.usesExtendedScanning)
         let extended = LEScanner(controller: legacy.controller)
-        await #expect(throws: HCIError.scanConflict(extended: false, ownAddressType: .public)) {
+        await #expect(throws: StrobeError.controller(HCIError.scanConflict(extended: false, ownAddressType: .public))) {
             try await extended.start(.init(mode: .extended))
         }
         #expect(!extended.isScanning)
@@ -243,13 +243,13 @@ private func openScanner(extendedScanning: Bool, clock: VirtualClock = VirtualCl
         try await legacy.stop()
         try await automatic.stop()
         try await extended.start(.init(mode: .extended))
-        await #expect(throws: HCIError.scanConflict(extended: true, ownAddressType: .public)) {
+        await #expect(throws: StrobeError.controller(HCIError.scanConflict(extended: true, ownAddressType: .public))) {
             try await legacy.start(.init(mode: .legacy))
         }
         let other = LEScanner(controller: legacy.controller)
         try await other.start()
         #expect(other.usesExtendedScanning)
-        await #expect(throws: HCIError.scanConflict(extended: true, ownAddressType: .public)) {
+        await #expect(throws: StrobeError.controller(HCIError.scanConflict(extended: true, ownAddressType: .public))) {
             try await other.start(.init(mode: .legacy))
         }
         #expect(!other.isScanning)

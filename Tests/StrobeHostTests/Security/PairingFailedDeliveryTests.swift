@@ -20,7 +20,8 @@ import Testing
         let pairing = Task { try await connection.pair() }
         #expect(await eventually { SMPTimeoutTests.sentSMP(transport).first?.first == SMPCommandCode.pairingRequest.rawValue })
         transport.deliver(SMPTimeoutTests.smp([0x02, 0x03, 0x00, 0x09, 0x05, 0x00, 0x00]))
-        await #expect(throws: SecurityError.self) { try await pairing.value }
+        let error = await #expect(throws: StrobeError.self) { try await pairing.value }
+        #expect(error?.layer == "security")
         // Reported only once the Pairing Failed is with the controller.
         #expect(SMPTimeoutTests.sentSMP(transport).last == [SMPCommandCode.pairingFailed.rawValue, SMPPairingFailedReason.invalidParameters.rawValue])
         return (transport, clock, controller, connection)

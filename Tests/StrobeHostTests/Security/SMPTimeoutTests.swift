@@ -33,14 +33,14 @@ import Testing
         clock.advance(by: .seconds(30) - .milliseconds(1))
         #expect(connection.pairingResult == nil)
         clock.advance(by: .milliseconds(1))
-        await #expect(throws: SecurityError.pairing(.timeout)) { try await pairing.outcome }
+        await #expect(throws: StrobeError.security(SecurityError.pairing(.timeout))) { try await pairing.outcome }
 
         // After the timeout: a late answer gets nothing back, and pairing cannot start again.
         let sent = Self.sentSMP(transport).count
         transport.deliver(Self.smp([0x02, 0x03, 0x00, 0x09, 0x10, 0x07, 0x07]))
         transport.deliver(Self.smp([0x3F]))
         #expect(Self.sentSMP(transport).count == sent)
-        await #expect(throws: SecurityError.pairing(.notAllowed("SMP timed out on this link"))) { try await connection.pair() }
+        await #expect(throws: StrobeError.security(SecurityError.pairing(.notAllowed("SMP timed out on this link")))) { try await connection.pair() }
         #expect(connection.securityLevel == .none)
     }
 }

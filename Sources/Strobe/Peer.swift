@@ -48,8 +48,8 @@ public final class Peer: Sendable, CustomStringConvertible {
         }
     }
 
-    /// The one characteristic with this UUID. Throws `PeerError.noCharacteristic`, or
-    /// `PeerError.ambiguousCharacteristic` when several services have one (name the service).
+    /// The one characteristic with this UUID. Throws `StrobeError.peer(.noCharacteristic)`, or
+    /// `.peer(.ambiguousCharacteristic)` when several services have one (name the service).
     public func characteristic(_ uuid: BluetoothUUID) async throws(StrobeError) -> GATTCharacteristic {
         try await filingErrors {
             try Self.one(uuid, among: try await services().flatMap(\.characteristics))

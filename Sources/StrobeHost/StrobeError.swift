@@ -1,12 +1,13 @@
 import StrobeHCI
 
-/// What `BluetoothHost` and `Peer` throw: one error for an app to catch, naming the layer that
+/// What the host throws (`BluetoothHost`, `Peer`, and beneath them `Central`, `LEConnection`,
+/// `GATTClient`, `LEScanner`, `Peripheral`): one error for an app to catch, naming the layer that
 /// failed and keeping that layer's own error, whose cases say what was wrong. (The kits and the
 /// lights keep it as the cause of their own errors' `link` case.)
 ///
-/// Two errors are equal when they are of the same layer and that layer's errors are equal; an
-/// `other` error, whose type is not known here, equals none.
-public enum StrobeError: Error, Sendable, Equatable, CustomStringConvertible {
+/// Two errors are equal when they are of the same layer and that layer's errors are equal; two
+/// `other` errors when they are of the same type and say the same.
+public enum StrobeError: Error, Sendable, Hashable, CustomStringConvertible {
     /// The link to the controller could not be opened, or failed (a socket, a serial line).
     case transport(TransportError)
     /// The controller refused a command, did not answer in time, or closed.
@@ -60,7 +61,7 @@ public enum StrobeError: Error, Sendable, Equatable, CustomStringConvertible {
         }
     }
 
-    /// Same layer, equal errors; `other` equals nothing.
+    /// Same layer, equal errors; `other` errors of the same type that say the same.
     public static func == (lhs: StrobeError, rhs: StrobeError) -> Bool {
         switch (lhs, rhs) {
         case let (.transport(a), .transport(b)): a == b
@@ -75,7 +76,29 @@ public enum StrobeError: Error, Sendable, Equatable, CustomStringConvertible {
         case let (.security(a), .security(b)): a == b
         case let (.bondStore(a), .bondStore(b)): a == b
         case (.cancelled, .cancelled): true
+        case let (.other(a), .other(b)): type(of: a) == type(of: b) && "\(a)" == "\(b)"
         default: false
+        }
+    }
+
+    /// Hashes what `==` compares: the layer's error, or an `other` error's type and text.
+    public func hash(into hasher: inout Hasher) {
+        switch self {
+        case .transport(let error): hasher.combine(error)
+        case .controller(let error): hasher.combine(error)
+        case .connection(let error): hasher.combine(error)
+        case .att(let error): hasher.combine(error)
+        case .bearer(let error): hasher.combine(error)
+        case .gatt(let error): hasher.combine(error)
+        case .peer(let error): hasher.combine(error)
+        case .l2cap(let error): hasher.combine(error)
+        case .advertising(let error): hasher.combine(error)
+        case .security(let error): hasher.combine(error)
+        case .bondStore(let error): hasher.combine(error)
+        case .cancelled: hasher.combine(0)
+        case .other(let error):
+            hasher.combine(ObjectIdentifier(type(of: error)))
+            hasher.combine("\(error)")
         }
     }
 

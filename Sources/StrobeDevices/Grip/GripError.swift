@@ -2,7 +2,7 @@ import StrobeHost
 
 /// What a grip or its manager throws: the peer is not a grip, it lacks a characteristic, its
 /// firmware was refused, a value it gave is malformed, or the link underneath failed.
-public enum GripError: Error, Sendable, Equatable, CustomStringConvertible {
+public enum GripError: Error, Sendable, Hashable, CustomStringConvertible {
     /// The peer has no grip service; `services` lists the UUIDs of the services it does have (empty
     /// when a `DiscoveredGrip` could not be used at all: unparsable address or no grip connected).
     case notAGrip(services: [String])

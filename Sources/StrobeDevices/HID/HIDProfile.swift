@@ -21,7 +21,7 @@ package enum HIDProfile {
 
 /// What a HID device or shutter remote throws: the peer is not a HID device, a value it gave is
 /// malformed, its database changed, or the link underneath failed.
-public enum HIDError: Error, Sendable, Equatable, CustomStringConvertible {
+public enum HIDError: Error, Sendable, Hashable, CustomStringConvertible {
     /// The peer has no HID service (`1812`); `services` lists the UUIDs of the services it has.
     case notAHIDDevice(services: [String])
     /// The HID service has neither a notifying input Report that the Report Map describes nor a Boot

@@ -238,7 +238,8 @@ package struct NovaCommandQueue<Instant: InstantProtocol>: Sendable where Instan
 
     /// The flash broke the protocol: `violation` says how.
     private mutating func fail(_ violation: NovaCommandFailure) -> [Action] {
-        close(failingWith: violation, requestDisconnect: true)
+        assert(violation.isProtocolViolation)
+        return close(failingWith: violation, requestDisconnect: true)
     }
 
     private mutating func close(failingWith failure: NovaCommandFailure, requestDisconnect: Bool) -> [Action] {

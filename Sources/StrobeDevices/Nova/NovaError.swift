@@ -2,7 +2,7 @@ import StrobeHost
 
 /// What a Nova flash or its manager throws: the peer is not a Nova or lacks what was asked of it,
 /// a command failed, a value it gave is malformed, or the link underneath failed.
-public enum NovaError: Error, Sendable, Equatable, CustomStringConvertible {
+public enum NovaError: Error, Sendable, Hashable, CustomStringConvertible {
     /// The peer has neither the V1 service `FFF0` nor the V2 service `EFF0`; `services` lists the
     /// primary services it has.
     case notANova(services: [BluetoothUUID])

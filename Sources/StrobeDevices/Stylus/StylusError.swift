@@ -3,7 +3,7 @@ import StrobeHost
 /// What a stylus or its manager throws: the peer is not a stylus, it lacks a characteristic, a
 /// value it gave is malformed, or the link underneath failed. (A malformed sample batch is
 /// counted on the receive path and dropped.)
-public enum StylusError: Error, Sendable, Equatable, CustomStringConvertible {
+public enum StylusError: Error, Sendable, Hashable, CustomStringConvertible {
     /// The peer has no stylus service; `services` lists the UUIDs of the primary services it has.
     case notAStylus(services: [String])
     /// The stylus service lacks this characteristic: Samples, Samples PSM (for

@@ -23,7 +23,7 @@ public protocol PairingDelegate: Sendable {
     /// A new pairing would replace `existing` with a bond that is weaker, or that a private
     /// address claimed with another IRK (`reason` says which): a peer that lost its keys, or one
     /// pretending to be that peer. Default: no; the stored bond is kept, the link ended and the
-    /// pairing reports `SecurityError.bondReplacementRefused`.
+    /// pairing reports `StrobeError.security(.bondReplacementRefused)`.
     func replaceBond(_ existing: Bond, with new: Bond, reason: String) async -> Bool
 }
 

@@ -3,7 +3,7 @@ import StrobeHost
 /// What went wrong with a light operation that is not one light's result: a bad selector, a
 /// target that has no scene, or a backend's own failure (the LIFX LAN socket, the LIFX HTTP API,
 /// a message or state a light sent malformed, the Bluetooth link under the LEDnet backend).
-public enum LightsError: Error, Sendable, Equatable, CustomStringConvertible {
+public enum LightsError: Error, Sendable, Hashable, CustomStringConvertible {
     /// Text that is no selector (see `LightSelector`).
     case badSelector(String)
     /// `restoreState` on a target that is not a scene.

@@ -46,8 +46,9 @@ package enum SMPPDU: Sendable, Hashable, CustomStringConvertible, CustomDebugStr
         }
     }
 
-    /// The PDU on the wire: the code, then exactly `code.parameterLength` octets (values of
-    /// another length are cut or padded with zeros, so what goes out is always well formed).
+    /// The PDU on the wire: the code, then exactly `code.parameterLength` octets. A value of
+    /// another length is a bug of the caller's (checked in debug builds); in release it is cut or
+    /// padded with zeros, so what goes out is always well formed.
     package var encoded: [UInt8] {
         var parameters: [UInt8]
         switch self {
@@ -70,6 +71,7 @@ package enum SMPPDU: Sendable, Hashable, CustomStringConvertible, CustomDebugStr
         case .pairingKeypressNotification(let type):
             parameters = [type]
         }
+        assert(parameters.count == code.parameterLength, "\(code.name) built with \(parameters.count) octets")
         return [code.rawValue] + Self.fitted(parameters, code.parameterLength)
     }
 

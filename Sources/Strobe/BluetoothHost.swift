@@ -102,9 +102,7 @@ public final class BluetoothHost: Sendable {
     public func scan(for duration: Duration, configuration: LEScanner.Configuration = LEScanner.Configuration(),
                      matching filter: (DiscoveredDevice) -> Bool = { _ in true })
         async throws(StrobeError) -> [DiscoveredDevice] {
-        try await filingErrors {
-            try await scanner().scan(for: duration, configuration: configuration).filter(filter)
-        }
+        try await scanner().scan(for: duration, configuration: configuration).filter(filter)
     }
 
     // MARK: Connecting
@@ -112,23 +110,17 @@ public final class BluetoothHost: Sendable {
     /// Scans until a device advertising `name` is seen (within `scanTimeout`), then connects
     /// and exchanges the ATT MTU.
     public func connect(name: String, scanTimeout: Duration = .seconds(5), timeout: Duration? = nil) async throws(StrobeError) -> Peer {
-        try await filingErrors {
-            Peer(try await central.connect(name: name, scanTimeout: scanTimeout, timeout: timeout))
-        }
+        Peer(try await central.connect(name: name, scanTimeout: scanTimeout, timeout: timeout))
     }
 
     /// Connects to a device a scan found.
     public func connect(to device: DiscoveredDevice, timeout: Duration? = nil) async throws(StrobeError) -> Peer {
-        try await filingErrors {
-            Peer(try await central.connect(to: device.address, addressType: device.addressType, timeout: timeout))
-        }
+        Peer(try await central.connect(to: device.address, addressType: device.addressType, timeout: timeout))
     }
 
     /// Connects to an address (no scan first).
     public func connect(to address: BluetoothAddress, type: LEAddressType, timeout: Duration? = nil) async throws(StrobeError) -> Peer {
-        try await filingErrors {
-            Peer(try await central.connect(to: address, addressType: type, timeout: timeout))
-        }
+        Peer(try await central.connect(to: address, addressType: type, timeout: timeout))
     }
 
     /// Finds a bonded peer under its identity or any private address it resolves to, connects
@@ -137,11 +129,9 @@ public final class BluetoothHost: Sendable {
     /// those values (`subscribe(_:handler:)` is not needed again; set the handlers there).
     public func connect(bonded identity: BluetoothAddress, scanTimeout: Duration = .seconds(5), timeout: Duration? = nil,
                         beforeEncrypting: (Peer) -> Void = { _ in }) async throws(StrobeError) -> Peer {
-        try await filingErrors {
-            Peer(try await central.connect(bonded: identity, scanTimeout: scanTimeout, timeout: timeout) { connection in
-                beforeEncrypting(Peer(connection))
-            })
-        }
+        Peer(try await central.connect(bonded: identity, scanTimeout: scanTimeout, timeout: timeout) { connection in
+            beforeEncrypting(Peer(connection))
+        })
     }
 
     // MARK: The peripheral role

@@ -170,19 +170,7 @@ public final class Central: Sendable {
     /// Scans until a device advertising `name` is seen (or `scanTimeout` passes), then connects.
     public func connect(name: String, scanTimeout: Duration = .seconds(5), timeout: Duration? = nil) async throws(StrobeError) -> LEConnection {
         try await filingErrors {
-            let scanner = scanner()
-            let updates = scanner.updates()
-            try await scanner.start()
-            let found: DiscoveredDevice?
-            do {
-                found = try await withTimeout(scanTimeout, clock: clock) { () async -> DiscoveredDevice? in
-                    for await device in updates where device.name == name { return device }
-                    return nil
-                }
-            } catch is OperationTimeout {
-                found = nil
-            }
-            try await scanner.stop()
+            let found = try await firstSeen(within: scanTimeout) { $0.name == name }
             guard let found else { throw ConnectionError.notFound(name: name, scanned: scanTimeout) }
             return try await connect(to: found.address, addressType: found.addressType, timeout: timeout)
         }
@@ -205,7 +193,7 @@ public final class Central: Sendable {
             let elapsed = stopwatch(clock)
             while true {
                 let remaining = scanTimeout - elapsed()
-                guard remaining > .zero, let found = try await scan(for: bond, within: remaining) else {
+                guard remaining > .zero, let found = try await firstSeen(within: remaining, where: { bond.matches($0.address, type: $0.addressType) }) else {
                     throw ConnectionError.notFound(name: "\(identity) (bonded)", scanned: scanTimeout)
                 }
                 let connection: LEConnection
@@ -234,15 +222,17 @@ public final class Central: Sendable {
         return { start.duration(to: clock.now) }
     }
 
-    /// The first advertisement the bond recognises, within `limit`.
-    private func scan(for bond: Bond, within limit: Duration) async throws -> DiscoveredDevice? {
+    /// The first device seen that `matches`, within `limit` (nil when none was), on a scan of
+    /// its own.
+    private func firstSeen(within limit: Duration, where matches: @escaping @Sendable (DiscoveredDevice) -> Bool)
+        async throws -> DiscoveredDevice? {
         let scanner = scanner()
         let updates = scanner.updates()
         try await scanner.start()
         let found: DiscoveredDevice?
         do {
             found = try await withTimeout(limit, clock: clock) { () async -> DiscoveredDevice? in
-                for await device in updates where bond.matches(device.address, type: device.addressType) { return device }
+                for await device in updates where matches(device) { return device }
                 return nil
             }
         } catch is OperationTimeout {

@@ -49,8 +49,10 @@ public enum LightsError: Error, Sendable, Hashable, CustomStringConvertible {
     package init(filing error: any Error) {
         switch error {
         case let error as LightsError: self = error
-        case is CancellationError: self = .cancelled
-        default: self = .link(StrobeError(error))
+        default:
+            // Cancelled is cancelled, whether the task or the host underneath noticed it.
+            let host = StrobeError(error)
+            self = host == .cancelled ? .cancelled : .link(host)
         }
     }
 

@@ -9,40 +9,78 @@ extension HCIController {
     /// still runs to its answer, which is then dropped).
     @discardableResult
     package func send<C: HCICommand>(_ command: C, timeout: Duration? = nil) async throws -> C.ReturnParameters {
+        let waiter = submit(command, timeout: timeout)
         let answer: HCICommandAnswer
         do {
-            answer = try await submit(
-                opcode: C.opcode, completion: C.completion, packet: command.packet,
-                timeout: timeout ?? configuration.commandTimeout)
-        } catch let error as HCIError {
-            switch error {
-            case .commandTimeout, .noCommandCredits: logger.warning("command timed out", metadata: ["error": "\(error)"])
-            default: break
+            answer = try await waiter.wait { [weak self] in
+                guard let self else { return }
+                state.withLock { s in
+                    s.commands.cancel(waiter)
+                    timer.schedule(s.nextDeadline)
+                }
             }
+        } catch let error as HCIError {
+            logTimeout(error)
             throw error
         }
+        return try outcome(of: C.self, answer)
+    }
+
+    /// Sends a command without waiting for it: `then` gets what `send` would return or throw,
+    /// on the thread that learns it (the reader's for an answer, the timer's for a timeout, the
+    /// caller's when refused at once), so it must not block. For owners that act from threads
+    /// that cannot wait (events, timers): the command's failure goes back to them through `then`.
+    package func post<C: HCICommand>(_ command: C, timeout: Duration? = nil,
+                                     then: @escaping @Sendable (Result<C.ReturnParameters, HCIError>) -> Void) {
+        submit(command, timeout: timeout).whenResolved { [weak self] answer in
+            guard let self else { return then(.failure(.closed(nil))) }
+            do throws(HCIError) {
+                switch answer {
+                case .success(let answer): then(.success(try outcome(of: C.self, answer)))
+                // The flow fails a command with an HCIError only; nobody waits, so none is cancelled.
+                case .failure(let error): throw (error as? HCIError) ?? HCIError.closed(nil)
+                }
+            } catch {
+                logTimeout(error)
+                then(.failure(error))
+            }
+        }
+    }
+
+    private func logTimeout(_ error: HCIError) {
+        switch error {
+        case .commandTimeout, .noCommandCredits: logger.warning("command timed out", metadata: ["error": "\(error)"])
+        default: break
+        }
+    }
+
+    /// The command's return parameters from its answer, or the status it failed with.
+    private func outcome<C: HCICommand>(of _: C.Type, _ answer: HCICommandAnswer) throws(HCIError) -> C.ReturnParameters {
         switch answer {
         case .status(let status):
             guard status.isSuccess else { throw HCIError.commandFailed(C.opcode, status) }
             var reader = HCIFieldReader(UnsafeRawBufferPointer(start: nil, count: 0), packet: "Command Status")
             return try decode(C.self, &reader)
         case .complete(let returnParameters):
+            // Array's withUnsafeBytes throws untyped: the outcome comes out as a Result.
             return try returnParameters.withUnsafeBytes { bytes in
-                var reader = HCIFieldReader(bytes, packet: "Command Complete for \(C.opcode)")
-                let status: HCIStatus
-                do throws(HCIError) {
-                    status = HCIStatus(rawValue: try reader.u8("Status"))
-                } catch {
-                    recordMalformed(error)
-                    throw error
+                Result { () throws(HCIError) -> C.ReturnParameters in
+                    var reader = HCIFieldReader(bytes, packet: "Command Complete for \(C.opcode)")
+                    let status: HCIStatus
+                    do throws(HCIError) {
+                        status = HCIStatus(rawValue: try reader.u8("Status"))
+                    } catch {
+                        recordMalformed(error)
+                        throw error
+                    }
+                    guard status.isSuccess else { throw HCIError.commandFailed(C.opcode, status) }
+                    return try decode(C.self, &reader)
                 }
-                guard status.isSuccess else { throw HCIError.commandFailed(C.opcode, status) }
-                return try decode(C.self, &reader)
-            }
+            }.get()
         }
     }
 
-    private func decode<C: HCICommand>(_: C.Type, _ reader: inout HCIFieldReader) throws -> C.ReturnParameters {
+    private func decode<C: HCICommand>(_: C.Type, _ reader: inout HCIFieldReader) throws(HCIError) -> C.ReturnParameters {
         do throws(HCIError) {
             return try C.decodeReturnParameters(&reader)
         } catch {
@@ -51,24 +89,19 @@ extension HCIController {
         }
     }
 
-    private func submit(opcode: HCIOpcode, completion: HCICommandCompletion, packet: [UInt8],
-                        timeout: Duration) async throws -> HCICommandAnswer {
+    /// Queues the command in the flow and writes what the flow grants; the waiter gets its answer.
+    private func submit<C: HCICommand>(_ command: C, timeout: Duration?) -> Waiter<HCICommandAnswer> {
         let waiter = Waiter<HCICommandAnswer>()
         let now = timer.now
         let refused = state.withLock { s -> [HCICommandFlow<Waiter<HCICommandAnswer>>.Completion] in
             if case .idle = s.phase { return [.init(token: waiter, result: .failure(.notOpen))] }
             defer { timer.schedule(s.nextDeadline) }
-            return s.commands.enqueue(waiter, opcode: opcode, completion: completion, packet: packet, now: now, timeout: timeout)
+            return s.commands.enqueue(waiter, opcode: C.opcode, completion: C.completion, packet: command.packet, now: now,
+                                      timeout: timeout ?? configuration.commandTimeout)
         }
         finish(refused)
         drainCommandQueue()
-        return try await waiter.wait { [weak self] in
-            guard let self else { return }
-            state.withLock { s in
-                s.commands.cancel(waiter)
-                timer.schedule(s.nextDeadline)
-            }
-        }
+        return waiter
     }
 
     /// Writes the commands the flow grants, in its order. One caller at a time drains; a call

@@ -80,7 +80,8 @@ package final class LEScanOwner: Sendable {
     }
 
     /// `client` is done; returns once the controller's scan no longer runs for it (disabled when
-    /// it was the last). A failure to disable is the controller's to report: the client is gone.
+    /// it was the last), also when the calling task is cancelled. A failure to disable is the
+    /// controller's to report: the client is gone.
     package func leave(_ client: UInt64) async {
         let waiter = Waiter<Void>()
         state.withLock { s in
@@ -89,7 +90,9 @@ package final class LEScanOwner: Sendable {
             s.dropHandlers[client] = nil
             s.settled.append(waiter)
         }
-        try? await settle(waiter)
+        startSteps()
+        // Resolved only by the steps' end (each command has its deadline), never with an error.
+        _ = try? await waiter.waitThroughCancellation {}
     }
 
     /// `leave` without waiting for the controller (a scanner going away, a cancelled join).

@@ -12,9 +12,17 @@ package final class Waiter<Value: Sendable>: Sendable, Equatable {
         /// Nobody waits yet and no outcome came.
         case pending
         case parked(CheckedContinuation<Value, any Error>)
+        /// Nobody will wait: the outcome goes to this handler.
+        case handled(@Sendable (Result<Value, any Error>) -> Void)
         /// The outcome came before the wait.
         case resolved(Result<Value, any Error>)
         case finished
+    }
+
+    /// Who takes an outcome once it is decided.
+    private enum Taker {
+        case parked(CheckedContinuation<Value, any Error>)
+        case handled(@Sendable (Result<Value, any Error>) -> Void)
     }
 
     private let state = Mutex(State.pending)
@@ -26,6 +34,7 @@ package final class Waiter<Value: Sendable>: Sendable, Equatable {
         state.withLock { state in
             if case .pending = state { return false }
             if case .parked = state { return false }
+            if case .handled = state { return false }
             return true
         }
     }
@@ -33,20 +42,47 @@ package final class Waiter<Value: Sendable>: Sendable, Equatable {
     /// Resolves the waiter; returns whether this call decided its outcome.
     @discardableResult
     package func resolve(_ result: Result<Value, any Error>) -> Bool {
-        let (decided, parked) = state.withLock { state -> (Bool, CheckedContinuation<Value, any Error>?) in
+        let (decided, taker) = state.withLock { state -> (Bool, Taker?) in
             switch state {
             case .pending:
                 state = .resolved(result)
                 return (true, nil)
             case .parked(let continuation):
                 state = .finished
-                return (true, continuation)
+                return (true, .parked(continuation))
+            case .handled(let handler):
+                state = .finished
+                return (true, .handled(handler))
             case .resolved, .finished:
                 return (false, nil)
             }
         }
-        parked?.resume(with: result)
+        switch taker {
+        case .parked(let continuation): continuation.resume(with: result)
+        case .handled(let handler): handler(result)
+        case nil: break
+        }
         return decided
+    }
+
+    /// Hands the outcome to `handler` instead of a waiting task: at once when it has come, else
+    /// on the thread that resolves the waiter (so `handler` must not block). For owners that
+    /// react to an outcome from a thread that cannot wait (the reader's, a timer's). Instead of
+    /// `wait`, never both.
+    package func whenResolved(_ handler: @escaping @Sendable (Result<Value, any Error>) -> Void) {
+        let ready = state.withLock { state -> Result<Value, any Error>? in
+            switch state {
+            case .pending:
+                state = .handled(handler)
+                return nil
+            case .resolved(let result):
+                state = .finished
+                return result
+            case .parked, .handled, .finished:
+                return .failure(WaiterMisuse())
+            }
+        }
+        if let ready { handler(ready) }
     }
 
     @discardableResult
@@ -87,7 +123,7 @@ package final class Waiter<Value: Sendable>: Sendable, Equatable {
                 case .resolved(let result):
                     state = .finished
                     return result
-                case .parked, .finished:
+                case .parked, .handled, .finished:
                     return .failure(WaiterMisuse())
                 }
             }
@@ -98,7 +134,7 @@ package final class Waiter<Value: Sendable>: Sendable, Equatable {
     package static func == (lhs: Waiter, rhs: Waiter) -> Bool { lhs === rhs }
 }
 
-/// `wait()` was called twice on one waiter: a bug in its owner, reported rather than trapped.
+/// `wait()` or `whenResolved` was called twice on one waiter: a bug in its owner, reported rather than trapped.
 package struct WaiterMisuse: Error, CustomStringConvertible {
     package var description: String { "a waiter was waited on twice" }
 }

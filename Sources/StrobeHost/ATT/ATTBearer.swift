@@ -229,8 +229,33 @@ package final class ATTBearer: Sendable {
         securityEscalation.withLock { $0 = escalation }
     }
 
+    /// Sends one request behind those queued, without waiting and without security escalation:
+    /// `then` gets the response or the failure, on the thread that learns it (so it must not
+    /// block). For a caller that cannot wait (its task is cancelled, and a cancelled task cannot
+    /// send).
+    package func post<Request: ATTRequestPDU>(_ request: Request,
+                                             then: @escaping @Sendable (Result<Request.Response, any Error>) -> Void) {
+        let waiter: Waiter<[UInt8]>
+        do {
+            waiter = try enqueue(request.encoded(), opcode: Request.opcode)
+        } catch {
+            return then(.failure(error))
+        }
+        waiter.whenResolved { [weak self] response in
+            guard let self else { return then(.failure(ATTBearerCloseReason.local.error)) }
+            then(Result { try self.decode(Request.self, response.get()) })
+        }
+    }
+
     private func requestOnce<Request: ATTRequestPDU>(_ request: Request) async throws -> Request.Response {
-        let response = try await transact(request.encoded(), opcode: Request.opcode)
+        let waiter = try enqueue(request.encoded(), opcode: Request.opcode)
+        let response = try await waiter.wait { [weak self] in
+            self?.state.withLock { $0.transactions.cancel(.caller(waiter)) }
+        }
+        return try decode(Request.self, response)
+    }
+
+    private func decode<Request: ATTRequestPDU>(_: Request.Type, _ response: [UInt8]) throws(ATTBearerError) -> Request.Response {
         do throws(ATTDecodingError) {
             return try Request.Response(pdu: response)
         } catch {
@@ -239,7 +264,8 @@ package final class ATTBearer: Sendable {
         }
     }
 
-    private func transact(_ pdu: [UInt8], opcode: ATTOpcode) async throws -> [UInt8] {
+    /// Queues a request's PDU in the transaction machine; the waiter gets the response.
+    private func enqueue(_ pdu: [UInt8], opcode: ATTOpcode) throws(ATTBearerError) -> Waiter<[UInt8]> {
         let waiter = Waiter<[UInt8]>()
         let now = timer.now
         let actions = try state.withLock { s throws(ATTBearerError) -> [ATTTransactions<Requester>.Action] in
@@ -249,9 +275,7 @@ package final class ATTBearer: Sendable {
             return s.transactions.enqueue(.caller(waiter), opcode: opcode, pdu: pdu, now: now)
         }
         perform(actions)
-        return try await waiter.wait { [weak self] in
-            self?.state.withLock { $0.transactions.cancel(.caller(waiter)) }
-        }
+        return waiter
     }
 
     /// Sends a command (no response; Write Command) behind the requests already queued to the

@@ -14,7 +14,8 @@ final class BondedGATT: Sendable {
     private struct State {
         var discovered: GATTDatabaseCache?
         var server: GATTServerConnection?
-        /// Saves run one after another, each writing what the link has by then.
+        /// The link's GATT jobs (saves, a rediscovered database's check, an indication) run one
+        /// after another, each save writing what the link has by then.
         var saving: Task<Void, Never>?
         var usedCache = false
     }
@@ -78,7 +79,9 @@ final class BondedGATT: Sendable {
             } else if kept.serviceChanged, let changed = server.database.serviceChanged {
                 // The database changed since: the client must discover it again.
                 server.restore([changed.configuration: .indication])
-                Task { _ = try? await server.indicate(valueHandle: changed.value, value: [0x01, 0x00, 0xFF, 0xFF]) }
+                save()
+                later { _ = try? await server.indicate(valueHandle: changed.value, value: [0x01, 0x00, 0xFF, 0xFF]) }
+                return
             }
         }
         save()
@@ -101,20 +104,26 @@ final class BondedGATT: Sendable {
     }
 
     private func rediscovered(_ database: GATTDatabase) {
-        Task {
-            let hash = try? await verifiedHash(of: database)
-            state.withLock { $0.discovered = GATTDatabaseCache(database: database, hash: hash) }
-            await save().value
+        later {
+            let hash = try? await self.verifiedHash(of: database)
+            self.state.withLock { $0.discovered = GATTDatabaseCache(database: database, hash: hash) }
+            self.write()
         }
     }
 
     @discardableResult
     private func save() -> Task<Void, Never> {
+        later { self.write() }
+    }
+
+    /// Runs `job` after every job queued before it.
+    @discardableResult
+    private func later(_ job: @escaping @Sendable () async -> Void) -> Task<Void, Never> {
         state.withLock { s in
             let previous = s.saving
             let task = Task {
                 await previous?.value
-                self.write()
+                await job()
             }
             s.saving = task
             return task

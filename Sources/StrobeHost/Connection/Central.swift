@@ -60,33 +60,35 @@ public final class Central: Sendable {
     private let state: Mutex<State>
     /// One LE Create Connection at a time: the controller allows no more.
     private let initiating = AsyncSerialGate()
-    /// The pending attempt's deadline: when it passes, the attempt is cancelled.
+    /// The pending attempt's deadline (when it passes, the attempt is cancelled) and the
+    /// private address's rotation.
     private let timer: DeadlineTimer
 
     private struct State {
         var connections: [ConnectionHandle: LEConnection] = [:]
         var incoming: (@Sendable (LEConnection) -> Void)?
-        var pending: Pending?
+        var establishment = Establishment()
         var closed = false
         /// The random address last given to the controller, and whether a private one is due
         /// for rotation.
         var randomAddress: BluetoothAddress?
         var rotationDue = true
-        var rotation: Task<Void, Never>?
+        /// When the private address is next due, and how often (on `timer`'s time line).
+        var rotation: (next: Duration, every: Duration)?
         /// Without a bond store, the IRK private addresses are made from (for this run only).
         var ephemeralIRK: IdentityResolvingKey?
         /// What the last connect or advertising used, for the links that come of it.
         var ownAddressInUse: OwnAddressInUse?
         /// Called when a private address is due for rotation (the peripheral re-advertises).
-        var onRotation: (@Sendable () async -> Void)?
+        var onRotation: (@Sendable () -> Void)?
+
+        /// What `timer` waits for next.
+        var nextDeadline: Duration? {
+            [establishment.nextDeadline, rotation?.next].compactMap { $0 }.min()
+        }
     }
 
-    private struct Pending {
-        var address: BluetoothAddress
-        var outcome: Waiter<LEConnectionCompleteEvent>
-        /// When the attempt times out (on `timer`'s time line); set once the command is out.
-        var deadline: Duration?
-    }
+    private typealias Establishment = LEConnectionEstablishment<Waiter<LEConnectionCompleteEvent>>
 
     /// Takes over the controller's ACL data and watches its events. The controller must be open.
     package init<C: Clock>(controller: HCIController, clock: C, configuration: Configuration = Configuration(),
@@ -99,7 +101,7 @@ public final class Central: Sendable {
         state = Mutex(State())
         let fired = Mutex<(@Sendable (Duration) -> Void)?>(nil)
         timer = DeadlineTimer(clock: clock) { now in fired.withLock { $0 }?(now) }
-        fired.withLock { $0 = { [weak self] now in self?.connectDeadlinePassed(now) } }
+        fired.withLock { $0 = { [weak self] now in self?.deadlinesPassed(now) } }
         // The controller keeps the central as long as it is open: its connections need it to
         // hear their disconnection, whoever else holds it.
         controller.addEventHandler(onClose: { error in self.controllerClosed(error) }) { event, _ in
@@ -247,95 +249,79 @@ public final class Central: Sendable {
         let parameters = LEConnectionParameters(interval: configuration.connectionInterval,
                                                 supervisionTimeout: configuration.supervisionTimeout)
         let own = try await prepareOwnAddress()
-        // Registered before the command goes out: LE Connection Complete may come back at once.
+        let ownType: LEOwnAddressType = own.type == .public ? .public : .random
         let outcome = Waiter<LEConnectionCompleteEvent>()
-        let refused = state.withLock { s -> Bool in
-            if s.closed { return true }
-            s.pending = Pending(address: address, outcome: outcome)
-            return false
-        }
-        if refused { throw controller.closeError ?? HCIError.closed(nil) }  // with the cause when it failed
-        do {
+        // The machine knows the attempt before the command goes out: LE Connection Complete may
+        // come back at once.
+        establish({ $0.start(outcome, timeout: timeout) }, sendingCreateConnection: { [controller] sent in
             // Scan 60 ms of every 60 ms while initiating.
             if info.supportsExtendedCreateConnection {
-                try await controller.send(HCILEExtendedCreateConnection(
-                    ownAddressType: own.type == .public ? .public : .random, peerAddressType: addressType, peerAddress: address,
-                    le1M: .init(scanInterval: 0x60, scanWindow: 0x60, connection: parameters)))
+                controller.post(HCILEExtendedCreateConnection(
+                    ownAddressType: ownType, peerAddressType: addressType, peerAddress: address,
+                    le1M: .init(scanInterval: 0x60, scanWindow: 0x60, connection: parameters))) { sent($0.map { _ in }) }
             } else {
-                try await controller.send(HCILECreateConnection(
+                controller.post(HCILECreateConnection(
                     scanInterval: 0x60, scanWindow: 0x60, peerAddressType: addressType, peerAddress: address,
-                    ownAddressType: own.type == .public ? .public : .random, connection: parameters))
+                    ownAddressType: ownType, connection: parameters)) { sent($0.map { _ in }) }
             }
-        } catch {
-            failPending(with: error)
-            throw error
-        }
-        let deadline = timer.now + timeout
-        state.withLock { s in if s.pending?.outcome === outcome { s.pending?.deadline = deadline } }
-        timer.schedule(deadline)
-        // One attempt at a time: nothing else is waiting on the timer once this one is over.
-        defer { timer.schedule(nil) }
+        })
         do {
             // A cancelled caller still waits for LE Connection Complete, which the cancel brings.
-            let event = try await outcome.waitThroughCancellation {
-                Task { await self.cancelCreateConnection(outcome) }
+            return try await outcome.waitThroughCancellation {
+                self.establish { $0.cancelled(outcome) }
             }
-            guard event.status.isSuccess else {
-                if event.status == .unknownConnectionIdentifier {
-                    // LE Create Connection Cancel ended the attempt: our timeout, or our caller's cancel.
-                    try Task.checkCancellation()
-                    throw ConnectionError.timeout(address: address, after: timeout)
+        } catch let failure as Establishment.Failure {
+            switch failure {
+            case .timedOut(let after): throw ConnectionError.timeout(address: address, after: after)
+            case .cancelled: throw CancellationError()
+            case .rejected(let status): throw ConnectionError.failed(address: address, status: status)
+            case .command(let error), .closed(let error): throw error
+            }
+        }
+    }
+
+    /// Feeds the connection attempt's machine, then does what it asks: the commands go out from
+    /// here (LE Create Connection through `sendingCreateConnection`, which only a start asks
+    /// for), their outcomes go back into the machine, and the attempt's end to its waiter.
+    private func establish(_ input: (inout Establishment) -> [Establishment.Action],
+                           sendingCreateConnection: (@escaping @Sendable (Result<Void, HCIError>) -> Void) -> Void = { _ in }) {
+        let actions = state.withLock { s in
+            defer { timer.schedule(s.nextDeadline) }
+            return input(&s.establishment)
+        }
+        for action in actions {
+            switch action {
+            case .sendCreateConnection:
+                sendingCreateConnection { [weak self] result in
+                    guard let self else { return }
+                    let now = timer.now
+                    establish { $0.createConnectionSent(result, now: now) }
                 }
-                throw ConnectionError.failed(address: address, status: event.status)
+            case .sendCreateConnectionCancel:
+                controller.post(HCILECreateConnectionCancel()) { [weak self] result in
+                    if case .failure(let error) = result {
+                        self?.controller.logger.warning("LE Create Connection Cancel failed", metadata: ["error": "\(error)"])
+                    }
+                    self?.establish { $0.cancelSent(result.map { _ in }) }
+                }
+            case .finish(let outcome, let result):
+                outcome.resolve(result.mapError { $0 })
             }
-            return event
         }
     }
 
-    /// The timer fired: a pending attempt whose deadline has passed is cancelled (its LE
-    /// Connection Complete, Unknown Connection Identifier, then ends it as a timeout).
-    private func connectDeadlinePassed(_ now: Duration) {
-        let due = state.withLock { s -> Waiter<LEConnectionCompleteEvent>? in
-            guard let pending = s.pending, let deadline = pending.deadline else { return nil }
-            guard deadline <= now else {
-                timer.schedule(deadline)
-                return nil
-            }
-            s.pending?.deadline = nil
-            return pending.outcome
+    /// The timer fired: an attempt past its deadline is cancelled (its LE Connection Complete,
+    /// Unknown Connection Identifier, then ends it as a timeout); a private address past its
+    /// time is marked due, and the handler (the peripheral's) hears it.
+    private func deadlinesPassed(_ now: Duration) {
+        let rotated = state.withLock { s -> (@Sendable () -> Void)?? in
+            guard let rotation = s.rotation, rotation.next <= now else { return nil }
+            s.rotation?.next = now + rotation.every
+            s.rotationDue = true
+            return .some(s.onRotation)
         }
-        // The cancel is a command: it goes out from a task of its own, off the timer's.
-        if let due { Task { await self.cancelCreateConnection(due) } }
-    }
-
-    /// LE Create Connection Cancel for the attempt waiting on `outcome`, for our timeout or our
-    /// caller's cancel. Command Disallowed says no attempt is pending (its LE Connection Complete
-    /// is on its way); any other failure (a refusal, no answer, a write that failed) ends the
-    /// attempt with it, since no LE Connection Complete may come. Only that attempt: a later one is none of its business.
-    private func cancelCreateConnection(_ outcome: Waiter<LEConnectionCompleteEvent>) async {
-        guard state.withLock({ $0.pending?.outcome === outcome }) else { return }
-        do {
-            try await controller.send(HCILECreateConnectionCancel())
-        } catch HCIError.commandFailed(_, .commandDisallowed) {
-            return
-        } catch let error as HCIError {
-            // (Had the controller closed, the attempt has heard it from there, and this finds
-            // no attempt to end.)
-            controller.logger.warning("LE Create Connection Cancel failed", metadata: ["error": "\(error)"])
-            failPending(with: error, only: outcome)
-        } catch {
-            // Cancelled: the attempt ended meanwhile.
-            return
-        }
-    }
-
-    private func failPending(with error: any Error, only outcome: Waiter<LEConnectionCompleteEvent>? = nil) {
-        let pending = state.withLock { s -> Pending? in
-            guard outcome == nil || s.pending?.outcome === outcome else { return nil }
-            defer { s.pending = nil }
-            return s.pending
-        }
-        pending?.outcome.resolve(.failure(error))
+        establish { $0.deadlinePassed(now: now) }
+        if case .some(let handler?) = rotated { handler() }
     }
 
     /// After LE Connection Complete: MTU, then data length and PHY when the controller has them.
@@ -428,26 +414,19 @@ public final class Central: Sendable {
         return own
     }
 
-    /// Marks the private address due for a new one every `interval`, from the central's clock
+    /// Marks the private address due for a new one every `interval`, on the central's timer
     /// (started once, with the first private address).
     private func startRotation(every interval: Duration) {
         state.withLock { s in
-            guard s.rotation == nil else { return }
-            s.rotation = Task { [clock, weak self] in
-                while (try? await clock.sleep(for: interval)) != nil {
-                    guard let self else { return }
-                    let handler = self.state.withLock { s -> (@Sendable () async -> Void)? in
-                        s.rotationDue = true
-                        return s.onRotation
-                    }
-                    await handler?()
-                }
-            }
+            guard s.rotation == nil, !s.closed else { return }
+            s.rotation = (next: timer.now + interval, every: interval)
+            timer.schedule(s.nextDeadline)
         }
     }
 
-    /// Called each time a private own address is due for rotation.
-    func setAddressRotationHandler(_ handler: (@Sendable () async -> Void)?) {
+    /// Called, on the timer's thread (so it must not block), each time a private own address is
+    /// due for rotation.
+    func setAddressRotationHandler(_ handler: (@Sendable () -> Void)?) {
         state.withLock { $0.onRotation = handler }
     }
 
@@ -480,10 +459,8 @@ public final class Central: Sendable {
             if let connection {
                 connection.longTermKeyRequested(request)
             } else {
-                Task { [controller] in
-                    do {
-                        try await controller.send(HCILELongTermKeyRequestNegativeReply(connectionHandle: request.connectionHandle))
-                    } catch {
+                controller.post(HCILELongTermKeyRequestNegativeReply(connectionHandle: request.connectionHandle)) { [controller] result in
+                    if case .failure(let error) = result {
                         controller.logger.warning("LE Long Term Key Request Negative Reply failed",
                                                   metadata: ["handle": "\(request.connectionHandle)", "error": "\(error)"])
                     }
@@ -504,20 +481,20 @@ public final class Central: Sendable {
             "handle": "\(request.connectionHandle)", "interval": "\(request.intervalMin)...\(request.intervalMax)",
             "latency": "\(request.maxLatency)", "timeout": "\(request.supervisionTimeout)", "decision": "\(decision)",
         ])
-        Task { [controller] in
-            do {
-                switch decision {
-                case .accept(let parameters):
-                    _ = try await controller.send(HCILERemoteConnectionParameterRequestReply(
-                        connectionHandle: request.connectionHandle, connection: parameters))
-                case .reject:
-                    _ = try await controller.send(HCILERemoteConnectionParameterRequestNegativeReply(
-                        connectionHandle: request.connectionHandle))
-                }
-            } catch {
+        let handle = request.connectionHandle
+        let answered: @Sendable (Result<Void, HCIError>) -> Void = { [controller] result in
+            if case .failure(let error) = result {
                 controller.logger.warning("answering LE Remote Connection Parameter Request failed", metadata: [
-                    "handle": "\(request.connectionHandle)", "error": "\(error)"])
+                    "handle": "\(handle)", "error": "\(error)"])
             }
+        }
+        switch decision {
+        case .accept(let parameters):
+            controller.post(HCILERemoteConnectionParameterRequestReply(connectionHandle: handle, connection: parameters)) {
+                answered($0.map { _ in })
+            }
+        case .reject:
+            controller.post(HCILERemoteConnectionParameterRequestNegativeReply(connectionHandle: handle)) { answered($0.map { _ in }) }
         }
     }
 
@@ -544,30 +521,26 @@ public final class Central: Sendable {
             "status": "\(event.status)", "handle": "\(event.connectionHandle)", "role": "\(event.role)",
             "peer": "\(event.peerAddress)", "interval": "\(event.connectionInterval)",
         ])
-        let (pending, incoming) = state.withLock { s -> (Pending?, (@Sendable (LEConnection) -> Void)?) in
+        let incoming = state.withLock { s -> (@Sendable (LEConnection) -> Void)? in
             if let connection { s.connections[event.connectionHandle] = connection }
-            guard event.role == .central else { return (nil, s.incoming) }
-            defer { s.pending = nil }
-            return (s.pending, nil)
+            return event.role == .central ? nil : s.incoming
         }
         if event.role == .central {
-            pending?.outcome.resolve(.success(event))
+            establish { $0.connectionComplete(event) }
         } else if let connection {
             incoming?(connection)
         }
     }
 
     private func controllerClosed(_ error: HCIError) {
-        let (connections, pending) = state.withLock { s -> ([LEConnection], Pending?) in
+        let connections = state.withLock { s -> [LEConnection] in
             s.closed = true
-            s.rotation?.cancel()
-            defer {
-                s.connections.removeAll()
-                s.pending = nil
-            }
-            return (Array(s.connections.values), s.pending)
+            s.rotation = nil
+            defer { s.connections.removeAll() }
+            return Array(s.connections.values)
         }
-        pending?.outcome.resolve(.failure(error))
+        establish { $0.closed(error) }
+        timer.stop()
         for connection in connections {
             connection.closed(reason: .connectionTerminatedByLocalHost, cause: .transportClosed(error))
         }

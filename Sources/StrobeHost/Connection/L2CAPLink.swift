@@ -204,10 +204,8 @@ final class L2CAPLink: HCIACLHandler, @unchecked Sendable {
             sender.post(ConnectionParameterUpdateRequest.response(identifier: packet.identifier, accepted: accepted != nil).encoded,
                         on: .leSignaling)
             if let accepted {
-                Task { [controller, handle] in
-                    do {
-                        try await controller.send(HCILEConnectionUpdate(connectionHandle: handle, connection: accepted))
-                    } catch {
+                controller.post(HCILEConnectionUpdate(connectionHandle: handle, connection: accepted)) { [controller, handle] result in
+                    if case .failure(let error) = result {
                         controller.logger.warning("LE Connection Update for the peer's request failed",
                                                   metadata: ["handle": "\(handle)", "error": "\(error)"])
                     }

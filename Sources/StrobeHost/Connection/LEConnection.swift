@@ -319,6 +319,19 @@ public final class LEConnection: Sendable, CustomStringConvertible {
         return (try? await waiter.wait()) ?? .success
     }
 
+    /// Calls `handler` with the reason once the link is down (at once when it is), on the thread
+    /// that learns it: it must not block.
+    package func whenDisconnected(_ handler: @escaping @Sendable (HCIStatus) -> Void) {
+        let waiter = Waiter<HCIStatus>()
+        let reason = state.withLock { s -> HCIStatus? in
+            if let reason = s.disconnectReason { return reason }
+            s.waiters.append(waiter)
+            return nil
+        }
+        if let reason { return handler(reason) }
+        waiter.whenResolved { handler((try? $0.get()) ?? .success) }
+    }
+
     // MARK: Driven by the central
 
     func phyUpdated(_ event: LEPHYUpdateCompleteEvent) {
@@ -517,12 +530,10 @@ public final class LEConnection: Sendable, CustomStringConvertible {
         controller.logger.error("link failed", metadata: ["handle": "\(handle)", "cause": "\(cause)"])
         state.withLock { s in if s.closeReason == nil { s.closeReason = cause } }
         bearer.close(cause)
-        Task { [controller, handle] in
-            do {
-                try await controller.send(HCIDisconnect(connectionHandle: handle, reason: .remoteUserTerminatedConnection))
-            } catch {
-                // A controller that stopped returning buffers may well refuse this too: the link
-                // is closed to its users either way, and its supervision timeout ends it on air.
+        controller.post(HCIDisconnect(connectionHandle: handle, reason: .remoteUserTerminatedConnection)) { [controller, handle] result in
+            // A controller that stopped returning buffers may well refuse this too: the link is
+            // closed to its users either way, and its supervision timeout ends it on air.
+            if case .failure(let error) = result {
                 controller.logger.warning("disconnecting a failed link failed", metadata: ["handle": "\(handle)", "error": "\(error)"])
             }
         }

@@ -22,6 +22,16 @@ public final class Peripheral: Sendable {
 
     private let incoming = AsyncBroadcast<LEConnection>()
 
+    /// What the advertising task is asked to do, in order: its commands go out one after another.
+    private enum AdvertisingJob: Sendable {
+        /// A central's link (served by the GATT server `server`) is down: advertise again.
+        case disconnected(server: GATTServerConnectionID)
+        /// The private address is due for rotation.
+        case rotateAddress
+    }
+
+    private let jobs: AsyncStream<AdvertisingJob>.Continuation
+
     /// `central` owns the controller's connections; this takes the ones where a peer connected.
     /// The GAP service (with `genericAccess`; `startAdvertising(name:)` sets its Device Name)
     /// and the GATT service are added after the database's own services, unless it has them.
@@ -32,8 +42,20 @@ public final class Peripheral: Sendable {
         genericServices = database.hasPrimaryService(.genericAccessService) || database.hasPrimaryService(.genericAttributeService)
             ? nil : GATTGenericServices(adding: genericAccess, to: database)
         advertiser = LEAdvertiser(controller: central.controller)
+        let (stream, jobs) = AsyncStream.makeStream(of: AdvertisingJob.self)
+        self.jobs = jobs
         central.setIncomingConnectionHandler { [weak self] connection in self?.accepted(connection) }
-        central.setAddressRotationHandler { [weak self] in await self?.rotateAddress() }
+        central.setAddressRotationHandler { jobs.yield(.rotateAddress) }
+        Task { [weak self] in
+            for await job in stream {
+                guard let self else { return }
+                await self.run(job)
+            }
+        }
+    }
+
+    deinit {
+        jobs.finish()
     }
 
     /// Centrals connected to this peripheral now.
@@ -105,20 +127,29 @@ public final class Peripheral: Sendable {
         }
         incoming.yield(connection)
         // Legacy advertising stops when a connection is made: advertise again after it ends.
-        Task { [weak self] in
-            _ = await connection.disconnected()
-            self?.genericServices?.forget(server.id)
-            guard let self, let advertising = self.state.withLock({ $0.advertising }) else { return }
-            try? await self.advertise(data: advertising.data, scanResponse: advertising.scanResponse, interval: advertising.interval)
-        }
+        connection.whenDisconnected { [jobs] _ in jobs.yield(.disconnected(server: server.id)) }
     }
 
-    /// A private address is due for rotation: advertising (when on, and no central is
-    /// connected) restarts from a new one.
-    private func rotateAddress() async {
-        guard let advertising = state.withLock({ $0.advertising }), connections.isEmpty else { return }
-        try? await advertiser.stop()
-        try? await advertise(data: advertising.data, scanResponse: advertising.scanResponse, interval: advertising.interval)
+    private func run(_ job: AdvertisingJob) async {
+        switch job {
+        case .disconnected(let server):
+            genericServices?.forget(server)
+            guard let advertising = state.withLock({ $0.advertising }) else { return }
+            do {
+                try await advertise(data: advertising.data, scanResponse: advertising.scanResponse, interval: advertising.interval)
+            } catch {
+                central.controller.logger.warning("advertising again after a disconnect failed", metadata: ["error": "\(error)"])
+            }
+        case .rotateAddress:
+            // Advertising (when on, and no central is connected) restarts from a new address.
+            guard let advertising = state.withLock({ $0.advertising }), connections.isEmpty else { return }
+            do {
+                try await advertiser.stop()
+                try await advertise(data: advertising.data, scanResponse: advertising.scanResponse, interval: advertising.interval)
+            } catch {
+                central.controller.logger.warning("advertising from a new private address failed", metadata: ["error": "\(error)"])
+            }
+        }
     }
 
     /// From the central's own address (a private one rotated when due).

@@ -81,15 +81,13 @@ extension GATTClient {
     }
 
     /// Empties the server's prepare queue (when it may hold our pieces), then frees the queue
-    /// for the next long write. A cancelled task cannot send, so a new task does it.
+    /// for the next long write. A cancelled task cannot wait, so the bearer is only handed the
+    /// request then, and the queue is freed when it is answered.
     private func abandonLongWrite(cancelQueue: Bool) async {
         guard cancelQueue else { return releaseLongWrite() }
         let cancel = ATTExecuteWriteRequest(flags: .cancel)
         if Task.isCancelled {
-            Task { [bearer] in
-                _ = try? await bearer.request(cancel)
-                self.releaseLongWrite()
-            }
+            bearer.post(cancel) { _ in self.releaseLongWrite() }
         } else {
             _ = try? await bearer.request(cancel)
             releaseLongWrite()

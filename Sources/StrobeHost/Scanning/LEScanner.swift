@@ -219,8 +219,8 @@ public final class LEScanner: Sendable {
             do {
                 try await controller.sleep(for: duration)
             } catch {
-                // A new task, so that the stop is not cancelled along with the caller.
-                await Task { try? await self.stop() }.value
+                // Stopping waits for the controller also in a cancelled task.
+                try? await stop()
                 throw error
             }
             try await stop()

@@ -228,19 +228,15 @@ final class LinkSecurity: Sendable {
             s.pendingBond = bond.peer
             return ltk
         }
-        Task { [controller, handle] in
-            if let key {
-                do {
-                    try await controller.send(HCILELongTermKeyRequestReply(connectionHandle: handle, longTermKey: key.value))
-                } catch {
-                    self.encryptionNotStarted(error)
-                }
-            } else {
-                controller.logger.info("no key for LE Long Term Key Request", metadata: ["handle": "\(handle)"])
-                do {
-                    try await controller.send(HCILELongTermKeyRequestNegativeReply(connectionHandle: handle))
-                } catch {
-                    // Nothing waits on it: the central's encryption fails either way.
+        if let key {
+            controller.post(HCILELongTermKeyRequestReply(connectionHandle: handle, longTermKey: key.value)) { [weak self] result in
+                if case .failure(let error) = result { self?.encryptionNotStarted(error) }
+            }
+        } else {
+            controller.logger.info("no key for LE Long Term Key Request", metadata: ["handle": "\(handle)"])
+            controller.post(HCILELongTermKeyRequestNegativeReply(connectionHandle: handle)) { [controller, handle] result in
+                // Nothing waits on it: the central's encryption fails either way.
+                if case .failure(let error) = result {
                     controller.logger.warning("LE Long Term Key Request Negative Reply failed", metadata: ["handle": "\(handle)", "error": "\(error)"])
                 }
             }
@@ -252,8 +248,8 @@ final class LinkSecurity: Sendable {
     /// so that the pairing, or the caller waiting for encryption, ends with the controller's
     /// status. Otherwise the controller closed or fell silent: the link's end (or the SMP timer)
     /// ends what waits, with its own cause.
-    private func encryptionNotStarted(_ error: any Error) {
-        guard case HCIError.commandFailed(_, let status)? = error as? HCIError else {
+    private func encryptionNotStarted(_ error: HCIError) {
+        guard case .commandFailed(_, let status) = error else {
             controller.logger.warning("starting encryption failed", metadata: ["handle": "\(handle)", "error": "\(error)"])
             return
         }
@@ -285,8 +281,16 @@ final class LinkSecurity: Sendable {
     /// Pairs: the central sends Pairing Request; the peripheral sends Security Request and
     /// waits for the central to pair. Joins a pairing already under way.
     func pair() async throws -> SMPPairingResult {
-        guard manager.configuration.allowsPairing else { throw SecurityError.pairingNotAllowed }
         let waiter = Waiter<SMPPairingResult>()
+        let wait = try beginPairing(waiter)
+        defer { endWait(wait) }
+        return try await waiter.wait()
+    }
+
+    /// Starts or joins the pairing (`pair()`'s first half): its outcome goes to `waiter`, whose
+    /// deadline the returned id names (ended by the caller once the outcome is in).
+    private func beginPairing(_ waiter: Waiter<SMPPairingResult>) throws -> Int {
+        guard manager.configuration.allowsPairing else { throw SecurityError.pairingNotAllowed }
         // Made before taking the lock: a pairing's P-256 key, and the store's local IRK. A store
         // that cannot keep the bond fails here, before any SMP PDU is sent.
         let fresh: SMPPairing?
@@ -319,9 +323,7 @@ final class LinkSecurity: Sendable {
         perform(actions, restartTimer: true)
         // The SMP timer ends a stalled pairing; this deadline covers a peripheral whose Security
         // Request the central never answers. A peripheral also asks again (`deadlinesPassed`).
-        let wait = startWait(.pairing(waiter), for: Self.smpTimeout + .seconds(1), remindingWith: requirements)
-        defer { endWait(wait) }
-        return try await waiter.wait()
+        return startWait(.pairing(waiter), for: Self.smpTimeout + .seconds(1), remindingWith: requirements)
     }
 
     /// Waits for the pairing the peer runs (or returns the one already done), up to `timeout`.
@@ -342,8 +344,17 @@ final class LinkSecurity: Sendable {
     /// Central: encrypts the link with the bond's LTK. Throws `noBond`, `encryptionFailed`
     /// (PIN or Key Missing when the peer lost the bond) or `encryptionTimeout`.
     func encrypt() async throws -> SMPSecurityLevel {
-        guard let bond, let ltk = bond.longTermKey, bond.role == .central else { throw SecurityError.noBond(address: peer) }
         let waiter = Waiter<SMPSecurityLevel>()
+        let wait = try beginEncryption(waiter)
+        defer { endWait(wait) }
+        return try await waiter.wait()
+    }
+
+    /// Sends LE Enable Encryption with the bond's key (`encrypt()`'s first half): the outcome
+    /// (Encryption Change, the command's failure, or the deadline the returned id names) goes
+    /// to `waiter`.
+    private func beginEncryption(_ waiter: Waiter<SMPSecurityLevel>) throws -> Int {
+        guard let bond, let ltk = bond.longTermKey, bond.role == .central else { throw SecurityError.noBond(address: peer) }
         try state.withLock { s throws in
             guard !s.closed else { throw SecurityError.pairing(.disconnected) }
             s.encryptionWaiter?.fail(CancellationError())
@@ -351,17 +362,15 @@ final class LinkSecurity: Sendable {
             s.pendingLevel = bond.securityLevel
             s.pendingBond = bond.peer
         }
-        do {
-            try await controller.send(HCILEEnableEncryption(
-                connectionHandle: handle, random: ltk.rand, encryptedDiversifier: ltk.ediv, longTermKey: ltk.value))
-        } catch {
-            state.withLock { if $0.encryptionWaiter === waiter { $0.encryptionWaiter = nil } }
-            throw error
-        }
         let timeout = manager.configuration.encryptionTimeout
         let wait = startWait(.encryption(waiter, after: timeout), for: timeout)
-        defer { endWait(wait) }
-        return try await waiter.wait()
+        controller.post(HCILEEnableEncryption(
+            connectionHandle: handle, random: ltk.rand, encryptedDiversifier: ltk.ediv, longTermKey: ltk.value)) { [weak self] result in
+            guard case .failure(let error) = result else { return }
+            self?.state.withLock { if $0.encryptionWaiter === waiter { $0.encryptionWaiter = nil } }
+            waiter.fail(error)
+        }
+        return wait
     }
 
     /// Brings the link to `minimum`: nothing when it is there, else encrypt with the bond, else
@@ -401,15 +410,24 @@ final class LinkSecurity: Sendable {
 
     /// Central: the peripheral asked for security. Encrypt with its bond, else pair.
     private func securityRequested() {
-        Task { [weak self] in
-            guard let self else { return }
-            if self.bond?.role == .central, (try? await self.encrypt()) != nil { return }
-            guard self.manager.configuration.allowsPairing else {
-                self.sender.post(SMPPDU.pairingFailed(.pairingNotSupported).encoded, on: .smp)
-                return
-            }
-            _ = try? await self.pair()
+        let encrypted = Waiter<SMPSecurityLevel>()
+        guard bond?.role == .central, let wait = try? beginEncryption(encrypted) else { return pairOnRequest() }
+        encrypted.whenResolved { [weak self] outcome in
+            self?.endWait(wait)
+            if case .failure = outcome { self?.pairOnRequest() }
         }
+    }
+
+    /// Central: pairs for the peripheral's Security Request. Nobody waits on it: the link's
+    /// level, its handlers and the log tell how it ended.
+    private func pairOnRequest() {
+        guard manager.configuration.allowsPairing else {
+            sender.post(SMPPDU.pairingFailed(.pairingNotSupported).encoded, on: .smp)
+            return
+        }
+        let paired = Waiter<SMPPairingResult>()
+        guard let wait = try? beginPairing(paired) else { return }
+        paired.whenResolved { [weak self] _ in self?.endWait(wait) }
     }
 
     // MARK: Actions
@@ -430,8 +448,8 @@ final class LinkSecurity: Sendable {
             case .acceptPairing:
                 ask { delegate, peer in await delegate.acceptPairing(with: peer) } answer: { pairing, yes in pairing.accept(yes ?? false) }
             case .displayPasskey(let passkey):
-                if let delegate = manager.delegate {
-                    Task { [peer] in await delegate.displayPasskey(passkey, to: peer) }
+                if manager.delegate != nil {
+                    consult { delegate, peer in await delegate.displayPasskey(passkey, to: peer) } then: { _ in }
                 }
             case .enterPasskey:
                 ask { delegate, peer in await delegate.enterPasskey(for: peer) } answer: { pairing, value in pairing.passkeyEntered(value ?? nil) }
@@ -440,13 +458,9 @@ final class LinkSecurity: Sendable {
             case .confirmJustWorks:
                 ask { delegate, peer in await delegate.confirmJustWorks(with: peer) } answer: { pairing, yes in pairing.justWorksConfirmed(yes ?? false) }
             case .startEncryption(let key):
-                Task { [controller, handle] in
-                    do {
-                        try await controller.send(HCILEEnableEncryption(
-                            connectionHandle: handle, random: key.rand, encryptedDiversifier: key.ediv, longTermKey: key.value))
-                    } catch {
-                        self.encryptionNotStarted(error)
-                    }
+                controller.post(HCILEEnableEncryption(
+                    connectionHandle: handle, random: key.rand, encryptedDiversifier: key.ediv, longTermKey: key.value)) { [weak self] result in
+                    if case .failure(let error) = result { self?.encryptionNotStarted(error) }
                 }
             case .completed(let result):
                 let waiters = takeWaiters()
@@ -464,10 +478,7 @@ final class LinkSecurity: Sendable {
     /// when there is none.
     private func once(_ sent: Waiter<Void>?, _ body: @escaping @Sendable () -> Void) {
         guard let sent else { return body() }
-        Task {
-            _ = try? await sent.wait()
-            body()
-        }
+        sent.whenResolved { _ in body() }
     }
 
     /// Asks the delegate (none: the answer is no) and feeds the answer to the machine.
@@ -475,11 +486,9 @@ final class LinkSecurity: Sendable {
         _ question: @escaping @Sendable (any PairingDelegate, BluetoothAddress) async -> Answer?,
         answer: @escaping @Sendable (inout SMPPairing, Answer?) -> [SMPPairingAction]
     ) {
-        let delegate = manager.delegate
         state.withLock { s in
             let number = s.pairingNumber
-            s.questions.append(Task { [peer] in
-                let value: Answer? = if let delegate { await question(delegate, peer) } else { nil }
+            s.questions.append(consult(question) { value in
                 let actions = self.state.withLock { s -> [SMPPairingAction] in
                     guard !Task.isCancelled, s.pairingNumber == number, var pairing = s.pairing else { return [] }
                     let actions = answer(&pairing, value)
@@ -488,6 +497,21 @@ final class LinkSecurity: Sendable {
                 }
                 self.perform(actions, restartTimer: true)
             })
+        }
+    }
+
+    /// Puts a question to the app's delegate (none: the answer is nil) and hands the answer to
+    /// `then`: the one way the link waits on the app, off the thread that asked. Cancelling the
+    /// task withdraws the question.
+    @discardableResult
+    private func consult<Answer: Sendable>(
+        _ question: @escaping @Sendable (any PairingDelegate, BluetoothAddress) async -> Answer?,
+        then: @escaping @Sendable (Answer?) -> Void
+    ) -> Task<Void, Never> {
+        let delegate = manager.delegate
+        return Task { [peer] in
+            let answer: Answer? = if let delegate { await question(delegate, peer) } else { nil }
+            then(answer)
         }
     }
 
@@ -539,9 +563,8 @@ final class LinkSecurity: Sendable {
             return settle(result, bond, replacing: existing, in: store, waiters: waiters)
         }
         let reason = concerns.joined(separator: "; ")
-        let delegate = manager.delegate
-        Task {
-            if await delegate?.replaceBond(existing, with: bond, reason: reason) ?? false {
+        consult { delegate, _ in await delegate.replaceBond(existing, with: bond, reason: reason) } then: { yes in
+            if yes ?? false {
                 self.settle(result, bond, replacing: existing, in: store, waiters: waiters)
             } else {
                 self.refuse(SecurityError.bondReplacementRefused(peer: existing.peer, reason: reason), waiters: waiters)
@@ -582,10 +605,8 @@ final class LinkSecurity: Sendable {
     private func refuse(_ error: SecurityError, waiters: [Waiter<SMPPairingResult>]) {
         controller.logger.warning("pairing refused", metadata: ["handle": "\(handle)", "error": "\(error)"])
         for waiter in waiters { waiter.fail(error) }
-        Task { [controller, handle] in
-            do {
-                try await controller.send(HCIDisconnect(connectionHandle: handle, reason: .authenticationFailure))
-            } catch {
+        controller.post(HCIDisconnect(connectionHandle: handle, reason: .authenticationFailure)) { [controller, handle] result in
+            if case .failure(let error) = result {
                 controller.logger.warning("disconnecting a refused pairing failed", metadata: ["handle": "\(handle)", "error": "\(error)"])
             }
         }

@@ -42,23 +42,27 @@ let package = Package(
     targets: [
         // The only C in the stack: the kernel's HCI socket, over the libbluetooth-dev headers.
         .target(name: "CBlueZ"),
+        // What every layer shares: bytes and their readers, addresses, clocks and deadlines,
+        // waiting (Waiter, broadcast, the serial gate), threads and errno.
+        .target(name: "StrobeBase", dependencies: [.product(name: "SystemPackage", package: "swift-system")]),
         .target(
             name: "StrobeHCI",
             dependencies: [
-                "CBlueZ", .product(name: "SystemPackage", package: "swift-system"),
+                "StrobeBase", "CBlueZ", .product(name: "SystemPackage", package: "swift-system"),
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
-        .target(name: "StrobeCapture", dependencies: ["StrobeHCI", "StrobeHost", "StrobeSecurity"]),
+        .target(name: "StrobeCapture", dependencies: ["StrobeHCI", "StrobeHost", "StrobeSecurity", .product(name: "SystemPackage", package: "swift-system")]),
         .target(
-            name: "StrobeHost", dependencies: ["StrobeHCI", "StrobeSecurity", .product(name: "Logging", package: "swift-log")],
+            name: "StrobeHost",
+            dependencies: ["StrobeHCI", "StrobeSecurity", .product(name: "Logging", package: "swift-log"), .product(name: "SystemPackage", package: "swift-system")],
             // The data the generated assigned-numbers table comes from (Scripts/generate-assigned-numbers.py).
             exclude: ["UUID/assigned-uuid16.tsv"]),
         .target(name: "StrobeDevices", dependencies: ["StrobeHost"]),
-        .target(name: "StrobeSim", dependencies: ["Strobe", "StrobeLights"]),
+        .target(name: "StrobeSim", dependencies: ["Strobe", "StrobeLights", .product(name: "SystemPackage", package: "swift-system")]),
         // Lights in the model of LIFXHTTPKit, over the LIFX LAN protocol, the LIFX HTTP API and
         // Bluetooth LE (LEDnet) lights.
-        .target(name: "StrobeLights", dependencies: ["StrobeHCI", "StrobeHost"]),
+        .target(name: "StrobeLights", dependencies: ["StrobeHCI", "StrobeHost", .product(name: "SystemPackage", package: "swift-system")]),
         // The Security Manager: its cryptography on swift-crypto, the pairing state machine, keys.
         .target(
             name: "StrobeSecurity",

@@ -1,48 +1,48 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import StrobeBase
+import SystemPackage
 
-/// Thin wrappers over read(2)/write(2) that retry on EINTR and report errno.
+/// Files by descriptor number, on swift-system (which retries a call a signal interrupted),
+/// failing with the capture's errors.
 enum FileIO {
     static func openForReading(_ path: String) throws(BtsnoopError) -> Int32 {
-        let fd = retrying { open(path, O_RDONLY | O_CLOEXEC) }
-        guard fd >= 0 else { throw .cannotOpen(path: path, errno: errno) }
-        return fd
+        do {
+            return try FileDescriptor.open(path, .readOnly, options: [.closeOnExec]).rawValue
+        } catch {
+            throw .cannotOpen(path: path, errno: errnoValue(of: error))
+        }
     }
 
     static func create(_ path: String) throws(BtsnoopError) -> Int32 {
-        let fd = retrying { open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644) }
-        guard fd >= 0 else { throw .cannotOpen(path: path, errno: errno) }
-        return fd
+        do {
+            return try FileDescriptor.open(path, .writeOnly, options: [.create, .truncate, .closeOnExec],
+                                           permissions: [.ownerReadWrite, .groupRead, .otherRead]).rawValue
+        } catch {
+            throw .cannotOpen(path: path, errno: errnoValue(of: error))
+        }
     }
 
     /// Reads at most `buffer.count` bytes; 0 at end of file.
     static func read(_ fd: Int32, into buffer: UnsafeMutableRawBufferPointer) throws(BtsnoopError) -> Int {
-        guard let base = buffer.baseAddress, !buffer.isEmpty else { return 0 }
-        let n = retrying { Glibc.read(fd, base, buffer.count) }
-        guard n >= 0 else { throw .readFailed(errno: errno) }
-        return n
+        guard !buffer.isEmpty else { return 0 }
+        do {
+            return try FileDescriptor(rawValue: fd).read(into: buffer)
+        } catch {
+            throw .readFailed(errno: errnoValue(of: error))
+        }
     }
 
     /// Writes all of `bytes`, completing partial writes.
     static func writeAll(_ fd: Int32, _ bytes: UnsafeRawBufferPointer) throws(BtsnoopError) {
-        var done = 0
-        while done < bytes.count {
-            guard let base = bytes.baseAddress else { return }
-            let n = retrying { Glibc.write(fd, base + done, bytes.count - done) }
-            guard n > 0 else { throw .writeFailed(errno: n < 0 ? errno : EIO) }
-            done += n
-        }
-    }
-
-    private static func retrying<T: BinaryInteger>(_ call: () -> T) -> T {
-        while true {
-            let result = call()
-            if result >= 0 || errno != EINTR { return result }
+        do {
+            _ = try FileDescriptor(rawValue: fd).writeAll(bytes)
+        } catch {
+            throw .writeFailed(errno: errnoValue(of: error))
         }
     }
 }
-
 /// `Array.withUnsafeBytes` keeping the typed error (the standard one rethrows `any Error`).
 func withBytes<R>(
     of array: [UInt8], _ body: (UnsafeRawBufferPointer) throws(BtsnoopError) -> R

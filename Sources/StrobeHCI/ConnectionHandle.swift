@@ -26,3 +26,7 @@ public struct ConnectionHandle: RawRepresentable, Hashable, Comparable, Sendable
     /// The handle in hex, such as `0x0040`.
     public var description: String { hex(rawValue) }
 }
+
+extension ByteWriter {
+    package mutating func write(_ handle: ConnectionHandle) { write(handle.rawValue) }
+}

@@ -4,6 +4,7 @@ import Glibc
 import Foundation
 import StrobeHCI
 import Synchronization
+import SystemPackage
 
 /// Exposes a host controller of a simulated world over H4 on a TCP or unix socket, so that another
 /// host stack (Bumble, BlueZ's btproxy clients, an app under test) can drive it. One host at a
@@ -51,11 +52,7 @@ package final class SimH4Server: Sendable {
     package func run() {
         let thread = Thread { [self] in
             while !closed.load(ordering: .relaxed) {
-                let client = accept(listener, nil, nil)
-                guard client >= 0 else {
-                    if errno == EINTR { continue }
-                    return
-                }
+                guard let client = try? retryingOnInterrupt({ accept(listener, nil, nil) }) else { return }
                 serve(client)
             }
         }
@@ -89,9 +86,8 @@ package final class SimH4Server: Sendable {
         var deframer = H4Deframer()
         var buffer = [UInt8](repeating: 0, count: 4096)
         while true {
-            let count = buffer.withUnsafeMutableBytes { read(client, $0.baseAddress, $0.count) }
-            if count < 0, errno == EINTR { continue }
-            guard count > 0 else { break }
+            let read = try? buffer.withUnsafeMutableBytes { try FileDescriptor(rawValue: client).read(into: $0) }
+            guard let count = read, count > 0 else { break }
             let ok: Bool = buffer.withUnsafeBytes { bytes in
                 do {
                     try deframer.feed(UnsafeRawBufferPointer(rebasing: bytes[0..<count])) { type, payload in
@@ -172,13 +168,8 @@ private final class SocketSink: HCIPacketSink, Sendable {
         let packet = [type.rawValue] + Array(payload)
         lock.withLock { closed in
             guard !closed else { return }
-            var offset = 0
-            while offset < packet.count {
-                let written = packet.withUnsafeBytes { bytes in write(fd, bytes.baseAddress.map { $0 + offset }, packet.count - offset) }
-                if written < 0, errno == EINTR { continue }
-                guard written > 0 else { return }
-                offset += written
-            }
+            // A host gone meanwhile reads no more: nothing to tell it.
+            _ = try? FileDescriptor(rawValue: fd).writeAll(packet)
         }
     }
 

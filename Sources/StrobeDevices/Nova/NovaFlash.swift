@@ -114,11 +114,7 @@ public final class NovaFlash: ATTValueHandler, Sendable {
         self.batteryHandle = batteryHandle
         self.clock = clock
         state = Mutex(State(queue: NovaCommandQueue(model: model, ackTimeout: ackTimeout)))
-        // The timer calls back into this flash once it exists, without keeping it alive.
-        let fired = Mutex<(@Sendable () -> Void)?>(nil)
-        timer = DeadlineTimer(elapsed: { clock.now.offset }, sleepUntil: { try await clock.sleep(until: .init(offset: $0)) }) { _ in
-            fired.withLock { $0 }?()
-        }
+        timer = DeadlineTimer(clock: clock.elapsed)
         // One writer, so that requests reach the flash in queue order.
         let (stream, continuation) = AsyncStream.makeStream(of: [UInt8].self)
         writes = continuation
@@ -128,7 +124,8 @@ public final class NovaFlash: ATTValueHandler, Sendable {
                 try? await gatt.write(bytes, handle: requestHandle)
             }
         }
-        fired.withLock { $0 = { [weak self] in self?.timerFired() } }
+        // The timer calls back into this flash, without keeping it alive.
+        timer.onFire { [weak self] _ in self?.timerFired() }
     }
 
     deinit {

@@ -69,7 +69,7 @@ public final class HCIController: HCIPacketSink {
     package let configuration: Configuration
     /// `configuration.logger`, for the layers built on this controller.
     public var logger: Logger { configuration.logger }
-    let clock: ClockAdapter
+    let clock: ElapsedClock
     let state = Mutex(Control())
     /// The one timer behind every command and ACL deadline.
     let timer: DeadlineTimer
@@ -94,15 +94,14 @@ public final class HCIController: HCIPacketSink {
     where C.Duration == Duration {
         self.transport = transport
         self.configuration = configuration
-        self.clock = ClockAdapter(clock)
-        let fired = Mutex<(@Sendable (Duration) -> Void)?>(nil)
-        timer = DeadlineTimer(clock: clock) { now in fired.withLock { $0 }?(now) }
+        self.clock = ElapsedClock(clock)
+        timer = DeadlineTimer(clock: self.clock)
         let scanStep = Mutex<(@Sendable (LEScanArbiter.Step) async throws -> Void)?>(nil)
         scanning = LEScanOwner { step in
             guard let perform = scanStep.withLock({ $0 }) else { throw HCIError.closed(nil) }
             try await perform(step)
         }
-        fired.withLock { $0 = { [weak self] now in self?.deadlinePassed(now) } }
+        timer.onFire { [weak self] now in self?.deadlinePassed(now) }
         scanStep.withLock { $0 = { [weak self] step in
             guard let self else { throw HCIError.closed(nil) }
             try await self.performScanStep(step)
@@ -160,7 +159,7 @@ public final class HCIController: HCIPacketSink {
     public func aclPacketsInFlight(handle: ConnectionHandle) -> Int { state.withLock { $0.acl.inFlight[handle] ?? 0 } }
 
     /// Sleeps on the clock this controller was given, so that layers above share one time source.
-    public func sleep(for duration: Duration) async throws { try await clock.sleep(duration) }
+    public func sleep(for duration: Duration) async throws { try await clock.sleep(for: duration) }
 
     // MARK: - Opening and closing
 
@@ -378,11 +377,3 @@ extension HCIController {
     }
 }
 
-/// The injected clock, reduced to what the driver needs so that `HCIController` is not generic.
-struct ClockAdapter: Sendable {
-    let sleep: @Sendable (Duration) async throws -> Void
-
-    init<C: Clock>(_ clock: C) where C.Duration == Duration {
-        sleep = { duration in try await clock.sleep(until: clock.now.advanced(by: duration), tolerance: nil) }
-    }
-}

@@ -174,19 +174,20 @@ final class DescriptorLink: Sendable {
         while true {
             if closing.load(ordering: .acquiring) { return nil }
             if wakeup == .wakePipe {
-                let ready = pollSet.withUnsafeMutableBufferPointer { poll($0.baseAddress, 2, -1) }
-                if ready < 0 {
-                    let code = errno
-                    if code == EINTR { continue }
-                    return .systemCall(call: "poll", errno: code)
+                do throws(Errno) {
+                    _ = try retryingOnInterrupt { pollSet.withUnsafeMutableBufferPointer { poll($0.baseAddress, 2, -1) } }
+                } catch {
+                    return .systemCall(call: "poll", errno: error.rawValue)
                 }
                 if pollSet[1].revents != 0 { return nil }
                 if pollSet[0].revents & Int16(POLLNVAL) != 0 { return .systemCall(call: "poll", errno: EBADF) }
             }
-            let count = read(fd, buffer.baseAddress, buffer.count)
-            if count < 0 {
-                let code = errno
-                if code == EINTR || code == EAGAIN { continue }
+            let count: Int
+            do throws(Errno) {
+                count = try retryingOnInterrupt { read(fd, buffer.baseAddress, buffer.count) }
+            } catch {
+                let code = error.rawValue
+                if error == .resourceTemporarilyUnavailable { continue }
                 if closing.load(ordering: .acquiring) { return nil }
                 if code == ECONNRESET || code == EPIPE || (code == EIO && eioMeansClosed) {
                     return .closedByPeer
@@ -225,18 +226,18 @@ final class DescriptorLink: Sendable {
             var offset = 0
             while offset < packet.count {
                 let rest = UnsafeRawBufferPointer(rebasing: packet[offset...])
-                let written = switch writeCall {
-                case .send: Glibc.send(fd, rest.baseAddress, rest.count, Int32(MSG_NOSIGNAL))
-                case .write: Glibc.write(fd, rest.baseAddress, rest.count)
-                }
-                if written < 0 {
-                    let code = errno
-                    if code == EINTR { continue }
+                do throws(Errno) {
+                    offset += try retryingOnInterrupt {
+                        switch writeCall {
+                        case .send: Glibc.send(fd, rest.baseAddress, rest.count, Int32(MSG_NOSIGNAL))
+                        case .write: Glibc.write(fd, rest.baseAddress, rest.count)
+                        }
+                    }
+                } catch {
                     if closing.load(ordering: .acquiring) { throw .notOpen }
-                    if code == EPIPE || code == ECONNRESET { throw .closedByPeer }
-                    throw .systemCall(call: writeCall == .send ? "send" : "write", errno: code)
+                    if error == .brokenPipe || error == .connectionReset { throw .closedByPeer }
+                    throw .systemCall(call: writeCall == .send ? "send" : "write", errno: error.rawValue)
                 }
-                offset += written
             }
         }
     }
@@ -248,18 +249,15 @@ final class DescriptorLink: Sendable {
         writersInside.add(1, ordering: .sequentiallyConsistent)
         defer { writersInside.subtract(1, ordering: .sequentiallyConsistent) }
         guard writeGate.load(ordering: .sequentiallyConsistent) == GateState.open.rawValue else { throw .notOpen }
-        while true {
-            let written = Glibc.write(fd, packet.baseAddress, packet.count)
-            if written == packet.count { return }
-            if written >= 0 {
-                // Half a packet cannot be finished without splitting it in two.
-                throw .systemCall(call: "write", errno: EMSGSIZE)
-            }
-            let code = errno
-            if code == EINTR { continue }
+        let written: Int
+        do throws(Errno) {
+            written = try retryingOnInterrupt { Glibc.write(fd, packet.baseAddress, packet.count) }
+        } catch {
             if closing.load(ordering: .acquiring) { throw .notOpen }
-            throw .systemCall(call: "write", errno: code)
+            throw .systemCall(call: "write", errno: error.rawValue)
         }
+        // Half a packet cannot be finished without splitting it in two.
+        guard written == packet.count else { throw .systemCall(call: "write", errno: EMSGSIZE) }
     }
 
     // MARK: close

@@ -46,9 +46,8 @@ package final class ATTBearer: Sendable {
         self.configuration = configuration
         localMTU = max(ATTMTU.minimum, min(configuration.preferredMTU, ATTMTU.maximum, channel.maximumPayload))
         state = Mutex(State(transactions: ATTTransactions(timeout: configuration.transactionTimeout)))
-        let fired = Mutex<(@Sendable (Duration) -> Void)?>(nil)
-        timer = DeadlineTimer(clock: clock) { now in fired.withLock { $0 }?(now) }
-        fired.withLock { $0 = { [weak self] now in self?.deadlinePassed(now) } }
+        timer = DeadlineTimer(clock: clock)
+        timer.onFire { [weak self] now in self?.deadlinePassed(now) }
     }
 
     deinit {

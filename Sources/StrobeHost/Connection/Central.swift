@@ -99,9 +99,8 @@ public final class Central: Sendable {
         self.security = security
         self.clock = clock
         state = Mutex(State())
-        let fired = Mutex<(@Sendable (Duration) -> Void)?>(nil)
-        timer = DeadlineTimer(clock: clock) { now in fired.withLock { $0 }?(now) }
-        fired.withLock { $0 = { [weak self] now in self?.deadlinesPassed(now) } }
+        timer = DeadlineTimer(clock: clock)
+        timer.onFire { [weak self] now in self?.deadlinesPassed(now) }
         // The controller keeps the central as long as it is open: its connections need it to
         // hear their disconnection, whoever else holds it.
         controller.addEventHandler(onClose: { error in self.controllerClosed(error) }) { event, _ in

@@ -95,9 +95,8 @@ final class L2CAPLink: HCIACLHandler, @unchecked Sendable {
         reassembly = .allocate(capacity: 1)
         reassembly.initialize(to: L2CAPReassembly(
             connectionHandle: handle, maximumPayloadLength: sender.maximumPayload, buffer: reassemblyBuffer))
-        let fired = Mutex<(@Sendable (Duration) -> Void)?>(nil)
-        timer = DeadlineTimer(clock: clock) { now in fired.withLock { $0 }?(now) }
-        fired.withLock { $0 = { [weak self] now in self?.deadlinesPassed(now) } }
+        timer = DeadlineTimer(clock: clock)
+        timer.onFire { [weak self] now in self?.deadlinesPassed(now) }
     }
 
     deinit {
@@ -201,10 +200,12 @@ final class L2CAPLink: HCIACLHandler, @unchecked Sendable {
                 $0.parameterUpdateRequests += 1
                 if accepted != nil { $0.parameterUpdatesAccepted += 1 }
             }
+            // The response reaches the peer before the link layer's update starts, as the peer
+            // expects (it waits for the response, then for the new parameters).
             sender.post(ConnectionParameterUpdateRequest.response(identifier: packet.identifier, accepted: accepted != nil).encoded,
-                        on: .leSignaling)
-            if let accepted {
-                controller.post(HCILEConnectionUpdate(connectionHandle: handle, connection: accepted)) { [controller, handle] result in
+                        on: .leSignaling) { [controller, handle] sent in
+                guard let accepted, case .success = sent else { return }
+                controller.post(HCILEConnectionUpdate(connectionHandle: handle, connection: accepted)) { result in
                     if case .failure(let error) = result {
                         controller.logger.warning("LE Connection Update for the peer's request failed",
                                                   metadata: ["handle": "\(handle)", "error": "\(error)"])

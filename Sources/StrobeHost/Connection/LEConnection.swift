@@ -92,9 +92,8 @@ public final class LEConnection: Sendable, CustomStringConvertible {
                          security: linkSecurity, clock: clock, parameterPolicy: parameterPolicy)
         bearer.setSecurityEscalation { code in try await linkSecurity.escalate(code) }
         bondedGATT = BondedGATT(security: linkSecurity, gatt: gatt)
-        let fired = Mutex<(@Sendable (Duration) -> Void)?>(nil)
-        timer = DeadlineTimer(clock: clock) { now in fired.withLock { $0 }?(now) }
-        fired.withLock { $0 = { [weak self] now in self?.deadlinesPassed(now) } }
+        timer = DeadlineTimer(clock: clock)
+        timer.onFire { [weak self] now in self?.deadlinesPassed(now) }
         failed.connect { [weak self] error in self?.linkFailed(error) }
     }
 

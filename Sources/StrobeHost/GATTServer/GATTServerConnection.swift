@@ -47,9 +47,8 @@ public final class GATTServerConnection: Sendable {
         self.bearer = bearer
         self.indicationTimeout = indicationTimeout
         state = Mutex(State())
-        let fired = Mutex<(@Sendable (Duration) -> Void)?>(nil)
-        timer = DeadlineTimer(clock: clock) { now in fired.withLock { $0 }?(now) }
-        fired.withLock { $0 = { [weak self] now in self?.indicationDeadlinePassed(now) } }
+        timer = DeadlineTimer(clock: clock)
+        timer.onFire { [weak self] now in self?.indicationDeadlinePassed(now) }
         bearer.attach(self)
     }
 

@@ -1,6 +1,7 @@
 import Foundation
 import StrobeHCI
 import StrobeSecurity
+import SystemPackage
 
 /// Bonds in a JSON file, by default `$XDG_STATE_HOME/strobe/bonds.json` (or
 /// `~/.local/state/strobe/bonds.json`); a relative path is taken from the working directory.
@@ -160,9 +161,12 @@ public final class FileBondStore: BondStore {
         // Polled, so that the wait has a deadline; the pause doubles up to 32 ms, so that many
         // waiting processes do not take the CPU from the one holding the lock.
         var pause: UInt32 = 500
-        while flock(fd, LOCK_EX | LOCK_NB) != 0 {
-            guard errno == EWOULDBLOCK || errno == EINTR else {
-                throw .unwritable(path: path, reason: "its lock file cannot be locked: \(Self.errorText())")
+        while true {
+            do throws(Errno) {
+                _ = try retryingOnInterrupt { flock(fd, LOCK_EX | LOCK_NB) }
+                break
+            } catch {
+                guard error == .wouldBlock else { throw .unwritable(path: path, reason: "its lock file cannot be locked: \(error)") }
             }
             let waited = ContinuousClock.now - start
             guard waited < lockTimeout else { throw .locked(path: path, waited: waited) }
@@ -194,9 +198,12 @@ public final class FileBondStore: BondStore {
         var data = Data(count: Int(info.st_size))
         var offset = 0
         while offset < data.count {
-            let n = data.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress! + offset, $0.count - offset) }
-            if n < 0, errno == EINTR { continue }
-            guard n >= 0 else { throw .unreadable(path: path, reason: Self.errorText()) }
+            let n: Int
+            do {
+                n = try data.withUnsafeMutableBytes { try FileDescriptor(rawValue: fd).read(into: UnsafeMutableRawBufferPointer(rebasing: $0[offset...])) }
+            } catch {
+                throw .unreadable(path: path, reason: "\(error)")
+            }
             if n == 0 { break }
             offset += n
         }
@@ -228,25 +235,19 @@ public final class FileBondStore: BondStore {
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
         guard let data = try? encoder.encode(contents) else { throw .unwritable(path: path, reason: "its contents could not be encoded") }
         let (fd, temporary) = try createTemporary()
-        let written = data.withUnsafeBytes { buffer -> Bool in
-            var offset = 0
-            while offset < buffer.count {
-                let n = Glibc.write(fd, buffer.baseAddress! + offset, buffer.count - offset)
-                if n < 0, errno == EINTR { continue }
-                guard n > 0 else {
-                    if n == 0 { errno = ENOSPC }
-                    return false
-                }
-                offset += n
-            }
-            return true
+        // Written whole (swift-system completes partial writes and retries interrupted ones) and
+        // flushed, else the temporary file goes.
+        var failure: String?
+        do {
+            _ = try data.withUnsafeBytes { try FileDescriptor(rawValue: fd).writeAll($0) }
+            if fsync(fd) != 0 { failure = Self.errorText() }
+        } catch {
+            failure = "\(error)"
         }
-        let synced = written && fsync(fd) == 0
-        let reason = Self.errorText()
         close(fd)
-        guard synced else {
+        if let failure {
             unlink(temporary)
-            throw .unwritable(path: path, reason: reason)
+            throw .unwritable(path: path, reason: failure)
         }
         guard rename(temporary, path) == 0 else {
             let reason = Self.errorText()

@@ -79,9 +79,8 @@ final class LinkSecurity: Sendable {
         addresses = role == .central
             ? SMPPairing.Addresses(initiator: local, initiatorType: localType, responder: peer, responderType: peerType)
             : SMPPairing.Addresses(initiator: peer, initiatorType: peerType, responder: local, responderType: localType)
-        let fired = Mutex<(@Sendable (Duration) -> Void)?>(nil)
-        timer = DeadlineTimer(clock: clock) { now in fired.withLock { $0 }?(now) }
-        fired.withLock { $0 = { [weak self] now in self?.deadlinesPassed(now) } }
+        timer = DeadlineTimer(clock: clock)
+        timer.onFire { [weak self] now in self?.deadlinesPassed(now) }
     }
 
     deinit {

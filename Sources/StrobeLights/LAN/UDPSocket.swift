@@ -3,6 +3,7 @@ import Glibc
 #endif
 import StrobeHCI
 import Synchronization
+import SystemPackage
 
 /// A UDP socket that may broadcast, with a reader thread handing each datagram to `receive`.
 /// The thread wakes every 100 ms to see whether the socket was closed, and closes the
@@ -42,13 +43,17 @@ final class UDPSocket: Sendable {
                 while !flag.closed.load(ordering: .acquiring) {
                     var from = sockaddr_in()
                     var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-                    let count = buffer.withUnsafeMutableBytes { raw in
-                        withUnsafeMutablePointer(to: &from) {
-                            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { recvfrom(fd, raw.baseAddress, raw.count, 0, $0, &length) }
+                    let count: Int
+                    do throws(Errno) {
+                        count = try retryingOnInterrupt {
+                            buffer.withUnsafeMutableBytes { raw in
+                                withUnsafeMutablePointer(to: &from) {
+                                    $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { recvfrom(fd, raw.baseAddress, raw.count, 0, $0, &length) }
+                                }
+                            }
                         }
-                    }
-                    if count < 0 {
-                        if errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR { continue }
+                    } catch {
+                        if error == .wouldBlock { continue }
                         break
                     }
                     receive(Array(buffer[..<count]), UDPEndpoint(from))

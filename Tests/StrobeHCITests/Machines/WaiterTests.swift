@@ -111,7 +111,8 @@ import Testing
     @Test func firesAtTheEarliestDeadlineAndStopsWhenNothingIsLeft() async throws {
         let clock = VirtualClock()
         let fired = Mutex<[Duration]>([])
-        let timer = DeadlineTimer(clock: clock) { now in fired.withLock { $0.append(now) } }
+        let timer = DeadlineTimer(clock: clock)
+        timer.onFire { now in fired.withLock { $0.append(now) } }
         timer.schedule(.seconds(5))
         timer.schedule(.seconds(2))
         // A later deadline does not move an earlier one.

@@ -14,8 +14,6 @@ package struct ByteWriter {
         withUnsafeBytes(of: value.littleEndian) { bytes.append(contentsOf: $0) }
     }
 
-    package mutating func write(_ handle: ConnectionHandle) { write(handle.rawValue) }
-
     package mutating func writeBigEndian<T: FixedWidthInteger>(_ value: T) {
         withUnsafeBytes(of: value.bigEndian) { bytes.append(contentsOf: $0) }
     }

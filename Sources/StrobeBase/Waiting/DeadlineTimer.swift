@@ -1,17 +1,16 @@
 import Synchronization
 
 /// One timer per owner, driven by the owner's state machine: after each step the owner passes
-/// the machine's earliest deadline to `schedule`, and when that time comes `fire` is called with
+/// the machine's earliest deadline to `schedule`, and when that time comes the `onFire` handler gets
 /// the time, so the owner can feed it to the machine. One sleeping task at a time, never one per
 /// request; a deadline that moves later leaves the timer as it is (it fires early, finds nothing
 /// due, and is scheduled again), and no deadline at all stops it.
 ///
-/// Times are durations since the timer was made, on the owner's clock; the virtual clock in
-/// tests, the continuous clock otherwise.
+/// Times are durations on the owner's `ElapsedClock`; the virtual clock in tests, the continuous
+/// clock otherwise.
 package final class DeadlineTimer: Sendable {
-    private let elapsed: @Sendable () -> Duration
-    private let sleepUntil: @Sendable (Duration) async throws -> Void
-    private let fire: Mutex<(@Sendable (Duration) -> Void)?>
+    private let clock: ElapsedClock
+    private let fire = Mutex<(@Sendable (Duration) -> Void)?>(nil)
     private let state = Mutex(State())
 
     private struct State {
@@ -21,24 +20,23 @@ package final class DeadlineTimer: Sendable {
         var stopped = false
     }
 
-    package init<C: Clock>(clock: C, fire: @escaping @Sendable (Duration) -> Void) where C.Duration == Duration {
-        let epoch = clock.now
-        elapsed = { epoch.duration(to: clock.now) }
-        sleepUntil = { deadline in try await clock.sleep(until: epoch.advanced(by: deadline), tolerance: nil) }
-        self.fire = Mutex(fire)
+    /// A timer on `clock`, from now; it calls nothing until `onFire` names what to call.
+    package init(clock: ElapsedClock) {
+        self.clock = clock
     }
 
-    /// A timer on a time line of the owner's: `elapsed` reads it, `sleepUntil` sleeps until a
-    /// point of it.
-    package init(elapsed: @escaping @Sendable () -> Duration, sleepUntil: @escaping @Sendable (Duration) async throws -> Void,
-                 fire: @escaping @Sendable (Duration) -> Void) {
-        self.elapsed = elapsed
-        self.sleepUntil = sleepUntil
-        self.fire = Mutex(fire)
+    package convenience init<C: Clock>(clock: C) where C.Duration == Duration {
+        self.init(clock: ElapsedClock(clock))
+    }
+
+    /// What to call, with the time, when a scheduled deadline comes: set once the owner exists
+    /// (it holds the timer, so it is captured weakly there).
+    package func onFire(_ handler: @escaping @Sendable (Duration) -> Void) {
+        fire.withLock { $0 = handler }
     }
 
     /// Now, as a duration since the timer was made.
-    package var now: Duration { elapsed() }
+    package var now: Duration { clock.now }
 
     /// Makes sure the timer fires at or before `deadline`; `nil` (nothing left to wait for)
     /// stops the sleeping task.
@@ -60,8 +58,8 @@ package final class DeadlineTimer: Sendable {
             let generation = state.generation
             let old = state.task
             state.armedAt = deadline
-            state.task = Task { [weak self, sleepUntil] in
-                do { try await sleepUntil(deadline) } catch { return }
+            state.task = Task { [weak self, clock] in
+                do { try await clock.sleep(until: deadline) } catch { return }
                 self?.expired(generation)
             }
             return old
@@ -77,7 +75,7 @@ package final class DeadlineTimer: Sendable {
             return true
         }
         guard current, let fire = fire.withLock({ $0 }) else { return }
-        fire(elapsed())
+        fire(clock.now)
     }
 
     /// Stops for good: the sleeping task ends and `fire` is never called again.

@@ -68,19 +68,6 @@ enum SimEvents {
     }
 }
 
-/// Command parameters as the virtual controller reads them: missing bytes read as zero, so a
-/// short command fails its own checks rather than trapping.
-extension ByteReader {
-    mutating func readUInt8OrZero() -> UInt8 { readUInt8() ?? 0 }
-    mutating func readUInt16OrZero() -> UInt16 { readUInt16() ?? 0 }
-
-    /// `count` bytes, zero-filled past the end.
-    mutating func readBytesOrZeros(count: Int) -> [UInt8] {
-        let available = min(count, remaining)
-        return (readBytes(count: available) ?? []) + [UInt8](repeating: 0, count: count - available)
-    }
-}
-
 /// The commands a virtual controller answers, as Read Local Supported Commands reports them.
 enum SimSupportedCommands {
     static let bits: [HCISupportedCommands.Bit] = [

@@ -153,16 +153,29 @@ package final class VirtualAir: Sendable {
         let opcode = UInt16(packet[0]) | UInt16(packet[1]) << 8
         let id = controller.id
         packet.withUnsafeBytes { raw in
-            var r = ByteReader(UnsafeRawBufferPointer(rebasing: raw[3...]))
-            command(opcode, from: controller, id: id, &r)
+            command(opcode, from: controller, id: id, parameters: UnsafeRawBufferPointer(rebasing: raw[3...]))
         }
     }
 
-    /// Missing parameter bytes read as zero (`ByteReader`'s `…OrZero` reads): a short command
-    /// then fails its own checks rather than trapping.
-    private func command(_ opcode: UInt16, from controller: VirtualController, id: Int, _ r: inout ByteReader) {
+    /// Each command is taken through its one description (`HCICommand.walkParameters`), as the
+    /// host encodes it and a capture shows it. Parameters that do not fit it are answered
+    /// Invalid HCI Command Parameters, as a controller does, and counted.
+    private func command(_ opcode: UInt16, from controller: VirtualController, id: Int, parameters: UnsafeRawBufferPointer) {
+        func decoded<C: HCICommand>(_: C.Type) -> C? {
+            do throws(HCIError) {
+                return try C(decodingParameters: parameters)
+            } catch {
+                state.withLock { $0.counters.malformedCommands += 1 }
+                if C.completion == .commandStatus {
+                    status(controller, opcode, .invalidHCICommandParameters)
+                } else {
+                    complete(controller, opcode, status: .invalidHCICommandParameters)
+                }
+                return nil
+            }
+        }
         switch opcode {
-        case 0x0C03:  // Reset
+        case HCIReset.opcode.rawValue:
             let tasks = state.withLock { s -> [Task<Void, Never>] in
                 var tasks = dropConnections(of: id, reason: .connectionTerminatedByLocalHost, in: &s, notifySelf: false)
                 if let task = s.nodes[id]?.advertising.task { tasks.append(task) }
@@ -173,10 +186,16 @@ package final class VirtualAir: Sendable {
             }
             for task in tasks { task.cancel() }
             complete(controller, opcode)
-        case 0x0C01, 0x2001, 0x0C63:  // Set Event Mask, LE Set Event Mask, Set Event Mask Page 2
+        case HCISetEventMask.opcode.rawValue:
+            guard decoded(HCISetEventMask.self) != nil else { return }
             complete(controller, opcode)
-        case 0x2005:  // LE Set Random Address
-            let address = r.readAddress()
+        case HCILESetEventMask.opcode.rawValue:
+            guard decoded(HCILESetEventMask.self) != nil else { return }
+            complete(controller, opcode)
+        case 0x0C63:  // Set Event Mask Page 2, which other hosts send
+            complete(controller, opcode)
+        case HCILESetRandomAddress.opcode.rawValue:
+            guard let address = decoded(HCILESetRandomAddress.self)?.address else { return }
             // Not while legacy advertising, scanning or initiating is on (Vol 4, Part E, 7.8.4).
             let allowed = state.withLock { s -> Bool in
                 guard let node = s.nodes[id], !node.advertising.enabled, !node.scanning.enabled, node.initiating == nil else { return false }
@@ -184,48 +203,47 @@ package final class VirtualAir: Sendable {
                 return true
             }
             complete(controller, opcode, status: allowed ? .success : .commandDisallowed)
-        case 0x1001:  // Read Local Version Information: HCI 5.3, company 0xFFFF (none)
+        case HCIReadLocalVersionInformation.opcode.rawValue:  // HCI 5.3, company 0xFFFF (none)
             complete(controller, opcode, [0x0C, 0x00, 0x00, 0x0C, 0xFF, 0xFF, 0x00, 0x00])
-        case 0x1002:  // Read Local Supported Commands
+        case HCIReadLocalSupportedCommands.opcode.rawValue:
             complete(controller, opcode, SimSupportedCommands.bitmap)
-        case 0x1003:  // Read Local Supported Features: LE supported, BR/EDR not supported
+        case HCIReadLocalSupportedFeatures.opcode.rawValue:  // LE supported, BR/EDR not supported
             complete(controller, opcode, [0, 0, 0, 0, 0x60, 0, 0, 0])
-        case 0x1005:  // Read Buffer Size: no BR/EDR buffers
+        case HCIReadBufferSize.opcode.rawValue:  // no BR/EDR buffers
             complete(controller, opcode, [0, 0, 0, 0, 0, 0, 0])
-        case 0x1009:  // Read BD_ADDR
+        case HCIReadBDAddr.opcode.rawValue:
             var w = ByteWriter(capacity: 6)
             w.write(controller.configuration.address)
             complete(controller, opcode, w.bytes)
-        case 0x2002:  // LE Read Buffer Size [v1]
+        case HCILEReadBufferSizeV1.opcode.rawValue:
             let c = controller.configuration
             complete(controller, opcode, [UInt8(c.aclLength & 0xFF), UInt8(c.aclLength >> 8), UInt8(min(c.aclCount, 255))])
-        case 0x2003:  // LE Read Local Supported Features: none of the optional ones
+        case HCILEReadLocalSupportedFeatures.opcode.rawValue:  // none of the optional ones
             complete(controller, opcode, [UInt8](repeating: 0, count: 8))
-        case 0x2006:  // LE Set Advertising Parameters
-            let units = r.readUInt16OrZero()
-            _ = r.readUInt16OrZero()
-            let type = r.readUInt8OrZero()
-            let ownAddressType = r.readUInt8OrZero()
+        case HCILESetAdvertisingParameters.opcode.rawValue:
+            guard let command = decoded(HCILESetAdvertisingParameters.self) else { return }
             state.withLock { s in
-                s.nodes[id]?.advertising.interval = .microseconds(Int64(max(units, 0x20)) * 625)
-                s.nodes[id]?.advertising.connectable = type == 0x00
-                s.nodes[id]?.advertising.ownAddressType = ownAddressType
+                s.nodes[id]?.advertising.interval = .microseconds(Int64(max(command.intervalMin, 0x20)) * 625)
+                s.nodes[id]?.advertising.connectable = command.advertisingType == .connectableUndirected
+                s.nodes[id]?.advertising.ownAddressType = command.ownAddressType.rawValue
             }
             complete(controller, opcode)
-        case 0x2008, 0x2009:  // LE Set Advertising Data, LE Set Scan Response Data
-            let length = Int(r.readUInt8OrZero())
-            let data = r.readBytesOrZeros(count: min(length, 31))
-            state.withLock { s in
-                if opcode == 0x2008 { s.nodes[id]?.advertising.data = data } else { s.nodes[id]?.advertising.scanResponse = data }
-            }
+        case HCILESetAdvertisingData.opcode.rawValue:
+            guard let data = decoded(HCILESetAdvertisingData.self)?.data else { return }
+            state.withLock { $0.nodes[id]?.advertising.data = data }
             complete(controller, opcode)
-        case 0x200A:  // LE Set Advertising Enable
-            setAdvertising(controller, enabled: r.readUInt8OrZero() == 1)
+        case HCILESetScanResponseData.opcode.rawValue:
+            guard let data = decoded(HCILESetScanResponseData.self)?.data else { return }
+            state.withLock { $0.nodes[id]?.advertising.scanResponse = data }
             complete(controller, opcode)
-        case 0x200B:  // LE Set Scan Parameters
-            let active = r.readUInt8OrZero() == 1
-            _ = r.readUInt16OrZero(); _ = r.readUInt16OrZero()
-            let ownAddressType = r.readUInt8OrZero()
+        case HCILESetAdvertisingEnable.opcode.rawValue:
+            guard let command = decoded(HCILESetAdvertisingEnable.self) else { return }
+            setAdvertising(controller, enabled: command.enable)
+            complete(controller, opcode)
+        case HCILESetScanParameters.opcode.rawValue:
+            guard let command = decoded(HCILESetScanParameters.self) else { return }
+            let active = command.scanType == .active
+            let ownAddressType = command.ownAddressType.rawValue
             // Not while scanning is enabled (Vol 4, Part E, 7.8.10).
             let allowed = state.withLock { s -> Bool in
                 guard let node = s.nodes[id], !node.scanning.enabled else { return false }
@@ -234,8 +252,8 @@ package final class VirtualAir: Sendable {
                 return true
             }
             complete(controller, opcode, status: allowed ? .success : .commandDisallowed)
-        case 0x200C:  // LE Set Scan Enable
-            let enabled = r.readUInt8OrZero() == 1
+        case HCILESetScanEnable.opcode.rawValue:
+            guard let enabled = decoded(HCILESetScanEnable.self)?.enable else { return }
             // Scanning from a random address needs one (Vol 4, Part E, 7.8.11).
             let allowed = state.withLock { s -> Bool in
                 guard let node = s.nodes[id] else { return false }
@@ -244,19 +262,16 @@ package final class VirtualAir: Sendable {
                 return true
             }
             complete(controller, opcode, status: allowed ? .success : .invalidHCICommandParameters)
-        case 0x200D:  // LE Create Connection
-            _ = r.readUInt16OrZero(); _ = r.readUInt16OrZero(); _ = r.readUInt8OrZero()
-            _ = r.readUInt8OrZero()
-            let address = r.readAddress() ?? BluetoothAddress(wire: (0, 0, 0, 0, 0, 0))
-            let ownAddressType = r.readUInt8OrZero()
-            let parameters = LEConnectionParameters(intervalMin: r.readUInt16OrZero(), intervalMax: r.readUInt16OrZero(), maxLatency: r.readUInt16OrZero(), supervisionTimeout: r.readUInt16OrZero())
+        case HCILECreateConnection.opcode.rawValue:
+            guard let command = decoded(HCILECreateConnection.self) else { return }
+            let (address, ownAddressType, parameters) = (command.peerAddress, command.ownAddressType.rawValue, command.connection)
             let busy = state.withLock { s -> Bool in
                 if s.nodes[id]?.initiating != nil { return true }
                 s.nodes[id]?.initiating = (address, parameters, ownAddressType)
                 return false
             }
             status(controller, opcode, busy ? .commandDisallowed : .success)
-        case 0x200E:  // LE Create Connection Cancel
+        case HCILECreateConnectionCancel.opcode.rawValue:
             let was = state.withLock { s -> Bool in
                 defer { s.nodes[id]?.initiating = nil }
                 return s.nodes[id]?.initiating != nil
@@ -268,9 +283,9 @@ package final class VirtualAir: Sendable {
             } else {
                 complete(controller, opcode, status: .commandDisallowed)
             }
-        case 0x0406:  // Disconnect
-            let handle = r.readUInt16OrZero() & 0x0FFF
-            let reason = HCIStatus(rawValue: r.readUInt8OrZero())
+        case HCIDisconnect.opcode.rawValue:
+            guard let command = decoded(HCIDisconnect.self) else { return }
+            let (handle, reason) = (command.connectionHandle.rawValue, command.reason)
             let found = state.withLock { s -> (connection: Connection, drained: Bool)? in
                 guard let c = s.connections.first(where: { $0.handle(for: id) == handle && ($0.central == id || $0.peripheral == id) }) else {
                     return nil
@@ -281,9 +296,9 @@ package final class VirtualAir: Sendable {
             }
             status(controller, opcode, found == nil ? .unknownConnectionIdentifier : .success)
             if let found, found.drained { disconnect(handle: handle, of: id, reason: reason) }
-        case 0x2013:  // LE Connection Update
-            let handle = r.readUInt16OrZero() & 0x0FFF
-            let parameters = LEConnectionParameters(intervalMin: r.readUInt16OrZero(), intervalMax: r.readUInt16OrZero(), maxLatency: r.readUInt16OrZero(), supervisionTimeout: r.readUInt16OrZero())
+        case HCILEConnectionUpdate.opcode.rawValue:
+            guard let command = decoded(HCILEConnectionUpdate.self) else { return }
+            let (handle, parameters) = (command.connectionHandle.rawValue, command.connection)
             let now = elapsed()
             let requested = parameters
             // The central's controller updates the link at once; a peripheral's runs the Connection
@@ -304,13 +319,18 @@ package final class VirtualAir: Sendable {
                 if let parameters { connectionUpdated(connection, parameters) }
                 central?.deliver(SimEvents.remoteConnectionParameterRequest(handle: connection.centralHandle, parameters: requested))
             }
-        case 0x2020, 0x2021:  // LE Remote Connection Parameter Request Reply / Negative Reply (central)
-            let handle = r.readUInt16OrZero() & 0x0FFF
-            let reply = opcode == 0x2020
-                ? LEConnectionParameters(intervalMin: r.readUInt16OrZero(), intervalMax: r.readUInt16OrZero(),
-                                         maxLatency: r.readUInt16OrZero(), supervisionTimeout: r.readUInt16OrZero())
-                : nil
-            let reason = opcode == 0x2021 ? HCIStatus(rawValue: r.readUInt8OrZero()) : .success
+        case HCILERemoteConnectionParameterRequestReply.opcode.rawValue, HCILERemoteConnectionParameterRequestNegativeReply.opcode.rawValue:
+            // The central's host answers the peripheral's request.
+            let handle: UInt16
+            let reply: LEConnectionParameters?
+            let reason: HCIStatus
+            if opcode == HCILERemoteConnectionParameterRequestReply.opcode.rawValue {
+                guard let command = decoded(HCILERemoteConnectionParameterRequestReply.self) else { return }
+                (handle, reply, reason) = (command.connectionHandle.rawValue, command.connection, .success)
+            } else {
+                guard let command = decoded(HCILERemoteConnectionParameterRequestNegativeReply.self) else { return }
+                (handle, reply, reason) = (command.connectionHandle.rawValue, nil, command.reason)
+            }
             let found = state.withLock { s -> (Connection, VirtualController?)? in
                 guard let c = s.connections.first(where: { $0.central == id && $0.centralHandle == handle }), c.parameterRequest != nil else {
                     return nil
@@ -335,11 +355,10 @@ package final class VirtualAir: Sendable {
                         timeout: current.timeout))
                 }
             }
-        case 0x2019:  // LE Enable Encryption (central)
-            let handle = r.readUInt16OrZero() & 0x0FFF
-            let random = r.readBytesOrZeros(count: 8)
-            let ediv = r.readUInt16OrZero()
-            let key = r.readBytesOrZeros(count: 16)
+        case HCILEEnableEncryption.opcode.rawValue:  // the central
+            guard let command = decoded(HCILEEnableEncryption.self) else { return }
+            let (handle, ediv, key) = (command.connectionHandle.rawValue, command.encryptedDiversifier, command.longTermKey)
+            let random = withUnsafeBytes(of: command.random.littleEndian) { Array($0) }
             let found = state.withLock { s -> (Connection, VirtualController)? in
                 guard let c = s.connections.first(where: { $0.central == id && $0.centralHandle == handle }),
                       let peripheral = s.nodes[c.peripheral]?.controller else { return nil }
@@ -350,9 +369,16 @@ package final class VirtualAir: Sendable {
             if let (connection, peripheral) = found {
                 peripheral.deliver(SimEvents.longTermKeyRequest(handle: connection.peripheralHandle, random: random, ediv: ediv))
             }
-        case 0x201A, 0x201B:  // LE Long Term Key Request Reply / Negative Reply (peripheral)
-            let handle = r.readUInt16OrZero() & 0x0FFF
-            let key = opcode == 0x201A ? r.readBytesOrZeros(count: 16) : nil
+        case HCILELongTermKeyRequestReply.opcode.rawValue, HCILELongTermKeyRequestNegativeReply.opcode.rawValue:  // the peripheral
+            let handle: UInt16
+            let key: [UInt8]?
+            if opcode == HCILELongTermKeyRequestReply.opcode.rawValue {
+                guard let command = decoded(HCILELongTermKeyRequestReply.self) else { return }
+                (handle, key) = (command.connectionHandle.rawValue, command.longTermKey)
+            } else {
+                guard let command = decoded(HCILELongTermKeyRequestNegativeReply.self) else { return }
+                (handle, key) = (command.connectionHandle.rawValue, nil)
+            }
             complete(controller, opcode, [UInt8(handle & 0xFF), UInt8(handle >> 8)])
             answerEncryption(handle: handle, of: id, key: key)
         default:
@@ -677,6 +703,9 @@ package struct VirtualAirCounters: Sendable, Hashable {
     package var aclPacketsCarried = 0
     package var retransmissions = 0
     package var unknownCommands = 0
+    /// Commands whose parameters did not fit their description (answered Invalid HCI Command
+    /// Parameters).
+    package var malformedCommands = 0
     package var aclForUnknownHandles = 0
     /// LE Long Term Key Request Replies whose key was not the central's.
     package var encryptionFailures = 0

@@ -30,7 +30,7 @@ import StrobeHost
     }
 
     /// A command the stack sends shows its parameters by field; addresses as the spec writes
-    /// them; one whose parameters do not fit its layout shows hex.
+    /// them; one whose parameters do not fit its description says why, and shows hex.
     @Test func commandParametersShowByField() throws {
         let path = try Fixtures.scratchPath("capture-show-\(UUID().uuidString).btsnoop")
         defer { Fixtures.remove(path) }
@@ -49,7 +49,10 @@ import StrobeHost
             DecodedRecord.Field(name: "Random_Address", value: "C4:5E:00:00:00:02"),
         ])
         let misfit = try #require(try decoder.next())
-        #expect(misfit.layers.first?.fields == [DecodedRecord.Field(name: "parameters", value: "010007")])
+        #expect(misfit.layers.first?.fields == [
+            DecodedRecord.Field(name: "malformed", value: "malformed LE Set Scan Enable (0x200C): 1 byte after the last parameter"),
+            DecodedRecord.Field(name: "parameters", value: "010007"),
+        ])
     }
 
     /// A credit-based channel's request shows its fields; a K-frame on a dynamic CID shows as one.

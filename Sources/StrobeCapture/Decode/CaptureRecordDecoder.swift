@@ -49,8 +49,18 @@ package final class CaptureRecordDecoder {
         let opcode = HCIOpcode(rawValue: UInt16(packet[0]) | UInt16(packet[1]) << 8)
         decoded.hciOpcode = opcode.rawValue
         let parameters = UnsafeRawBufferPointer(rebasing: packet[3...])
-        let fields = HCICommandLayouts.fields(opcode: opcode.rawValue, parameters: parameters)
-            ?? (parameters.isEmpty ? [] : [DecodedRecord.Field(name: "parameters", value: Self.hex(parameters))])
+        let raw = DecodedRecord.Field(name: "parameters", value: Self.hex(parameters))
+        let fields: [DecodedRecord.Field]
+        switch HCICommandCatalog.fields(opcode: opcode.rawValue, parameters: parameters) {
+        case .success(let described)?:
+            fields = described.map { DecodedRecord.Field(name: $0.name, value: $0.value) }
+        case .failure(let error)?:
+            // Parameters that do not fit a command that carries a key might hold one.
+            let carriesKey = HCICommandCatalog.command(opcode: opcode.rawValue)?.carriesKey ?? true
+            fields = [DecodedRecord.Field(name: "malformed", value: error.description)] + (carriesKey ? [] : [raw])
+        case nil:
+            fields = parameters.isEmpty ? [] : [raw]
+        }
         decoded.layers.append(DecodedRecord.Layer(protocolName: "hci", title: "HCI Command: \(opcode) plen \(packet[2])", fields: fields))
     }
 

@@ -7,17 +7,22 @@ package enum HCICommandCompletion: Sendable, Hashable {
     case commandStatus
 }
 
-/// One HCI command: its opcode, how it is acknowledged, how its parameters are encoded and how
-/// the return parameters of its Command Complete are decoded.
-package protocol HCICommand: Sendable {
+/// One HCI command: its opcode, how it is acknowledged, its parameters described once
+/// (`walkParameters`, which encodes, decodes and shows them) and how the return parameters of
+/// its Command Complete are decoded.
+package protocol HCICommand: Sendable, Hashable {
     /// What Command Complete returns after the status byte; `Void` for status-only commands.
     associatedtype ReturnParameters: Sendable
 
     static var opcode: HCIOpcode { get }
     static var completion: HCICommandCompletion { get }
 
-    /// Appends the command parameters (not the header).
-    func encodeParameters(into writer: inout ByteWriter)
+    /// A command whose fields a decoder then fills in.
+    init()
+
+    /// Walks the parameters in wire order (Core Vol 4, Part E, 7): the one description of the
+    /// command. A command without parameters walks nothing.
+    mutating func walkParameters<Walker: HCIParameterWalker>(_ walker: inout Walker) throws(Walker.Failure)
 
     /// Decodes Command Complete return parameters after the status byte, which the controller
     /// driver has already checked to be success.
@@ -27,7 +32,34 @@ package protocol HCICommand: Sendable {
 extension HCICommand {
     package static var completion: HCICommandCompletion { .commandComplete }
 
-    package func encodeParameters(into writer: inout ByteWriter) {}
+    package mutating func walkParameters<Walker: HCIParameterWalker>(_ walker: inout Walker) throws(Walker.Failure) {}
+
+    /// Appends the command parameters (not the header).
+    package func encodeParameters(into writer: inout ByteWriter) {
+        var command = self
+        var parameters = HCIParameterWriter(writer)
+        command.walkParameters(&parameters)
+        writer = parameters.writer
+    }
+
+    /// The command from its parameters (after the header), all of them: a short field, a byte
+    /// left over or a value out of range is `HCIError.malformed`.
+    package init(decodingParameters parameters: UnsafeRawBufferPointer) throws(HCIError) {
+        self.init()
+        var reader = HCIParameterReader(parameters, packet: Self.opcode.description)
+        try walkParameters(&reader)
+        guard reader.reader.remaining == 0 else {
+            throw reader.reader.malformed("\(reader.reader.remaining) byte\(reader.reader.remaining == 1 ? "" : "s") after the last parameter")
+        }
+    }
+
+    /// Whether a parameter is a key (then a capture never shows the parameters raw).
+    package static var carriesKey: Bool {
+        var command = Self()
+        var finder = HCIKeyFinder()
+        command.walkParameters(&finder)
+        return finder.foundKey
+    }
 
     /// Appends the whole H4 command packet: type, opcode, parameter length, parameters.
     package func encodePacket(into writer: inout ByteWriter) {

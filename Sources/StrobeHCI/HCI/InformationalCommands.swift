@@ -14,7 +14,15 @@ package struct HCISetEventMask: HCICommand {
     package static let opcode = HCIOpcode.setEventMask
     package var mask: UInt64
     package init(mask: UInt64) { self.mask = mask }
-    package func encodeParameters(into writer: inout ByteWriter) { writer.write(mask) }
+
+    /// Blank, for a decoder to fill in.
+    package init() {
+        self.init(mask: 0)
+    }
+
+    package mutating func walkParameters<Walker: HCIParameterWalker>(_ walker: inout Walker) throws(Walker.Failure) {
+        try walker.field("Event_Mask", &mask)
+    }
 }
 
 /// HCI_Read_Local_Version_Information.

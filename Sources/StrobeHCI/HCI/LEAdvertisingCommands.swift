@@ -46,33 +46,32 @@ package struct HCILESetAdvertisingParameters: HCICommand {
         self.filterPolicy = filterPolicy
     }
 
-    package func encodeParameters(into writer: inout ByteWriter) {
-        writer.write(intervalMin)
-        writer.write(intervalMax)
-        writer.write(advertisingType.rawValue)
-        writer.write(ownAddressType.rawValue)
-        writer.write(peerAddressType.rawValue)
-        writer.write(peerAddress)
-        writer.write(channelMap)
-        writer.write(filterPolicy)
+    /// Blank, for a decoder to fill in.
+    package init() {
+        self.init(intervalMin: 0, intervalMax: 0)
+    }
+
+    package mutating func walkParameters<Walker: HCIParameterWalker>(_ walker: inout Walker) throws(Walker.Failure) {
+        try walker.field("Advertising_Interval_Min", &intervalMin)
+        try walker.field("Advertising_Interval_Max", &intervalMax)
+        try walker.field("Advertising_Type", &advertisingType)
+        try walker.field("Own_Address_Type", &ownAddressType)
+        try walker.field("Peer_Address_Type", &peerAddressType)
+        try walker.field("Peer_Address", &peerAddress)
+        try walker.field("Advertising_Channel_Map", &channelMap)
+        try walker.field("Advertising_Filter_Policy", &filterPolicy)
     }
 }
 
 /// Legacy advertising and scan response payloads are at most 31 bytes, sent zero-padded.
 public let legacyAdvertisingDataMaximumLength = 31
 
-private func encodeLegacyAdvertisingData(_ data: [UInt8], into writer: inout ByteWriter) {
-    writer.write(UInt8(data.count))
-    writer.write(contentsOf: data)
-    writer.write(contentsOf: repeatElement(UInt8(0), count: legacyAdvertisingDataMaximumLength - data.count))
-}
-
 /// HCI_LE_Set_Advertising_Data.
 package struct HCILESetAdvertisingData: HCICommand {
     package typealias ReturnParameters = Void
     package static let opcode = HCIOpcode.leSetAdvertisingData
 
-    package let data: [UInt8]
+    package var data: [UInt8]
 
     /// `nil` when `data` is longer than 31 bytes.
     package init?(data: [UInt8]) {
@@ -80,8 +79,13 @@ package struct HCILESetAdvertisingData: HCICommand {
         self.data = data
     }
 
-    package func encodeParameters(into writer: inout ByteWriter) {
-        encodeLegacyAdvertisingData(data, into: &writer)
+    /// Blank, for a decoder to fill in.
+    package init() {
+        data = []
+    }
+
+    package mutating func walkParameters<Walker: HCIParameterWalker>(_ walker: inout Walker) throws(Walker.Failure) {
+        try walker.data("Advertising_Data", &data, paddedTo: legacyAdvertisingDataMaximumLength)
     }
 }
 
@@ -90,7 +94,7 @@ package struct HCILESetScanResponseData: HCICommand {
     package typealias ReturnParameters = Void
     package static let opcode = HCIOpcode.leSetScanResponseData
 
-    package let data: [UInt8]
+    package var data: [UInt8]
 
     /// `nil` when `data` is longer than 31 bytes.
     package init?(data: [UInt8]) {
@@ -98,8 +102,13 @@ package struct HCILESetScanResponseData: HCICommand {
         self.data = data
     }
 
-    package func encodeParameters(into writer: inout ByteWriter) {
-        encodeLegacyAdvertisingData(data, into: &writer)
+    /// Blank, for a decoder to fill in.
+    package init() {
+        data = []
+    }
+
+    package mutating func walkParameters<Walker: HCIParameterWalker>(_ walker: inout Walker) throws(Walker.Failure) {
+        try walker.data("Scan_Response_Data", &data, paddedTo: legacyAdvertisingDataMaximumLength)
     }
 }
 
@@ -110,7 +119,15 @@ package struct HCILESetAdvertisingEnable: HCICommand {
 
     package var enable: Bool
     package init(enable: Bool) { self.enable = enable }
-    package func encodeParameters(into writer: inout ByteWriter) { writer.write(UInt8(enable ? 1 : 0)) }
+
+    /// Blank, for a decoder to fill in.
+    package init() {
+        self.init(enable: false)
+    }
+
+    package mutating func walkParameters<Walker: HCIParameterWalker>(_ walker: inout Walker) throws(Walker.Failure) {
+        try walker.field("Advertising_Enable", &enable)
+    }
 }
 
 /// HCI_LE_Set_Random_Address: the random address used when a command says own address type
@@ -123,5 +140,12 @@ package struct HCILESetRandomAddress: HCICommand {
 
     package init(address: BluetoothAddress) { self.address = address }
 
-    package func encodeParameters(into writer: inout ByteWriter) { writer.write(address) }
+    /// Blank, for a decoder to fill in.
+    package init() {
+        self.init(address: BluetoothAddress(wire: (0, 0, 0, 0, 0, 0)))
+    }
+
+    package mutating func walkParameters<Walker: HCIParameterWalker>(_ walker: inout Walker) throws(Walker.Failure) {
+        try walker.field("Random_Address", &address)
+    }
 }

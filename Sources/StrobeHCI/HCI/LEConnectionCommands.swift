@@ -29,14 +29,20 @@ package struct HCILECreateConnection: HCICommand {
         self.connection = connection
     }
 
-    package func encodeParameters(into writer: inout ByteWriter) {
-        writer.write(scanInterval)
-        writer.write(scanWindow)
-        writer.write(initiatorFilterPolicy)
-        writer.write(peerAddressType.rawValue)
-        writer.write(peerAddress)
-        writer.write(ownAddressType.rawValue)
-        connection.encode(into: &writer)
+    /// Blank, for a decoder to fill in.
+    package init() {
+        self.init(scanInterval: 0, scanWindow: 0, peerAddressType: .public, peerAddress: BluetoothAddress(wire: (0, 0, 0, 0, 0, 0)),
+                  connection: LEConnectionParameters(intervalMin: 0, intervalMax: 0, supervisionTimeout: 0))
+    }
+
+    package mutating func walkParameters<Walker: HCIParameterWalker>(_ walker: inout Walker) throws(Walker.Failure) {
+        try walker.field("LE_Scan_Interval", &scanInterval)
+        try walker.field("LE_Scan_Window", &scanWindow)
+        try walker.field("Initiator_Filter_Policy", &initiatorFilterPolicy)
+        try walker.field("Peer_Address_Type", &peerAddressType)
+        try walker.field("Peer_Address", &peerAddress)
+        try walker.field("Own_Address_Type", &ownAddressType)
+        try connection.walk(&walker)
     }
 }
 
@@ -55,6 +61,18 @@ package struct HCILEExtendedCreateConnection: HCICommand {
             self.scanInterval = scanInterval
             self.scanWindow = scanWindow
             self.connection = connection
+        }
+
+        /// The set for one PHY, walked when `present` (its bit is in Initiating_PHYs).
+        static func walk<Walker: HCIParameterWalker>(_ parameters: inout Self?, if present: Bool,
+                                                     _ walker: inout Walker) throws(Walker.Failure) {
+            guard present else { return parameters = nil }
+            var set = parameters ?? Self(scanInterval: 0, scanWindow: 0,
+                                         connection: LEConnectionParameters(intervalMin: 0, intervalMax: 0, supervisionTimeout: 0))
+            try walker.field("Scan_Interval", &set.scanInterval)
+            try walker.field("Scan_Window", &set.scanWindow)
+            try set.connection.walk(&walker)
+            parameters = set
         }
     }
 
@@ -78,22 +96,25 @@ package struct HCILEExtendedCreateConnection: HCICommand {
         self.leCoded = leCoded
     }
 
-    package func encodeParameters(into writer: inout ByteWriter) {
-        writer.write(initiatorFilterPolicy)
-        writer.write(ownAddressType.rawValue)
-        writer.write(peerAddressType.rawValue)
-        writer.write(peerAddress)
+    /// Blank, for a decoder to fill in.
+    package init() {
+        self.init(peerAddressType: .public, peerAddress: BluetoothAddress(wire: (0, 0, 0, 0, 0, 0)), le1M: nil)
+    }
+
+    package mutating func walkParameters<Walker: HCIParameterWalker>(_ walker: inout Walker) throws(Walker.Failure) {
+        try walker.field("Initiator_Filter_Policy", &initiatorFilterPolicy)
+        try walker.field("Own_Address_Type", &ownAddressType)
+        try walker.field("Peer_Address_Type", &peerAddressType)
+        try walker.field("Peer_Address", &peerAddress)
         var phys = LEPHYs()
         if le1M != nil { phys.insert(.le1M) }
         if le2M != nil { phys.insert(.le2M) }
         if leCoded != nil { phys.insert(.leCoded) }
-        writer.write(phys.rawValue)
-        // The per-PHY arrays follow the bit order of Initiating_PHYs.
-        for parameters in [le1M, le2M, leCoded].compactMap({ $0 }) {
-            writer.write(parameters.scanInterval)
-            writer.write(parameters.scanWindow)
-            parameters.connection.encode(into: &writer)
-        }
+        try walker.field("Initiating_PHYs", &phys)
+        // The per-PHY sets follow the bit order of Initiating_PHYs.
+        try PHYParameters.walk(&le1M, if: phys.contains(.le1M), &walker)
+        try PHYParameters.walk(&le2M, if: phys.contains(.le2M), &walker)
+        try PHYParameters.walk(&leCoded, if: phys.contains(.leCoded), &walker)
     }
 }
 
@@ -120,9 +141,14 @@ package struct HCIDisconnect: HCICommand {
         self.reason = reason
     }
 
-    package func encodeParameters(into writer: inout ByteWriter) {
-        writer.write(connectionHandle)
-        writer.write(reason.rawValue)
+    /// Blank, for a decoder to fill in.
+    package init() {
+        self.init(connectionHandle: 0)
+    }
+
+    package mutating func walkParameters<Walker: HCIParameterWalker>(_ walker: inout Walker) throws(Walker.Failure) {
+        try walker.field("Connection_Handle", &connectionHandle)
+        try walker.field("Reason", &reason)
     }
 }
 
@@ -140,9 +166,14 @@ package struct HCILEConnectionUpdate: HCICommand {
         self.connection = connection
     }
 
-    package func encodeParameters(into writer: inout ByteWriter) {
-        writer.write(connectionHandle)
-        connection.encode(into: &writer)
+    /// Blank, for a decoder to fill in.
+    package init() {
+        self.init(connectionHandle: 0, connection: LEConnectionParameters(intervalMin: 0, intervalMax: 0, supervisionTimeout: 0))
+    }
+
+    package mutating func walkParameters<Walker: HCIParameterWalker>(_ walker: inout Walker) throws(Walker.Failure) {
+        try walker.field("Connection_Handle", &connectionHandle)
+        try connection.walk(&walker)
     }
 }
 
@@ -160,9 +191,14 @@ package struct HCILERemoteConnectionParameterRequestReply: HCICommand {
         self.connection = connection
     }
 
-    package func encodeParameters(into writer: inout ByteWriter) {
-        writer.write(connectionHandle)
-        connection.encode(into: &writer)
+    /// Blank, for a decoder to fill in.
+    package init() {
+        self.init(connectionHandle: 0, connection: LEConnectionParameters(intervalMin: 0, intervalMax: 0, supervisionTimeout: 0))
+    }
+
+    package mutating func walkParameters<Walker: HCIParameterWalker>(_ walker: inout Walker) throws(Walker.Failure) {
+        try walker.field("Connection_Handle", &connectionHandle)
+        try connection.walk(&walker)
     }
 
     package static func decodeReturnParameters(_ reader: inout HCIFieldReader) throws(HCIError) -> UInt16 {
@@ -184,9 +220,14 @@ package struct HCILERemoteConnectionParameterRequestNegativeReply: HCICommand {
         self.reason = reason
     }
 
-    package func encodeParameters(into writer: inout ByteWriter) {
-        writer.write(connectionHandle)
-        writer.write(reason.rawValue)
+    /// Blank, for a decoder to fill in.
+    package init() {
+        self.init(connectionHandle: 0)
+    }
+
+    package mutating func walkParameters<Walker: HCIParameterWalker>(_ walker: inout Walker) throws(Walker.Failure) {
+        try walker.field("Connection_Handle", &connectionHandle)
+        try walker.field("Reason", &reason)
     }
 
     package static func decodeReturnParameters(_ reader: inout HCIFieldReader) throws(HCIError) -> UInt16 {
@@ -209,10 +250,15 @@ package struct HCILESetDataLength: HCICommand {
         self.txTime = txTime
     }
 
-    package func encodeParameters(into writer: inout ByteWriter) {
-        writer.write(connectionHandle)
-        writer.write(txOctets)
-        writer.write(txTime)
+    /// Blank, for a decoder to fill in.
+    package init() {
+        self.init(connectionHandle: 0, txOctets: 0, txTime: 0)
+    }
+
+    package mutating func walkParameters<Walker: HCIParameterWalker>(_ walker: inout Walker) throws(Walker.Failure) {
+        try walker.field("Connection_Handle", &connectionHandle)
+        try walker.field("TX_Octets", &txOctets)
+        try walker.field("TX_Time", &txTime)
     }
 
     package static func decodeReturnParameters(_ reader: inout HCIFieldReader) throws(HCIError) -> UInt16 {
@@ -242,12 +288,17 @@ package struct HCILESetPHY: HCICommand {
         self.phyOptions = phyOptions
     }
 
-    package func encodeParameters(into writer: inout ByteWriter) {
-        writer.write(connectionHandle)
-        writer.write(allPHYs)
-        writer.write(txPHYs.rawValue)
-        writer.write(rxPHYs.rawValue)
-        writer.write(phyOptions)
+    /// Blank, for a decoder to fill in.
+    package init() {
+        self.init(connectionHandle: 0, txPHYs: [], rxPHYs: [])
+    }
+
+    package mutating func walkParameters<Walker: HCIParameterWalker>(_ walker: inout Walker) throws(Walker.Failure) {
+        try walker.field("Connection_Handle", &connectionHandle)
+        try walker.field("All_PHYs", &allPHYs)
+        try walker.field("TX_PHYs", &txPHYs)
+        try walker.field("RX_PHYs", &rxPHYs)
+        try walker.field("PHY_Options", &phyOptions)
     }
 }
 
@@ -259,8 +310,13 @@ package struct HCILEReadPHY: HCICommand {
 
     package init(connectionHandle: ConnectionHandle) { self.connectionHandle = connectionHandle }
 
-    package func encodeParameters(into writer: inout ByteWriter) {
-        writer.write(connectionHandle)
+    /// Blank, for a decoder to fill in.
+    package init() {
+        self.init(connectionHandle: 0)
+    }
+
+    package mutating func walkParameters<Walker: HCIParameterWalker>(_ walker: inout Walker) throws(Walker.Failure) {
+        try walker.field("Connection_Handle", &connectionHandle)
     }
 
     package static func decodeReturnParameters(_ reader: inout HCIFieldReader) throws(HCIError) -> (tx: LEPHY, rx: LEPHY) {
@@ -277,7 +333,15 @@ package struct HCILEReadRemoteFeatures: HCICommand {
 
     package var connectionHandle: ConnectionHandle
     package init(connectionHandle: ConnectionHandle) { self.connectionHandle = connectionHandle }
-    package func encodeParameters(into writer: inout ByteWriter) { writer.write(connectionHandle) }
+
+    /// Blank, for a decoder to fill in.
+    package init() {
+        self.init(connectionHandle: 0)
+    }
+
+    package mutating func walkParameters<Walker: HCIParameterWalker>(_ walker: inout Walker) throws(Walker.Failure) {
+        try walker.field("Connection_Handle", &connectionHandle)
+    }
 }
 
 /// HCI_Read_Remote_Version_Information. Answered by Command Status; Read Remote Version
@@ -289,5 +353,13 @@ package struct HCIReadRemoteVersionInformation: HCICommand {
 
     package var connectionHandle: ConnectionHandle
     package init(connectionHandle: ConnectionHandle) { self.connectionHandle = connectionHandle }
-    package func encodeParameters(into writer: inout ByteWriter) { writer.write(connectionHandle) }
+
+    /// Blank, for a decoder to fill in.
+    package init() {
+        self.init(connectionHandle: 0)
+    }
+
+    package mutating func walkParameters<Walker: HCIParameterWalker>(_ walker: inout Walker) throws(Walker.Failure) {
+        try walker.field("Connection_Handle", &connectionHandle)
+    }
 }

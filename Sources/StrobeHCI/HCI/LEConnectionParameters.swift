@@ -47,12 +47,13 @@ public struct LEConnectionParameters: Sendable, Hashable {
         return UInt32(supervisionTimeout) * 8 > (1 + UInt32(maxLatency)) * UInt32(intervalMax) * 2
     }
 
-    func encode(into writer: inout ByteWriter) {
-        writer.write(intervalMin)
-        writer.write(intervalMax)
-        writer.write(maxLatency)
-        writer.write(supervisionTimeout)
-        writer.write(minCELength)
-        writer.write(maxCELength)
+    /// The six fields in the order every command that carries them has them.
+    package mutating func walk<Walker: HCIParameterWalker>(_ walker: inout Walker) throws(Walker.Failure) {
+        try walker.field("Connection_Interval_Min", &intervalMin)
+        try walker.field("Connection_Interval_Max", &intervalMax)
+        try walker.field("Max_Latency", &maxLatency)
+        try walker.field("Supervision_Timeout", &supervisionTimeout)
+        try walker.field("Min_CE_Length", &minCELength)
+        try walker.field("Max_CE_Length", &maxCELength)
     }
 }

@@ -6,7 +6,15 @@ package struct HCILESetEventMask: HCICommand {
     package static let opcode = HCIOpcode.leSetEventMask
     package var mask: UInt64
     package init(mask: UInt64) { self.mask = mask }
-    package func encodeParameters(into writer: inout ByteWriter) { writer.write(mask) }
+
+    /// Blank, for a decoder to fill in.
+    package init() {
+        self.init(mask: 0)
+    }
+
+    package mutating func walkParameters<Walker: HCIParameterWalker>(_ walker: inout Walker) throws(Walker.Failure) {
+        try walker.field("LE_Event_Mask", &mask)
+    }
 }
 
 /// HCI_LE_Read_Local_Supported_Features.

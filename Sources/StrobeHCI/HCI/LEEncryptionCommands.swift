@@ -20,11 +20,16 @@ package struct HCILEEnableEncryption: HCICommand {
         self.longTermKey = longTermKey
     }
 
-    package func encodeParameters(into writer: inout ByteWriter) {
-        writer.write(connectionHandle)
-        writer.write(random)
-        writer.write(encryptedDiversifier)
-        writer.write(contentsOf: longTermKey.count == 16 ? longTermKey : [UInt8](repeating: 0, count: 16))
+    /// Blank, for a decoder to fill in.
+    package init() {
+        self.init(connectionHandle: 0, random: 0, encryptedDiversifier: 0, longTermKey: [])
+    }
+
+    package mutating func walkParameters<Walker: HCIParameterWalker>(_ walker: inout Walker) throws(Walker.Failure) {
+        try walker.field("Connection_Handle", &connectionHandle)
+        try walker.field("Random_Number", &random)
+        try walker.field("Encrypted_Diversifier", &encryptedDiversifier)
+        try walker.key("Long_Term_Key", &longTermKey)
     }
 }
 
@@ -40,9 +45,14 @@ package struct HCILELongTermKeyRequestReply: HCICommand {
         self.longTermKey = longTermKey
     }
 
-    package func encodeParameters(into writer: inout ByteWriter) {
-        writer.write(connectionHandle)
-        writer.write(contentsOf: longTermKey.count == 16 ? longTermKey : [UInt8](repeating: 0, count: 16))
+    /// Blank, for a decoder to fill in.
+    package init() {
+        self.init(connectionHandle: 0, longTermKey: [])
+    }
+
+    package mutating func walkParameters<Walker: HCIParameterWalker>(_ walker: inout Walker) throws(Walker.Failure) {
+        try walker.field("Connection_Handle", &connectionHandle)
+        try walker.key("Long_Term_Key", &longTermKey)
     }
 
     package static func decodeReturnParameters(_ reader: inout HCIFieldReader) throws(HCIError) -> UInt16 {
@@ -59,7 +69,14 @@ package struct HCILELongTermKeyRequestNegativeReply: HCICommand {
 
     package init(connectionHandle: ConnectionHandle) { self.connectionHandle = connectionHandle }
 
-    package func encodeParameters(into writer: inout ByteWriter) { writer.write(connectionHandle) }
+    /// Blank, for a decoder to fill in.
+    package init() {
+        self.init(connectionHandle: 0)
+    }
+
+    package mutating func walkParameters<Walker: HCIParameterWalker>(_ walker: inout Walker) throws(Walker.Failure) {
+        try walker.field("Connection_Handle", &connectionHandle)
+    }
 
     package static func decodeReturnParameters(_ reader: inout HCIFieldReader) throws(HCIError) -> UInt16 {
         try reader.u16("Connection_Handle")

@@ -62,33 +62,32 @@ package struct HCILESetExtendedAdvertisingParameters: HCICommand {
         self.scanRequestNotification = scanRequestNotification
     }
 
-    package func encodeParameters(into writer: inout ByteWriter) {
-        writer.write(advertisingHandle)
-        writer.write(properties.rawValue)
-        writeU24(intervalMin, into: &writer)
-        writeU24(intervalMax, into: &writer)
-        writer.write(channelMap)
-        writer.write(ownAddressType.rawValue)
-        writer.write(peerAddressType.rawValue)
-        writer.write(peerAddress)
-        writer.write(filterPolicy)
-        writer.write(UInt8(bitPattern: txPower))
-        writer.write(primaryPHY)
-        writer.write(secondaryMaxSkip)
-        writer.write(secondaryPHY)
-        writer.write(advertisingSID)
-        writer.write(UInt8(scanRequestNotification ? 1 : 0))
+    /// Blank, for a decoder to fill in.
+    package init() {
+        self.init(intervalMin: 0, intervalMax: 0)
+    }
+
+    package mutating func walkParameters<Walker: HCIParameterWalker>(_ walker: inout Walker) throws(Walker.Failure) {
+        try walker.field("Advertising_Handle", &advertisingHandle)
+        try walker.field("Advertising_Event_Properties", &properties)
+        try walker.uint24("Primary_Advertising_Interval_Min", &intervalMin)
+        try walker.uint24("Primary_Advertising_Interval_Max", &intervalMax)
+        try walker.field("Primary_Advertising_Channel_Map", &channelMap)
+        try walker.field("Own_Address_Type", &ownAddressType)
+        try walker.field("Peer_Address_Type", &peerAddressType)
+        try walker.field("Peer_Address", &peerAddress)
+        try walker.field("Advertising_Filter_Policy", &filterPolicy)
+        try walker.field("Advertising_TX_Power", &txPower)
+        try walker.field("Primary_Advertising_PHY", &primaryPHY)
+        try walker.field("Secondary_Advertising_Max_Skip", &secondaryMaxSkip)
+        try walker.field("Secondary_Advertising_PHY", &secondaryPHY)
+        try walker.field("Advertising_SID", &advertisingSID)
+        try walker.field("Scan_Request_Notification_Enable", &scanRequestNotification)
     }
 
     package static func decodeReturnParameters(_ reader: inout HCIFieldReader) throws(HCIError) -> Int8 {
         try reader.i8("Selected_TX_Power")
     }
-}
-
-private func writeU24(_ value: UInt32, into writer: inout ByteWriter) {
-    writer.write(UInt8(truncatingIfNeeded: value))
-    writer.write(UInt8(truncatingIfNeeded: value >> 8))
-    writer.write(UInt8(truncatingIfNeeded: value >> 16))
 }
 
 /// HCI_LE_Set_Extended_Advertising_Data and HCI_LE_Set_Extended_Scan_Response_Data, sent whole
@@ -98,7 +97,7 @@ package struct HCILESetExtendedAdvertisingData: HCICommand {
     package static let opcode = HCIOpcode.leSetExtendedAdvertisingData
 
     package var advertisingHandle: UInt8
-    package let data: [UInt8]
+    package var data: [UInt8]
 
     /// `nil` when `data` does not fit in one command (251 bytes).
     package init?(advertisingHandle: UInt8 = 0, data: [UInt8]) {
@@ -107,8 +106,17 @@ package struct HCILESetExtendedAdvertisingData: HCICommand {
         self.data = data
     }
 
-    package func encodeParameters(into writer: inout ByteWriter) {
-        encodeExtendedData(advertisingHandle, data, into: &writer)
+    /// Blank, for a decoder to fill in.
+    package init() {
+        advertisingHandle = 0
+        data = []
+    }
+
+    package mutating func walkParameters<Walker: HCIParameterWalker>(_ walker: inout Walker) throws(Walker.Failure) {
+        try walker.field("Advertising_Handle", &advertisingHandle)
+        try walker.constant("Operation", UInt8(0x03))  // complete extended advertising data
+        try walker.constant("Fragment_Preference", UInt8(0x01))  // the controller should not fragment
+        try walker.data("Advertising_Data", &data)
     }
 }
 
@@ -118,7 +126,7 @@ package struct HCILESetExtendedScanResponseData: HCICommand {
     package static let opcode = HCIOpcode.leSetExtendedScanResponseData
 
     package var advertisingHandle: UInt8
-    package let data: [UInt8]
+    package var data: [UInt8]
 
     package init?(advertisingHandle: UInt8 = 0, data: [UInt8]) {
         guard data.count <= 251 else { return nil }
@@ -126,17 +134,18 @@ package struct HCILESetExtendedScanResponseData: HCICommand {
         self.data = data
     }
 
-    package func encodeParameters(into writer: inout ByteWriter) {
-        encodeExtendedData(advertisingHandle, data, into: &writer)
+    /// Blank, for a decoder to fill in.
+    package init() {
+        advertisingHandle = 0
+        data = []
     }
-}
 
-private func encodeExtendedData(_ handle: UInt8, _ data: [UInt8], into writer: inout ByteWriter) {
-    writer.write(handle)
-    writer.write(UInt8(0x03))  // Operation: complete extended advertising data
-    writer.write(UInt8(0x01))  // Fragment_Preference: the controller should not fragment
-    writer.write(UInt8(data.count))
-    writer.write(contentsOf: data)
+    package mutating func walkParameters<Walker: HCIParameterWalker>(_ walker: inout Walker) throws(Walker.Failure) {
+        try walker.field("Advertising_Handle", &advertisingHandle)
+        try walker.constant("Operation", UInt8(0x03))  // complete scan response data
+        try walker.constant("Fragment_Preference", UInt8(0x01))  // the controller should not fragment
+        try walker.data("Scan_Response_Data", &data)
+    }
 }
 
 /// HCI_LE_Set_Extended_Advertising_Enable for one advertising set, with no duration or event limit.
@@ -152,12 +161,17 @@ package struct HCILESetExtendedAdvertisingEnable: HCICommand {
         self.advertisingHandle = advertisingHandle
     }
 
-    package func encodeParameters(into writer: inout ByteWriter) {
-        writer.write(UInt8(enable ? 1 : 0))
-        writer.write(UInt8(1))  // Num_Sets
-        writer.write(advertisingHandle)
-        writer.write(UInt16(0))  // Duration: until disabled
-        writer.write(UInt8(0))  // Max_Extended_Advertising_Events: no limit
+    /// Blank, for a decoder to fill in.
+    package init() {
+        self.init(enable: false)
+    }
+
+    package mutating func walkParameters<Walker: HCIParameterWalker>(_ walker: inout Walker) throws(Walker.Failure) {
+        try walker.field("Enable", &enable)
+        try walker.constant("Num_Sets", UInt8(1))
+        try walker.field("Advertising_Handle", &advertisingHandle)
+        try walker.constant("Duration", UInt16(0))  // until disabled
+        try walker.constant("Max_Extended_Advertising_Events", UInt8(0))  // no limit
     }
 }
 
@@ -174,8 +188,13 @@ package struct HCILESetAdvertisingSetRandomAddress: HCICommand {
         self.address = address
     }
 
-    package func encodeParameters(into writer: inout ByteWriter) {
-        writer.write(advertisingHandle)
-        writer.write(address)
+    /// Blank, for a decoder to fill in.
+    package init() {
+        self.init(address: BluetoothAddress(wire: (0, 0, 0, 0, 0, 0)))
+    }
+
+    package mutating func walkParameters<Walker: HCIParameterWalker>(_ walker: inout Walker) throws(Walker.Failure) {
+        try walker.field("Advertising_Handle", &advertisingHandle)
+        try walker.field("Random_Address", &address)
     }
 }

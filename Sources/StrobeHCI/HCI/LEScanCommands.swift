@@ -42,12 +42,17 @@ package struct HCILESetScanParameters: HCICommand {
         self.scanningFilterPolicy = scanningFilterPolicy
     }
 
-    package func encodeParameters(into writer: inout ByteWriter) {
-        writer.write(scanType.rawValue)
-        writer.write(scanInterval)
-        writer.write(scanWindow)
-        writer.write(ownAddressType.rawValue)
-        writer.write(scanningFilterPolicy)
+    /// Blank, for a decoder to fill in.
+    package init() {
+        self.init(scanType: .passive, scanInterval: 0, scanWindow: 0)
+    }
+
+    package mutating func walkParameters<Walker: HCIParameterWalker>(_ walker: inout Walker) throws(Walker.Failure) {
+        try walker.field("LE_Scan_Type", &scanType)
+        try walker.field("LE_Scan_Interval", &scanInterval)
+        try walker.field("LE_Scan_Window", &scanWindow)
+        try walker.field("Own_Address_Type", &ownAddressType)
+        try walker.field("Scanning_Filter_Policy", &scanningFilterPolicy)
     }
 }
 
@@ -64,9 +69,14 @@ package struct HCILESetScanEnable: HCICommand {
         self.filterDuplicates = filterDuplicates
     }
 
-    package func encodeParameters(into writer: inout ByteWriter) {
-        writer.write(UInt8(enable ? 1 : 0))
-        writer.write(UInt8(filterDuplicates ? 1 : 0))
+    /// Blank, for a decoder to fill in.
+    package init() {
+        self.init(enable: false)
+    }
+
+    package mutating func walkParameters<Walker: HCIParameterWalker>(_ walker: inout Walker) throws(Walker.Failure) {
+        try walker.field("LE_Scan_Enable", &enable)
+        try walker.field("Filter_Duplicates", &filterDuplicates)
     }
 }
 
@@ -85,6 +95,17 @@ package struct HCILESetExtendedScanParameters: HCICommand {
             self.scanInterval = scanInterval
             self.scanWindow = scanWindow
         }
+
+        /// The set for one PHY, walked when `present` (its bit is in Scanning_PHYs).
+        static func walk<Walker: HCIParameterWalker>(_ parameters: inout Self?, if present: Bool,
+                                                     _ walker: inout Walker) throws(Walker.Failure) {
+            guard present else { return parameters = nil }
+            var set = parameters ?? Self(scanType: .passive, scanInterval: 0, scanWindow: 0)
+            try walker.field("Scan_Type", &set.scanType)
+            try walker.field("Scan_Interval", &set.scanInterval)
+            try walker.field("Scan_Window", &set.scanWindow)
+            parameters = set
+        }
     }
 
     package var ownAddressType: LEOwnAddressType
@@ -100,19 +121,21 @@ package struct HCILESetExtendedScanParameters: HCICommand {
         self.leCoded = leCoded
     }
 
-    package func encodeParameters(into writer: inout ByteWriter) {
-        writer.write(ownAddressType.rawValue)
-        writer.write(scanningFilterPolicy)
+    /// Blank, for a decoder to fill in.
+    package init() {
+        self.init(le1M: nil)
+    }
+
+    package mutating func walkParameters<Walker: HCIParameterWalker>(_ walker: inout Walker) throws(Walker.Failure) {
+        try walker.field("Own_Address_Type", &ownAddressType)
+        try walker.field("Scanning_Filter_Policy", &scanningFilterPolicy)
         var phys = LEPHYs()
         if le1M != nil { phys.insert(.le1M) }
         if leCoded != nil { phys.insert(.leCoded) }
-        writer.write(phys.rawValue)
-        // The per-PHY arrays follow the bit order of Scanning_PHYs.
-        for parameters in [le1M, leCoded].compactMap({ $0 }) {
-            writer.write(parameters.scanType.rawValue)
-            writer.write(parameters.scanInterval)
-            writer.write(parameters.scanWindow)
-        }
+        try walker.field("Scanning_PHYs", &phys)
+        // The per-PHY sets follow the bit order of Scanning_PHYs.
+        try PHYParameters.walk(&le1M, if: phys.contains(.le1M), &walker)
+        try PHYParameters.walk(&leCoded, if: phys.contains(.leCoded), &walker)
     }
 }
 
@@ -135,10 +158,15 @@ package struct HCILESetExtendedScanEnable: HCICommand {
         self.period = period
     }
 
-    package func encodeParameters(into writer: inout ByteWriter) {
-        writer.write(UInt8(enable ? 1 : 0))
-        writer.write(filterDuplicates)
-        writer.write(duration)
-        writer.write(period)
+    /// Blank, for a decoder to fill in.
+    package init() {
+        self.init(enable: false)
+    }
+
+    package mutating func walkParameters<Walker: HCIParameterWalker>(_ walker: inout Walker) throws(Walker.Failure) {
+        try walker.field("Enable", &enable)
+        try walker.field("Filter_Duplicates", &filterDuplicates)
+        try walker.field("Duration", &duration)
+        try walker.field("Period", &period)
     }
 }

@@ -1,0 +1,249 @@
+/// A value one HCI parameter field holds, little-endian on the wire (Core Vol 4, Part E, 5.2):
+/// how it is written, read and shown.
+package protocol HCIFieldValue {
+    func write(into writer: inout ByteWriter)
+    static func read(_ reader: inout HCIFieldReader, field: String) throws(HCIError) -> Self
+    /// As a capture shows it.
+    var fieldText: String { get }
+}
+
+/// Walks a command's parameters in wire order: the one description of a command, which its
+/// encoder (`HCIParameterWriter`), its decoder (`HCIParameterReader`, what the simulated
+/// controller takes commands with) and a capture's viewer (`HCIParameterDescriber`) all
+/// follow. A walk may branch on a field it has walked (the per-PHY sets after a PHY mask).
+package protocol HCIParameterWalker {
+    associatedtype Failure: Error
+    mutating func field<Value: HCIFieldValue>(_ name: String, _ value: inout Value) throws(Failure)
+    /// A three-octet number (advertising intervals).
+    mutating func uint24(_ name: String, _ value: inout UInt32) throws(Failure)
+    /// A 16-octet key: never shown, only its length.
+    mutating func key(_ name: String, _ value: inout [UInt8]) throws(Failure)
+    /// `<name>_Length` (one octet) then the data, zero-padded to `paddedTo` octets when given
+    /// (legacy advertising data).
+    mutating func data(_ name: String, _ value: inout [UInt8], paddedTo: Int?) throws(Failure)
+    /// A field this stack always sends with one value (an operation, a count of sets).
+    mutating func constant<Value: HCIFieldValue>(_ name: String, _ value: Value) throws(Failure)
+}
+
+extension HCIParameterWalker {
+    package mutating func data(_ name: String, _ value: inout [UInt8]) throws(Failure) {
+        try data(name, &value, paddedTo: nil)
+    }
+}
+
+/// Writes the fields walked: a command's encoder.
+package struct HCIParameterWriter: HCIParameterWalker {
+    package typealias Failure = Never
+    package var writer: ByteWriter
+
+    package init(_ writer: ByteWriter) { self.writer = writer }
+
+    package mutating func field<Value: HCIFieldValue>(_ name: String, _ value: inout Value) {
+        value.write(into: &writer)
+    }
+
+    package mutating func uint24(_ name: String, _ value: inout UInt32) {
+        for shift in [0, 8, 16] { writer.write(UInt8(truncatingIfNeeded: value >> UInt32(shift))) }
+    }
+
+    package mutating func key(_ name: String, _ value: inout [UInt8]) {
+        // A key of another length is a bug upstream: zeros encrypt nothing anyone can read.
+        writer.write(contentsOf: value.count == 16 ? value : [UInt8](repeating: 0, count: 16))
+    }
+
+    package mutating func data(_ name: String, _ value: inout [UInt8], paddedTo: Int?) {
+        writer.write(UInt8(truncatingIfNeeded: value.count))
+        writer.write(contentsOf: value)
+        if let paddedTo { writer.write(contentsOf: repeatElement(UInt8(0), count: max(0, paddedTo - value.count))) }
+    }
+
+    package mutating func constant<Value: HCIFieldValue>(_ name: String, _ value: Value) {
+        value.write(into: &writer)
+    }
+}
+
+/// Reads the fields walked from a command's parameters: its decoder. A short field, a length
+/// over what follows or a value out of its type's range is `HCIError.malformed`.
+package struct HCIParameterReader: HCIParameterWalker {
+    package typealias Failure = HCIError
+    package var reader: HCIFieldReader
+
+    package init(_ parameters: UnsafeRawBufferPointer, packet: String) {
+        reader = HCIFieldReader(parameters, packet: packet)
+    }
+
+    package mutating func field<Value: HCIFieldValue>(_ name: String, _ value: inout Value) throws(HCIError) {
+        value = try Value.read(&reader, field: name)
+    }
+
+    package mutating func uint24(_ name: String, _ value: inout UInt32) throws(HCIError) {
+        let bytes = try reader.view(name, count: 3)
+        value = UInt32(bytes[0]) | UInt32(bytes[1]) << 8 | UInt32(bytes[2]) << 16
+    }
+
+    package mutating func key(_ name: String, _ value: inout [UInt8]) throws(HCIError) {
+        value = try reader.bytes(name, count: 16)
+    }
+
+    package mutating func data(_ name: String, _ value: inout [UInt8], paddedTo: Int?) throws(HCIError) {
+        let length = Int(try reader.u8("\(name)_Length"))
+        if let paddedTo, length > paddedTo { throw reader.malformed("\(name)_Length \(length) is over \(paddedTo)") }
+        value = try reader.bytes(name, count: length)
+        if let paddedTo { _ = try reader.view("\(name) padding", count: paddedTo - length) }
+    }
+
+    package mutating func constant<Value: HCIFieldValue>(_ name: String, _ value: Value) throws(HCIError) {
+        _ = try Value.read(&reader, field: name)
+    }
+}
+
+/// Reads the fields walked and keeps each as text, named as the Core Specification names it:
+/// what a capture shows of a command. Keys show their length only.
+package struct HCIParameterDescriber: HCIParameterWalker {
+    package typealias Failure = HCIError
+    package private(set) var fields: [(name: String, value: String)] = []
+    private var reader: HCIParameterReader
+
+    package init(_ parameters: UnsafeRawBufferPointer, packet: String) {
+        reader = HCIParameterReader(parameters, packet: packet)
+    }
+
+    package var remaining: Int { reader.reader.remaining }
+
+    package mutating func field<Value: HCIFieldValue>(_ name: String, _ value: inout Value) throws(HCIError) {
+        try reader.field(name, &value)
+        fields.append((name, value.fieldText))
+    }
+
+    package mutating func uint24(_ name: String, _ value: inout UInt32) throws(HCIError) {
+        try reader.uint24(name, &value)
+        fields.append((name, hexText(value, digits: 6)))
+    }
+
+    package mutating func key(_ name: String, _ value: inout [UInt8]) throws(HCIError) {
+        try reader.key(name, &value)
+        fields.append((name, "(\(value.count)-byte key, not shown)"))
+    }
+
+    package mutating func data(_ name: String, _ value: inout [UInt8], paddedTo: Int?) throws(HCIError) {
+        try reader.data(name, &value, paddedTo: paddedTo)
+        fields.append(("\(name)_Length", hexText(value.count, digits: 2)))
+        fields.append((name, value.isEmpty ? "(empty)" : value.map { ($0 < 0x10 ? "0" : "") + String($0, radix: 16) }.joined()))
+    }
+
+    package mutating func constant<Value: HCIFieldValue>(_ name: String, _ value: Value) throws(HCIError) {
+        var read = value
+        try reader.field(name, &read)
+        fields.append((name, read.fieldText))
+    }
+}
+
+/// Notes whether a walk passes a key: a command that carries one is never shown raw.
+package struct HCIKeyFinder: HCIParameterWalker {
+    package typealias Failure = Never
+    package private(set) var foundKey = false
+    package init() {}
+    package mutating func field<Value: HCIFieldValue>(_ name: String, _ value: inout Value) {}
+    package mutating func uint24(_ name: String, _ value: inout UInt32) {}
+    package mutating func key(_ name: String, _ value: inout [UInt8]) { foundKey = true }
+    package mutating func data(_ name: String, _ value: inout [UInt8], paddedTo: Int?) {}
+    package mutating func constant<Value: HCIFieldValue>(_ name: String, _ value: Value) {}
+}
+
+/// `0x` and `digits` upper-case hex digits.
+package func hexText(_ value: some BinaryInteger, digits: Int) -> String {
+    let text = String(value, radix: 16, uppercase: true)
+    return "0x" + String(repeating: "0", count: max(0, digits - text.count)) + text
+}
+
+// MARK: - Field values
+
+extension UInt8: HCIFieldValue {
+    package func write(into writer: inout ByteWriter) { writer.write(self) }
+    package static func read(_ reader: inout HCIFieldReader, field: String) throws(HCIError) -> UInt8 { try reader.u8(field) }
+    package var fieldText: String { hexText(self, digits: 2) }
+}
+
+extension Int8: HCIFieldValue {
+    package func write(into writer: inout ByteWriter) { writer.write(self) }
+    package static func read(_ reader: inout HCIFieldReader, field: String) throws(HCIError) -> Int8 { try reader.i8(field) }
+    package var fieldText: String { hexText(UInt8(bitPattern: self), digits: 2) }
+}
+
+extension UInt16: HCIFieldValue {
+    package func write(into writer: inout ByteWriter) { writer.write(self) }
+    package static func read(_ reader: inout HCIFieldReader, field: String) throws(HCIError) -> UInt16 { try reader.u16(field) }
+    package var fieldText: String { hexText(self, digits: 4) }
+}
+
+extension UInt64: HCIFieldValue {
+    package func write(into writer: inout ByteWriter) { writer.write(self) }
+    package static func read(_ reader: inout HCIFieldReader, field: String) throws(HCIError) -> UInt64 { try reader.u64(field) }
+    package var fieldText: String { hexText(self, digits: 16) }
+}
+
+/// 0x00 false, 0x01 true; any other value is malformed.
+extension Bool: HCIFieldValue {
+    package func write(into writer: inout ByteWriter) { writer.write(UInt8(self ? 1 : 0)) }
+    package static func read(_ reader: inout HCIFieldReader, field: String) throws(HCIError) -> Bool {
+        switch try reader.u8(field) {
+        case 0: return false
+        case 1: return true
+        case let other: throw reader.malformed("\(field) is \(hexText(other, digits: 2)), not 0x00 or 0x01")
+        }
+    }
+    package var fieldText: String { self ? "0x01" : "0x00" }
+}
+
+extension BluetoothAddress: HCIFieldValue {
+    package func write(into writer: inout ByteWriter) { writer.write(self) }
+    package static func read(_ reader: inout HCIFieldReader, field: String) throws(HCIError) -> BluetoothAddress {
+        try reader.address(field)
+    }
+    package var fieldText: String { description }
+}
+
+extension ConnectionHandle: HCIFieldValue {
+    package func write(into writer: inout ByteWriter) { writer.write(rawValue) }
+    package static func read(_ reader: inout HCIFieldReader, field: String) throws(HCIError) -> ConnectionHandle {
+        try reader.connectionHandle(field)
+    }
+    package var fieldText: String { description }
+}
+
+/// A one-octet code whose every value has a meaning to keep (a status, an address type).
+package protocol HCIOctetField: HCIFieldValue, RawRepresentable where RawValue == UInt8 {
+    init(rawValue: UInt8)
+}
+
+extension HCIOctetField {
+    package func write(into writer: inout ByteWriter) { writer.write(rawValue) }
+    package static func read(_ reader: inout HCIFieldReader, field: String) throws(HCIError) -> Self {
+        Self(rawValue: try reader.u8(field))
+    }
+    package var fieldText: String { hexText(rawValue, digits: 2) }
+}
+
+extension HCIStatus: HCIOctetField {}
+extension LEAddressType: HCIOctetField {}
+extension LEOwnAddressType: HCIOctetField {}
+extension LEAdvertisingType: HCIOctetField {}
+extension LEPHYs: HCIOctetField {}
+
+extension LEScanType: HCIFieldValue {
+    package func write(into writer: inout ByteWriter) { writer.write(rawValue) }
+    package static func read(_ reader: inout HCIFieldReader, field: String) throws(HCIError) -> LEScanType {
+        let raw = try reader.u8(field)
+        guard let type = LEScanType(rawValue: raw) else { throw reader.malformed("\(field) \(hexText(raw, digits: 2)) is reserved") }
+        return type
+    }
+    package var fieldText: String { hexText(rawValue, digits: 2) }
+}
+
+extension LEAdvertisingEventProperties: HCIFieldValue {
+    package func write(into writer: inout ByteWriter) { writer.write(rawValue) }
+    package static func read(_ reader: inout HCIFieldReader, field: String) throws(HCIError) -> Self {
+        Self(rawValue: try reader.u16(field))
+    }
+    package var fieldText: String { hexText(rawValue, digits: 4) }
+}

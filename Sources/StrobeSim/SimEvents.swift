@@ -1,70 +1,70 @@
 import StrobeHCI
 
-/// HCI events a virtual controller sends, as H4 packets (type byte first).
+/// HCI events a virtual controller sends, as H4 packets (type byte first), each encoded from its
+/// one description (`HCIEvent.packet`), as the host decodes it.
 enum SimEvents {
-    private static func event(_ code: UInt8, _ parameters: [UInt8]) -> [UInt8] {
-        [HCIPacketType.event.rawValue, code, UInt8(parameters.count)] + parameters
-    }
-
-    private static func le(_ subevent: UInt8, _ parameters: [UInt8]) -> [UInt8] {
-        event(0x3E, [subevent] + parameters)
-    }
-
-    private static func u16(_ value: UInt16) -> [UInt8] { [UInt8(value & 0xFF), UInt8(value >> 8)] }
-
-    private static func address(_ address: BluetoothAddress) -> [UInt8] {
-        var writer = ByteWriter(capacity: 6)
-        writer.write(address)
-        return writer.bytes
+    private static func h4(_ event: HCIEvent) -> [UInt8] {
+        [HCIPacketType.event.rawValue] + event.packet
     }
 
     /// Command Complete, one more command allowed.
     static func commandComplete(opcode: UInt16, status: HCIStatus, returnParameters: [UInt8]) -> [UInt8] {
-        event(0x0E, [1] + u16(opcode) + [status.rawValue] + returnParameters)
+        h4(.commandComplete(CommandCompleteEvent(numHCICommandPackets: 1, opcode: HCIOpcode(rawValue: opcode),
+                                                 returnParameters: [status.rawValue] + returnParameters)))
     }
 
     static func commandStatus(opcode: UInt16, status: HCIStatus) -> [UInt8] {
-        event(0x0F, [status.rawValue, 1] + u16(opcode))
+        h4(.commandStatus(CommandStatusEvent(status: status, numHCICommandPackets: 1, opcode: HCIOpcode(rawValue: opcode))))
     }
 
     static func disconnectionComplete(handle: UInt16, reason: HCIStatus) -> [UInt8] {
-        event(0x05, [0] + u16(handle) + [reason.rawValue])
+        h4(.disconnectionComplete(DisconnectionCompleteEvent(status: .success, connectionHandle: ConnectionHandle(handle), reason: reason)))
     }
 
     static func numberOfCompletedPackets(handle: UInt16, count: Int) -> [UInt8] {
-        event(0x13, [1] + u16(handle) + u16(UInt16(count)))
+        h4(.numberOfCompletedPackets([CompletedPackets(connectionHandle: ConnectionHandle(handle), count: UInt16(count))]))
     }
 
     /// LE Advertising Report with one report.
     static func advertisingReport(eventType: UInt8, address: BluetoothAddress, addressType: UInt8, data: [UInt8], rssi: Int8) -> [UInt8] {
-        le(0x02, [1, eventType, addressType] + Self.address(address) + [UInt8(data.count)] + data + [UInt8(bitPattern: rssi)])
+        h4(.leAdvertisingReport([LEAdvertisingReport(
+            eventType: .init(rawValue: eventType), addressType: LEAddressType(rawValue: addressType), address: address, data: data,
+            rssi: rssi == 127 ? nil : rssi)]))
     }
 
-    static func leConnectionComplete(status: HCIStatus, handle: UInt16, role: UInt8, peer: BluetoothAddress, peerType: UInt8,
+    static func leConnectionComplete(status: HCIStatus, handle: UInt16, role: LERole, peer: BluetoothAddress, peerType: UInt8,
                                      interval: UInt16, latency: UInt16, timeout: UInt16) -> [UInt8] {
-        le(0x01, [status.rawValue] + u16(handle) + [role, peerType] + address(peer) + u16(interval) + u16(latency) + u16(timeout) + [0])
+        h4(.leConnectionComplete(LEConnectionCompleteEvent(
+            subevent: LEMetaSubevent.connectionComplete, status: status, connectionHandle: ConnectionHandle(handle), role: role,
+            peerAddressType: LEAddressType(rawValue: peerType), peerAddress: peer, connectionInterval: interval,
+            peripheralLatency: latency, supervisionTimeout: timeout, centralClockAccuracy: 0)))
     }
 
     static func encryptionChange(status: HCIStatus, handle: UInt16, enabled: Bool) -> [UInt8] {
-        event(0x08, [status.rawValue] + u16(handle) + [enabled ? 1 : 0])
+        h4(.encryptionChange(EncryptionChangeEvent(status: status, connectionHandle: ConnectionHandle(handle), enabled: enabled)))
     }
 
     static func encryptionKeyRefreshComplete(status: HCIStatus, handle: UInt16) -> [UInt8] {
-        event(0x30, [status.rawValue] + u16(handle))
+        h4(.encryptionChange(EncryptionChangeEvent(status: status, connectionHandle: ConnectionHandle(handle), enabled: true,
+                                                   isKeyRefresh: true)))
     }
 
-    static func longTermKeyRequest(handle: UInt16, random: [UInt8], ediv: UInt16) -> [UInt8] {
-        le(0x05, u16(handle) + random + u16(ediv))
+    static func longTermKeyRequest(handle: UInt16, random: UInt64, ediv: UInt16) -> [UInt8] {
+        h4(.leLongTermKeyRequest(LELongTermKeyRequestEvent(connectionHandle: ConnectionHandle(handle), random: random,
+                                                           encryptedDiversifier: ediv)))
     }
 
     static func leConnectionUpdateComplete(status: HCIStatus = .success, handle: UInt16, interval: UInt16, latency: UInt16,
                                            timeout: UInt16) -> [UInt8] {
-        le(0x03, [status.rawValue] + u16(handle) + u16(interval) + u16(latency) + u16(timeout))
+        h4(.leConnectionUpdateComplete(LEConnectionUpdateCompleteEvent(
+            status: status, connectionHandle: ConnectionHandle(handle), connectionInterval: interval, peripheralLatency: latency,
+            supervisionTimeout: timeout)))
     }
 
     static func remoteConnectionParameterRequest(handle: UInt16, parameters: LEConnectionParameters) -> [UInt8] {
-        le(0x06, u16(handle) + u16(parameters.intervalMin) + u16(parameters.intervalMax) + u16(parameters.maxLatency)
-            + u16(parameters.supervisionTimeout))
+        h4(.leRemoteConnectionParameterRequest(LERemoteConnectionParameterRequestEvent(
+            connectionHandle: ConnectionHandle(handle), intervalMin: parameters.intervalMin, intervalMax: parameters.intervalMax,
+            maxLatency: parameters.maxLatency, supervisionTimeout: parameters.supervisionTimeout)))
     }
 }
 

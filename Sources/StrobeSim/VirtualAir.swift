@@ -278,7 +278,7 @@ package final class VirtualAir: Sendable {
             }
             if was {
                 complete(controller, opcode)
-                controller.deliver(SimEvents.leConnectionComplete(status: .unknownConnectionIdentifier, handle: 0, role: 0,
+                controller.deliver(SimEvents.leConnectionComplete(status: .unknownConnectionIdentifier, handle: 0, role: .central,
                                                                   peer: controller.configuration.address, peerType: 0, interval: 0, latency: 0, timeout: 0))
             } else {
                 complete(controller, opcode, status: .commandDisallowed)
@@ -358,7 +358,7 @@ package final class VirtualAir: Sendable {
         case HCILEEnableEncryption.opcode.rawValue:  // the central
             guard let command = decoded(HCILEEnableEncryption.self) else { return }
             let (handle, ediv, key) = (command.connectionHandle.rawValue, command.encryptedDiversifier, command.longTermKey)
-            let random = withUnsafeBytes(of: command.random.littleEndian) { Array($0) }
+            let random = command.random
             let found = state.withLock { s -> (Connection, VirtualController)? in
                 guard let c = s.connections.first(where: { $0.central == id && $0.centralHandle == handle }),
                       let peripheral = s.nodes[c.peripheral]?.controller else { return nil }
@@ -490,10 +490,10 @@ package final class VirtualAir: Sendable {
         }
         // The parameters as they were when the link formed, read under the lock.
         guard let (connection, c, p, parameters, centralAddress, peripheralAddress) = formed else { return }
-        c.deliver(SimEvents.leConnectionComplete(status: .success, handle: connection.centralHandle, role: 0,
+        c.deliver(SimEvents.leConnectionComplete(status: .success, handle: connection.centralHandle, role: .central,
                                                  peer: peripheralAddress.address, peerType: peripheralAddress.type,
                                                  interval: parameters.interval, latency: parameters.latency, timeout: parameters.timeout))
-        p.deliver(SimEvents.leConnectionComplete(status: .success, handle: connection.peripheralHandle, role: 1,
+        p.deliver(SimEvents.leConnectionComplete(status: .success, handle: connection.peripheralHandle, role: .peripheral,
                                                  peer: centralAddress.address, peerType: centralAddress.type,
                                                  interval: parameters.interval, latency: parameters.latency, timeout: parameters.timeout))
     }

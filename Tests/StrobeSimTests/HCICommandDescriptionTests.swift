@@ -128,20 +128,9 @@ import Testing
 
     static func fieldNames<C: HCICommand>(_ command: C) -> [String] {
         var copy = command
-        var walker = FieldNames()
+        var walker = HCIFieldNames()
         copy.walkParameters(&walker)
         return walker.names
-    }
-
-    /// The names a walk passes, as a capture should show them.
-    struct FieldNames: HCIParameterWalker {
-        typealias Failure = Never
-        var names: [String] = []
-        mutating func field<Value: HCIFieldValue>(_ name: String, _ value: inout Value) { names.append(name) }
-        mutating func uint24(_ name: String, _ value: inout UInt32) { names.append(name) }
-        mutating func key(_ name: String, _ value: inout [UInt8]) { names.append(name) }
-        mutating func data(_ name: String, _ value: inout [UInt8], paddedTo: Int?) { names += ["\(name)_Length", name] }
-        mutating func constant<Value: HCIFieldValue>(_ name: String, _ value: Value) { names.append(name) }
     }
 
     /// The simulated controller takes each command it implements through the same description
@@ -192,5 +181,26 @@ import Testing
         }
         func transportDidFinishBatch() {}
         func transportDidClose(_ error: TransportError?) {}
+    }
+}
+
+/// The names a walk passes, as a capture should show them.
+struct HCIFieldNames: HCIParameterWalker {
+    typealias Failure = Never
+    var names: [String] = []
+    mutating func field<Value: HCIFieldValue>(_ name: String, _ value: inout Value) { names.append(name) }
+    mutating func uint24(_ name: String, _ value: inout UInt32) { names.append(name) }
+    mutating func key(_ name: String, _ value: inout [UInt8]) { names.append(name) }
+    mutating func data(_ name: String, _ value: inout [UInt8], maximum: Int?, padded: Bool) { names += ["\(name)_Length", name] }
+    mutating func constant<Value: HCIFieldValue>(_ name: String, _ value: Value) { names.append(name) }
+    mutating func rest(_ name: String, _ value: inout [UInt8]) { names.append(name) }
+    mutating func list<Element: HCIParameters>(_ countName: String, _ elements: inout [Element]) {
+        names.append(countName)
+        for index in elements.indices {
+            var element = elements[index]
+            var inner = HCIFieldNames()
+            element.walkParameters(&inner)
+            names += inner.names.map { "\($0)[\(index)]" }
+        }
     }
 }

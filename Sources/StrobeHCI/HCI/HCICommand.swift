@@ -10,19 +10,12 @@ package enum HCICommandCompletion: Sendable, Hashable {
 /// One HCI command: its opcode, how it is acknowledged, its parameters described once
 /// (`walkParameters`, which encodes, decodes and shows them) and how the return parameters of
 /// its Command Complete are decoded.
-package protocol HCICommand: Sendable, Hashable {
+package protocol HCICommand: HCIParameters {
     /// What Command Complete returns after the status byte; `Void` for status-only commands.
     associatedtype ReturnParameters: Sendable
 
     static var opcode: HCIOpcode { get }
     static var completion: HCICommandCompletion { get }
-
-    /// A command whose fields a decoder then fills in.
-    init()
-
-    /// Walks the parameters in wire order (Core Vol 4, Part E, 7): the one description of the
-    /// command. A command without parameters walks nothing.
-    mutating func walkParameters<Walker: HCIParameterWalker>(_ walker: inout Walker) throws(Walker.Failure)
 
     /// Decodes Command Complete return parameters after the status byte, which the controller
     /// driver has already checked to be success.
@@ -45,12 +38,7 @@ extension HCICommand {
     /// The command from its parameters (after the header), all of them: a short field, a byte
     /// left over or a value out of range is `HCIError.malformed`.
     package init(decodingParameters parameters: UnsafeRawBufferPointer) throws(HCIError) {
-        self.init()
-        var reader = HCIParameterReader(parameters, packet: Self.opcode.description)
-        try walkParameters(&reader)
-        guard reader.reader.remaining == 0 else {
-            throw reader.reader.malformed("\(reader.reader.remaining) byte\(reader.reader.remaining == 1 ? "" : "s") after the last parameter")
-        }
+        try self.init(decoding: parameters, packet: Self.opcode.description)
     }
 
     /// Whether a parameter is a key (then a capture never shows the parameters raw).

@@ -55,50 +55,35 @@ extension HCIEvent {
         self = try result.get()
     }
 
-    /// Decodes an event from its code and parameters.
+    /// Decodes an event from its code and parameters, each through its description
+    /// (`walkParameters`). Parameters past the described ones are ignored: a later version of
+    /// the specification may append some.
     package init(code: UInt8, parameters: UnsafeRawBufferPointer) throws(HCIError) {
-        var r = HCIFieldReader(parameters, packet: HCIEventCode.name(code))
+        let name = HCIEventCode.name(code)
+        func decoded<P: HCIParameters>(_ blank: P) throws(HCIError) -> P {
+            var event = blank
+            var reader = HCIParameterReader(parameters, packet: name)
+            try event.walkParameters(&reader)
+            return event
+        }
         switch code {
-        case HCIEventCode.commandComplete:
-            self = .commandComplete(CommandCompleteEvent(
-                numHCICommandPackets: try r.u8("Num_HCI_Command_Packets"),
-                opcode: HCIOpcode(rawValue: try r.u16("Command_Opcode")),
-                returnParameters: Array(r.rest())))
-        case HCIEventCode.commandStatus:
-            self = .commandStatus(CommandStatusEvent(
-                status: HCIStatus(rawValue: try r.u8("Status")),
-                numHCICommandPackets: try r.u8("Num_HCI_Command_Packets"),
-                opcode: HCIOpcode(rawValue: try r.u16("Command_Opcode"))))
-        case HCIEventCode.disconnectionComplete:
-            self = .disconnectionComplete(DisconnectionCompleteEvent(
-                status: HCIStatus(rawValue: try r.u8("Status")),
-                connectionHandle: try r.connectionHandle(),
-                reason: HCIStatus(rawValue: try r.u8("Reason"))))
+        case HCIEventCode.commandComplete: self = .commandComplete(try decoded(CommandCompleteEvent()))
+        case HCIEventCode.commandStatus: self = .commandStatus(try decoded(CommandStatusEvent()))
+        case HCIEventCode.disconnectionComplete: self = .disconnectionComplete(try decoded(DisconnectionCompleteEvent()))
         case HCIEventCode.numberOfCompletedPackets:
             var entries: [CompletedPackets] = []
             try Self.forEachCompletedPackets(parameters) { entries.append($0) }
             self = .numberOfCompletedPackets(entries)
         case HCIEventCode.readRemoteVersionInformationComplete:
-            self = .readRemoteVersionInformationComplete(ReadRemoteVersionInformationCompleteEvent(
-                status: HCIStatus(rawValue: try r.u8("Status")),
-                connectionHandle: try r.connectionHandle(),
-                version: try r.u8("Version"),
-                companyIdentifier: try r.u16("Company_Identifier"),
-                subversion: try r.u16("Subversion")))
-        case HCIEventCode.hardwareError:
-            self = .hardwareError(code: try r.u8("Hardware_Code"))
-        case HCIEventCode.encryptionChange, HCIEventCode.encryptionChangeV2:
-            let status = HCIStatus(rawValue: try r.u8("Status"))
-            let handle = try r.connectionHandle()
-            let enabled = try r.u8("Encryption_Enabled")
-            let keySize = code == HCIEventCode.encryptionChangeV2 ? try r.u8("Encryption_Key_Size") : nil
-            self = .encryptionChange(EncryptionChangeEvent(
-                status: status, connectionHandle: handle, enabled: enabled != 0, keySize: keySize, isKeyRefresh: false))
+            self = .readRemoteVersionInformationComplete(try decoded(ReadRemoteVersionInformationCompleteEvent()))
+        case HCIEventCode.hardwareError: self = .hardwareError(code: try decoded(HardwareErrorEvent()).code)
+        case HCIEventCode.encryptionChange: self = .encryptionChange(try decoded(EncryptionChangeEvent()))
+        case HCIEventCode.encryptionChangeV2:
+            self = .encryptionChange(try decoded(EncryptionChangeEvent(status: .success, connectionHandle: 0, enabled: false, keySize: 0)))
         case HCIEventCode.encryptionKeyRefreshComplete:
-            self = .encryptionChange(EncryptionChangeEvent(
-                status: HCIStatus(rawValue: try r.u8("Status")), connectionHandle: try r.connectionHandle(),
-                enabled: true, keySize: nil, isKeyRefresh: true))
+            self = .encryptionChange(try decoded(EncryptionChangeEvent(status: .success, connectionHandle: 0, enabled: true, isKeyRefresh: true)))
         case HCIEventCode.leMeta:
+            var r = HCIFieldReader(parameters, packet: name)
             let subevent = try r.u8("Subevent_Code")
             try self.init(leSubevent: subevent, parameters: r.rest())
         default:
@@ -108,95 +93,88 @@ extension HCIEvent {
 
     /// Decodes an LE Meta subevent from the parameters after the subevent code.
     init(leSubevent subevent: UInt8, parameters: UnsafeRawBufferPointer) throws(HCIError) {
-        var r = HCIFieldReader(parameters, packet: LEMetaSubevent.name(subevent))
+        let name = LEMetaSubevent.name(subevent)
+        func decoded<P: HCIParameters>(_ blank: P) throws(HCIError) -> P {
+            var event = blank
+            var reader = HCIParameterReader(parameters, packet: name)
+            try event.walkParameters(&reader)
+            return event
+        }
         switch subevent {
-        case LEMetaSubevent.connectionComplete,
-             LEMetaSubevent.enhancedConnectionCompleteV1,
-             LEMetaSubevent.enhancedConnectionCompleteV2:
-            let enhanced = subevent != LEMetaSubevent.connectionComplete
-            let status = HCIStatus(rawValue: try r.u8("Status"))
-            let handle = try r.connectionHandle()
-            let roleValue = try r.u8("Role")
-            guard let role = LERole(rawValue: roleValue) else {
-                throw r.malformed("Role is \(hex(roleValue)), neither central (0x00) nor peripheral (0x01)")
-            }
-            let peerAddressType = LEAddressType(rawValue: try r.u8("Peer_Address_Type"))
-            let peerAddress = try r.address("Peer_Address")
-            let localRPA = enhanced ? try r.address("Local_Resolvable_Private_Address") : nil
-            let peerRPA = enhanced ? try r.address("Peer_Resolvable_Private_Address") : nil
-            var event = LEConnectionCompleteEvent(
-                subevent: subevent, status: status, connectionHandle: handle, role: role,
-                peerAddressType: peerAddressType, peerAddress: peerAddress,
-                localResolvablePrivateAddress: localRPA, peerResolvablePrivateAddress: peerRPA,
-                connectionInterval: try r.u16("Connection_Interval"),
-                peripheralLatency: try r.u16("Peripheral_Latency"),
-                supervisionTimeout: try r.u16("Supervision_Timeout"),
-                centralClockAccuracy: try r.u8("Central_Clock_Accuracy"))
-            if subevent == LEMetaSubevent.enhancedConnectionCompleteV2 {
-                event.advertisingHandle = try r.u8("Advertising_Handle")
-                event.syncHandle = try r.u16("Sync_Handle")
-            }
-            self = .leConnectionComplete(event)
-        case LEMetaSubevent.advertisingReport:
-            self = .leAdvertisingReport(try LEAdvertisingReport.decodeReports(parameters))
+        case LEMetaSubevent.connectionComplete, LEMetaSubevent.enhancedConnectionCompleteV1, LEMetaSubevent.enhancedConnectionCompleteV2:
+            self = .leConnectionComplete(try decoded(LEConnectionCompleteEvent(subevent: subevent)))
+        case LEMetaSubevent.advertisingReport: self = .leAdvertisingReport(try decoded(LEAdvertisingReportEvent()).reports)
         case LEMetaSubevent.extendedAdvertisingReport:
-            self = .leExtendedAdvertisingReport(try LEExtendedAdvertisingReport.decodeReports(parameters))
-        case LEMetaSubevent.connectionUpdateComplete:
-            self = .leConnectionUpdateComplete(LEConnectionUpdateCompleteEvent(
-                status: HCIStatus(rawValue: try r.u8("Status")),
-                connectionHandle: try r.connectionHandle(),
-                connectionInterval: try r.u16("Connection_Interval"),
-                peripheralLatency: try r.u16("Peripheral_Latency"),
-                supervisionTimeout: try r.u16("Supervision_Timeout")))
+            self = .leExtendedAdvertisingReport(try decoded(LEExtendedAdvertisingReportEvent()).reports)
+        case LEMetaSubevent.connectionUpdateComplete: self = .leConnectionUpdateComplete(try decoded(LEConnectionUpdateCompleteEvent()))
         case LEMetaSubevent.remoteConnectionParameterRequest:
-            self = .leRemoteConnectionParameterRequest(LERemoteConnectionParameterRequestEvent(
-                connectionHandle: try r.connectionHandle(),
-                intervalMin: try r.u16("Interval_Min"),
-                intervalMax: try r.u16("Interval_Max"),
-                maxLatency: try r.u16("Max_Latency"),
-                supervisionTimeout: try r.u16("Timeout")))
+            self = .leRemoteConnectionParameterRequest(try decoded(LERemoteConnectionParameterRequestEvent()))
         case LEMetaSubevent.readRemoteFeaturesComplete:
-            self = .leReadRemoteFeaturesComplete(LEReadRemoteFeaturesCompleteEvent(
-                status: HCIStatus(rawValue: try r.u8("Status")),
-                connectionHandle: try r.connectionHandle(),
-                features: LEFeatures(rawValue: try r.u64("LE_Features"))))
-        case LEMetaSubevent.longTermKeyRequest:
-            self = .leLongTermKeyRequest(LELongTermKeyRequestEvent(
-                connectionHandle: try r.connectionHandle(),
-                random: try r.u64("Random_Number"),
-                encryptedDiversifier: try r.u16("Encrypted_Diversifier")))
-        case LEMetaSubevent.dataLengthChange:
-            self = .leDataLengthChange(LEDataLengthChangeEvent(
-                connectionHandle: try r.connectionHandle(),
-                maxTxOctets: try r.u16("Max_TX_Octets"),
-                maxTxTime: try r.u16("Max_TX_Time"),
-                maxRxOctets: try r.u16("Max_RX_Octets"),
-                maxRxTime: try r.u16("Max_RX_Time")))
-        case LEMetaSubevent.phyUpdateComplete:
-            self = .lePHYUpdateComplete(LEPHYUpdateCompleteEvent(
-                status: HCIStatus(rawValue: try r.u8("Status")),
-                connectionHandle: try r.connectionHandle(),
-                txPHY: LEPHY(rawValue: try r.u8("TX_PHY")),
-                rxPHY: LEPHY(rawValue: try r.u8("RX_PHY"))))
+            self = .leReadRemoteFeaturesComplete(try decoded(LEReadRemoteFeaturesCompleteEvent()))
+        case LEMetaSubevent.longTermKeyRequest: self = .leLongTermKeyRequest(try decoded(LELongTermKeyRequestEvent()))
+        case LEMetaSubevent.dataLengthChange: self = .leDataLengthChange(try decoded(LEDataLengthChangeEvent()))
+        case LEMetaSubevent.phyUpdateComplete: self = .lePHYUpdateComplete(try decoded(LEPHYUpdateCompleteEvent()))
         default:
             self = .unknownLEMeta(subevent: subevent, parameters: Array(parameters))
         }
     }
 
-    /// Walks the entries of Number Of Completed Packets in place (the ACL credit path must not
-    /// allocate). The whole event is checked before the first entry is handed out.
+    /// The event as a controller sends it (event code, parameter length, parameters; no H4
+    /// type byte), each through its description: what the simulated controller sends.
+    package var packet: [UInt8] {
+        func event(_ code: UInt8, _ parameters: some HCIParameters, subevent: UInt8? = nil) -> [UInt8] {
+            let bytes = (subevent.map { [$0] } ?? []) + parameters.encodedParameters
+            return [code, UInt8(truncatingIfNeeded: bytes.count)] + bytes
+        }
+        func le(_ subevent: UInt8, _ parameters: some HCIParameters) -> [UInt8] {
+            event(HCIEventCode.leMeta, parameters, subevent: subevent)
+        }
+        switch self {
+        case .commandComplete(let e): return event(HCIEventCode.commandComplete, e)
+        case .commandStatus(let e): return event(HCIEventCode.commandStatus, e)
+        case .disconnectionComplete(let e): return event(HCIEventCode.disconnectionComplete, e)
+        case .numberOfCompletedPackets(let entries): return event(HCIEventCode.numberOfCompletedPackets, NumberOfCompletedPacketsEvent(entries))
+        case .readRemoteVersionInformationComplete(let e): return event(HCIEventCode.readRemoteVersionInformationComplete, e)
+        case .hardwareError(let code):
+            var e = HardwareErrorEvent()
+            e.code = code
+            return event(HCIEventCode.hardwareError, e)
+        case .leConnectionComplete(let e): return le(e.subevent, e)
+        case .leAdvertisingReport(let reports): return le(LEMetaSubevent.advertisingReport, LEAdvertisingReportEvent(reports))
+        case .leExtendedAdvertisingReport(let reports):
+            return le(LEMetaSubevent.extendedAdvertisingReport, LEExtendedAdvertisingReportEvent(reports))
+        case .leConnectionUpdateComplete(let e): return le(LEMetaSubevent.connectionUpdateComplete, e)
+        case .leRemoteConnectionParameterRequest(let e): return le(LEMetaSubevent.remoteConnectionParameterRequest, e)
+        case .leReadRemoteFeaturesComplete(let e): return le(LEMetaSubevent.readRemoteFeaturesComplete, e)
+        case .leDataLengthChange(let e): return le(LEMetaSubevent.dataLengthChange, e)
+        case .lePHYUpdateComplete(let e): return le(LEMetaSubevent.phyUpdateComplete, e)
+        case .encryptionChange(let e):
+            let code = e.isKeyRefresh ? HCIEventCode.encryptionKeyRefreshComplete
+                : e.keySize == nil ? HCIEventCode.encryptionChange : HCIEventCode.encryptionChangeV2
+            return event(code, e)
+        case .leLongTermKeyRequest(let e): return le(LEMetaSubevent.longTermKeyRequest, e)
+        case .unknown(let code, let parameters): return [code, UInt8(truncatingIfNeeded: parameters.count)] + parameters
+        case .unknownLEMeta(let subevent, let parameters):
+            return [HCIEventCode.leMeta, UInt8(truncatingIfNeeded: parameters.count + 1), subevent] + parameters
+        }
+    }
+
+    /// Walks the entries of Number Of Completed Packets in place, each through its description
+    /// (the ACL credit path must not allocate). The whole event is checked before the first
+    /// entry is handed out.
     package static func forEachCompletedPackets(
         _ parameters: UnsafeRawBufferPointer, _ body: (CompletedPackets) -> Void
     ) throws(HCIError) {
-        var r = HCIFieldReader(parameters, packet: HCIEventCode.name(HCIEventCode.numberOfCompletedPackets))
-        let count = Int(try r.u8("Num_Handles"))
-        guard r.remaining >= count * 4 else {
-            throw r.malformed("\(count) handles need \(count * 4) bytes, \(r.remaining) left")
+        var reader = HCIParameterReader(parameters, packet: HCIEventCode.name(HCIEventCode.numberOfCompletedPackets))
+        let count = Int(try reader.reader.u8("Num_Handles"))
+        guard reader.reader.remaining >= count * 4 else {
+            throw reader.reader.malformed("\(count) handles need \(count * 4) bytes, \(reader.reader.remaining) left")
         }
         for i in 0..<count {
-            let handle = try r.connectionHandle("Connection_Handle[\(i)]")
-            let packets = try r.u16("Num_Completed_Packets[\(i)]")
-            body(CompletedPackets(connectionHandle: handle, count: packets))
+            reader.reader.element = i
+            var entry = CompletedPackets()
+            try entry.walkParameters(&reader)
+            body(entry)
         }
     }
 

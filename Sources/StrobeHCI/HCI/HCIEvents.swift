@@ -5,6 +5,12 @@ package struct CommandCompleteEvent: Sendable, Hashable {
     package var numHCICommandPackets: UInt8
     package var opcode: HCIOpcode
     package var returnParameters: [UInt8]
+
+    package init(numHCICommandPackets: UInt8, opcode: HCIOpcode, returnParameters: [UInt8]) {
+        self.numHCICommandPackets = numHCICommandPackets
+        self.opcode = opcode
+        self.returnParameters = returnParameters
+    }
 }
 
 /// Command Status: a command was accepted (status 0) and runs; or it was refused.
@@ -12,6 +18,12 @@ package struct CommandStatusEvent: Sendable, Hashable {
     package var status: HCIStatus
     package var numHCICommandPackets: UInt8
     package var opcode: HCIOpcode
+
+    package init(status: HCIStatus, numHCICommandPackets: UInt8, opcode: HCIOpcode) {
+        self.status = status
+        self.numHCICommandPackets = numHCICommandPackets
+        self.opcode = opcode
+    }
 }
 
 /// Disconnection Complete.
@@ -19,6 +31,12 @@ package struct DisconnectionCompleteEvent: Sendable, Hashable {
     package var status: HCIStatus
     package var connectionHandle: ConnectionHandle
     package var reason: HCIStatus
+
+    package init(status: HCIStatus, connectionHandle: ConnectionHandle, reason: HCIStatus) {
+        self.status = status
+        self.connectionHandle = connectionHandle
+        self.reason = reason
+    }
 }
 
 /// One entry of Number Of Completed Packets: packets of one connection the controller has
@@ -26,6 +44,11 @@ package struct DisconnectionCompleteEvent: Sendable, Hashable {
 package struct CompletedPackets: Sendable, Hashable {
     package var connectionHandle: ConnectionHandle
     package var count: UInt16
+
+    package init(connectionHandle: ConnectionHandle, count: UInt16) {
+        self.connectionHandle = connectionHandle
+        self.count = count
+    }
 }
 
 /// Read Remote Version Information Complete.
@@ -35,6 +58,14 @@ package struct ReadRemoteVersionInformationCompleteEvent: Sendable, Hashable {
     package var version: UInt8
     package var companyIdentifier: UInt16
     package var subversion: UInt16
+
+    package init(status: HCIStatus, connectionHandle: ConnectionHandle, version: UInt8, companyIdentifier: UInt16, subversion: UInt16) {
+        self.status = status
+        self.connectionHandle = connectionHandle
+        self.version = version
+        self.companyIdentifier = companyIdentifier
+        self.subversion = subversion
+    }
 }
 
 /// LE Connection Complete and LE Enhanced Connection Complete [v1] and [v2] in one shape; the
@@ -58,6 +89,23 @@ package struct LEConnectionCompleteEvent: Sendable, Hashable {
     /// [v2] only: the advertising set that made the connection (peripheral role), else 0xFF.
     package var advertisingHandle: UInt8?
     package var syncHandle: UInt16?
+
+    package init(subevent: UInt8, status: HCIStatus, connectionHandle: ConnectionHandle, role: LERole, peerAddressType: LEAddressType, peerAddress: BluetoothAddress, localResolvablePrivateAddress: BluetoothAddress? = nil, peerResolvablePrivateAddress: BluetoothAddress? = nil, connectionInterval: UInt16, peripheralLatency: UInt16, supervisionTimeout: UInt16, centralClockAccuracy: UInt8, advertisingHandle: UInt8? = nil, syncHandle: UInt16? = nil) {
+        self.subevent = subevent
+        self.status = status
+        self.connectionHandle = connectionHandle
+        self.role = role
+        self.peerAddressType = peerAddressType
+        self.peerAddress = peerAddress
+        self.localResolvablePrivateAddress = localResolvablePrivateAddress
+        self.peerResolvablePrivateAddress = peerResolvablePrivateAddress
+        self.connectionInterval = connectionInterval
+        self.peripheralLatency = peripheralLatency
+        self.supervisionTimeout = supervisionTimeout
+        self.centralClockAccuracy = centralClockAccuracy
+        self.advertisingHandle = advertisingHandle
+        self.syncHandle = syncHandle
+    }
 }
 
 /// LE Connection Update Complete.
@@ -69,6 +117,14 @@ package struct LEConnectionUpdateCompleteEvent: Sendable, Hashable {
     package var peripheralLatency: UInt16
     /// In 10 ms units.
     package var supervisionTimeout: UInt16
+
+    package init(status: HCIStatus, connectionHandle: ConnectionHandle, connectionInterval: UInt16, peripheralLatency: UInt16, supervisionTimeout: UInt16) {
+        self.status = status
+        self.connectionHandle = connectionHandle
+        self.connectionInterval = connectionInterval
+        self.peripheralLatency = peripheralLatency
+        self.supervisionTimeout = supervisionTimeout
+    }
 }
 
 /// LE Remote Connection Parameter Request: the peer asks, through the link layer's Connection
@@ -101,6 +157,12 @@ package struct LEReadRemoteFeaturesCompleteEvent: Sendable, Hashable {
     package var status: HCIStatus
     package var connectionHandle: ConnectionHandle
     package var features: LEFeatures
+
+    package init(status: HCIStatus, connectionHandle: ConnectionHandle, features: LEFeatures) {
+        self.status = status
+        self.connectionHandle = connectionHandle
+        self.features = features
+    }
 }
 
 /// LE Data Length Change: the link-layer payload sizes now in use.
@@ -110,6 +172,14 @@ package struct LEDataLengthChangeEvent: Sendable, Hashable {
     package var maxTxTime: UInt16
     package var maxRxOctets: UInt16
     package var maxRxTime: UInt16
+
+    package init(connectionHandle: ConnectionHandle, maxTxOctets: UInt16, maxTxTime: UInt16, maxRxOctets: UInt16, maxRxTime: UInt16) {
+        self.connectionHandle = connectionHandle
+        self.maxTxOctets = maxTxOctets
+        self.maxTxTime = maxTxTime
+        self.maxRxOctets = maxRxOctets
+        self.maxRxTime = maxRxTime
+    }
 }
 
 /// LE PHY Update Complete.
@@ -118,6 +188,13 @@ package struct LEPHYUpdateCompleteEvent: Sendable, Hashable {
     package var connectionHandle: ConnectionHandle
     package var txPHY: LEPHY
     package var rxPHY: LEPHY
+
+    package init(status: HCIStatus, connectionHandle: ConnectionHandle, txPHY: LEPHY, rxPHY: LEPHY) {
+        self.status = status
+        self.connectionHandle = connectionHandle
+        self.txPHY = txPHY
+        self.rxPHY = rxPHY
+    }
 }
 
 /// Encryption Change [v1]/[v2] (Core Vol 4, Part E, 7.7.8 and 7.7.8.1), or Encryption Key
@@ -150,5 +227,212 @@ package struct LELongTermKeyRequestEvent: Sendable, Hashable {
         self.connectionHandle = connectionHandle
         self.random = random
         self.encryptedDiversifier = encryptedDiversifier
+    }
+}
+
+// MARK: - Descriptions
+
+extension CommandCompleteEvent: HCIParameters {
+    package init() { self.init(numHCICommandPackets: 0, opcode: HCIOpcode(rawValue: 0), returnParameters: []) }
+
+    package mutating func walkParameters<Walker: HCIParameterWalker>(_ walker: inout Walker) throws(Walker.Failure) {
+        try walker.field("Num_HCI_Command_Packets", &numHCICommandPackets)
+        try walker.field("Command_Opcode", &opcode)
+        try walker.rest("Return_Parameters", &returnParameters)
+    }
+}
+
+extension CommandStatusEvent: HCIParameters {
+    package init() { self.init(status: .success, numHCICommandPackets: 0, opcode: HCIOpcode(rawValue: 0)) }
+
+    package mutating func walkParameters<Walker: HCIParameterWalker>(_ walker: inout Walker) throws(Walker.Failure) {
+        try walker.field("Status", &status)
+        try walker.field("Num_HCI_Command_Packets", &numHCICommandPackets)
+        try walker.field("Command_Opcode", &opcode)
+    }
+}
+
+extension DisconnectionCompleteEvent: HCIParameters {
+    package init() { self.init(status: .success, connectionHandle: 0, reason: .success) }
+
+    package mutating func walkParameters<Walker: HCIParameterWalker>(_ walker: inout Walker) throws(Walker.Failure) {
+        try walker.field("Status", &status)
+        try walker.field("Connection_Handle", &connectionHandle)
+        try walker.field("Reason", &reason)
+    }
+}
+
+extension CompletedPackets: HCIParameters {
+    package init() { self.init(connectionHandle: 0, count: 0) }
+
+    package mutating func walkParameters<Walker: HCIParameterWalker>(_ walker: inout Walker) throws(Walker.Failure) {
+        try walker.field("Connection_Handle", &connectionHandle)
+        try walker.field("Num_Completed_Packets", &count)
+    }
+}
+
+/// Number Of Completed Packets: one entry per connection.
+package struct NumberOfCompletedPacketsEvent: HCIParameters {
+    package var entries: [CompletedPackets] = []
+    package init() {}
+    package init(_ entries: [CompletedPackets]) { self.entries = entries }
+
+    package mutating func walkParameters<Walker: HCIParameterWalker>(_ walker: inout Walker) throws(Walker.Failure) {
+        try walker.list("Num_Handles", &entries)
+    }
+}
+
+extension ReadRemoteVersionInformationCompleteEvent: HCIParameters {
+    package init() { self.init(status: .success, connectionHandle: 0, version: 0, companyIdentifier: 0, subversion: 0) }
+
+    package mutating func walkParameters<Walker: HCIParameterWalker>(_ walker: inout Walker) throws(Walker.Failure) {
+        try walker.field("Status", &status)
+        try walker.field("Connection_Handle", &connectionHandle)
+        try walker.field("Version", &version)
+        try walker.field("Company_Identifier", &companyIdentifier)
+        try walker.field("Subversion", &subversion)
+    }
+}
+
+/// Hardware Error.
+package struct HardwareErrorEvent: HCIParameters {
+    package var code: UInt8 = 0
+    package init() {}
+
+    package mutating func walkParameters<Walker: HCIParameterWalker>(_ walker: inout Walker) throws(Walker.Failure) {
+        try walker.field("Hardware_Code", &code)
+    }
+}
+
+extension LEConnectionCompleteEvent: HCIParameters {
+    /// Blank, for a decoder; `subevent` says which form it reads.
+    package init() { self.init(subevent: LEMetaSubevent.connectionComplete) }
+
+    package init(subevent: UInt8) {
+        self.init(subevent: subevent, status: .success, connectionHandle: 0, role: .central, peerAddressType: .public,
+                  peerAddress: BluetoothAddress(wire: (0, 0, 0, 0, 0, 0)), connectionInterval: 0, peripheralLatency: 0,
+                  supervisionTimeout: 0, centralClockAccuracy: 0)
+    }
+
+    package mutating func walkParameters<Walker: HCIParameterWalker>(_ walker: inout Walker) throws(Walker.Failure) {
+        let enhanced = subevent != LEMetaSubevent.connectionComplete
+        try walker.field("Status", &status)
+        try walker.field("Connection_Handle", &connectionHandle)
+        try walker.field("Role", &role)
+        try walker.field("Peer_Address_Type", &peerAddressType)
+        try walker.field("Peer_Address", &peerAddress)
+        if enhanced {
+            try Self.walk("Local_Resolvable_Private_Address", &localResolvablePrivateAddress, &walker)
+            try Self.walk("Peer_Resolvable_Private_Address", &peerResolvablePrivateAddress, &walker)
+        }
+        try walker.field("Connection_Interval", &connectionInterval)
+        try walker.field("Peripheral_Latency", &peripheralLatency)
+        try walker.field("Supervision_Timeout", &supervisionTimeout)
+        try walker.field("Central_Clock_Accuracy", &centralClockAccuracy)
+        if subevent == LEMetaSubevent.enhancedConnectionCompleteV2 {
+            var handle = advertisingHandle ?? 0xFF
+            try walker.field("Advertising_Handle", &handle)
+            advertisingHandle = handle
+            var sync = syncHandle ?? 0xFFFF
+            try walker.field("Sync_Handle", &sync)
+            syncHandle = sync
+        }
+    }
+
+    /// A field only the enhanced forms have: nil in the legacy one.
+    private static func walk<Walker: HCIParameterWalker>(_ name: String, _ address: inout BluetoothAddress?,
+                                                         _ walker: inout Walker) throws(Walker.Failure) {
+        var value = address ?? BluetoothAddress(wire: (0, 0, 0, 0, 0, 0))
+        try walker.field(name, &value)
+        address = value
+    }
+}
+
+extension LEConnectionUpdateCompleteEvent: HCIParameters {
+    package init() { self.init(status: .success, connectionHandle: 0, connectionInterval: 0, peripheralLatency: 0, supervisionTimeout: 0) }
+
+    package mutating func walkParameters<Walker: HCIParameterWalker>(_ walker: inout Walker) throws(Walker.Failure) {
+        try walker.field("Status", &status)
+        try walker.field("Connection_Handle", &connectionHandle)
+        try walker.field("Connection_Interval", &connectionInterval)
+        try walker.field("Peripheral_Latency", &peripheralLatency)
+        try walker.field("Supervision_Timeout", &supervisionTimeout)
+    }
+}
+
+extension LERemoteConnectionParameterRequestEvent: HCIParameters {
+    package init() { self.init(connectionHandle: 0, intervalMin: 0, intervalMax: 0, maxLatency: 0, supervisionTimeout: 0) }
+
+    package mutating func walkParameters<Walker: HCIParameterWalker>(_ walker: inout Walker) throws(Walker.Failure) {
+        try walker.field("Connection_Handle", &connectionHandle)
+        try walker.field("Interval_Min", &intervalMin)
+        try walker.field("Interval_Max", &intervalMax)
+        try walker.field("Max_Latency", &maxLatency)
+        try walker.field("Timeout", &supervisionTimeout)
+    }
+}
+
+extension LEReadRemoteFeaturesCompleteEvent: HCIParameters {
+    package init() { self.init(status: .success, connectionHandle: 0, features: []) }
+
+    package mutating func walkParameters<Walker: HCIParameterWalker>(_ walker: inout Walker) throws(Walker.Failure) {
+        try walker.field("Status", &status)
+        try walker.field("Connection_Handle", &connectionHandle)
+        try walker.field("LE_Features", &features)
+    }
+}
+
+extension LEDataLengthChangeEvent: HCIParameters {
+    package init() { self.init(connectionHandle: 0, maxTxOctets: 0, maxTxTime: 0, maxRxOctets: 0, maxRxTime: 0) }
+
+    package mutating func walkParameters<Walker: HCIParameterWalker>(_ walker: inout Walker) throws(Walker.Failure) {
+        try walker.field("Connection_Handle", &connectionHandle)
+        try walker.field("Max_TX_Octets", &maxTxOctets)
+        try walker.field("Max_TX_Time", &maxTxTime)
+        try walker.field("Max_RX_Octets", &maxRxOctets)
+        try walker.field("Max_RX_Time", &maxRxTime)
+    }
+}
+
+extension LEPHYUpdateCompleteEvent: HCIParameters {
+    package init() { self.init(status: .success, connectionHandle: 0, txPHY: .le1M, rxPHY: .le1M) }
+
+    package mutating func walkParameters<Walker: HCIParameterWalker>(_ walker: inout Walker) throws(Walker.Failure) {
+        try walker.field("Status", &status)
+        try walker.field("Connection_Handle", &connectionHandle)
+        try walker.field("TX_PHY", &txPHY)
+        try walker.field("RX_PHY", &rxPHY)
+    }
+}
+
+extension EncryptionChangeEvent: HCIParameters {
+    /// Blank Encryption Change [v1]; a decoder sets `keySize` (to any value) for [v2] and
+    /// `isKeyRefresh` for Encryption Key Refresh Complete before walking.
+    package init() { self.init(status: .success, connectionHandle: 0, enabled: false) }
+
+    package mutating func walkParameters<Walker: HCIParameterWalker>(_ walker: inout Walker) throws(Walker.Failure) {
+        try walker.field("Status", &status)
+        try walker.field("Connection_Handle", &connectionHandle)
+        // Encryption Key Refresh Complete has no more: the link stays encrypted.
+        guard !isKeyRefresh else { return enabled = true }
+        // 0x00 off, 0x01 on (AES-CCM on LE), 0x02 on (E0 or AES-CCM on BR/EDR).
+        var octet = UInt8(enabled ? 1 : 0)
+        try walker.field("Encryption_Enabled", &octet)
+        enabled = octet != 0
+        if let size = keySize {
+            var value = size
+            try walker.field("Encryption_Key_Size", &value)
+            keySize = value
+        }
+    }
+}
+
+extension LELongTermKeyRequestEvent: HCIParameters {
+    package init() { self.init(connectionHandle: 0, random: 0, encryptedDiversifier: 0) }
+
+    package mutating func walkParameters<Walker: HCIParameterWalker>(_ walker: inout Walker) throws(Walker.Failure) {
+        try walker.field("Connection_Handle", &connectionHandle)
+        try walker.field("Random_Number", &random)
+        try walker.field("Encrypted_Diversifier", &encryptedDiversifier)
     }
 }

@@ -4,6 +4,9 @@ package struct HCIFieldReader {
     package var reader: ByteReader
     /// The packet's spec name, such as `LE Advertising Report`.
     package let packet: String
+    /// Which group of a list is being read: an error names its field `Data[1]`. Kept as a
+    /// number, formatted only for an error, so that reading allocates nothing.
+    package var element: Int?
 
     package init(_ bytes: UnsafeRawBufferPointer, packet: String) {
         reader = ByteReader(bytes)
@@ -16,8 +19,13 @@ package struct HCIFieldReader {
         .malformed(packet: packet, detail: detail)
     }
 
+    /// `field` as an error names it: with the group's index inside a list.
+    package func named(_ field: String) -> String {
+        element.map { "\(field)[\($0)]" } ?? field
+    }
+
     private func short(_ field: String, _ size: Int) -> HCIError {
-        malformed("\(field) needs \(size) byte\(size == 1 ? "" : "s"), \(reader.remaining) left")
+        malformed("\(named(field)) needs \(size) byte\(size == 1 ? "" : "s"), \(reader.remaining) left")
     }
 
     package mutating func u8(_ field: String) throws(HCIError) -> UInt8 {

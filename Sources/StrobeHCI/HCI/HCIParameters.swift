@@ -7,9 +7,44 @@ package protocol HCIFieldValue {
     var fieldText: String { get }
 }
 
-/// Walks a command's parameters in wire order: the one description of a command, which its
-/// encoder (`HCIParameterWriter`), its decoder (`HCIParameterReader`, what the simulated
-/// controller takes commands with) and a capture's viewer (`HCIParameterDescriber`) all
+/// A command's or an event's parameters, described once (`walkParameters`) for its encoder,
+/// its decoder and a capture's viewer.
+package protocol HCIParameters: Sendable, Hashable {
+    /// Parameters whose fields a decoder then fills in.
+    init()
+
+    /// Walks the parameters in wire order (Core Vol 4, Part E, 7).
+    mutating func walkParameters<Walker: HCIParameterWalker>(_ walker: inout Walker) throws(Walker.Failure)
+}
+
+extension HCIParameters {
+    /// The parameters as the walk writes them.
+    package var encodedParameters: [UInt8] {
+        var copy = self
+        var writer = HCIParameterWriter(ByteWriter(capacity: 32))
+        copy.walkParameters(&writer)
+        return writer.writer.bytes
+    }
+
+    /// The parameters from `bytes`: a short field or a value out of range is
+    /// `HCIError.malformed`, named for `packet`, and so is a byte left over unless `extensible`
+    /// (an event: a later version of the specification may append parameters, which a host
+    /// ignores).
+    package init(decoding bytes: UnsafeRawBufferPointer, packet: String, extensible: Bool = false) throws(HCIError) {
+        self.init()
+        var reader = HCIParameterReader(bytes, packet: packet)
+        try walkParameters(&reader)
+        let left = reader.reader.remaining
+        guard extensible || left == 0 else {
+            throw reader.reader.malformed("\(left) byte\(left == 1 ? "" : "s") after the last parameter")
+        }
+    }
+}
+
+/// Walks a command's or an event's parameters in wire order: the one description of a packet,
+/// which its encoder (`HCIParameterWriter`, also what the simulated controller sends events
+/// with), its decoder (`HCIParameterReader`, what the host reads events and the simulated
+/// controller reads commands with) and a capture's viewer (`HCIParameterDescriber`) all
 /// follow. A walk may branch on a field it has walked (the per-PHY sets after a PHY mask).
 package protocol HCIParameterWalker {
     associatedtype Failure: Error
@@ -18,16 +53,20 @@ package protocol HCIParameterWalker {
     mutating func uint24(_ name: String, _ value: inout UInt32) throws(Failure)
     /// A 16-octet key: never shown, only its length.
     mutating func key(_ name: String, _ value: inout [UInt8]) throws(Failure)
-    /// `<name>_Length` (one octet) then the data, zero-padded to `paddedTo` octets when given
-    /// (legacy advertising data).
-    mutating func data(_ name: String, _ value: inout [UInt8], paddedTo: Int?) throws(Failure)
+    /// `<name>_Length` (one octet, at most `maximum` when given) then the data, zero-padded to
+    /// `maximum` octets when `padded` (legacy advertising data).
+    mutating func data(_ name: String, _ value: inout [UInt8], maximum: Int?, padded: Bool) throws(Failure)
     /// A field this stack always sends with one value (an operation, a count of sets).
     mutating func constant<Value: HCIFieldValue>(_ name: String, _ value: Value) throws(Failure)
+    /// The rest of the packet (a command's return parameters).
+    mutating func rest(_ name: String, _ value: inout [UInt8]) throws(Failure)
+    /// `countName` (one octet), then that many groups of fields one after another.
+    mutating func list<Element: HCIParameters>(_ countName: String, _ elements: inout [Element]) throws(Failure)
 }
 
 extension HCIParameterWalker {
-    package mutating func data(_ name: String, _ value: inout [UInt8]) throws(Failure) {
-        try data(name, &value, paddedTo: nil)
+    package mutating func data(_ name: String, _ value: inout [UInt8], maximum: Int? = nil) throws(Failure) {
+        try data(name, &value, maximum: maximum, padded: false)
     }
 }
 
@@ -51,14 +90,23 @@ package struct HCIParameterWriter: HCIParameterWalker {
         writer.write(contentsOf: value.count == 16 ? value : [UInt8](repeating: 0, count: 16))
     }
 
-    package mutating func data(_ name: String, _ value: inout [UInt8], paddedTo: Int?) {
+    package mutating func data(_ name: String, _ value: inout [UInt8], maximum: Int?, padded: Bool) {
         writer.write(UInt8(truncatingIfNeeded: value.count))
         writer.write(contentsOf: value)
-        if let paddedTo { writer.write(contentsOf: repeatElement(UInt8(0), count: max(0, paddedTo - value.count))) }
+        if padded, let maximum { writer.write(contentsOf: repeatElement(UInt8(0), count: max(0, maximum - value.count))) }
     }
 
     package mutating func constant<Value: HCIFieldValue>(_ name: String, _ value: Value) {
         value.write(into: &writer)
+    }
+
+    package mutating func rest(_ name: String, _ value: inout [UInt8]) {
+        writer.write(contentsOf: value)
+    }
+
+    package mutating func list<Element: HCIParameters>(_ countName: String, _ elements: inout [Element]) {
+        writer.write(UInt8(truncatingIfNeeded: elements.count))
+        for index in elements.indices { elements[index].walkParameters(&self) }
     }
 }
 
@@ -85,15 +133,34 @@ package struct HCIParameterReader: HCIParameterWalker {
         value = try reader.bytes(name, count: 16)
     }
 
-    package mutating func data(_ name: String, _ value: inout [UInt8], paddedTo: Int?) throws(HCIError) {
+    package mutating func data(_ name: String, _ value: inout [UInt8], maximum: Int?, padded: Bool) throws(HCIError) {
         let length = Int(try reader.u8("\(name)_Length"))
-        if let paddedTo, length > paddedTo { throw reader.malformed("\(name)_Length \(length) is over \(paddedTo)") }
+        if let maximum, length > maximum {
+            throw reader.malformed("\(reader.named("\(name)_Length")) is \(length), more than \(maximum)")
+        }
         value = try reader.bytes(name, count: length)
-        if let paddedTo { _ = try reader.view("\(name) padding", count: paddedTo - length) }
+        if padded, let maximum { _ = try reader.view("\(name) padding", count: maximum - length) }
     }
 
     package mutating func constant<Value: HCIFieldValue>(_ name: String, _ value: Value) throws(HCIError) {
         _ = try Value.read(&reader, field: name)
+    }
+
+    package mutating func rest(_ name: String, _ value: inout [UInt8]) {
+        value = Array(reader.rest())
+    }
+
+    package mutating func list<Element: HCIParameters>(_ countName: String, _ elements: inout [Element]) throws(HCIError) {
+        let count = Int(try reader.u8(countName))
+        elements = []
+        elements.reserveCapacity(count)
+        defer { reader.element = nil }
+        for i in 0..<count {
+            reader.element = i
+            var element = Element()
+            try element.walkParameters(&self)
+            elements.append(element)
+        }
     }
 }
 
@@ -103,6 +170,7 @@ package struct HCIParameterDescriber: HCIParameterWalker {
     package typealias Failure = HCIError
     package private(set) var fields: [(name: String, value: String)] = []
     private var reader: HCIParameterReader
+    private var index: String { reader.reader.element.map { "[\($0)]" } ?? "" }
 
     package init(_ parameters: UnsafeRawBufferPointer, packet: String) {
         reader = HCIParameterReader(parameters, packet: packet)
@@ -112,29 +180,47 @@ package struct HCIParameterDescriber: HCIParameterWalker {
 
     package mutating func field<Value: HCIFieldValue>(_ name: String, _ value: inout Value) throws(HCIError) {
         try reader.field(name, &value)
-        fields.append((name, value.fieldText))
+        fields.append((name + index, value.fieldText))
     }
 
     package mutating func uint24(_ name: String, _ value: inout UInt32) throws(HCIError) {
         try reader.uint24(name, &value)
-        fields.append((name, hexText(value, digits: 6)))
+        fields.append((name + index, hexText(value, digits: 6)))
     }
 
     package mutating func key(_ name: String, _ value: inout [UInt8]) throws(HCIError) {
         try reader.key(name, &value)
-        fields.append((name, "(\(value.count)-byte key, not shown)"))
+        fields.append((name + index, "(\(value.count)-byte key, not shown)"))
     }
 
-    package mutating func data(_ name: String, _ value: inout [UInt8], paddedTo: Int?) throws(HCIError) {
-        try reader.data(name, &value, paddedTo: paddedTo)
-        fields.append(("\(name)_Length", hexText(value.count, digits: 2)))
-        fields.append((name, value.isEmpty ? "(empty)" : value.map { ($0 < 0x10 ? "0" : "") + String($0, radix: 16) }.joined()))
+    package mutating func data(_ name: String, _ value: inout [UInt8], maximum: Int?, padded: Bool) throws(HCIError) {
+        try reader.data(name, &value, maximum: maximum, padded: padded)
+        fields.append(("\(name)_Length" + index, hexText(value.count, digits: 2)))
+        fields.append((name + index, value.isEmpty ? "(empty)" : value.map { ($0 < 0x10 ? "0" : "") + String($0, radix: 16) }.joined()))
     }
 
     package mutating func constant<Value: HCIFieldValue>(_ name: String, _ value: Value) throws(HCIError) {
         var read = value
         try reader.field(name, &read)
-        fields.append((name, read.fieldText))
+        fields.append((name + index, read.fieldText))
+    }
+
+    package mutating func rest(_ name: String, _ value: inout [UInt8]) {
+        reader.rest(name, &value)
+        fields.append((name + index, value.isEmpty ? "(empty)" : value.map { ($0 < 0x10 ? "0" : "") + String($0, radix: 16) }.joined()))
+    }
+
+    package mutating func list<Element: HCIParameters>(_ countName: String, _ elements: inout [Element]) throws(HCIError) {
+        var count = UInt8(0)
+        try field(countName, &count)
+        elements = []
+        defer { reader.reader.element = nil }
+        for i in 0..<Int(count) {
+            reader.reader.element = i
+            var element = Element()
+            try element.walkParameters(&self)
+            elements.append(element)
+        }
     }
 }
 
@@ -146,8 +232,13 @@ package struct HCIKeyFinder: HCIParameterWalker {
     package mutating func field<Value: HCIFieldValue>(_ name: String, _ value: inout Value) {}
     package mutating func uint24(_ name: String, _ value: inout UInt32) {}
     package mutating func key(_ name: String, _ value: inout [UInt8]) { foundKey = true }
-    package mutating func data(_ name: String, _ value: inout [UInt8], paddedTo: Int?) {}
+    package mutating func data(_ name: String, _ value: inout [UInt8], maximum: Int?, padded: Bool) {}
     package mutating func constant<Value: HCIFieldValue>(_ name: String, _ value: Value) {}
+    package mutating func rest(_ name: String, _ value: inout [UInt8]) {}
+    package mutating func list<Element: HCIParameters>(_ countName: String, _ elements: inout [Element]) {
+        var blank = Element()
+        blank.walkParameters(&self)
+    }
 }
 
 /// `0x` and `digits` upper-case hex digits.
@@ -189,7 +280,7 @@ extension Bool: HCIFieldValue {
         switch try reader.u8(field) {
         case 0: return false
         case 1: return true
-        case let other: throw reader.malformed("\(field) is \(hexText(other, digits: 2)), not 0x00 or 0x01")
+        case let other: throw reader.malformed("\(reader.named(field)) is \(hexText(other, digits: 2)), not 0x00 or 0x01")
         }
     }
     package var fieldText: String { self ? "0x01" : "0x00" }
@@ -225,6 +316,7 @@ extension HCIOctetField {
 }
 
 extension HCIStatus: HCIOctetField {}
+extension LEPHY: HCIOctetField {}
 extension LEAddressType: HCIOctetField {}
 extension LEOwnAddressType: HCIOctetField {}
 extension LEAdvertisingType: HCIOctetField {}
@@ -234,7 +326,7 @@ extension LEScanType: HCIFieldValue {
     package func write(into writer: inout ByteWriter) { writer.write(rawValue) }
     package static func read(_ reader: inout HCIFieldReader, field: String) throws(HCIError) -> LEScanType {
         let raw = try reader.u8(field)
-        guard let type = LEScanType(rawValue: raw) else { throw reader.malformed("\(field) \(hexText(raw, digits: 2)) is reserved") }
+        guard let type = LEScanType(rawValue: raw) else { throw reader.malformed("\(reader.named(field)) \(hexText(raw, digits: 2)) is reserved") }
         return type
     }
     package var fieldText: String { hexText(rawValue, digits: 2) }
@@ -246,4 +338,33 @@ extension LEAdvertisingEventProperties: HCIFieldValue {
         Self(rawValue: try reader.u16(field))
     }
     package var fieldText: String { hexText(rawValue, digits: 4) }
+}
+
+extension HCIOpcode: HCIFieldValue {
+    package func write(into writer: inout ByteWriter) { writer.write(rawValue) }
+    package static func read(_ reader: inout HCIFieldReader, field: String) throws(HCIError) -> HCIOpcode {
+        HCIOpcode(rawValue: try reader.u16(field))
+    }
+    package var fieldText: String { description }
+}
+
+extension LEFeatures: HCIFieldValue {
+    package func write(into writer: inout ByteWriter) { writer.write(rawValue) }
+    package static func read(_ reader: inout HCIFieldReader, field: String) throws(HCIError) -> LEFeatures {
+        LEFeatures(rawValue: try reader.u64(field))
+    }
+    package var fieldText: String { hexText(rawValue, digits: 16) }
+}
+
+/// 0x00 central, 0x01 peripheral; any other value is malformed.
+extension LERole: HCIFieldValue {
+    package func write(into writer: inout ByteWriter) { writer.write(rawValue) }
+    package static func read(_ reader: inout HCIFieldReader, field: String) throws(HCIError) -> LERole {
+        let raw = try reader.u8(field)
+        guard let role = LERole(rawValue: raw) else {
+            throw reader.malformed("\(reader.named(field)) is \(hexText(raw, digits: 2)), neither central (0x00) nor peripheral (0x01)")
+        }
+        return role
+    }
+    package var fieldText: String { hexText(rawValue, digits: 2) }
 }

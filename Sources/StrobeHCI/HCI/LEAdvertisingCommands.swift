@@ -85,7 +85,7 @@ package struct HCILESetAdvertisingData: HCICommand {
     }
 
     package mutating func walkParameters<Walker: HCIParameterWalker>(_ walker: inout Walker) throws(Walker.Failure) {
-        try walker.data("Advertising_Data", &data, paddedTo: legacyAdvertisingDataMaximumLength)
+        try walker.data("Advertising_Data", &data, maximum: legacyAdvertisingDataMaximumLength, padded: true)
     }
 }
 
@@ -108,7 +108,7 @@ package struct HCILESetScanResponseData: HCICommand {
     }
 
     package mutating func walkParameters<Walker: HCIParameterWalker>(_ walker: inout Walker) throws(Walker.Failure) {
-        try walker.data("Scan_Response_Data", &data, paddedTo: legacyAdvertisingDataMaximumLength)
+        try walker.data("Scan_Response_Data", &data, maximum: legacyAdvertisingDataMaximumLength, padded: true)
     }
 }
 

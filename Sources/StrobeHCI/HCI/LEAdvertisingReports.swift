@@ -21,6 +21,14 @@ package struct LEAdvertisingReport: Sendable, Hashable {
     package var data: [UInt8]
     /// dBm; `nil` when the controller could not measure it (127).
     package var rssi: Int8?
+
+    package init(eventType: EventType, addressType: LEAddressType, address: BluetoothAddress, data: [UInt8], rssi: Int8? = nil) {
+        self.eventType = eventType
+        self.addressType = addressType
+        self.address = address
+        self.data = data
+        self.rssi = rssi
+    }
 }
 
 /// One report of LE Extended Advertising Report (Core Specification Vol 4, Part E, 7.7.65.13).
@@ -67,70 +75,105 @@ package struct LEExtendedAdvertisingReport: Sendable, Hashable {
     package var directAddressType: LEAddressType
     package var directAddress: BluetoothAddress
     package var data: [UInt8]
+
+    package init(eventType: EventType, addressType: LEAddressType, address: BluetoothAddress, primaryPHY: LEPHY, secondaryPHY: LEPHY, advertisingSID: UInt8, txPower: Int8? = nil, rssi: Int8? = nil, periodicAdvertisingInterval: UInt16, directAddressType: LEAddressType, directAddress: BluetoothAddress, data: [UInt8]) {
+        self.eventType = eventType
+        self.addressType = addressType
+        self.address = address
+        self.primaryPHY = primaryPHY
+        self.secondaryPHY = secondaryPHY
+        self.advertisingSID = advertisingSID
+        self.txPower = txPower
+        self.rssi = rssi
+        self.periodicAdvertisingInterval = periodicAdvertisingInterval
+        self.directAddressType = directAddressType
+        self.directAddress = directAddress
+        self.data = data
+    }
 }
 
 /// The value of RSSI and TX power fields meaning "not available".
 let notAvailableDBm: Int8 = 127
 
-extension LEAdvertisingReport {
-    static let packet = "LE Advertising Report"
+extension LEAdvertisingReport: HCIParameters {
+    package init() {
+        self.init(eventType: .advInd, addressType: .public, address: BluetoothAddress(wire: (0, 0, 0, 0, 0, 0)), data: [], rssi: nil)
+    }
 
-    /// Decodes every report of the subevent's parameters (after the subevent code). Reports
-    /// follow each other whole: event type, address type, address, data length, data, RSSI.
+    /// One report; a subevent carries `Num_Reports` of them one after another.
+    package mutating func walkParameters<Walker: HCIParameterWalker>(_ walker: inout Walker) throws(Walker.Failure) {
+        var type = eventType.rawValue
+        try walker.field("Event_Type", &type)
+        eventType = EventType(rawValue: type)
+        try walker.field("Address_Type", &addressType)
+        try walker.field("Address", &address)
+        try walker.data("Data", &data, maximum: legacyAdvertisingDataMaximumLength)
+        try walkDBm("RSSI", &rssi, &walker)
+    }
+
+    /// Every report of the subevent's parameters (after the subevent code).
     package static func decodeReports(_ parameters: UnsafeRawBufferPointer) throws(HCIError) -> [LEAdvertisingReport] {
-        var r = HCIFieldReader(parameters, packet: packet)
-        let count = Int(try r.u8("Num_Reports"))
-        var reports: [LEAdvertisingReport] = []
-        reports.reserveCapacity(count)
-        for i in 0..<count {
-            let eventType = EventType(rawValue: try r.u8("Event_Type[\(i)]"))
-            let addressType = LEAddressType(rawValue: try r.u8("Address_Type[\(i)]"))
-            let address = try r.address("Address[\(i)]")
-            let length = Int(try r.u8("Data_Length[\(i)]"))
-            guard length <= legacyAdvertisingDataMaximumLength else {
-                throw r.malformed("Data_Length[\(i)] is \(length), more than 31")
-            }
-            let data = try r.bytes("Data[\(i)]", count: length)
-            let rssi = try r.i8("RSSI[\(i)]")
-            reports.append(LEAdvertisingReport(
-                eventType: eventType, addressType: addressType, address: address,
-                data: data, rssi: rssi == notAvailableDBm ? nil : rssi))
-        }
-        return reports
+        try LEAdvertisingReportEvent(decoding: parameters, packet: "LE Advertising Report", extensible: true).reports
     }
 }
 
-extension LEExtendedAdvertisingReport {
-    static let packet = "LE Extended Advertising Report"
+/// LE Advertising Report: the reports of one subevent.
+package struct LEAdvertisingReportEvent: HCIParameters {
+    package var reports: [LEAdvertisingReport] = []
+    package init() {}
+    package init(_ reports: [LEAdvertisingReport]) { self.reports = reports }
 
-    /// Decodes every report of the subevent's parameters (after the subevent code).
-    package static func decodeReports(_ parameters: UnsafeRawBufferPointer) throws(HCIError) -> [LEExtendedAdvertisingReport] {
-        var r = HCIFieldReader(parameters, packet: packet)
-        let count = Int(try r.u8("Num_Reports"))
-        var reports: [LEExtendedAdvertisingReport] = []
-        reports.reserveCapacity(count)
-        for i in 0..<count {
-            let eventType = EventType(rawValue: try r.u16("Event_Type[\(i)]"))
-            let addressType = LEAddressType(rawValue: try r.u8("Address_Type[\(i)]"))
-            let address = try r.address("Address[\(i)]")
-            let primaryPHY = LEPHY(rawValue: try r.u8("Primary_PHY[\(i)]"))
-            let secondaryPHY = LEPHY(rawValue: try r.u8("Secondary_PHY[\(i)]"))
-            let sid = try r.u8("Advertising_SID[\(i)]")
-            let txPower = try r.i8("TX_Power[\(i)]")
-            let rssi = try r.i8("RSSI[\(i)]")
-            let interval = try r.u16("Periodic_Advertising_Interval[\(i)]")
-            let directAddressType = LEAddressType(rawValue: try r.u8("Direct_Address_Type[\(i)]"))
-            let directAddress = try r.address("Direct_Address[\(i)]")
-            let length = Int(try r.u8("Data_Length[\(i)]"))
-            let data = try r.bytes("Data[\(i)]", count: length)
-            reports.append(LEExtendedAdvertisingReport(
-                eventType: eventType, addressType: addressType, address: address,
-                primaryPHY: primaryPHY, secondaryPHY: secondaryPHY, advertisingSID: sid,
-                txPower: txPower == notAvailableDBm ? nil : txPower,
-                rssi: rssi == notAvailableDBm ? nil : rssi,
-                periodicAdvertisingInterval: interval,
-                directAddressType: directAddressType, directAddress: directAddress, data: data))
-        }
-        return reports
+    package mutating func walkParameters<Walker: HCIParameterWalker>(_ walker: inout Walker) throws(Walker.Failure) {
+        try walker.list("Num_Reports", &reports)
     }
+}
+
+extension LEExtendedAdvertisingReport: HCIParameters {
+    package init() {
+        self.init(eventType: EventType(rawValue: 0), addressType: .public, address: BluetoothAddress(wire: (0, 0, 0, 0, 0, 0)),
+                  primaryPHY: .le1M, secondaryPHY: .le1M, advertisingSID: 0, txPower: nil, rssi: nil,
+                  periodicAdvertisingInterval: 0, directAddressType: .public,
+                  directAddress: BluetoothAddress(wire: (0, 0, 0, 0, 0, 0)), data: [])
+    }
+
+    /// One report; a subevent carries `Num_Reports` of them one after another.
+    package mutating func walkParameters<Walker: HCIParameterWalker>(_ walker: inout Walker) throws(Walker.Failure) {
+        var type = eventType.rawValue
+        try walker.field("Event_Type", &type)
+        eventType = EventType(rawValue: type)
+        try walker.field("Address_Type", &addressType)
+        try walker.field("Address", &address)
+        try walker.field("Primary_PHY", &primaryPHY)
+        try walker.field("Secondary_PHY", &secondaryPHY)
+        try walker.field("Advertising_SID", &advertisingSID)
+        try walkDBm("TX_Power", &txPower, &walker)
+        try walkDBm("RSSI", &rssi, &walker)
+        try walker.field("Periodic_Advertising_Interval", &periodicAdvertisingInterval)
+        try walker.field("Direct_Address_Type", &directAddressType)
+        try walker.field("Direct_Address", &directAddress)
+        try walker.data("Data", &data)
+    }
+
+    /// Every report of the subevent's parameters (after the subevent code).
+    package static func decodeReports(_ parameters: UnsafeRawBufferPointer) throws(HCIError) -> [LEExtendedAdvertisingReport] {
+        try LEExtendedAdvertisingReportEvent(decoding: parameters, packet: "LE Extended Advertising Report", extensible: true).reports
+    }
+}
+
+/// LE Extended Advertising Report: the reports of one subevent.
+package struct LEExtendedAdvertisingReportEvent: HCIParameters {
+    package var reports: [LEExtendedAdvertisingReport] = []
+    package init() {}
+    package init(_ reports: [LEExtendedAdvertisingReport]) { self.reports = reports }
+
+    package mutating func walkParameters<Walker: HCIParameterWalker>(_ walker: inout Walker) throws(Walker.Failure) {
+        try walker.list("Num_Reports", &reports)
+    }
+}
+
+/// A power in dBm whose 127 means not available (nil).
+private func walkDBm<Walker: HCIParameterWalker>(_ name: String, _ value: inout Int8?, _ walker: inout Walker) throws(Walker.Failure) {
+    var raw = value ?? notAvailableDBm
+    try walker.field(name, &raw)
+    value = raw == notAvailableDBm ? nil : raw
 }

@@ -25,20 +25,14 @@ final class LinkSecurity: Sendable {
     /// The SMP timer (Core Vol 3, Part H, 3.4).
     static let smpTimeout = Duration.seconds(30)
 
+    private typealias Encryption = LinkEncryption<Waiter<SMPSecurityLevel>>
+
     private struct State {
         var pairing: SMPPairing?
-        var level = SMPSecurityLevel.none
         /// Waiting for this pairing to finish.
         var pairingWaiters: [Waiter<SMPPairingResult>] = []
-        /// Waiting for Encryption Change after LE Enable Encryption with a bond's key.
-        var encryptionWaiter: Waiter<SMPSecurityLevel>?
-        /// The level the key being used (a bond's) gives once the link is encrypted.
-        var pendingLevel: SMPSecurityLevel?
-        /// Whose bond that key is.
-        var pendingBond: IdentityAddress?
-        /// The bond whose key encrypts the link now, or that the pairing which encrypted it
-        /// stored: the peer has proved it is that bond's peer.
-        var provenBond: IdentityAddress?
+        /// Encryption with a bond's key, the link's level, and the bond the peer proved.
+        var encryption = Encryption()
         var deadlines = LinkSecurityDeadlines()
         /// The callers' waits that have a deadline, by the id `deadlines` gave them.
         var timedWaits: [Int: TimedWait] = [:]
@@ -87,7 +81,7 @@ final class LinkSecurity: Sendable {
         timer.stop()
     }
 
-    var level: SMPSecurityLevel { state.withLock { $0.level } }
+    var level: SMPSecurityLevel { state.withLock { $0.encryption.level } }
 
     /// The level now, then each change (encryption with a bond's key, pairing, encryption off).
     func levelChanges() -> AsyncStream<SMPSecurityLevel> { levels.stream(startingWith: level) }
@@ -97,7 +91,7 @@ final class LinkSecurity: Sendable {
     /// The bond the peer proved to be its own on this link (its key encrypts the link, or this
     /// link's pairing stored it); nil on a link not encrypted so, whatever its address says.
     var provenBond: Bond? {
-        guard let identity = state.withLock({ $0.provenBond }) else { return nil }
+        guard let identity = state.withLock({ $0.encryption.provenBond }) else { return nil }
         return try? manager.store?.bonds().first { $0.peer == identity }
     }
 
@@ -177,102 +171,104 @@ final class LinkSecurity: Sendable {
         perform(actions, restartTimer: true)
     }
 
-    /// Encryption Change or Encryption Key Refresh Complete for this link.
+    /// Encryption Change or Encryption Key Refresh Complete for this link: the pairing's while
+    /// one is under way, else the encryption machine's.
     func encryptionChanged(_ event: EncryptionChangeEvent) {
-        let (actions, waiter, outcome) = state.withLock { s -> ([SMPPairingAction], Waiter<SMPSecurityLevel>?, Result<SMPSecurityLevel, any Error>?) in
+        let (pairingActions, actions) = state.withLock { s -> ([SMPPairingAction], [Encryption.Action]) in
             if var pairing = s.pairing, pairing.isActive {
                 let actions = pairing.encryptionChanged(status: event.status.rawValue)
                 s.pairing = pairing
-                return (actions, nil, nil)
+                return (actions, [])
             }
-            let waiter = s.encryptionWaiter
-            s.encryptionWaiter = nil
-            guard event.status.isSuccess, event.enabled else {
-                s.pendingLevel = nil
-                s.pendingBond = nil
-                // Encryption turned off: the link is plain again.
-                if event.status.isSuccess {
-                    s.level = .none
-                    s.provenBond = nil
-                }
-                return ([], waiter, .failure(SecurityError.encryptionFailed(address: peer, status: event.status)))
-            }
-            if let pending = s.pendingLevel {
-                s.level = pending
-                s.provenBond = s.pendingBond
-            }
-            s.pendingLevel = nil
-            s.pendingBond = nil
-            return ([], waiter, .success(s.level))
+            return ([], s.encryption.encryptionChanged(status: event.status, enabled: event.enabled))
         }
-        // Announced before the caller of encrypt() hears of it, as a pairing's end is: what the
-        // link keeps with the bond once encrypted is under way by the time encrypt() returns.
-        if case .success(let level)? = outcome { announce(level) }
-        if let waiter, let outcome { waiter.resolve(outcome) }
         if !event.status.isSuccess {
             controller.logger.warning("encryption failed", metadata: ["handle": "\(handle)", "status": "\(event.status)"])
         }
-        perform(actions, restartTimer: false)
+        perform(actions)
+        perform(pairingActions, restartTimer: false)
     }
 
     /// LE Long Term Key Request (this host is the peripheral): the pairing's key while pairing
     /// encrypts the link, else the bond's when EDIV and Rand name it, else a negative reply.
     func longTermKeyRequested(_ event: LELongTermKeyRequestEvent) {
-        let key = state.withLock { s -> LongTermKey? in
+        let bond = manager.bond(for: peer, type: peerType)
+        let bondKey = bond.flatMap { bond in
+            bond.role == .peripheral ? bond.longTermKey.map { Encryption.BondKey(key: $0, level: bond.securityLevel, identity: bond.peer) } : nil
+        }
+        let actions = state.withLock { s in
             s.awaitingCentral = false  // the central answers the Security Request by encrypting
-            if let key = s.pairing?.keyForEncryption, event.encryptedDiversifier == 0, event.random == 0 { return key }
-            guard let bond = manager.bond(for: peer, type: peerType), bond.role == .peripheral, let ltk = bond.longTermKey,
-                  ltk.ediv == event.encryptedDiversifier, ltk.rand == event.random else { return nil }
-            s.pendingLevel = bond.securityLevel
-            s.pendingBond = bond.peer
-            return ltk
+            return s.encryption.longTermKeyRequested(ediv: event.encryptedDiversifier, rand: event.random,
+                                                     pairingKey: s.pairing?.keyForEncryption, bond: bondKey)
         }
-        if let key {
-            controller.post(HCILELongTermKeyRequestReply(connectionHandle: handle, longTermKey: key.value)) { [weak self] result in
-                if case .failure(let error) = result { self?.encryptionNotStarted(error) }
-            }
-        } else {
-            controller.logger.info("no key for LE Long Term Key Request", metadata: ["handle": "\(handle)"])
-            controller.post(HCILELongTermKeyRequestNegativeReply(connectionHandle: handle)) { [controller, handle] result in
-                // Nothing waits on it: the central's encryption fails either way.
-                if case .failure(let error) = result {
-                    controller.logger.warning("LE Long Term Key Request Negative Reply failed", metadata: ["handle": "\(handle)", "error": "\(error)"])
-                }
-            }
-        }
+        perform(actions)
     }
 
     /// The command that starts encryption (LE Enable Encryption, or the reply to LE Long Term
-    /// Key Request) failed. Refused by the controller, it is taken as a failed Encryption Change,
-    /// so that the pairing, or the caller waiting for encryption, ends with the controller's
-    /// status. Otherwise the controller closed or fell silent: the link's end (or the SMP timer)
-    /// ends what waits, with its own cause.
+    /// Key Request) failed: refused by the controller, it is taken as a failed Encryption
+    /// Change, so that the pairing, or the caller waiting for encryption, ends with the
+    /// controller's status. Unanswered, a caller waiting for encryption ends with the error; a
+    /// pairing's SMP timer ends the pairing.
     private func encryptionNotStarted(_ error: HCIError) {
-        guard case .commandFailed(_, let status) = error else {
-            controller.logger.warning("starting encryption failed", metadata: ["handle": "\(handle)", "error": "\(error)"])
-            return
+        if case .commandFailed(_, let status) = error {
+            return encryptionChanged(EncryptionChangeEvent(status: status, connectionHandle: handle, enabled: false))
         }
-        encryptionChanged(EncryptionChangeEvent(status: status, connectionHandle: handle, enabled: false))
+        controller.logger.warning("starting encryption failed", metadata: ["handle": "\(handle)", "error": "\(error)"])
+        perform(state.withLock { s in s.pairing?.isActive == true ? [] : s.encryption.commandFailed(error) })
+    }
+
+    /// Carries out the encryption machine's actions (never under the lock).
+    private func perform(_ actions: [Encryption.Action]) {
+        for action in actions {
+            switch action {
+            case .sendEnableEncryption(let key):
+                controller.post(HCILEEnableEncryption(
+                    connectionHandle: handle, random: key.rand, encryptedDiversifier: key.ediv, longTermKey: key.value)) { [weak self] result in
+                    if case .failure(let error) = result { self?.encryptionNotStarted(error) }
+                }
+            case .replyWithKey(let key):
+                controller.post(HCILELongTermKeyRequestReply(connectionHandle: handle, longTermKey: key.value)) { [weak self] result in
+                    if case .failure(let error) = result { self?.encryptionNotStarted(error) }
+                }
+            case .replyWithoutKey:
+                controller.logger.info("no key for LE Long Term Key Request", metadata: ["handle": "\(handle)"])
+                controller.post(HCILELongTermKeyRequestNegativeReply(connectionHandle: handle)) { [controller, handle] result in
+                    // Nothing waits on it: the central's encryption fails either way.
+                    if case .failure(let error) = result {
+                        controller.logger.warning("LE Long Term Key Request Negative Reply failed",
+                                                  metadata: ["handle": "\(handle)", "error": "\(error)"])
+                    }
+                }
+            case .finish(let waiter, let result):
+                waiter.resolve(result.mapError { [peer] failure -> any Error in
+                    switch failure {
+                    case .failed(let status): SecurityError.encryptionFailed(address: peer, status: status)
+                    case .superseded: CancellationError()
+                    case .command(let error): error
+                    case .disconnected: SecurityError.pairing(.disconnected)
+                    }
+                })
+            case .announce(let level):
+                announce(level)
+            }
+        }
     }
 
     /// The link is down: pairing and waits end, and nothing from the pairing is kept.
     func closed() {
-        let (waiters, encryption) = state.withLock { s -> ([Waiter<SMPPairingResult>], Waiter<SMPSecurityLevel>?) in
+        let (waiters, encryption) = state.withLock { s -> ([Waiter<SMPPairingResult>], [Encryption.Action]) in
             s.closed = true
             s.deadlines.stopAll()
             s.timedWaits = [:]
             s.pairing = nil
             for question in s.questions { question.cancel() }
             s.questions = []
-            defer {
-                s.pairingWaiters = []
-                s.encryptionWaiter = nil
-            }
-            return (s.pairingWaiters, s.encryptionWaiter)
+            defer { s.pairingWaiters = [] }
+            return (s.pairingWaiters, s.encryption.linkClosed())
         }
         timer.stop()
         for waiter in waiters { waiter.fail(SecurityError.pairing(.disconnected)) }
-        encryption?.fail(SecurityError.pairing(.disconnected))
+        perform(encryption)
     }
 
     // MARK: Operations
@@ -354,21 +350,10 @@ final class LinkSecurity: Sendable {
     /// to `waiter`.
     private func beginEncryption(_ waiter: Waiter<SMPSecurityLevel>) throws -> Int {
         guard let bond, let ltk = bond.longTermKey, bond.role == .central else { throw SecurityError.noBond(address: peer) }
-        try state.withLock { s throws in
-            guard !s.closed else { throw SecurityError.pairing(.disconnected) }
-            s.encryptionWaiter?.fail(CancellationError())
-            s.encryptionWaiter = waiter
-            s.pendingLevel = bond.securityLevel
-            s.pendingBond = bond.peer
-        }
+        let key = Encryption.BondKey(key: ltk, level: bond.securityLevel, identity: bond.peer)
         let timeout = manager.configuration.encryptionTimeout
         let wait = startWait(.encryption(waiter, after: timeout), for: timeout)
-        controller.post(HCILEEnableEncryption(
-            connectionHandle: handle, random: ltk.rand, encryptedDiversifier: ltk.ediv, longTermKey: ltk.value)) { [weak self] result in
-            guard case .failure(let error) = result else { return }
-            self?.state.withLock { if $0.encryptionWaiter === waiter { $0.encryptionWaiter = nil } }
-            waiter.fail(error)
-        }
+        perform(state.withLock { $0.encryption.encrypt(waiter, with: key) })
         return wait
     }
 
@@ -457,10 +442,7 @@ final class LinkSecurity: Sendable {
             case .confirmJustWorks:
                 ask { delegate, peer in await delegate.confirmJustWorks(with: peer) } answer: { pairing, yes in pairing.justWorksConfirmed(yes ?? false) }
             case .startEncryption(let key):
-                controller.post(HCILEEnableEncryption(
-                    connectionHandle: handle, random: key.rand, encryptedDiversifier: key.ediv, longTermKey: key.value)) { [weak self] result in
-                    if case .failure(let error) = result { self?.encryptionNotStarted(error) }
-                }
+                perform([Encryption.Action.sendEnableEncryption(key)])
             case .completed(let result):
                 let waiters = takeWaiters()
                 once(lastSent) { self.completed(result, waiters: waiters) }
@@ -534,7 +516,7 @@ final class LinkSecurity: Sendable {
     /// nothing of the pairing is used.
     private func completed(_ result: SMPPairingResult, waiters: [Waiter<SMPPairingResult>]) {
         // The pairing's keys encrypt the link now: it is proven to be a bond's only once stored.
-        state.withLock { $0.provenBond = nil }
+        state.withLock { $0.encryption.pairingEncrypted() }
         guard result.bonded, let store = manager.store else { return finish(result, waiters, outcome: .success(result)) }
         let checked = PeerIdentity(claimed: result.peerIdentity, irk: result.peerIRK, pairedFrom: peer, type: peerType)
         if let ignored = checked.ignoredClaim {
@@ -582,7 +564,7 @@ final class LinkSecurity: Sendable {
             }
             // A bond under the connection address gives way to the identity's.
             if bond.peer.address != peer { try store.removeBond(for: peer) }
-            state.withLock { $0.provenBond = bond.peer }
+            state.withLock { $0.encryption.bondStored(bond.peer) }
             finish(result, waiters, outcome: .success(result))
         } catch {
             finish(result, waiters, outcome: .failure(SecurityError.bondNotStored(error)))
@@ -591,7 +573,7 @@ final class LinkSecurity: Sendable {
 
     private func finish(_ result: SMPPairingResult, _ waiters: [Waiter<SMPPairingResult>], outcome: Result<SMPPairingResult, any Error>) {
         state.withLock { s in
-            s.level = result.securityLevel
+            s.encryption.paired(level: result.securityLevel)
             s.lastResult = result
         }
         announce(result.securityLevel)
@@ -677,7 +659,7 @@ final class LinkSecurity: Sendable {
                 case .wait(let id):
                     if let wait = s.timedWaits.removeValue(forKey: id) { expiredWaits.append(wait) }
                 case .securityRequestReminder:
-                    if s.awaitingCentral, !s.closed, !s.smpTimedOut, s.level == .none, !s.pairingWaiters.isEmpty {
+                    if s.awaitingCentral, !s.closed, !s.smpTimedOut, s.encryption.level == .none, !s.pairingWaiters.isEmpty {
                         reminder = s.reminderRequirements
                     } else {
                         s.deadlines.stopReminders()

@@ -1,0 +1,132 @@
+import StrobeHCI
+import StrobeSecurity
+
+/// A link's encryption outside a pairing, as a machine without I/O or clock: a central
+/// encrypting with a bond's key (LE Enable Encryption, Core Vol 4, Part E, 7.8.24), a peripheral
+/// answering LE Long Term Key Request (7.7.65.5) with the pairing's key or a bond's, Encryption
+/// Change (7.7.8) and the failure of the commands that start encryption. It keeps the link's
+/// security level and the bond whose key the peer proved it holds. Inputs from the owner
+/// (`LinkSecurity`), actions out: the commands to send, the caller's outcome, the level to
+/// announce.
+struct LinkEncryption<Token: Equatable & Sendable>: Sendable {
+    enum Action: Equatable, Sendable {
+        /// LE Enable Encryption with this key; its failure goes to `commandFailed`.
+        case sendEnableEncryption(LongTermKey)
+        /// LE Long Term Key Request Reply with this key; its failure goes to `commandFailed`.
+        case replyWithKey(LongTermKey)
+        /// LE Long Term Key Request Negative Reply.
+        case replyWithoutKey
+        /// The caller waiting for encryption hears how it ended.
+        case finish(Token, Result<SMPSecurityLevel, Failure>)
+        /// The link became encrypted at this level (or plain again: `.none`).
+        case announce(SMPSecurityLevel)
+    }
+
+    enum Failure: Error, Equatable, Sendable {
+        /// Encryption Change (or the command that starts encryption) carried this status.
+        case failed(HCIStatus)
+        /// A later `encrypt` took the wait over.
+        case superseded
+        /// The command that starts encryption failed without an answer (the controller closed
+        /// or fell silent).
+        case command(HCIError)
+        /// The link went down.
+        case disconnected
+    }
+
+    /// A bond's key, and what encrypting with it proves.
+    struct BondKey: Equatable, Sendable {
+        var key: LongTermKey
+        var level: SMPSecurityLevel
+        var identity: IdentityAddress
+    }
+
+    private(set) var level = SMPSecurityLevel.none
+    /// The bond whose key encrypts the link now, or that the pairing which encrypted it stored.
+    private(set) var provenBond: IdentityAddress?
+    /// The bond whose key is being used, until Encryption Change says whether it worked.
+    private var pending: BondKey?
+    private var waiting: Token?
+    private var closed = false
+
+    /// Central: encrypt with `bond`'s key; `token` hears the outcome. A wait already under way
+    /// is superseded.
+    mutating func encrypt(_ token: Token, with bond: BondKey) -> [Action] {
+        guard !closed else { return [.finish(token, .failure(.disconnected))] }
+        var actions: [Action] = waiting.map { [.finish($0, .failure(.superseded))] } ?? []
+        waiting = token
+        pending = bond
+        actions.append(.sendEnableEncryption(bond.key))
+        return actions
+    }
+
+    /// Peripheral: the central asks for the key EDIV and Rand name. The pairing's key while one
+    /// encrypts the link (EDIV and Rand zero), else the bond's when they name it, else none.
+    mutating func longTermKeyRequested(ediv: UInt16, rand: UInt64, pairingKey: LongTermKey?, bond: BondKey?) -> [Action] {
+        if let pairingKey, ediv == 0, rand == 0 { return [.replyWithKey(pairingKey)] }
+        guard let bond, bond.key.ediv == ediv, bond.key.rand == rand else { return [.replyWithoutKey] }
+        pending = bond
+        return [.replyWithKey(bond.key)]
+    }
+
+    /// Encryption Change (or Encryption Key Refresh Complete) outside a pairing.
+    mutating func encryptionChanged(status: HCIStatus, enabled: Bool) -> [Action] {
+        var actions: [Action] = []
+        let token = waiting
+        waiting = nil
+        guard status.isSuccess, enabled else {
+            pending = nil
+            // Encryption turned off: the link is plain again.
+            if status.isSuccess, level != .none {
+                level = .none
+                provenBond = nil
+                actions.append(.announce(.none))
+            }
+            if let token { actions.append(.finish(token, .failure(.failed(status)))) }
+            return actions
+        }
+        if let pending {
+            level = pending.level
+            provenBond = pending.identity
+        }
+        pending = nil
+        // Announced before the caller hears of it, as a pairing's end is: what the link keeps
+        // with the bond once encrypted is under way by the time encrypt() returns.
+        actions.append(.announce(level))
+        if let token { actions.append(.finish(token, .success(level))) }
+        return actions
+    }
+
+    /// LE Enable Encryption or the reply to LE Long Term Key Request failed. Refused by the
+    /// controller, it is taken as a failed Encryption Change, so that whoever waits ends with the
+    /// controller's status; unanswered, the caller ends with the command's error.
+    mutating func commandFailed(_ error: HCIError) -> [Action] {
+        if case .commandFailed(_, let status) = error { return encryptionChanged(status: status, enabled: false) }
+        pending = nil
+        defer { waiting = nil }
+        return waiting.map { [.finish($0, .failure(.command(error)))] } ?? []
+    }
+
+    /// A pairing's keys encrypt the link now: it proves no bond until one is stored.
+    mutating func pairingEncrypted() {
+        provenBond = nil
+    }
+
+    /// The pairing is over and its result taken, at `level`.
+    mutating func paired(level: SMPSecurityLevel) {
+        self.level = level
+    }
+
+    /// The pairing's bond is stored under `identity`: the peer has proved it is that bond's.
+    mutating func bondStored(_ identity: IdentityAddress) {
+        provenBond = identity
+    }
+
+    /// The link is down: the caller waiting hears it, and nothing more starts.
+    mutating func linkClosed() -> [Action] {
+        closed = true
+        pending = nil
+        defer { waiting = nil }
+        return waiting.map { [.finish($0, .failure(.disconnected))] } ?? []
+    }
+}

@@ -12,8 +12,8 @@ public struct HostTime: Sendable, Hashable, Comparable, CustomStringConvertible 
     /// From a nanosecond count on the same clock.
     @inlinable public init(nanoseconds: UInt64) { self.nanoseconds = nanoseconds }
 
-    /// The current CLOCK_MONOTONIC time.
-    public static func now() -> HostTime {
+    /// The current CLOCK_MONOTONIC time (inlinable: a transport's reader stamps every read).
+    @inlinable public static func now() -> HostTime {
         var ts = timespec()
         clock_gettime(CLOCK_MONOTONIC, &ts)
         return HostTime(nanoseconds: UInt64(ts.tv_sec) * 1_000_000_000 + UInt64(ts.tv_nsec))

@@ -192,7 +192,7 @@ struct HCIFieldNames: HCIParameterWalker {
     mutating func uint24(_ name: String, _ value: inout UInt32) { names.append(name) }
     mutating func key(_ name: String, _ value: inout [UInt8]) { names.append(name) }
     mutating func data(_ name: String, _ value: inout [UInt8], maximum: Int?, padded: Bool) { names += ["\(name)_Length", name] }
-    mutating func constant<Value: HCIFieldValue>(_ name: String, _ value: Value) { names.append(name) }
+    mutating func constant<Value: HCIFieldValue & Equatable>(_ name: String, _ value: Value) { names.append(name) }
     mutating func rest(_ name: String, _ value: inout [UInt8]) { names.append(name) }
     mutating func list<Element: HCIParameters>(_ countName: String, _ elements: inout [Element]) {
         names.append(countName)

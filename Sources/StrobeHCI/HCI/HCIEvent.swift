@@ -159,9 +159,9 @@ extension HCIEvent {
         }
     }
 
-    /// Walks the entries of Number Of Completed Packets in place, each through its description
-    /// (the ACL credit path must not allocate). The whole event is checked before the first
-    /// entry is handed out.
+    /// Walks the entries of Number Of Completed Packets in place, each through its description,
+    /// without making an array of them. The whole event is checked before the first entry is
+    /// handed out.
     package static func forEachCompletedPackets(
         _ parameters: UnsafeRawBufferPointer, _ body: (CompletedPackets) -> Void
     ) throws(HCIError) {

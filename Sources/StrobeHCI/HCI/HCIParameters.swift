@@ -56,8 +56,9 @@ package protocol HCIParameterWalker {
     /// `<name>_Length` (one octet, at most `maximum` when given) then the data, zero-padded to
     /// `maximum` octets when `padded` (legacy advertising data).
     mutating func data(_ name: String, _ value: inout [UInt8], maximum: Int?, padded: Bool) throws(Failure)
-    /// A field this stack always sends with one value (an operation, a count of sets).
-    mutating func constant<Value: HCIFieldValue>(_ name: String, _ value: Value) throws(Failure)
+    /// A field this stack always sends with one value (an operation, a count of sets): a reader
+    /// refuses another value, a capture shows what is there.
+    mutating func constant<Value: HCIFieldValue & Equatable>(_ name: String, _ value: Value) throws(Failure)
     /// The rest of the packet (a command's return parameters).
     mutating func rest(_ name: String, _ value: inout [UInt8]) throws(Failure)
     /// `countName` (one octet), then that many groups of fields one after another.
@@ -96,7 +97,7 @@ package struct HCIParameterWriter: HCIParameterWalker {
         if padded, let maximum { writer.write(contentsOf: repeatElement(UInt8(0), count: max(0, maximum - value.count))) }
     }
 
-    package mutating func constant<Value: HCIFieldValue>(_ name: String, _ value: Value) {
+    package mutating func constant<Value: HCIFieldValue & Equatable>(_ name: String, _ value: Value) {
         value.write(into: &writer)
     }
 
@@ -142,8 +143,9 @@ package struct HCIParameterReader: HCIParameterWalker {
         if padded, let maximum { _ = try reader.view("\(name) padding", count: maximum - length) }
     }
 
-    package mutating func constant<Value: HCIFieldValue>(_ name: String, _ value: Value) throws(HCIError) {
-        _ = try Value.read(&reader, field: name)
+    package mutating func constant<Value: HCIFieldValue & Equatable>(_ name: String, _ value: Value) throws(HCIError) {
+        let read = try Value.read(&reader, field: name)
+        guard read == value else { throw reader.malformed("\(reader.named(name)) is \(read.fieldText), not \(value.fieldText)") }
     }
 
     package mutating func rest(_ name: String, _ value: inout [UInt8]) {
@@ -199,7 +201,7 @@ package struct HCIParameterDescriber: HCIParameterWalker {
         fields.append((name + index, value.isEmpty ? "(empty)" : value.map { ($0 < 0x10 ? "0" : "") + String($0, radix: 16) }.joined()))
     }
 
-    package mutating func constant<Value: HCIFieldValue>(_ name: String, _ value: Value) throws(HCIError) {
+    package mutating func constant<Value: HCIFieldValue & Equatable>(_ name: String, _ value: Value) throws(HCIError) {
         var read = value
         try reader.field(name, &read)
         fields.append((name + index, read.fieldText))
@@ -233,7 +235,7 @@ package struct HCIKeyFinder: HCIParameterWalker {
     package mutating func uint24(_ name: String, _ value: inout UInt32) {}
     package mutating func key(_ name: String, _ value: inout [UInt8]) { foundKey = true }
     package mutating func data(_ name: String, _ value: inout [UInt8], maximum: Int?, padded: Bool) {}
-    package mutating func constant<Value: HCIFieldValue>(_ name: String, _ value: Value) {}
+    package mutating func constant<Value: HCIFieldValue & Equatable>(_ name: String, _ value: Value) {}
     package mutating func rest(_ name: String, _ value: inout [UInt8]) {}
     package mutating func list<Element: HCIParameters>(_ countName: String, _ elements: inout [Element]) {
         var blank = Element()

@@ -71,7 +71,8 @@ package struct HCILESetAdvertisingData: HCICommand {
     package typealias ReturnParameters = Void
     package static let opcode = HCIOpcode.leSetAdvertisingData
 
-    package var data: [UInt8]
+    /// At most 31 bytes (`init?` checks).
+    package private(set) var data: [UInt8]
 
     /// `nil` when `data` is longer than 31 bytes.
     package init?(data: [UInt8]) {
@@ -94,7 +95,8 @@ package struct HCILESetScanResponseData: HCICommand {
     package typealias ReturnParameters = Void
     package static let opcode = HCIOpcode.leSetScanResponseData
 
-    package var data: [UInt8]
+    /// At most 31 bytes (`init?` checks).
+    package private(set) var data: [UInt8]
 
     /// `nil` when `data` is longer than 31 bytes.
     package init?(data: [UInt8]) {

@@ -97,7 +97,8 @@ package struct HCILESetExtendedAdvertisingData: HCICommand {
     package static let opcode = HCIOpcode.leSetExtendedAdvertisingData
 
     package var advertisingHandle: UInt8
-    package var data: [UInt8]
+    /// At most 251 bytes (`init?` checks).
+    package private(set) var data: [UInt8]
 
     /// `nil` when `data` does not fit in one command (251 bytes).
     package init?(advertisingHandle: UInt8 = 0, data: [UInt8]) {
@@ -126,7 +127,8 @@ package struct HCILESetExtendedScanResponseData: HCICommand {
     package static let opcode = HCIOpcode.leSetExtendedScanResponseData
 
     package var advertisingHandle: UInt8
-    package var data: [UInt8]
+    /// At most 251 bytes (`init?` checks).
+    package private(set) var data: [UInt8]
 
     package init?(advertisingHandle: UInt8 = 0, data: [UInt8]) {
         guard data.count <= 251 else { return nil }

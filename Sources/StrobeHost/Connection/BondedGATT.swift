@@ -14,8 +14,8 @@ final class BondedGATT: Sendable {
     private struct State {
         var discovered: GATTDatabaseCache?
         var server: GATTServerConnection?
-        /// The link's GATT jobs (saves, a rediscovered database's check, an indication) run one
-        /// after another, each save writing what the link has by then.
+        /// The link's GATT jobs (saves, a rediscovered database's check) run one after another,
+        /// each save writing what the link has by then.
         var saving: Task<Void, Never>?
         var usedCache = false
     }
@@ -79,9 +79,8 @@ final class BondedGATT: Sendable {
             } else if kept.serviceChanged, let changed = server.database.serviceChanged {
                 // The database changed since: the client must discover it again.
                 server.restore([changed.configuration: .indication])
-                save()
-                later { _ = try? await server.indicate(valueHandle: changed.value, value: [0x01, 0x00, 0xFF, 0xFF]) }
-                return
+                // Not on the save chain: its confirmation may take the ATT timeout.
+                Task { _ = try? await server.indicate(valueHandle: changed.value, value: [0x01, 0x00, 0xFF, 0xFF]) }
             }
         }
         save()

@@ -275,6 +275,7 @@ public final class Central: Sendable {
             case .cancelled: throw CancellationError()
             case .rejected(let status): throw ConnectionError.failed(address: address, status: status)
             case .command(let error), .closed(let error): throw error
+            case .noCompletion(let after): throw HCIError.commandTimeout(.leCreateConnectionCancel, after: after)
             }
         }
     }
@@ -301,10 +302,19 @@ public final class Central: Sendable {
                     if case .failure(let error) = result {
                         self?.controller.logger.warning("LE Create Connection Cancel failed", metadata: ["error": "\(error)"])
                     }
-                    self?.establish { $0.cancelSent(result.map { _ in }) }
+                    guard let self else { return }
+                    let now = timer.now
+                    establish { $0.cancelSent(result.map { _ in }, now: now) }
                 }
             case .finish(let outcome, let result):
                 outcome.resolve(result.mapError { $0 })
+            case .disconnect(let handle):
+                controller.logger.warning("a connection came up after its attempt ended: disconnecting it", metadata: ["handle": "\(handle)"])
+                controller.post(HCIDisconnect(connectionHandle: handle, reason: .remoteUserTerminatedConnection)) { [controller] result in
+                    if case .failure(let error) = result {
+                        controller.logger.warning("disconnecting it failed", metadata: ["handle": "\(handle)", "error": "\(error)"])
+                    }
+                }
             }
         }
     }

@@ -15,7 +15,15 @@ struct LEConnectionEstablishment<Token: Equatable & Sendable>: Sendable {
         case sendCreateConnectionCancel
         /// The attempt is over.
         case finish(Token, Result<LEConnectionCompleteEvent, Failure>)
+        /// A connection came up for an attempt that ended while the controller may still have
+        /// been connecting (its cancel failed, or never completed): end it (Disconnect) rather
+        /// than leave it open to nobody.
+        case disconnect(ConnectionHandle)
     }
+
+    /// How long the controller may take to report LE Connection Complete after it took LE Create
+    /// Connection Cancel before the attempt ends without it.
+    static var cancelCompletionTimeout: Duration { .seconds(2) }
 
     /// Why an attempt ended without a connection.
     enum Failure: Error, Equatable, Sendable {
@@ -30,6 +38,9 @@ struct LEConnectionEstablishment<Token: Equatable & Sendable>: Sendable {
         case command(HCIError)
         /// The controller closed.
         case closed(HCIError)
+        /// The controller took LE Create Connection Cancel but reported no LE Connection Complete
+        /// within `after`.
+        case noCompletion(after: Duration)
     }
 
     private enum Phase: Equatable {
@@ -39,23 +50,29 @@ struct LEConnectionEstablishment<Token: Equatable & Sendable>: Sendable {
         case creating(Token, timeout: Duration, cancelWanted: Bool)
         /// The controller initiates until `deadline`.
         case initiating(Token, timeout: Duration, deadline: Duration)
-        /// LE Create Connection Cancel is asked for; its LE Connection Complete ends the attempt.
-        case cancelling(Token, timeout: Duration, byCaller: Bool)
+        /// LE Create Connection Cancel is asked for; its LE Connection Complete ends the attempt,
+        /// or `deadline` (once the controller took the cancel) does.
+        case cancelling(Token, timeout: Duration, byCaller: Bool, deadline: Duration?)
         case closed(HCIError)
     }
 
     private var phase = Phase.idle
+    /// An attempt ended without knowing that the controller stopped connecting.
+    private var mayStillConnect = false
 
     /// When the attempt under way times out, on the owner's time line.
     var nextDeadline: Duration? {
-        if case .initiating(_, _, let deadline) = phase { return deadline }
-        return nil
+        switch phase {
+        case .initiating(_, _, let deadline): deadline
+        case .cancelling(_, _, _, let deadline): deadline
+        case .idle, .creating, .closed: nil
+        }
     }
 
     /// The token of the attempt under way.
     var pending: Token? {
         switch phase {
-        case .creating(let token, _, _), .initiating(let token, _, _), .cancelling(let token, _, _): token
+        case .creating(let token, _, _), .initiating(let token, _, _), .cancelling(let token, _, _, _): token
         case .idle, .closed: nil
         }
     }
@@ -82,18 +99,27 @@ struct LEConnectionEstablishment<Token: Equatable & Sendable>: Sendable {
             return [.finish(token, .failure(.command(error)))]
         }
         if cancelWanted {
-            phase = .cancelling(token, timeout: timeout, byCaller: true)
+            phase = .cancelling(token, timeout: timeout, byCaller: true, deadline: nil)
             return [.sendCreateConnectionCancel]
         }
         phase = .initiating(token, timeout: timeout, deadline: now + timeout)
         return []
     }
 
-    /// The owner's timer fired at `now`.
+    /// The owner's timer fired at `now`: an attempt past its deadline is cancelled; one whose
+    /// cancel brought no LE Connection Complete ends without it.
     mutating func deadlinePassed(now: Duration) -> [Action] {
-        guard case .initiating(let token, let timeout, let deadline) = phase, deadline <= now else { return [] }
-        phase = .cancelling(token, timeout: timeout, byCaller: false)
-        return [.sendCreateConnectionCancel]
+        switch phase {
+        case .initiating(let token, let timeout, let deadline) where deadline <= now:
+            phase = .cancelling(token, timeout: timeout, byCaller: false, deadline: nil)
+            return [.sendCreateConnectionCancel]
+        case .cancelling(let token, _, _, let deadline?) where deadline <= now:
+            phase = .idle
+            mayStillConnect = true
+            return [.finish(token, .failure(.noCompletion(after: Self.cancelCompletionTimeout)))]
+        default:
+            return []
+        }
     }
 
     /// The caller of the attempt `token` gave up: the controller is asked to stop initiating.
@@ -105,24 +131,31 @@ struct LEConnectionEstablishment<Token: Equatable & Sendable>: Sendable {
             phase = .creating(pending, timeout: timeout, cancelWanted: true)
             return []
         case .initiating(let pending, let timeout, _) where pending == token:
-            phase = .cancelling(pending, timeout: timeout, byCaller: true)
+            phase = .cancelling(pending, timeout: timeout, byCaller: true, deadline: nil)
             return [.sendCreateConnectionCancel]
-        case .cancelling(let pending, let timeout, _) where pending == token:
-            phase = .cancelling(pending, timeout: timeout, byCaller: true)
+        case .cancelling(let pending, let timeout, _, let deadline) where pending == token:
+            phase = .cancelling(pending, timeout: timeout, byCaller: true, deadline: deadline)
             return []
         default:
             return []
         }
     }
 
-    /// LE Create Connection Cancel's outcome. Command Disallowed says nothing is initiating any
-    /// more (its LE Connection Complete is on its way); any other failure ends the attempt with
-    /// it, since no LE Connection Complete may come.
-    mutating func cancelSent(_ result: Result<Void, HCIError>) -> [Action] {
-        guard case .cancelling(let token, _, _) = phase, case .failure(let error) = result else { return [] }
-        if case .commandFailed(_, .commandDisallowed) = error { return [] }
-        phase = .idle
-        return [.finish(token, .failure(.command(error)))]
+    /// LE Create Connection Cancel's outcome at `now`. Taken (or refused with Command
+    /// Disallowed: nothing is initiating any more), its LE Connection Complete is on its way, and
+    /// waited for up to `cancelCompletionTimeout`; any other failure ends the attempt with it,
+    /// since no LE Connection Complete may come.
+    mutating func cancelSent(_ result: Result<Void, HCIError>, now: Duration) -> [Action] {
+        guard case .cancelling(let token, let timeout, let byCaller, _) = phase else { return [] }
+        if case .failure(let error) = result {
+            if case .commandFailed(_, .commandDisallowed) = error {} else {
+                phase = .idle
+                mayStillConnect = true
+                return [.finish(token, .failure(.command(error)))]
+            }
+        }
+        phase = .cancelling(token, timeout: timeout, byCaller: byCaller, deadline: now + Self.cancelCompletionTimeout)
+        return []
     }
 
     /// LE Connection Complete for a link in the central role.
@@ -134,10 +167,12 @@ struct LEConnectionEstablishment<Token: Equatable & Sendable>: Sendable {
         switch phase {
         case .creating(let pending, let limit, _), .initiating(let pending, let limit, _):
             (token, timeout) = (pending, limit)
-        case .cancelling(let pending, let limit, let byCaller):
+        case .cancelling(let pending, let limit, let byCaller, _):
             (token, timeout, cancelledByCaller) = (pending, limit, byCaller)
         case .idle, .closed:
-            return []
+            guard mayStillConnect, event.status.isSuccess else { return [] }
+            mayStillConnect = false
+            return [.disconnect(event.connectionHandle)]
         }
         phase = .idle
         if event.status.isSuccess { return [.finish(token, .success(event))] }

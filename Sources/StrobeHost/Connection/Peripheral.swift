@@ -145,6 +145,11 @@ public final class Peripheral: Sendable {
             guard let advertising = state.withLock({ $0.advertising }), connections.isEmpty else { return }
             do {
                 try await advertiser.stop()
+            } catch {
+                // Advertising again says whether it still runs.
+                central.controller.logger.warning("stopping advertising for a new private address failed", metadata: ["error": "\(error)"])
+            }
+            do {
                 try await advertise(data: advertising.data, scanResponse: advertising.scanResponse, interval: advertising.interval)
             } catch {
                 central.controller.logger.warning("advertising from a new private address failed", metadata: ["error": "\(error)"])

@@ -10,9 +10,11 @@ import StrobeSecurity
 /// announce.
 struct LinkEncryption<Token: Equatable & Sendable>: Sendable {
     enum Action: Equatable, Sendable {
-        /// LE Enable Encryption with this key; its failure goes to `commandFailed`.
-        case sendEnableEncryption(LongTermKey)
-        /// LE Long Term Key Request Reply with this key; its failure goes to `commandFailed`.
+        /// LE Enable Encryption with this key for the wait `Token`; its failure goes to
+        /// `encryptionCommandFailed`.
+        case sendEnableEncryption(LongTermKey, for: Token)
+        /// LE Long Term Key Request Reply with this key; refused, its status goes to
+        /// `encryptionChanged` (the owner's Encryption Change path).
         case replyWithKey(LongTermKey)
         /// LE Long Term Key Request Negative Reply.
         case replyWithoutKey
@@ -56,7 +58,7 @@ struct LinkEncryption<Token: Equatable & Sendable>: Sendable {
         var actions: [Action] = waiting.map { [.finish($0, .failure(.superseded))] } ?? []
         waiting = token
         pending = bond
-        actions.append(.sendEnableEncryption(bond.key))
+        actions.append(.sendEnableEncryption(bond.key, for: token))
         return actions
     }
 
@@ -97,14 +99,15 @@ struct LinkEncryption<Token: Equatable & Sendable>: Sendable {
         return actions
     }
 
-    /// LE Enable Encryption or the reply to LE Long Term Key Request failed. Refused by the
-    /// controller, it is taken as a failed Encryption Change, so that whoever waits ends with the
-    /// controller's status; unanswered, the caller ends with the command's error.
-    mutating func commandFailed(_ error: HCIError) -> [Action] {
-        if case .commandFailed(_, let status) = error { return encryptionChanged(status: status, enabled: false) }
+    /// LE Enable Encryption sent for the wait `token` failed: that wait ends (a later one is none
+    /// of its business), with the controller's status when it refused the command, else with the
+    /// command's error (the controller closed or fell silent).
+    mutating func encryptionCommandFailed(_ error: HCIError, for token: Token) -> [Action] {
+        guard waiting == token else { return [] }
+        waiting = nil
         pending = nil
-        defer { waiting = nil }
-        return waiting.map { [.finish($0, .failure(.command(error)))] } ?? []
+        if case .commandFailed(_, let status) = error { return [.finish(token, .failure(.failed(status)))] }
+        return [.finish(token, .failure(.command(error)))]
     }
 
     /// A pairing's keys encrypt the link now: it proves no bond until one is stored.

@@ -204,27 +204,28 @@ final class LinkSecurity: Sendable {
         perform(actions)
     }
 
-    /// The command that starts encryption (LE Enable Encryption, or the reply to LE Long Term
-    /// Key Request) failed: refused by the controller, it is taken as a failed Encryption
-    /// Change, so that the pairing, or the caller waiting for encryption, ends with the
-    /// controller's status. Unanswered, a caller waiting for encryption ends with the error; a
-    /// pairing's SMP timer ends the pairing.
+    /// The pairing's LE Enable Encryption, or a reply to LE Long Term Key Request, failed:
+    /// refused by the controller, it is taken as a failed Encryption Change, so that the pairing
+    /// ends with the controller's status. Unanswered, the pairing's SMP timer (or the central's
+    /// own deadline) ends what waits.
     private func encryptionNotStarted(_ error: HCIError) {
         if case .commandFailed(_, let status) = error {
             return encryptionChanged(EncryptionChangeEvent(status: status, connectionHandle: handle, enabled: false))
         }
         controller.logger.warning("starting encryption failed", metadata: ["handle": "\(handle)", "error": "\(error)"])
-        perform(state.withLock { s in s.pairing?.isActive == true ? [] : s.encryption.commandFailed(error) })
     }
 
     /// Carries out the encryption machine's actions (never under the lock).
     private func perform(_ actions: [Encryption.Action]) {
         for action in actions {
             switch action {
-            case .sendEnableEncryption(let key):
+            case .sendEnableEncryption(let key, let waiter):
+                // Its failure is that wait's alone, never a pairing's.
                 controller.post(HCILEEnableEncryption(
                     connectionHandle: handle, random: key.rand, encryptedDiversifier: key.ediv, longTermKey: key.value)) { [weak self] result in
-                    if case .failure(let error) = result { self?.encryptionNotStarted(error) }
+                    guard case .failure(let error) = result, let self else { return }
+                    controller.logger.warning("LE Enable Encryption failed", metadata: ["handle": "\(handle)", "error": "\(error)"])
+                    perform(state.withLock { $0.encryption.encryptionCommandFailed(error, for: waiter) })
                 }
             case .replyWithKey(let key):
                 controller.post(HCILELongTermKeyRequestReply(connectionHandle: handle, longTermKey: key.value)) { [weak self] result in
@@ -394,6 +395,11 @@ final class LinkSecurity: Sendable {
 
     /// Central: the peripheral asked for security. Encrypt with its bond, else pair.
     private func securityRequested() {
+        // Off the reader's thread: the bond is read from its store, a pairing makes its key.
+        offThread { self.answerSecurityRequest() }
+    }
+
+    private func answerSecurityRequest() {
         let encrypted = Waiter<SMPSecurityLevel>()
         guard bond?.role == .central, let wait = try? beginEncryption(encrypted) else { return pairOnRequest() }
         encrypted.whenResolved { [weak self] outcome in
@@ -442,7 +448,10 @@ final class LinkSecurity: Sendable {
             case .confirmJustWorks:
                 ask { delegate, peer in await delegate.confirmJustWorks(with: peer) } answer: { pairing, yes in pairing.justWorksConfirmed(yes ?? false) }
             case .startEncryption(let key):
-                perform([Encryption.Action.sendEnableEncryption(key)])
+                controller.post(HCILEEnableEncryption(
+                    connectionHandle: handle, random: key.rand, encryptedDiversifier: key.ediv, longTermKey: key.value)) { [weak self] result in
+                    if case .failure(let error) = result { self?.encryptionNotStarted(error) }
+                }
             case .completed(let result):
                 let waiters = takeWaiters()
                 once(lastSent) { self.completed(result, waiters: waiters) }
@@ -459,7 +468,9 @@ final class LinkSecurity: Sendable {
     /// when there is none.
     private func once(_ sent: Waiter<Void>?, _ body: @escaping @Sendable () -> Void) {
         guard let sent else { return body() }
-        sent.whenResolved { _ in body() }
+        // Not on the sender's thread, which would hold every PDU of the link meanwhile: storing a
+        // bond takes the store's lock and flushes a file.
+        sent.whenResolved { _ in self.offThread(body) }
     }
 
     /// Asks the delegate (none: the answer is no) and feeds the answer to the machine.
@@ -482,18 +493,25 @@ final class LinkSecurity: Sendable {
     }
 
     /// Puts a question to the app's delegate (none: the answer is nil) and hands the answer to
-    /// `then`: the one way the link waits on the app, off the thread that asked. Cancelling the
-    /// task withdraws the question.
+    /// `then`: the way the link waits on the app, off the thread that asked. Cancelling the task
+    /// withdraws the question.
     @discardableResult
     private func consult<Answer: Sendable>(
         _ question: @escaping @Sendable (any PairingDelegate, BluetoothAddress) async -> Answer?,
         then: @escaping @Sendable (Answer?) -> Void
     ) -> Task<Void, Never> {
         let delegate = manager.delegate
-        return Task { [peer] in
+        return offThread { [peer] in
             let answer: Answer? = if let delegate { await question(delegate, peer) } else { nil }
             then(answer)
         }
+    }
+
+    /// Runs `work` on the cooperative pool: what may block (the app's delegate, the bond store's
+    /// file and lock, a key pair) never runs on the reader's, a timer's or the sender's thread.
+    @discardableResult
+    private func offThread(_ work: @escaping @Sendable () async -> Void) -> Task<Void, Never> {
+        Task { await work() }
     }
 
     /// The pairing ended: its waiters are taken now, so that a pairing started meanwhile keeps

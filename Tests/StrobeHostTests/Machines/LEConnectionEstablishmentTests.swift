@@ -34,7 +34,8 @@ import Testing
         #expect(machine.deadlinePassed(now: .seconds(6)) == [.sendCreateConnectionCancel])
         #expect(machine.nextDeadline == nil)
         #expect(machine.deadlinePassed(now: .seconds(7)).isEmpty, "one cancel per attempt")
-        #expect(machine.cancelSent(.success(())).isEmpty)
+        #expect(machine.cancelSent(.success(()), now: .seconds(7)).isEmpty)
+        #expect(machine.nextDeadline == .seconds(9), "the cancel's LE Connection Complete is waited for, not forever")
         #expect(machine.connectionComplete(Self.complete(.unknownConnectionIdentifier))
             == [.finish(1, .failure(.timedOut(after: .seconds(5))))])
     }
@@ -62,7 +63,7 @@ import Testing
         _ = machine.createConnectionSent(.success(()), now: .zero)
         #expect(machine.cancelled(1) == [.sendCreateConnectionCancel])
         // Command Disallowed: the controller had stopped initiating; LE Connection Complete follows.
-        #expect(machine.cancelSent(.failure(Self.disallowed)).isEmpty)
+        #expect(machine.cancelSent(.failure(Self.disallowed), now: .seconds(1)).isEmpty)
         #expect(machine.connectionComplete(Self.complete(.success)) == [.finish(1, .success(Self.complete(.success)))])
     }
 
@@ -72,9 +73,24 @@ import Testing
         _ = machine.createConnectionSent(.success(()), now: .zero)
         _ = machine.deadlinePassed(now: .seconds(5))
         let silent = HCIError.commandTimeout(.leCreateConnectionCancel, after: .seconds(2))
-        #expect(machine.cancelSent(.failure(silent)) == [.finish(1, .failure(.command(silent)))])
+        #expect(machine.cancelSent(.failure(silent), now: .seconds(7)) == [.finish(1, .failure(.command(silent)))])
         #expect(machine.pending == nil)
         #expect(machine.connectionComplete(Self.complete(.unknownConnectionIdentifier)).isEmpty, "a late completion finds no attempt")
+        // A late connection nobody waits for is ended, not left open.
+        #expect(machine.connectionComplete(Self.complete(.success)) == [.disconnect(0x0040)])
+    }
+
+    @Test func aCancelWhoseCompletionNeverComesEndsTheAttempt() {
+        var machine = Machine()
+        _ = machine.start(1, timeout: .seconds(5))
+        _ = machine.createConnectionSent(.success(()), now: .zero)
+        _ = machine.deadlinePassed(now: .seconds(5))
+        _ = machine.cancelSent(.success(()), now: .seconds(5))
+        #expect(machine.deadlinePassed(now: .milliseconds(6_999)).isEmpty)
+        #expect(machine.deadlinePassed(now: .seconds(7)) == [.finish(1, .failure(.noCompletion(after: Machine.cancelCompletionTimeout)))])
+        #expect(machine.pending == nil && machine.nextDeadline == nil)
+        #expect(machine.connectionComplete(Self.complete(.success)) == [.disconnect(0x0040)], "a late connection is ended")
+        #expect(machine.start(2, timeout: .seconds(5)) == [.sendCreateConnection], "the controller may be asked again")
     }
 
     @Test func aRefusedCreateConnectionEndsTheAttempt() {
@@ -114,9 +130,10 @@ import Testing
 
     @Test func strayInputsChangeNothing() {
         var machine = Machine()
-        #expect(machine.connectionComplete(Self.complete(.success)).isEmpty)
+        #expect(machine.connectionComplete(Self.complete(.success)).isEmpty, "no attempt ever ended unsure: not ours to end")
+        #expect(machine.connectionComplete(Self.complete(.connectionFailedToBeEstablished)).isEmpty)
         #expect(machine.createConnectionSent(.success(()), now: .zero).isEmpty)
-        #expect(machine.cancelSent(.failure(Self.disallowed)).isEmpty)
+        #expect(machine.cancelSent(.failure(Self.disallowed), now: .zero).isEmpty)
         _ = machine.start(1, timeout: .seconds(5))
         _ = machine.createConnectionSent(.success(()), now: .zero)
         #expect(machine.cancelled(2).isEmpty, "another attempt's caller cancels nothing here")

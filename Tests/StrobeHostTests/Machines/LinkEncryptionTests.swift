@@ -14,7 +14,7 @@ import Testing
 
     @Test func aBondsKeyEncryptsAndProvesTheBond() {
         var machine = Machine()
-        #expect(machine.encrypt(1, with: Self.bond) == [.sendEnableEncryption(Self.legacyKey)])
+        #expect(machine.encrypt(1, with: Self.bond) == [.sendEnableEncryption(Self.legacyKey, for: 1)])
         #expect(machine.level == .none && machine.provenBond == nil, "nothing is proven before Encryption Change")
         #expect(machine.encryptionChanged(status: .success, enabled: true) == [.announce(.authenticated), .finish(1, .success(.authenticated))])
         #expect(machine.level == .authenticated && machine.provenBond == Self.identity)
@@ -33,19 +33,22 @@ import Testing
     @Test func aSecondEncryptSupersedesTheFirstWait() {
         var machine = Machine()
         _ = machine.encrypt(1, with: Self.bond)
-        #expect(machine.encrypt(2, with: Self.bond) == [.finish(1, .failure(.superseded)), .sendEnableEncryption(Self.legacyKey)])
+        #expect(machine.encrypt(2, with: Self.bond) == [.finish(1, .failure(.superseded)), .sendEnableEncryption(Self.legacyKey, for: 2)])
+        // The first command's late failure is not the second wait's.
+        #expect(machine.encryptionCommandFailed(.commandFailed(.leEnableEncryption, .commandDisallowed), for: 1).isEmpty)
         #expect(machine.encryptionChanged(status: .success, enabled: true).last == .finish(2, .success(.authenticated)))
     }
 
     @Test func aRefusedCommandEndsTheWaitWithTheControllersStatus() {
         var machine = Machine()
         _ = machine.encrypt(1, with: Self.bond)
-        #expect(machine.commandFailed(.commandFailed(.leEnableEncryption, .commandDisallowed))
+        #expect(machine.encryptionCommandFailed(.commandFailed(.leEnableEncryption, .commandDisallowed), for: 1)
             == [.finish(1, .failure(.failed(.commandDisallowed)))])
         _ = machine.encrypt(2, with: Self.bond)
         let silent = HCIError.commandTimeout(.leEnableEncryption, after: .seconds(2))
-        #expect(machine.commandFailed(silent) == [.finish(2, .failure(.command(silent)))])
-        #expect(machine.commandFailed(silent).isEmpty, "nobody waits any more")
+        #expect(machine.encryptionCommandFailed(silent, for: 2) == [.finish(2, .failure(.command(silent)))])
+        #expect(machine.encryptionCommandFailed(silent, for: 2).isEmpty, "nobody waits any more")
+        #expect(machine.encryptionChanged(status: .success, enabled: true) == [.announce(.none)], "the failed key proves nothing")
     }
 
     @Test func encryptionTurnedOffMakesTheLinkPlainAgain() {

@@ -347,6 +347,19 @@ package final class ATTBearer: Sendable {
         return mtu
     }
 
+    /// `exchangeMTU` without waiting for it: `then` gets the MTU once the exchange has ended
+    /// (answered, refused or failed: the link then keeps ATT_MTU 23), or at once when one was
+    /// already started, on the thread that learns it.
+    package func startMTUExchange(then: @escaping @Sendable (Int) -> Void) {
+        let first = state.withLock { s in
+            defer { s.clientMTUExchangeStarted = true }
+            return !s.clientMTUExchangeStarted
+        }
+        guard first else { return then(mtu) }
+        // The receive path applies the server's MTU before the response reaches `then`.
+        post(ATTExchangeMTURequest(clientRxMTU: UInt16(localMTU))) { [weak self] _ in then(self?.mtu ?? 23) }
+    }
+
     /// Attaches the server role: the peer's requests, commands and confirmations go to it.
     func attach(_ server: GATTServerConnection) {
         state.withLock { $0.server = server }

@@ -348,9 +348,9 @@ public final class Central: Sendable {
     /// ATT), leaves the link at ATT_MTU 23. An unanswered request stays with the bearer, which
     /// the spec's 30 s transaction timeout closes, while the link goes on.
     private func exchangeMTU(on connection: LEConnection) async {
-        // Cancelled at the limit, a request already on the wire (at connection time nothing is
-        // queued before it) runs on: a late answer still sets the MTU.
-        let answered = (try? await withTimeout(configuration.mtuExchangeWait, clock: clock) { try await connection.gatt.exchangeMTU() }) != nil
+        // Waited for on the link's timer; at the limit the request (at connection time nothing
+        // is queued before it) runs on: a late answer still sets the MTU.
+        let answered = await connection.exchangeMTU(waitingUpTo: configuration.mtuExchangeWait)
         if !answered, connection.isConnected {
             controller.logger.warning("the MTU exchange did not complete: the link stays at ATT_MTU 23", metadata: [
                 "handle": "\(connection.handle)", "peer": "\(connection.peerAddress)"])

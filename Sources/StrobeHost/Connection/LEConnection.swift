@@ -37,6 +37,8 @@ public final class LEConnection: Sendable, CustomStringConvertible {
         case phyUpdate
         /// Disconnection Complete after `disconnect`.
         case disconnection
+        /// The end of `exchangeMTU(waitingUpTo:)`'s wait (the exchange itself goes on).
+        case mtuExchangeWait
     }
 
     private struct State {
@@ -51,6 +53,8 @@ public final class LEConnection: Sendable, CustomStringConvertible {
         var parameterUpdate: Waiter<LEConnectionParametersInUse>?
         /// `setPHY` waiting for LE PHY Update Complete.
         var phyUpdate: Waiter<LEConnectionPHY>?
+        /// `exchangeMTU(waitingUpTo:)` waiting for the exchange to end.
+        var mtuExchange: Waiter<Bool>?
         var remoteParameterRequests = 0
         var remoteParameterRequestsAccepted = 0
         var deadlines = DeadlineSet<Deadline>()
@@ -464,6 +468,31 @@ public final class LEConnection: Sendable, CustomStringConvertible {
         return try await waiter.wait(onCancel: withdraw)
     }
 
+    /// Starts the MTU exchange (once per link) and waits for it up to `limit` on the link's
+    /// timer: true when it ended within it, false when the limit passed, the link went down or
+    /// the caller was cancelled. A request still unanswered at the limit goes on (a late answer
+    /// still sets the MTU) until ATT's own transaction timeout.
+    func exchangeMTU(waitingUpTo limit: Duration) async -> Bool {
+        let waiter = Waiter<Bool>()
+        let open = state.withLock { s -> Bool in
+            guard s.disconnectReason == nil else { return false }
+            s.mtuExchange = waiter
+            s.deadlines.set(.mtuExchangeWait, at: timer.now + limit)
+            timer.schedule(s.deadlines.next)
+            return true
+        }
+        guard open else { return false }
+        bearer.startMTUExchange { [weak self] _ in
+            self?.state.withLock { s in
+                guard s.mtuExchange === waiter else { return }
+                s.mtuExchange = nil
+                s.deadlines.clear(.mtuExchangeWait)
+            }
+            waiter.succeed(true)
+        }
+        return (try? await waiter.wait()) ?? false
+    }
+
     private func setDeadline(_ deadline: Deadline, after duration: Duration) {
         state.withLock { s in
             guard s.disconnectReason == nil else { return }
@@ -476,15 +505,18 @@ public final class LEConnection: Sendable, CustomStringConvertible {
     /// Disconnection Complete that never came is taken as given (the link closes here).
     private func deadlinesPassed(_ now: Duration) {
         var expired: [Deadline] = []
-        let (update, phyUpdate) = state.withLock { s in
+        let (update, phyUpdate, mtuExchange) = state.withLock { s in
             expired = s.deadlines.expire(now: now)
             timer.schedule(s.deadlines.next)
             let update = expired.contains(.parameterUpdate) ? s.parameterUpdate : nil
             let phyUpdate = expired.contains(.phyUpdate) ? s.phyUpdate : nil
+            let mtuExchange = expired.contains(.mtuExchangeWait) ? s.mtuExchange : nil
             if update != nil { s.parameterUpdate = nil }
             if phyUpdate != nil { s.phyUpdate = nil }
-            return (update, phyUpdate)
+            if mtuExchange != nil { s.mtuExchange = nil }
+            return (update, phyUpdate, mtuExchange)
         }
+        mtuExchange?.succeed(false)
         update?.fail(ConnectionError.updateTimeout(address: peerAddress, after: Self.procedureTimeout))
         phyUpdate?.fail(ConnectionError.updateTimeout(address: peerAddress, after: Self.procedureTimeout))
         if expired.contains(.disconnection) { closed(reason: .connectionTerminatedByLocalHost) }
@@ -504,15 +536,17 @@ public final class LEConnection: Sendable, CustomStringConvertible {
             defer { s.waiters.removeAll() }
             return s.waiters
         }
-        let (update, phyUpdate) = state.withLock { s in
+        let (update, phyUpdate, mtuExchange) = state.withLock { s in
             defer {
                 s.parameterUpdate = nil
                 s.phyUpdate = nil
+                s.mtuExchange = nil
                 s.deadlines.removeAll()
             }
-            return (s.parameterUpdate, s.phyUpdate)
+            return (s.parameterUpdate, s.phyUpdate, s.mtuExchange)
         }
         timer.stop()
+        mtuExchange?.succeed(false)
         update?.fail(HCIError.connectionClosed(handle: handle))
         phyUpdate?.fail(HCIError.connectionClosed(handle: handle))
         bearer.close(closeReason)

@@ -70,19 +70,7 @@ package final class Waiter<Value: Sendable>: Sendable, Equatable {
     /// react to an outcome from a thread that cannot wait (the reader's, a timer's). Instead of
     /// `wait`, never both.
     package func whenResolved(_ handler: @escaping @Sendable (Result<Value, any Error>) -> Void) {
-        let ready = state.withLock { state -> Result<Value, any Error>? in
-            switch state {
-            case .pending:
-                state = .handled(handler)
-                return nil
-            case .resolved(let result):
-                state = .finished
-                return result
-            case .parked, .handled, .finished:
-                return .failure(WaiterMisuse())
-            }
-        }
-        if let ready { handler(ready) }
+        if let ready = attach(.handled(handler)) { handler(ready) }
     }
 
     @discardableResult
@@ -115,19 +103,27 @@ package final class Waiter<Value: Sendable>: Sendable, Equatable {
 
     private func park() async throws -> Value {
         try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Value, any Error>) in
-            let ready = state.withLock { state -> Result<Value, any Error>? in
-                switch state {
-                case .pending:
-                    state = .parked(continuation)
-                    return nil
-                case .resolved(let result):
-                    state = .finished
-                    return result
-                case .parked, .handled, .finished:
-                    return .failure(WaiterMisuse())
+            if let ready = attach(.parked(continuation)) { continuation.resume(with: ready) }
+        }
+    }
+
+    /// Makes `taker` the one the outcome goes to; returns the outcome instead when it has come
+    /// already (or the misuse, when a taker was there before).
+    private func attach(_ taker: Taker) -> Result<Value, any Error>? {
+        state.withLock { state in
+            switch state {
+            case .pending:
+                switch taker {
+                case .parked(let continuation): state = .parked(continuation)
+                case .handled(let handler): state = .handled(handler)
                 }
+                return nil
+            case .resolved(let result):
+                state = .finished
+                return result
+            case .parked, .handled, .finished:
+                return .failure(WaiterMisuse())
             }
-            if let ready { continuation.resume(with: ready) }
         }
     }
 

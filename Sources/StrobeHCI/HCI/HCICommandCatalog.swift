@@ -38,9 +38,7 @@ package enum HCICommandCatalog {
         var describer = HCIParameterDescriber(parameters, packet: C.opcode.description)
         do throws(HCIError) {
             try command.walkParameters(&describer)
-            guard describer.remaining == 0 else {
-                throw HCIError.malformed(packet: C.opcode.description, detail: "\(describer.remaining) byte\(describer.remaining == 1 ? "" : "s") after the last parameter")
-            }
+            try describer.finish()
             return .success(describer.fields)
         } catch {
             return .failure(error)

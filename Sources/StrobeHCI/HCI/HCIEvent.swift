@@ -60,12 +60,7 @@ extension HCIEvent {
     /// the specification may append some.
     package init(code: UInt8, parameters: UnsafeRawBufferPointer) throws(HCIError) {
         let name = HCIEventCode.name(code)
-        func decoded<P: HCIParameters>(_ blank: P) throws(HCIError) -> P {
-            var event = blank
-            var reader = HCIParameterReader(parameters, packet: name)
-            try event.walkParameters(&reader)
-            return event
-        }
+        func decoded<P: HCIParameters>(_ blank: P) throws(HCIError) -> P { try Self.decoded(blank, parameters, packet: name) }
         switch code {
         case HCIEventCode.commandComplete: self = .commandComplete(try decoded(CommandCompleteEvent()))
         case HCIEventCode.commandStatus: self = .commandStatus(try decoded(CommandStatusEvent()))
@@ -94,18 +89,13 @@ extension HCIEvent {
     /// Decodes an LE Meta subevent from the parameters after the subevent code.
     init(leSubevent subevent: UInt8, parameters: UnsafeRawBufferPointer) throws(HCIError) {
         let name = LEMetaSubevent.name(subevent)
-        func decoded<P: HCIParameters>(_ blank: P) throws(HCIError) -> P {
-            var event = blank
-            var reader = HCIParameterReader(parameters, packet: name)
-            try event.walkParameters(&reader)
-            return event
-        }
+        func decoded<P: HCIParameters>(_ blank: P) throws(HCIError) -> P { try Self.decoded(blank, parameters, packet: name) }
         switch subevent {
         case LEMetaSubevent.connectionComplete, LEMetaSubevent.enhancedConnectionCompleteV1, LEMetaSubevent.enhancedConnectionCompleteV2:
             self = .leConnectionComplete(try decoded(LEConnectionCompleteEvent(subevent: subevent)))
-        case LEMetaSubevent.advertisingReport: self = .leAdvertisingReport(try decoded(LEAdvertisingReportEvent()).reports)
+        case LEMetaSubevent.advertisingReport: self = .leAdvertisingReport(try decoded(HCIList<LEAdvertisingReport>()).elements)
         case LEMetaSubevent.extendedAdvertisingReport:
-            self = .leExtendedAdvertisingReport(try decoded(LEExtendedAdvertisingReportEvent()).reports)
+            self = .leExtendedAdvertisingReport(try decoded(HCIList<LEExtendedAdvertisingReport>()).elements)
         case LEMetaSubevent.connectionUpdateComplete: self = .leConnectionUpdateComplete(try decoded(LEConnectionUpdateCompleteEvent()))
         case LEMetaSubevent.remoteConnectionParameterRequest:
             self = .leRemoteConnectionParameterRequest(try decoded(LERemoteConnectionParameterRequestEvent()))
@@ -117,6 +107,16 @@ extension HCIEvent {
         default:
             self = .unknownLEMeta(subevent: subevent, parameters: Array(parameters))
         }
+    }
+
+    /// `blank`'s fields read from `parameters` through its description; parameters past the
+    /// described ones are ignored.
+    private static func decoded<P: HCIParameters>(_ blank: P, _ parameters: UnsafeRawBufferPointer,
+                                                  packet: String) throws(HCIError) -> P {
+        var event = blank
+        var reader = HCIParameterReader(parameters, packet: packet)
+        try event.walkParameters(&reader)
+        return event
     }
 
     /// The event as a controller sends it (event code, parameter length, parameters; no H4
@@ -133,16 +133,16 @@ extension HCIEvent {
         case .commandComplete(let e): return event(HCIEventCode.commandComplete, e)
         case .commandStatus(let e): return event(HCIEventCode.commandStatus, e)
         case .disconnectionComplete(let e): return event(HCIEventCode.disconnectionComplete, e)
-        case .numberOfCompletedPackets(let entries): return event(HCIEventCode.numberOfCompletedPackets, NumberOfCompletedPacketsEvent(entries))
+        case .numberOfCompletedPackets(let entries): return event(HCIEventCode.numberOfCompletedPackets, HCIList(entries))
         case .readRemoteVersionInformationComplete(let e): return event(HCIEventCode.readRemoteVersionInformationComplete, e)
         case .hardwareError(let code):
             var e = HardwareErrorEvent()
             e.code = code
             return event(HCIEventCode.hardwareError, e)
         case .leConnectionComplete(let e): return le(e.subevent, e)
-        case .leAdvertisingReport(let reports): return le(LEMetaSubevent.advertisingReport, LEAdvertisingReportEvent(reports))
+        case .leAdvertisingReport(let reports): return le(LEMetaSubevent.advertisingReport, HCIList(reports))
         case .leExtendedAdvertisingReport(let reports):
-            return le(LEMetaSubevent.extendedAdvertisingReport, LEExtendedAdvertisingReportEvent(reports))
+            return le(LEMetaSubevent.extendedAdvertisingReport, HCIList(reports))
         case .leConnectionUpdateComplete(let e): return le(LEMetaSubevent.connectionUpdateComplete, e)
         case .leRemoteConnectionParameterRequest(let e): return le(LEMetaSubevent.remoteConnectionParameterRequest, e)
         case .leReadRemoteFeaturesComplete(let e): return le(LEMetaSubevent.readRemoteFeaturesComplete, e)

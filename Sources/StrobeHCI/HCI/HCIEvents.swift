@@ -262,7 +262,9 @@ extension DisconnectionCompleteEvent: HCIParameters {
     }
 }
 
-extension CompletedPackets: HCIParameters {
+extension CompletedPackets: HCIListElement {
+    package static var countName: String { "Num_Handles" }
+
     package init() { self.init(connectionHandle: 0, count: 0) }
 
     package mutating func walkParameters<Walker: HCIParameterWalker>(_ walker: inout Walker) throws(Walker.Failure) {
@@ -271,14 +273,21 @@ extension CompletedPackets: HCIParameters {
     }
 }
 
-/// Number Of Completed Packets: one entry per connection.
-package struct NumberOfCompletedPacketsEvent: HCIParameters {
-    package var entries: [CompletedPackets] = []
+/// One group of a list event's fields (an entry of Number Of Completed Packets, one advertising
+/// report), and the name of the count before them.
+package protocol HCIListElement: HCIParameters {
+    static var countName: String { get }
+}
+
+/// An event whose parameters are a count, then that many groups of fields one after another
+/// (Number Of Completed Packets, the advertising reports).
+package struct HCIList<Element: HCIListElement>: HCIParameters {
+    package var elements: [Element] = []
     package init() {}
-    package init(_ entries: [CompletedPackets]) { self.entries = entries }
+    package init(_ elements: [Element]) { self.elements = elements }
 
     package mutating func walkParameters<Walker: HCIParameterWalker>(_ walker: inout Walker) throws(Walker.Failure) {
-        try walker.list("Num_Handles", &entries)
+        try walker.list(Element.countName, &elements)
     }
 }
 

@@ -34,10 +34,7 @@ extension HCIParameters {
         self.init()
         var reader = HCIParameterReader(bytes, packet: packet)
         try walkParameters(&reader)
-        let left = reader.reader.remaining
-        guard extensible || left == 0 else {
-            throw reader.reader.malformed("\(left) byte\(left == 1 ? "" : "s") after the last parameter")
-        }
+        if !extensible { try reader.finish() }
     }
 }
 
@@ -121,6 +118,12 @@ package struct HCIParameterReader: HCIParameterWalker {
         reader = HCIFieldReader(parameters, packet: packet)
     }
 
+    /// The walk is over: a byte left over is malformed.
+    package func finish() throws(HCIError) {
+        let left = reader.remaining
+        guard left == 0 else { throw reader.malformed("\(left) byte\(left == 1 ? "" : "s") after the last parameter") }
+    }
+
     package mutating func field<Value: HCIFieldValue>(_ name: String, _ value: inout Value) throws(HCIError) {
         value = try Value.read(&reader, field: name)
     }
@@ -178,7 +181,8 @@ package struct HCIParameterDescriber: HCIParameterWalker {
         reader = HCIParameterReader(parameters, packet: packet)
     }
 
-    package var remaining: Int { reader.reader.remaining }
+    /// The walk is over: a byte left over is malformed.
+    package func finish() throws(HCIError) { try reader.finish() }
 
     package mutating func field<Value: HCIFieldValue>(_ name: String, _ value: inout Value) throws(HCIError) {
         try reader.field(name, &value)
@@ -198,7 +202,7 @@ package struct HCIParameterDescriber: HCIParameterWalker {
     package mutating func data(_ name: String, _ value: inout [UInt8], maximum: Int?, padded: Bool) throws(HCIError) {
         try reader.data(name, &value, maximum: maximum, padded: padded)
         fields.append(("\(name)_Length" + index, hexText(value.count, digits: 2)))
-        fields.append((name + index, value.isEmpty ? "(empty)" : value.map { ($0 < 0x10 ? "0" : "") + String($0, radix: 16) }.joined()))
+        fields.append((name + index, hexBytes(value)))
     }
 
     package mutating func constant<Value: HCIFieldValue & Equatable>(_ name: String, _ value: Value) throws(HCIError) {
@@ -209,7 +213,7 @@ package struct HCIParameterDescriber: HCIParameterWalker {
 
     package mutating func rest(_ name: String, _ value: inout [UInt8]) {
         reader.rest(name, &value)
-        fields.append((name + index, value.isEmpty ? "(empty)" : value.map { ($0 < 0x10 ? "0" : "") + String($0, radix: 16) }.joined()))
+        fields.append((name + index, hexBytes(value)))
     }
 
     package mutating func list<Element: HCIParameters>(_ countName: String, _ elements: inout [Element]) throws(HCIError) {
@@ -241,6 +245,11 @@ package struct HCIKeyFinder: HCIParameterWalker {
         var blank = Element()
         blank.walkParameters(&self)
     }
+}
+
+/// Bytes in order as lower-case hex pairs, `(empty)` for none.
+private func hexBytes(_ bytes: [UInt8]) -> String {
+    bytes.isEmpty ? "(empty)" : bytes.map { ($0 < 0x10 ? "0" : "") + String($0, radix: 16) }.joined()
 }
 
 /// `0x` and `digits` upper-case hex digits.
@@ -324,14 +333,27 @@ extension LEOwnAddressType: HCIOctetField {}
 extension LEAdvertisingType: HCIOctetField {}
 extension LEPHYs: HCIOctetField {}
 
-extension LEScanType: HCIFieldValue {
+/// A one-octet code some of whose values are reserved: reading one of those is malformed.
+package protocol HCIReservingOctetField: HCIFieldValue, RawRepresentable where RawValue == UInt8 {
+    init?(rawValue: UInt8)
+    /// The values allowed, as a malformed field's error names them.
+    static var allowed: String { get }
+}
+
+extension HCIReservingOctetField {
     package func write(into writer: inout ByteWriter) { writer.write(rawValue) }
-    package static func read(_ reader: inout HCIFieldReader, field: String) throws(HCIError) -> LEScanType {
+    package static func read(_ reader: inout HCIFieldReader, field: String) throws(HCIError) -> Self {
         let raw = try reader.u8(field)
-        guard let type = LEScanType(rawValue: raw) else { throw reader.malformed("\(reader.named(field)) \(hexText(raw, digits: 2)) is reserved") }
-        return type
+        guard let value = Self(rawValue: raw) else {
+            throw reader.malformed("\(reader.named(field)) is \(hexText(raw, digits: 2)), \(allowed)")
+        }
+        return value
     }
     package var fieldText: String { hexText(rawValue, digits: 2) }
+}
+
+extension LEScanType: HCIReservingOctetField {
+    package static var allowed: String { "neither passive (0x00) nor active (0x01)" }
 }
 
 extension LEAdvertisingEventProperties: HCIFieldValue {
@@ -358,15 +380,6 @@ extension LEFeatures: HCIFieldValue {
     package var fieldText: String { hexText(rawValue, digits: 16) }
 }
 
-/// 0x00 central, 0x01 peripheral; any other value is malformed.
-extension LERole: HCIFieldValue {
-    package func write(into writer: inout ByteWriter) { writer.write(rawValue) }
-    package static func read(_ reader: inout HCIFieldReader, field: String) throws(HCIError) -> LERole {
-        let raw = try reader.u8(field)
-        guard let role = LERole(rawValue: raw) else {
-            throw reader.malformed("\(reader.named(field)) is \(hexText(raw, digits: 2)), neither central (0x00) nor peripheral (0x01)")
-        }
-        return role
-    }
-    package var fieldText: String { hexText(rawValue, digits: 2) }
+extension LERole: HCIReservingOctetField {
+    package static var allowed: String { "neither central (0x00) nor peripheral (0x01)" }
 }

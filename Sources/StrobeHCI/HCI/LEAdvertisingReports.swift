@@ -95,7 +95,9 @@ package struct LEExtendedAdvertisingReport: Sendable, Hashable {
 /// The value of RSSI and TX power fields meaning "not available".
 let notAvailableDBm: Int8 = 127
 
-extension LEAdvertisingReport: HCIParameters {
+extension LEAdvertisingReport: HCIListElement {
+    package static var countName: String { "Num_Reports" }
+
     package init() {
         self.init(eventType: .advInd, addressType: .public, address: BluetoothAddress(wire: (0, 0, 0, 0, 0, 0)), data: [], rssi: nil)
     }
@@ -110,25 +112,11 @@ extension LEAdvertisingReport: HCIParameters {
         try walker.data("Data", &data, maximum: legacyAdvertisingDataMaximumLength)
         try walkDBm("RSSI", &rssi, &walker)
     }
-
-    /// Every report of the subevent's parameters (after the subevent code).
-    package static func decodeReports(_ parameters: UnsafeRawBufferPointer) throws(HCIError) -> [LEAdvertisingReport] {
-        try LEAdvertisingReportEvent(decoding: parameters, packet: "LE Advertising Report", extensible: true).reports
-    }
 }
 
-/// LE Advertising Report: the reports of one subevent.
-package struct LEAdvertisingReportEvent: HCIParameters {
-    package var reports: [LEAdvertisingReport] = []
-    package init() {}
-    package init(_ reports: [LEAdvertisingReport]) { self.reports = reports }
+extension LEExtendedAdvertisingReport: HCIListElement {
+    package static var countName: String { "Num_Reports" }
 
-    package mutating func walkParameters<Walker: HCIParameterWalker>(_ walker: inout Walker) throws(Walker.Failure) {
-        try walker.list("Num_Reports", &reports)
-    }
-}
-
-extension LEExtendedAdvertisingReport: HCIParameters {
     package init() {
         self.init(eventType: EventType(rawValue: 0), addressType: .public, address: BluetoothAddress(wire: (0, 0, 0, 0, 0, 0)),
                   primaryPHY: .le1M, secondaryPHY: .le1M, advertisingSID: 0, txPower: nil, rssi: nil,
@@ -152,22 +140,6 @@ extension LEExtendedAdvertisingReport: HCIParameters {
         try walker.field("Direct_Address_Type", &directAddressType)
         try walker.field("Direct_Address", &directAddress)
         try walker.data("Data", &data)
-    }
-
-    /// Every report of the subevent's parameters (after the subevent code).
-    package static func decodeReports(_ parameters: UnsafeRawBufferPointer) throws(HCIError) -> [LEExtendedAdvertisingReport] {
-        try LEExtendedAdvertisingReportEvent(decoding: parameters, packet: "LE Extended Advertising Report", extensible: true).reports
-    }
-}
-
-/// LE Extended Advertising Report: the reports of one subevent.
-package struct LEExtendedAdvertisingReportEvent: HCIParameters {
-    package var reports: [LEExtendedAdvertisingReport] = []
-    package init() {}
-    package init(_ reports: [LEExtendedAdvertisingReport]) { self.reports = reports }
-
-    package mutating func walkParameters<Walker: HCIParameterWalker>(_ walker: inout Walker) throws(Walker.Failure) {
-        try walker.list("Num_Reports", &reports)
     }
 }
 

@@ -23,7 +23,7 @@ extension FuzzTarget {
             let data = events.flatMap { event -> [[UInt8]] in
                 guard event.count > 3, event[0] == 0x3E, event[2] == 0x02 else { return [] }
                 let reports = event.withUnsafeBytes { bytes in
-                    try? LEAdvertisingReport.decodeReports(UnsafeRawBufferPointer(rebasing: bytes[3...]))
+                    try? HCIList<LEAdvertisingReport>(decoding: UnsafeRawBufferPointer(rebasing: bytes[3...]), packet: "LE Advertising Report", extensible: true).elements
                 }
                 return (reports ?? []).map(\.data)
             }

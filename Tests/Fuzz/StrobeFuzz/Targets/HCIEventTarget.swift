@@ -11,8 +11,8 @@ extension FuzzTarget {
             let parameters = UnsafeRawBufferPointer(rebasing: input[1...])
             _ = try? HCIEvent(code: code, parameters: parameters)
             try? HCIEvent.forEachCompletedPackets(parameters) { _ in }
-            _ = try? LEAdvertisingReport.decodeReports(parameters)
-            _ = try? LEExtendedAdvertisingReport.decodeReports(parameters)
+            _ = try? HCIList<LEAdvertisingReport>(decoding: parameters, packet: "LE Advertising Report", extensible: true)
+            _ = try? HCIList<LEExtendedAdvertisingReport>(decoding: parameters, packet: "LE Extended Advertising Report", extensible: true)
         },
         seeds: { capture in
             CaptureRecords.distinct(CaptureRecords.packets(of: capture).filter { $0.type == .event }.map(\.bytes))

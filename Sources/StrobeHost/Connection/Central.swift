@@ -82,9 +82,15 @@ public final class Central: Sendable {
         /// Called when a private address is due for rotation (the peripheral re-advertises).
         var onRotation: (@Sendable () -> Void)?
 
+        /// The scans `connect(name:)` and `connect(bonded:)` run, each until its limit: the waiter
+        /// hears nil when it passes.
+        var scanLimits = DeadlineSet<Int>()
+        var scanWaits: [Int: Waiter<DiscoveredDevice?>] = [:]
+        var nextScanID = 0
+
         /// What `timer` waits for next.
         var nextDeadline: Duration? {
-            [establishment.nextDeadline, rotation?.next].compactMap { $0 }.min()
+            [establishment.nextDeadline, rotation?.next, scanLimits.next].compactMap { $0 }.min()
         }
     }
 
@@ -223,24 +229,39 @@ public final class Central: Sendable {
         return { start.duration(to: clock.now) }
     }
 
-    /// The first device seen that `matches`, within `limit` (nil when none was), on a scan of
-    /// its own.
+    /// The first device seen that `matches`, within `limit` on the central's timer (nil when
+    /// none was, or the controller closed), on a scan of its own.
     private func firstSeen(within limit: Duration, where matches: @escaping @Sendable (DiscoveredDevice) -> Bool)
         async throws -> DiscoveredDevice? {
         let scanner = scanner()
-        let updates = scanner.updates()
+        let found = Waiter<DiscoveredDevice?>()
+        guard let watch = scanner.watch({ device in
+            guard let device else { return _ = found.succeed(nil) }
+            if matches(device) { _ = found.succeed(device) }
+        }) else { return nil }
+        defer { scanner.unwatch(watch) }
         try await scanner.start()
-        let found: DiscoveredDevice?
-        do {
-            found = try await withTimeout(limit, clock: clock) { () async -> DiscoveredDevice? in
-                for await device in updates where matches(device) { return device }
-                return nil
-            }
-        } catch is OperationTimeout {
-            found = nil
+        let id = state.withLock { s in
+            s.nextScanID += 1
+            s.scanLimits.set(s.nextScanID, at: timer.now + limit)
+            s.scanWaits[s.nextScanID] = found
+            timer.schedule(s.nextDeadline)
+            return s.nextScanID
         }
+        let outcome: Result<DiscoveredDevice?, any Error>
+        do {
+            outcome = .success(try await found.wait())
+        } catch {
+            outcome = .failure(error)
+        }
+        state.withLock { s in
+            s.scanLimits.clear(id)
+            s.scanWaits[id] = nil
+            timer.schedule(s.nextDeadline)
+        }
+        // Stopped also when the caller was cancelled: stopping waits for the controller.
         try await scanner.stop()
-        return found
+        return try outcome.get()
     }
 
     private func createConnection(to address: BluetoothAddress, addressType: LEAddressType, info: ControllerInfo,
@@ -329,6 +350,10 @@ public final class Central: Sendable {
             s.rotationDue = true
             return .some(s.onRotation)
         }
+        let scansOver = state.withLock { s in
+            s.scanLimits.expire(now: now).compactMap { s.scanWaits.removeValue(forKey: $0) }
+        }
+        for scan in scansOver { _ = scan.succeed(nil) }
         establish { $0.deadlinePassed(now: now) }
         if case .some(let handler?) = rotated { handler() }
     }

@@ -138,6 +138,23 @@ public final class LEScanner: Sendable {
         return stream
     }
 
+    /// Hands every change to a device to `handler` on the thread that learnt it (so it must not
+    /// block), and nil once when the scanner ends (the controller closed). For owners that wait
+    /// on a timer rather than a stream. Returns the id `unwatch` takes; nil, without a call, when
+    /// the scanner has ended already.
+    package func watch(_ handler: @escaping @Sendable (DiscoveredDevice?) -> Void) -> UInt64? {
+        state.withLock { s in
+            guard !s.closed else { return nil }
+            s.nextStreamID += 1
+            s.watchers[s.nextStreamID] = handler
+            return s.nextStreamID
+        }
+    }
+
+    package func unwatch(_ id: UInt64) {
+        _ = state.withLock { $0.watchers.removeValue(forKey: id) }
+    }
+
     /// Every advertising report as it comes (extended ones reassembled), before it is folded
     /// into its device. Finishes when the controller closes or the scanner goes away.
     package func reports() -> AsyncStream<ScanReport> { reportBroadcast.stream() }
@@ -287,7 +304,7 @@ public final class LEScanner: Sendable {
         let parsed: Result<AdvertisingData, AdvertisingDataError> = Result { () throws(AdvertisingDataError) in
             try AdvertisingData(bytes: data)
         }
-        let update = state.withLock { s -> (DiscoveredDevice, [AsyncStream<DiscoveredDevice>.Continuation])? in
+        let update = state.withLock { s -> (DiscoveredDevice, [AsyncStream<DiscoveredDevice>.Continuation], [Watcher])? in
             guard s.scanning else { return nil }
             var device: DiscoveredDevice
             if let known = s.devices[id] {
@@ -315,20 +332,25 @@ public final class LEScanner: Sendable {
             }
             device.refreshSummary()
             s.devices[id] = device
-            return (device, Array(s.streams.values))
+            return (device, Array(s.streams.values), Array(s.watchers.values))
         }
-        guard let (device, streams) = update else { return }
+        guard let (device, streams, watchers) = update else { return }
         for stream in streams { stream.yield(device) }
+        for watcher in watchers { watcher(device) }
     }
 
     private func controllerClosed() {
-        let streams = state.withLock { s in
+        let (streams, watchers) = state.withLock { s in
             s.closed = true
             s.scanning = false
-            defer { s.streams.removeAll() }
-            return Array(s.streams.values)
+            defer {
+                s.streams.removeAll()
+                s.watchers.removeAll()
+            }
+            return (Array(s.streams.values), Array(s.watchers.values))
         }
         for stream in streams { stream.finish() }
+        for watcher in watchers { watcher(nil) }
         reportBroadcast.finish()
     }
 }
@@ -339,6 +361,8 @@ extension LEScanner {
         var sid: UInt8
         var scanResponse: Bool
     }
+
+    typealias Watcher = @Sendable (DiscoveredDevice?) -> Void
 
     struct State {
         var observer: HCIController.ObserverToken?
@@ -351,6 +375,8 @@ extension LEScanner {
         var order: [DiscoveredDevice.ID] = []
         var fragments: [FragmentKey: [UInt8]] = [:]
         var streams: [UInt64: AsyncStream<DiscoveredDevice>.Continuation] = [:]
+        var watchers: [UInt64: Watcher] = [:]
+        /// Numbers the streams and the watchers.
         var nextStreamID: UInt64 = 0
         var counters = Counters()
         var lastMalformed: AdvertisingDataError?

@@ -3,11 +3,12 @@ import StrobeHCI
 import StrobeSecurity
 import Synchronization
 
-/// The Security Manager on one link: runs the link's `SMPPairing` (SMP PDUs from CID 6, the
-/// user's answers through the delegate, Encryption Change from the controller), keeps the 30 s
-/// SMP timer and its callers' deadlines (`LinkSecurityDeadlines`, on one `DeadlineTimer`),
-/// encrypts with a bond's key (central) or answers LE Long Term Key Request (peripheral), stores
-/// bonds, and knows the link's security level.
+/// The Security Manager on one link, the owner of its machines and their I/O: which pairing a
+/// PDU or an answer is for (`LinkPairing`, around `SMPPairing`), encryption with a bond's key
+/// and the link's level (`LinkEncryption`), what a pairing's keys become (`BondSettlement`),
+/// and the 30 s SMP timer with its callers' deadlines (`LinkSecurityDeadlines`, on one
+/// `DeadlineTimer`). It sends their PDUs and HCI commands, asks the app's delegate, and uses the
+/// bond store, off the reader's, timer's and sender's threads where that may block.
 final class LinkSecurity: Sendable {
     let handle: ConnectionHandle
     let role: LERole
@@ -19,7 +20,7 @@ final class LinkSecurity: Sendable {
     private let controller: HCIController
     private let sender: L2CAPSender
     private let timer: DeadlineTimer
-    private let state = Mutex(State())
+    private let state: Mutex<State>
     private let levels = AsyncBroadcast<SMPSecurityLevel>()
 
     /// The SMP timer (Core Vol 3, Part H, 3.4).
@@ -28,9 +29,7 @@ final class LinkSecurity: Sendable {
     private typealias Encryption = LinkEncryption<Waiter<SMPSecurityLevel>>
 
     private struct State {
-        var pairing: SMPPairing?
-        /// Waiting for this pairing to finish.
-        var pairingWaiters: [Waiter<SMPPairingResult>] = []
+        var pairing: LinkPairing<Waiter<SMPPairingResult>>
         /// Encryption with a bond's key, the link's level, and the bond the peer proved.
         var encryption = Encryption()
         var deadlines = LinkSecurityDeadlines()
@@ -39,16 +38,6 @@ final class LinkSecurity: Sendable {
         /// What a reminder of the Security Request asks for, and the pair() waits it is for.
         var reminderRequirements: SMPAuthenticationRequirements?
         var remindingFor: Set<Int> = []
-        /// After an SMP timeout no more SMP is sent or taken on the link.
-        var smpTimedOut = false
-        var closed = false
-        var lastResult: SMPPairingResult?
-        /// Peripheral: a Security Request went out and the central has sent no SMP PDU since,
-        /// nor encrypted the link.
-        var awaitingCentral = false
-        /// Counts the pairings on this link: an answer from the user goes to the pairing that
-        /// asked, never to a later one.
-        var pairingNumber = 0
         /// The questions to the user still open, withdrawn (cancelled) when their pairing ends.
         var questions: [Task<Void, Never>] = []
         var onSecured: (@Sendable (SMPSecurityLevel) -> Void)?
@@ -73,6 +62,7 @@ final class LinkSecurity: Sendable {
         addresses = role == .central
             ? SMPPairing.Addresses(initiator: local, initiatorType: localType, responder: peer, responderType: peerType)
             : SMPPairing.Addresses(initiator: peer, initiatorType: peerType, responder: local, responderType: localType)
+        state = Mutex(State(pairing: LinkPairing(role: role)))
         timer = DeadlineTimer(clock: clock)
         timer.onFire { [weak self] now in self?.deadlinesPassed(now) }
     }
@@ -85,7 +75,7 @@ final class LinkSecurity: Sendable {
 
     /// The level now, then each change (encryption with a bond's key, pairing, encryption off).
     func levelChanges() -> AsyncStream<SMPSecurityLevel> { levels.stream(startingWith: level) }
-    var lastResult: SMPPairingResult? { state.withLock { $0.lastResult } }
+    var lastResult: SMPPairingResult? { state.withLock { $0.pairing.lastResult } }
     var bond: Bond? { manager.bond(for: peer, type: peerType) }
 
     /// The bond the peer proved to be its own on this link (its key encrypts the link, or this
@@ -122,64 +112,37 @@ final class LinkSecurity: Sendable {
 
     /// An SMP PDU from CID 6.
     func receive(_ pdu: [UInt8]) {
-        var securityRequest = false
-        // A PDU that may start a pairing gets one made before taking the lock (its P-256 key, the
-        // store's local IRK); not a Security Request to a central (decided outside the machine),
-        // nor a Pairing Request that is refused.
-        let code = pdu.first.flatMap(SMPCommandCode.init(rawValue:))
-        let toCentral = role == .central && code == .securityRequest
-        let starts = code == .pairingRequest
-        let refused = !manager.configuration.allowsPairing && starts
-        var fresh: SMPPairing?
-        var storeFailure: BondStoreError?
-        if !toCentral, !refused, state.withLock({ $0.pairing?.isActive != true }) {
-            do throws(BondStoreError) {
-                fresh = try newPairing(verifyingStore: starts)
-            } catch {
-                storeFailure = error
+        let allowsPairing = manager.configuration.allowsPairing
+        var fresh: Result<SMPPairing, BondStoreError>?
+        while true {
+            switch state.withLock({ $0.pairing.receive(pdu, allowsPairing: allowsPairing, fresh: fresh) }) {
+            case .makePairing(let verifyingStore):
+                // Made outside the lock: its P-256 key, the store's local IRK.
+                fresh = Result { () throws(BondStoreError) in try newPairing(verifyingStore: verifyingStore) }
+            case .act(let actions):
+                return perform(actions)
             }
         }
-        let actions = state.withLock { s -> [SMPPairingAction] in
-            guard !s.smpTimedOut, !s.closed else { return [] }
-            s.awaitingCentral = false
-            if s.pairing?.isActive != true {
-                // A Security Request to a central not pairing: decided below, outside the machine.
-                if toCentral, pdu.count == 2 {
-                    securityRequest = true
-                    return []
-                }
-                guard manager.configuration.allowsPairing || !starts else {
-                    return [.send(.pairingFailed(.pairingNotSupported))]
-                }
-                // Made here only if a pairing ended meanwhile; a store that cannot keep a bond
-                // starts none.
-                guard storeFailure == nil, let made = fresh ?? (try? newPairing(verifyingStore: starts)) else {
-                    return [.send(.pairingFailed(.unspecifiedReason))]
-                }
-                s.pairing = made
-                s.pairingNumber += 1
+    }
+
+    private func perform(_ actions: [LinkPairing<Waiter<SMPPairingResult>>.Action]) {
+        var pairing: [SMPPairingAction] = []
+        for action in actions {
+            switch action {
+            case .pairing(let action): pairing.append(action)
+            case .securityRequested: securityRequested()
+            case .storeUnusable(let error):
+                controller.logger.error("pairing refused: the bond store cannot be used", metadata: ["handle": "\(handle)", "error": "\(error)"])
             }
-            guard var pairing = s.pairing else { return [] }
-            let actions = pairing.receive(pdu)
-            s.pairing = pairing
-            return actions
         }
-        if let storeFailure {
-            controller.logger.error("pairing refused: the bond store cannot be used", metadata: ["handle": "\(handle)", "error": "\(storeFailure)"])
-        }
-        if securityRequest { securityRequested() }
-        perform(actions, restartTimer: true)
+        perform(pairing, restartTimer: true)
     }
 
     /// Encryption Change or Encryption Key Refresh Complete for this link: the pairing's while
     /// one is under way, else the encryption machine's.
     func encryptionChanged(_ event: EncryptionChangeEvent) {
         let (pairingActions, actions) = state.withLock { s -> ([SMPPairingAction], [Encryption.Action]) in
-            if var pairing = s.pairing, pairing.isActive {
-                let actions = pairing.encryptionChanged(status: event.status.rawValue)
-                s.pairing = pairing
-                return (actions, [])
-            }
+            if let actions = s.pairing.encryptionChanged(status: event.status) { return (actions, []) }
             return ([], s.encryption.encryptionChanged(status: event.status, enabled: event.enabled))
         }
         if !event.status.isSuccess {
@@ -197,9 +160,8 @@ final class LinkSecurity: Sendable {
             bond.role == .peripheral ? bond.longTermKey.map { Encryption.BondKey(key: $0, level: bond.securityLevel, identity: bond.peer) } : nil
         }
         let actions = state.withLock { s in
-            s.awaitingCentral = false  // the central answers the Security Request by encrypting
-            return s.encryption.longTermKeyRequested(ediv: event.encryptedDiversifier, rand: event.random,
-                                                     pairingKey: s.pairing?.keyForEncryption, bond: bondKey)
+            s.encryption.longTermKeyRequested(ediv: event.encryptedDiversifier, rand: event.random,
+                                              pairingKey: s.pairing.longTermKeyRequested(), bond: bondKey)
         }
         perform(actions)
     }
@@ -258,14 +220,11 @@ final class LinkSecurity: Sendable {
     /// The link is down: pairing and waits end, and nothing from the pairing is kept.
     func closed() {
         let (waiters, encryption) = state.withLock { s -> ([Waiter<SMPPairingResult>], [Encryption.Action]) in
-            s.closed = true
             s.deadlines.stopAll()
             s.timedWaits = [:]
-            s.pairing = nil
             for question in s.questions { question.cancel() }
             s.questions = []
-            defer { s.pairingWaiters = [] }
-            return (s.pairingWaiters, s.encryption.linkClosed())
+            return (s.pairing.linkClosed(), s.encryption.linkClosed())
         }
         timer.stop()
         for waiter in waiters { waiter.fail(SecurityError.pairing(.disconnected)) }
@@ -289,34 +248,32 @@ final class LinkSecurity: Sendable {
         guard manager.configuration.allowsPairing else { throw SecurityError.pairingNotAllowed }
         // Made before taking the lock: a pairing's P-256 key, and the store's local IRK. A store
         // that cannot keep the bond fails here, before any SMP PDU is sent.
-        let fresh: SMPPairing?
-        let requirements: SMPAuthenticationRequirements?
+        var fresh: SMPPairing?
+        var requirements: SMPAuthenticationRequirements?
         do throws(BondStoreError) {
-            fresh = role == .central && state.withLock({ $0.pairing?.isActive != true }) ? try newPairing(verifyingStore: true) : nil
-            requirements = role == .central ? nil
-                : try manager.pairingConfiguration(identity: identity, verifyingStore: true).authentication
+            if role == .central {
+                fresh = state.withLock({ $0.pairing.isPairing }) ? nil : try newPairing(verifyingStore: true)
+            } else {
+                requirements = try manager.pairingConfiguration(identity: identity, verifyingStore: true).authentication
+            }
         } catch {
             throw SecurityError.bondStore(error)
         }
-        let actions = try state.withLock { s throws -> [SMPPairingAction] in
-            guard !s.closed else { throw SecurityError.pairing(.disconnected) }
-            guard !s.smpTimedOut else { throw SecurityError.pairing(.notAllowed("SMP timed out on this link")) }
-            s.pairingWaiters.append(waiter)
-            if s.pairing?.isActive == true { return [] }
-            if let requirements {
-                s.awaitingCentral = true
-                return [.send(.securityRequest(requirements))]
+        while true {
+            let step = try state.withLock { s throws(SecurityError) in
+                try s.pairing.begin(waiter, securityRequest: requirements, fresh: fresh)
             }
-            // Made here only if a pairing ended meanwhile.
-            guard var pairing = fresh ?? (try? newPairing(verifyingStore: false)) else {
-                throw SecurityError.pairing(.notAllowed("the bond store cannot be used"))
+            guard case .makePairing(let verifyingStore) = step else {
+                if case .act(let actions) = step { perform(actions) }
+                break
             }
-            let actions = pairing.start()
-            s.pairing = pairing
-            s.pairingNumber += 1
-            return actions
+            // A pairing ended meanwhile.
+            do throws(BondStoreError) {
+                fresh = try newPairing(verifyingStore: verifyingStore)
+            } catch {
+                throw SecurityError.bondStore(error)
+            }
         }
-        perform(actions, restartTimer: true)
         // The SMP timer ends a stalled pairing; this deadline covers a peripheral whose Security
         // Request the central never answers. A peripheral also asks again (`deadlinesPassed`).
         return startWait(.pairing(waiter), for: Self.smpTimeout + .seconds(1), remindingWith: requirements)
@@ -325,12 +282,7 @@ final class LinkSecurity: Sendable {
     /// Waits for the pairing the peer runs (or returns the one already done), up to `timeout`.
     func pairingCompleted(timeout: Duration) async throws -> SMPPairingResult {
         let waiter = Waiter<SMPPairingResult>()
-        let done = try state.withLock { s throws -> SMPPairingResult? in
-            if let result = s.lastResult { return result }
-            guard !s.closed else { throw SecurityError.pairing(.disconnected) }
-            s.pairingWaiters.append(waiter)
-            return nil
-        }
+        let done = try state.withLock { s throws(SecurityError) in try s.pairing.await(waiter) }
         if let done { return done }
         let wait = startWait(.pairing(waiter), for: timeout)
         defer { endWait(wait) }
@@ -464,8 +416,9 @@ final class LinkSecurity: Sendable {
         }
     }
 
-    /// Runs `body` once `sent` (a PDU handed to the sender) is with the controller; at once
-    /// when there is none.
+    /// Runs `body` once `sent` (a PDU handed to the sender) is with the controller; at once when
+    /// there is none (a peripheral's pairing ends on the central's last key: its level is the
+    /// link's before the reader takes the next PDU, which may need it).
     private func once(_ sent: Waiter<Void>?, _ body: @escaping @Sendable () -> Void) {
         guard let sent else { return body() }
         // Not on the sender's thread, which would hold every PDU of the link meanwhile: storing a
@@ -479,13 +432,11 @@ final class LinkSecurity: Sendable {
         answer: @escaping @Sendable (inout SMPPairing, Answer?) -> [SMPPairingAction]
     ) {
         state.withLock { s in
-            let number = s.pairingNumber
+            let number = s.pairing.number
             s.questions.append(consult(question) { value in
                 let actions = self.state.withLock { s -> [SMPPairingAction] in
-                    guard !Task.isCancelled, s.pairingNumber == number, var pairing = s.pairing else { return [] }
-                    let actions = answer(&pairing, value)
-                    s.pairing = pairing
-                    return actions
+                    guard !Task.isCancelled else { return [] }
+                    return s.pairing.answer(for: number) { answer(&$0, value) }
                 }
                 self.perform(actions, restartTimer: true)
             })
@@ -522,81 +473,65 @@ final class LinkSecurity: Sendable {
             timer.schedule(s.deadlines.next)
             for question in s.questions { question.cancel() }
             s.questions = []
-            if error == .timeout { s.smpTimedOut = true }
-            defer { s.pairingWaiters = [] }
-            return s.pairingWaiters
+            return s.pairing.ended(error)
         }
     }
 
-    /// Pairing succeeded: the bond is stored under the identity the peer proved. A bond that
-    /// would replace a stored one it is weaker than, or one a private address claimed with an IRK
-    /// other than the stored bond's, needs the delegate's word; refused, the link is ended and
-    /// nothing of the pairing is used.
+    /// Pairing succeeded: what becomes of its keys is `BondSettlement`'s to say.
     private func completed(_ result: SMPPairingResult, waiters: [Waiter<SMPPairingResult>]) {
         // The pairing's keys encrypt the link now: it is proven to be a bond's only once stored.
         state.withLock { $0.encryption.pairingEncrypted() }
-        guard result.bonded, let store = manager.store else { return finish(result, waiters, outcome: .success(result)) }
-        let checked = PeerIdentity(claimed: result.peerIdentity, irk: result.peerIRK, pairedFrom: peer, type: peerType)
-        if let ignored = checked.ignoredClaim {
-            controller.logger.warning("peer identity not taken", metadata: ["handle": "\(handle)", "reason": "\(ignored)"])
-        }
-        let bond = Bond(
-            peer: checked.identity, role: role == .central ? .central : .peripheral, securityLevel: result.securityLevel,
-            secureConnections: result.secureConnections, longTermKey: result.longTermKey, peerIRK: checked.irk,
-            peerCSRK: result.peerCSRK, localCSRK: result.localCSRK,
-            keys: checked.ignoredClaim == nil ? result.keysExchanged : result.keysExchanged.filter { $0 != "peer IRK" && $0 != "peer identity address" })
-        let existing: Bond?
-        do throws(BondStoreError) {
-            existing = try store.bonds().first { $0.peer.address == bond.peer.address }
-        } catch {
-            return finish(result, waiters, outcome: .failure(SecurityError.bondNotStored(error)))
-        }
-        var concerns: [String] = []
-        if let existing {
-            if let weakness = bond.weakness(comparedWith: existing) { concerns.append(weakness) }
-            if checked.provedByIRK, let stored = existing.peerIRK, stored != bond.peerIRK {
-                concerns.append("an IRK other than the stored bond's, from a private address")
+        let settlement = BondSettlement(result, peer: peer, peerType: peerType, role: role)
+        settle(settlement, settlement.start(storing: manager.store != nil), waiters: waiters)
+    }
+
+    /// Carries out the settlement's steps: the store's I/O here, the delegate's word off the
+    /// thread (its answer goes on from there).
+    private func settle(_ settlement: BondSettlement, _ actions: [BondSettlement.Action], waiters: [Waiter<SMPPairingResult>]) {
+        var settlement = settlement
+        var actions = actions
+        let store = manager.store
+        while !actions.isEmpty {
+            var next: [BondSettlement.Action] = []
+            for action in actions {
+                switch action {
+                case .identityClaimIgnored(let reason):
+                    controller.logger.warning("peer identity not taken", metadata: ["handle": "\(handle)", "reason": "\(reason)"])
+                case .lookUp(let address):
+                    next += settlement.found(Result { () throws(BondStoreError) in
+                        try store?.bonds().first { $0.peer.address == address }
+                    })
+                case .askToReplace(let existing, let bond, let reason):
+                    let asked = settlement
+                    consult { delegate, _ in await delegate.replaceBond(existing, with: bond, reason: reason) } then: { yes in
+                        self.settle(asked, asked.answered(yes), waiters: waiters)
+                    }
+                case .save(let bond, let existing, let connectionAddress):
+                    next += settlement.saved(Result { () throws(BondStoreError) in
+                        guard let store, try store.save(bond, replacing: existing) else { return false }
+                        if let connectionAddress { try store.removeBond(for: connectionAddress) }
+                        return true
+                    })
+                case .stored(let identity):
+                    state.withLock { $0.encryption.bondStored(identity) }
+                case .finish(let outcome):
+                    finish(result: settlement.result, waiters, outcome: outcome)
+                case .refuse(let error):
+                    refuse(error, waiters: waiters)
+                }
             }
-        }
-        guard let existing, !concerns.isEmpty else {
-            return settle(result, bond, replacing: existing, in: store, waiters: waiters)
-        }
-        let reason = concerns.joined(separator: "; ")
-        consult { delegate, _ in await delegate.replaceBond(existing, with: bond, reason: reason) } then: { yes in
-            if yes ?? false {
-                self.settle(result, bond, replacing: existing, in: store, waiters: waiters)
-            } else {
-                self.refuse(SecurityError.bondReplacementRefused(peer: existing.peer, reason: reason), waiters: waiters)
-            }
+            actions = next
         }
     }
 
-    /// Stores the bond if the stored one is still `existing` (another link or process may have
-    /// changed it meanwhile: then refused), then reports the pairing.
-    private func settle(_ result: SMPPairingResult, _ bond: Bond, replacing existing: Bond?, in store: any BondStore,
-                        waiters: [Waiter<SMPPairingResult>]) {
-        do throws(BondStoreError) {
-            guard try store.save(bond, replacing: existing) else {
-                return refuse(SecurityError.bondReplacementRefused(peer: bond.peer, reason: "the stored bond changed while pairing"),
-                              waiters: waiters)
-            }
-            // A bond under the connection address gives way to the identity's.
-            if bond.peer.address != peer { try store.removeBond(for: peer) }
-            state.withLock { $0.encryption.bondStored(bond.peer) }
-            finish(result, waiters, outcome: .success(result))
-        } catch {
-            finish(result, waiters, outcome: .failure(SecurityError.bondNotStored(error)))
-        }
-    }
-
-    private func finish(_ result: SMPPairingResult, _ waiters: [Waiter<SMPPairingResult>], outcome: Result<SMPPairingResult, any Error>) {
+    private func finish(result: SMPPairingResult, _ waiters: [Waiter<SMPPairingResult>], outcome: Result<SMPPairingResult, SecurityError>) {
         state.withLock { s in
             s.encryption.paired(level: result.securityLevel)
-            s.lastResult = result
+            s.pairing.settled(result)
         }
         announce(result.securityLevel)
         controller.logger.info("paired", metadata: ["handle": "\(handle)", "result": "\(result)"])
-        for waiter in waiters { waiter.resolve(outcome) }
+        for waiter in waiters { waiter.resolve(outcome.mapError { $0 }) }
     }
 
     /// A pairing whose keys are not kept: its level and result are not taken, and the link
@@ -621,7 +556,7 @@ final class LinkSecurity: Sendable {
     /// Every SMP command sent or received restarts the timer while pairing is under way.
     private func restartTimer() {
         state.withLock { s in
-            if s.pairing?.isActive == true || !s.pairingWaiters.isEmpty {
+            if s.pairing.timerRuns {
                 s.deadlines.startSMPTimer(now: timer.now, timeout: Self.smpTimeout)
             } else {
                 s.deadlines.stopSMPTimer()
@@ -671,13 +606,11 @@ final class LinkSecurity: Sendable {
             for expiry in s.deadlines.expire(now: now) {
                 switch expiry {
                 case .smpTimer:
-                    guard var pairing = s.pairing else { continue }
-                    actions += pairing.timedOut()
-                    s.pairing = pairing
+                    actions += s.pairing.smpTimerExpired()
                 case .wait(let id):
                     if let wait = s.timedWaits.removeValue(forKey: id) { expiredWaits.append(wait) }
                 case .securityRequestReminder:
-                    if s.awaitingCentral, !s.closed, !s.smpTimedOut, s.encryption.level == .none, !s.pairingWaiters.isEmpty {
+                    if s.pairing.remindsCentral(encrypted: s.encryption.level != .none) {
                         reminder = s.reminderRequirements
                     } else {
                         s.deadlines.stopReminders()

@@ -204,22 +204,24 @@ package final class VirtualAir: Sendable {
             }
             complete(controller, opcode, status: allowed ? .success : .commandDisallowed)
         case HCIReadLocalVersionInformation.opcode.rawValue:  // HCI 5.3, company 0xFFFF (none)
-            complete(controller, opcode, [0x0C, 0x00, 0x00, 0x0C, 0xFF, 0xFF, 0x00, 0x00])
+            complete(controller, opcode, LocalVersionInformation(hciVersion: 0x0C, hciSubversion: 0, lmpVersion: 0x0C,
+                                                                 companyIdentifier: 0xFFFF, lmpSubversion: 0))
         case HCIReadLocalSupportedCommands.opcode.rawValue:
-            complete(controller, opcode, SimSupportedCommands.bitmap)
+            complete(controller, opcode, HCIReadLocalSupportedCommands.ReturnParameters(
+                supportedCommands: HCISupportedCommands(octets: SimSupportedCommands.bitmap)))
         case HCIReadLocalSupportedFeatures.opcode.rawValue:  // LE supported, BR/EDR not supported
-            complete(controller, opcode, [0, 0, 0, 0, 0x60, 0, 0, 0])
+            complete(controller, opcode, HCIReadLocalSupportedFeatures.ReturnParameters(
+                lmpFeatures: [.brEdrNotSupported, .leSupportedController]))
         case HCIReadBufferSize.opcode.rawValue:  // no BR/EDR buffers
-            complete(controller, opcode, [0, 0, 0, 0, 0, 0, 0])
+            complete(controller, opcode, HCIReadBufferSize.ReturnParameters())
         case HCIReadBDAddr.opcode.rawValue:
-            var w = ByteWriter(capacity: 6)
-            w.write(controller.configuration.address)
-            complete(controller, opcode, w.bytes)
+            complete(controller, opcode, HCIReadBDAddr.ReturnParameters(bdAddr: controller.configuration.address))
         case HCILEReadBufferSizeV1.opcode.rawValue:
             let c = controller.configuration
-            complete(controller, opcode, [UInt8(c.aclLength & 0xFF), UInt8(c.aclLength >> 8), UInt8(min(c.aclCount, 255))])
+            complete(controller, opcode, HCILEReadBufferSizeV1.ReturnParameters(LEBufferSize(
+                leACLDataPacketLength: UInt16(truncatingIfNeeded: c.aclLength), totalNumLEACLDataPackets: UInt8(min(c.aclCount, 255)))))
         case HCILEReadLocalSupportedFeatures.opcode.rawValue:  // none of the optional ones
-            complete(controller, opcode, [UInt8](repeating: 0, count: 8))
+            complete(controller, opcode, HCILEReadLocalSupportedFeatures.ReturnParameters())
         case HCILESetAdvertisingParameters.opcode.rawValue:
             guard let command = decoded(HCILESetAdvertisingParameters.self) else { return }
             state.withLock { s in
@@ -343,7 +345,8 @@ package final class VirtualAir: Sendable {
                 }
                 return (c, s.nodes[c.peripheral]?.controller)
             }
-            complete(controller, opcode, [UInt8(handle & 0xFF), UInt8(handle >> 8)], status: found == nil ? .unknownConnectionIdentifier : .success)
+            complete(controller, opcode, HCIConnectionHandleReturn(connectionHandle: ConnectionHandle(rawValue: handle)),
+                     status: found == nil ? .unknownConnectionIdentifier : .success)
             if let (connection, peripheral) = found {
                 if reply != nil {
                     connectionUpdated(connection, state.withLock { _ in connection.parameters })
@@ -379,7 +382,7 @@ package final class VirtualAir: Sendable {
                 guard let command = decoded(HCILELongTermKeyRequestNegativeReply.self) else { return }
                 (handle, key) = (command.connectionHandle.rawValue, nil)
             }
-            complete(controller, opcode, [UInt8(handle & 0xFF), UInt8(handle >> 8)])
+            complete(controller, opcode, HCIConnectionHandleReturn(connectionHandle: ConnectionHandle(rawValue: handle)))
             answerEncryption(handle: handle, of: id, key: key)
         default:
             // Unknown HCI Command, never silence.
@@ -388,8 +391,10 @@ package final class VirtualAir: Sendable {
         }
     }
 
-    private func complete(_ controller: VirtualController, _ opcode: UInt16, _ returnParameters: [UInt8] = [], status: HCIStatus = .success) {
-        controller.deliver(SimEvents.commandComplete(opcode: opcode, status: status, returnParameters: returnParameters))
+    /// Command Complete, its return parameters encoded from their description.
+    private func complete(_ controller: VirtualController, _ opcode: UInt16, _ returnParameters: some HCIParameters = HCINoReturnParameters(),
+                          status: HCIStatus = .success) {
+        controller.deliver(SimEvents.commandComplete(opcode: opcode, status: status, returnParameters: returnParameters.encodedParameters))
     }
 
     private func status(_ controller: VirtualController, _ opcode: UInt16, _ status: HCIStatus) {

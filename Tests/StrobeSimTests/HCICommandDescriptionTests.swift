@@ -60,6 +60,31 @@ import Testing
         HCILELongTermKeyRequestNegativeReply(connectionHandle: 0x004C),
     ]
 
+    /// The return parameters of each command that returns more than Status, with values a field
+    /// mix-up would change.
+    static let returnExamples: [(command: any HCICommand.Type, returned: any HCIParameters)] = [
+        (HCIReadLocalVersionInformation.self, LocalVersionInformation(hciVersion: 0x0D, hciSubversion: 0x1234, lmpVersion: 0x0C,
+                                                                       companyIdentifier: 0x005F, lmpSubversion: 0x5678)),
+        (HCIReadBDAddr.self, HCIReadBDAddr.ReturnParameters(bdAddr: peer)),
+        (HCIReadLocalSupportedCommands.self, HCIReadLocalSupportedCommands.ReturnParameters(
+            supportedCommands: HCISupportedCommands(octets: Array(0..<64)))),
+        (HCIReadLocalSupportedFeatures.self, HCIReadLocalSupportedFeatures.ReturnParameters(lmpFeatures: [.brEdrNotSupported, .encryption])),
+        (HCIReadBufferSize.self, HCIReadBufferSize.ReturnParameters(aclDataPacketLength: 1021, synchronousDataPacketLength: 64,
+                                                                     totalNumACLDataPackets: 8, totalNumSynchronousDataPackets: 2)),
+        (HCILEReadLocalSupportedFeatures.self, HCILEReadLocalSupportedFeatures.ReturnParameters(leFeatures: [.encryption, .llPrivacy])),
+        (HCILEReadBufferSizeV1.self, HCILEReadBufferSizeV1.ReturnParameters(
+            LEBufferSize(leACLDataPacketLength: 251, totalNumLEACLDataPackets: 12))),
+        (HCILEReadBufferSizeV2.self, HCILEReadBufferSizeV2.ReturnParameters(
+            LEBufferSize(leACLDataPacketLength: 251, totalNumLEACLDataPackets: 12, isoDataPacketLength: 310, totalNumISODataPackets: 4))),
+        (HCILESetExtendedAdvertisingParameters.self, HCILESetExtendedAdvertisingParameters.ReturnParameters(selectedTxPower: -7)),
+        (HCILERemoteConnectionParameterRequestReply.self, HCIConnectionHandleReturn(connectionHandle: 0x0043)),
+        (HCILERemoteConnectionParameterRequestNegativeReply.self, HCIConnectionHandleReturn(connectionHandle: 0x0044)),
+        (HCILESetDataLength.self, HCIConnectionHandleReturn(connectionHandle: 0x0045)),
+        (HCILEReadPHY.self, HCILEReadPHY.ReturnParameters(connectionHandle: 0x0047, txPHY: .le2M, rxPHY: .leCoded)),
+        (HCILELongTermKeyRequestReply.self, HCIConnectionHandleReturn(connectionHandle: 0x004B)),
+        (HCILELongTermKeyRequestNegativeReply.self, HCIConnectionHandleReturn(connectionHandle: 0x004C)),
+    ]
+
     /// What the simulated controller does not implement (it has no extended advertising,
     /// scanning or initiating, data length or PHY features), so answers Unknown HCI Command.
     static let notSimulated: Set<HCIOpcode> = [
@@ -92,6 +117,59 @@ import Testing
         guard !parameters.isEmpty else { return }
         #expect(throws: HCIError.self) { _ = try Array(parameters.dropLast()).withUnsafeBytes { bytes throws(HCIError) in try C(decodingParameters: bytes) } }
         #expect(throws: HCIError.self) { _ = try (parameters + [0]).withUnsafeBytes { bytes throws(HCIError) in try C(decodingParameters: bytes) } }
+    }
+
+    @Test func everyCommandThatReturnsMoreThanStatusHasAReturnExample() {
+        let returning = HCICommandCatalog.commands.filter { !Self.returnsStatusOnly($0) }.map { $0.opcode.rawValue }
+        #expect(Set(returning) == Set(Self.returnExamples.map { $0.command.opcode.rawValue }))
+        #expect(returning.count == Self.returnExamples.count)
+    }
+
+    static func returnsStatusOnly<C: HCICommand>(_: C.Type) -> Bool { C.ReturnParameters.self == HCINoReturnParameters.self }
+
+    @Test func eachReturnDecodesToWhatWasEncoded() throws {
+        for (command, returned) in Self.returnExamples { try Self.roundTripReturn(command, returned) }
+    }
+
+    static func roundTripReturn<C: HCICommand>(_: C.Type, _ returned: any HCIParameters) throws {
+        let value = try #require(returned as? C.ReturnParameters, "\(C.opcode)")
+        let bytes = value.encodedParameters
+        let decoded = try bytes.withUnsafeBytes { raw throws(HCIError) in try C.ReturnParameters(decoding: raw, packet: "test") }
+        #expect(decoded == value, "\(C.opcode)")
+        #expect(throws: HCIError.self, "\(C.opcode)") {
+            _ = try Array(bytes.dropLast()).withUnsafeBytes { raw throws(HCIError) in try C.ReturnParameters(decoding: raw, packet: "test") }
+        }
+    }
+
+    /// Command Complete in a capture shows Status and each return parameter under the name its
+    /// description gives, in order.
+    @Test func aCaptureShowsEachCommandCompleteByItsReturnFields() throws {
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("hci-returns-\(UUID().uuidString).btsnoop").path
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let writer = try BtsnoopWriter(path: path)
+        let at = BtsnoopTimestamp(unixMicroseconds: 1_700_000_000_000_000)
+        for (command, returned) in Self.returnExamples {
+            let event = HCIEvent.commandComplete(CommandCompleteEvent(numHCICommandPackets: 1, opcode: command.opcode,
+                                                                      returnParameters: [0x00] + returned.encodedParameters))
+            try writer.write(.event, direction: .controllerToHost, payload: event.packet, at: at)
+        }
+        try writer.close()
+        let decoder = try CaptureRecordDecoder(path: path)
+        for (command, returned) in Self.returnExamples {
+            let record = try #require(try decoder.next())
+            let layer = try #require(record.layers.last)
+            let names = layer.fields.map(\.name)
+            #expect(Array(names.suffix(from: names.firstIndex(of: "Status") ?? names.endIndex)) == ["Status"] + Self.fieldNames(returned),
+                    "\(command.opcode): \(names)")
+            #expect(!names.contains { $0 == "returnParameters" || $0 == "malformed" || $0 == "appended" }, "\(command.opcode)")
+        }
+    }
+
+    static func fieldNames(_ parameters: any HCIParameters) -> [String] {
+        var copy = parameters
+        var walker = HCIFieldNames()
+        copy.walkParameters(&walker)
+        return walker.names
     }
 
     /// Each command in a capture shows its fields under the names its description gives, in
@@ -157,6 +235,12 @@ import Testing
                 #expect(world.air.counters.malformedCommands == 0, "\(opcode): \(status)")
             }
         }
+        // Its Command Complete return parameters fit each command's description, whole.
+        #expect(sink.returnsNotFitting.withLock { $0 }.isEmpty)
+        for example in Self.examples where !Self.notSimulated.contains(type(of: example).opcode) {
+            let opcode = type(of: example).opcode
+            #expect(type(of: example).completion == .commandStatus || sink.returnsFitting.withLock { $0.contains(opcode) }, "\(opcode)")
+        }
         // One byte short: Invalid HCI Command Parameters, counted.
         var short = Array(HCIDisconnect(connectionHandle: 0x40).packet.dropLast())
         short[3] -= 1
@@ -170,12 +254,29 @@ import Testing
     /// The status of each command's Command Complete or Command Status.
     final class AnswerSink: HCIPacketSink {
         let answers = Mutex<[HCIOpcode: HCIStatus]>([:])
+        /// Commands whose Command Complete returned what their description says (no byte short,
+        /// none left over), and those whose did not.
+        let returnsFitting = Mutex<Set<HCIOpcode>>([])
+        let returnsNotFitting = Mutex<[HCIOpcode]>([])
+
+        static func fits<C: HCICommand>(_: C.Type, _ bytes: [UInt8]) -> Bool {
+            (try? bytes.withUnsafeBytes { raw throws(HCIError) in try C.ReturnParameters(decoding: raw, packet: "test") }) != nil
+        }
         func transportDidReceive(_ type: HCIPacketType, payload: UnsafeRawBufferPointer, at time: HostTime) {
             guard type == .event, let event = try? HCIEvent(packet: payload) else { return }
             switch event {
             case .commandStatus(let status): answers.withLock { $0[status.opcode] = status.status }
             case .commandComplete(let complete):
-                answers.withLock { $0[complete.opcode] = complete.returnParameters.first.map(HCIStatus.init(rawValue:)) ?? .success }
+                let status = complete.returnParameters.first.map(HCIStatus.init(rawValue:)) ?? .success
+                answers.withLock { $0[complete.opcode] = status }
+                guard let command = HCICommandCatalog.command(opcode: complete.opcode.rawValue) else { return }
+                let returned = Array(complete.returnParameters.dropFirst())
+                if Self.fits(command, returned) {
+                    returnsFitting.withLock { _ = $0.insert(complete.opcode) }
+                } else if status.isSuccess || !returned.isEmpty {
+                    // A refused command may return its Status alone.
+                    returnsNotFitting.withLock { $0.append(complete.opcode) }
+                }
             default: break
             }
         }

@@ -82,6 +82,9 @@ package final class CaptureRecordDecoder {
             switch event {
             case .unknown, .unknownLEMeta:
                 fields = [DecodedRecord.Field(name: "parameters", value: Self.hex(UnsafeRawBufferPointer(rebasing: packet[2...])))]
+            case .commandComplete(let complete):
+                fields = ReflectedFields.ofCasePayload(event).filter { $0.name != "returnParameters" }
+                    + Self.returnFields(complete)
             default:
                 fields = ReflectedFields.ofCasePayload(event)
             }
@@ -90,6 +93,20 @@ package final class CaptureRecordDecoder {
             decoded.undecoded = Self.hex(packet)
         }
         decoded.layers.append(DecodedRecord.Layer(protocolName: "hci", title: title, fields: fields))
+    }
+
+    /// Command Complete's return parameters by their names, for a command the stack sends; as
+    /// bytes otherwise, or when they do not fit (none of them is a key).
+    private static func returnFields(_ complete: CommandCompleteEvent) -> [DecodedRecord.Field] {
+        let raw = DecodedRecord.Field(name: "returnParameters", value: complete.returnParameters.map { ReflectedFields.hex($0) }.joined())
+        let described = complete.returnParameters.withUnsafeBytes {
+            HCICommandCatalog.returnFields(opcode: complete.opcode.rawValue, returnParameters: $0)
+        }
+        switch described {
+        case .success(let fields)?: return fields.map { DecodedRecord.Field(name: $0.name, value: $0.value) }
+        case .failure(let error)?: return [DecodedRecord.Field(name: "malformed", value: error.description), raw]
+        case nil: return [raw]
+        }
     }
 
     // MARK: ACL and above

@@ -7,19 +7,16 @@ package enum HCICommandCompletion: Sendable, Hashable {
     case commandStatus
 }
 
-/// One HCI command: its opcode, how it is acknowledged, its parameters described once
-/// (`walkParameters`, which encodes, decodes and shows them) and how the return parameters of
-/// its Command Complete are decoded.
+/// One HCI command: its opcode, how it is acknowledged, and its parameters and the return
+/// parameters of its Command Complete, each described once (`walkParameters`, which encodes,
+/// decodes and shows them).
 package protocol HCICommand: HCIParameters {
-    /// What Command Complete returns after the status byte; `Void` for status-only commands.
-    associatedtype ReturnParameters: Sendable
+    /// What Command Complete returns after the Status octet; none for status-only commands and
+    /// those answered by Command Status.
+    associatedtype ReturnParameters: HCIParameters = HCINoReturnParameters
 
     static var opcode: HCIOpcode { get }
     static var completion: HCICommandCompletion { get }
-
-    /// Decodes Command Complete return parameters after the status byte, which the controller
-    /// driver has already checked to be success.
-    static func decodeReturnParameters(_ reader: inout HCIFieldReader) throws(HCIError) -> ReturnParameters
 }
 
 extension HCICommand {
@@ -66,8 +63,4 @@ extension HCICommand {
         encodePacket(into: &writer)
         return writer.bytes
     }
-}
-
-extension HCICommand where ReturnParameters == Void {
-    package static func decodeReturnParameters(_ reader: inout HCIFieldReader) throws(HCIError) {}
 }

@@ -32,6 +32,34 @@ package enum HCICommandCatalog {
         return describe(command, parameters)
     }
 
+    /// What a capture shows of Command Complete's return parameters for `opcode`: Status, then
+    /// the command's return fields by their Core Specification names (bytes past them as
+    /// `appended`); nil for a command the stack does not send.
+    package static func returnFields(opcode: UInt16, returnParameters: UnsafeRawBufferPointer)
+        -> Result<[(name: String, value: String)], HCIError>? {
+        guard let command = byOpcode[opcode] else { return nil }
+        return describeReturn(command, returnParameters)
+    }
+
+    private static func describeReturn<C: HCICommand>(_: C.Type, _ bytes: UnsafeRawBufferPointer)
+        -> Result<[(name: String, value: String)], HCIError> {
+        var describer = HCIParameterDescriber(bytes, packet: "Command Complete for \(C.opcode)")
+        var status = HCIStatus.success
+        var returned = C.ReturnParameters()
+        do throws(HCIError) {
+            try describer.field("Status", &status)
+            // A command that failed may return its Status alone.
+            if status.isSuccess || describer.remaining > 0 { try returned.walkParameters(&describer) }
+        } catch {
+            return .failure(error)
+        }
+        var fields = describer.fields
+        if describer.remaining > 0 {
+            fields.append(("appended", hexBytes(Array(UnsafeRawBufferPointer(rebasing: bytes.suffix(describer.remaining))))))
+        }
+        return .success(fields)
+    }
+
     private static func describe<C: HCICommand>(_: C.Type, _ parameters: UnsafeRawBufferPointer)
         -> Result<[(name: String, value: String)], HCIError> {
         var command = C()

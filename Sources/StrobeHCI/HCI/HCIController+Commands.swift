@@ -59,30 +59,29 @@ extension HCIController {
         switch answer {
         case .status(let status):
             guard status.isSuccess else { throw HCIError.commandFailed(C.opcode, status) }
-            var reader = HCIFieldReader(UnsafeRawBufferPointer(start: nil, count: 0), packet: "Command Status")
-            return try decode(C.self, &reader)
+            return try decode(C.self, UnsafeRawBufferPointer(start: nil, count: 0), packet: "Command Status")
         case .complete(let returnParameters):
             // Array's withUnsafeBytes throws untyped: the outcome comes out as a Result.
             return try returnParameters.withUnsafeBytes { bytes in
                 Result { () throws(HCIError) -> C.ReturnParameters in
-                    var reader = HCIFieldReader(bytes, packet: "Command Complete for \(C.opcode)")
-                    let status: HCIStatus
-                    do throws(HCIError) {
-                        status = HCIStatus(rawValue: try reader.u8("Status"))
-                    } catch {
+                    let packet = "Command Complete for \(C.opcode)"
+                    guard let status = bytes.first.map(HCIStatus.init(rawValue:)) else {
+                        let error = HCIError.malformed(packet: packet, detail: "Status needs 1 byte, 0 left")
                         recordMalformed(error)
                         throw error
                     }
                     guard status.isSuccess else { throw HCIError.commandFailed(C.opcode, status) }
-                    return try decode(C.self, &reader)
+                    return try decode(C.self, UnsafeRawBufferPointer(rebasing: bytes.dropFirst()), packet: packet)
                 }
             }.get()
         }
     }
 
-    private func decode<C: HCICommand>(_: C.Type, _ reader: inout HCIFieldReader) throws(HCIError) -> C.ReturnParameters {
+    /// The return parameters after Status, from their description. Bytes past them are ignored,
+    /// as in events: a later version of the specification may append some.
+    private func decode<C: HCICommand>(_: C.Type, _ bytes: UnsafeRawBufferPointer, packet: String) throws(HCIError) -> C.ReturnParameters {
         do throws(HCIError) {
-            return try C.decodeReturnParameters(&reader)
+            return try C.ReturnParameters(decoding: bytes, packet: packet, extensible: true)
         } catch {
             recordMalformed(error)
             throw error

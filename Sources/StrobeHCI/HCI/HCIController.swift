@@ -208,17 +208,17 @@ public final class HCIController: HCIPacketSink {
     private func initialize() async throws -> ControllerInfo {
         try await send(HCIReset())
         let version = try await send(HCIReadLocalVersionInformation())
-        let address = try await send(HCIReadBDAddr())
-        let commands = try await send(HCIReadLocalSupportedCommands())
-        let lmpFeatures = try await send(HCIReadLocalSupportedFeatures())
-        let leFeatures = try await send(HCILEReadLocalSupportedFeatures())
+        let address = try await send(HCIReadBDAddr()).bdAddr
+        let commands = try await send(HCIReadLocalSupportedCommands()).supportedCommands
+        let lmpFeatures = try await send(HCIReadLocalSupportedFeatures()).lmpFeatures
+        let leFeatures = try await send(HCILEReadLocalSupportedFeatures()).leFeatures
         try await send(HCISetEventMask(mask: configuration.eventMask))
         // Core 4.0 (HCI version 6) controllers may reject LE mask bits they do not know.
         let leMask = configuration.leEventMask ?? (version.hciVersion <= 6 ? HCIEventMask.leCore40 : HCIEventMask.leDefault)
         try await send(HCILESetEventMask(mask: leMask))
         let leBuffers = commands.contains(.leReadBufferSizeV2)
-            ? try await send(HCILEReadBufferSizeV2())
-            : try await send(HCILEReadBufferSizeV1())
+            ? try await send(HCILEReadBufferSizeV2()).bufferSize
+            : try await send(HCILEReadBufferSizeV1()).bufferSize
         var length = Int(leBuffers.leACLDataPacketLength)
         var count = Int(leBuffers.totalNumLEACLDataPackets)
         var shared = false

@@ -184,6 +184,9 @@ package struct HCIParameterDescriber: HCIParameterWalker {
     /// The walk is over: a byte left over is malformed.
     package func finish() throws(HCIError) { try reader.finish() }
 
+    /// Bytes after the walk (appended by a later version of the specification, in a reply).
+    package var remaining: Int { reader.reader.remaining }
+
     package mutating func field<Value: HCIFieldValue>(_ name: String, _ value: inout Value) throws(HCIError) {
         try reader.field(name, &value)
         fields.append((name + index, value.fieldText))
@@ -248,7 +251,7 @@ package struct HCIKeyFinder: HCIParameterWalker {
 }
 
 /// Bytes in order as lower-case hex pairs, `(empty)` for none.
-private func hexBytes(_ bytes: [UInt8]) -> String {
+package func hexBytes(_ bytes: [UInt8]) -> String {
     bytes.isEmpty ? "(empty)" : bytes.map { ($0 < 0x10 ? "0" : "") + String($0, radix: 16) }.joined()
 }
 
@@ -324,6 +327,24 @@ extension HCIOctetField {
         Self(rawValue: try reader.u8(field))
     }
     package var fieldText: String { hexText(rawValue, digits: 2) }
+}
+
+/// Eight octets of feature bits.
+extension LMPFeatures: HCIFieldValue {
+    package func write(into writer: inout ByteWriter) { writer.write(rawValue) }
+    package static func read(_ reader: inout HCIFieldReader, field: String) throws(HCIError) -> LMPFeatures {
+        LMPFeatures(rawValue: try reader.u64(field))
+    }
+    package var fieldText: String { hexText(rawValue, digits: 16) }
+}
+
+/// The 64-octet bit mask of Read Local Supported Commands.
+extension HCISupportedCommands: HCIFieldValue {
+    package func write(into writer: inout ByteWriter) { writer.write(contentsOf: octets) }
+    package static func read(_ reader: inout HCIFieldReader, field: String) throws(HCIError) -> HCISupportedCommands {
+        HCISupportedCommands(octets: try reader.bytes(field, count: 64))
+    }
+    package var fieldText: String { hexBytes(octets) }
 }
 
 extension HCIStatus: HCIOctetField {}

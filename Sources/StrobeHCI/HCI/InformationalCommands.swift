@@ -3,14 +3,12 @@
 
 /// HCI_Reset.
 package struct HCIReset: HCICommand {
-    package typealias ReturnParameters = Void
     package static let opcode = HCIOpcode.reset
     package init() {}
 }
 
 /// HCI_Set_Event_Mask: which events the controller may send (bit n = event code n + 1).
 package struct HCISetEventMask: HCICommand {
-    package typealias ReturnParameters = Void
     package static let opcode = HCIOpcode.setEventMask
     package var mask: UInt64
     package init(mask: UInt64) { self.mask = mask }
@@ -27,22 +25,14 @@ package struct HCISetEventMask: HCICommand {
 
 /// HCI_Read_Local_Version_Information.
 package struct HCIReadLocalVersionInformation: HCICommand {
+    package typealias ReturnParameters = LocalVersionInformation
     package static let opcode = HCIOpcode.readLocalVersionInformation
     package init() {}
-    package static func decodeReturnParameters(
-        _ reader: inout HCIFieldReader
-    ) throws(HCIError) -> LocalVersionInformation {
-        LocalVersionInformation(
-            hciVersion: try reader.u8("HCI_Version"),
-            hciSubversion: try reader.u16("HCI_Subversion"),
-            lmpVersion: try reader.u8("LMP_Version"),
-            companyIdentifier: try reader.u16("Company_Identifier"),
-            lmpSubversion: try reader.u16("LMP_Subversion"))
-    }
 }
 
-/// The controller's version numbers and manufacturer.
-package struct LocalVersionInformation: Sendable, Hashable {
+/// The controller's version numbers and manufacturer (Read Local Version Information's return
+/// parameters).
+package struct LocalVersionInformation: HCIParameters {
     /// The Core Specification version of the HCI (Assigned Numbers: 0x0C = 5.3, 0x0D = 5.4).
     package var hciVersion: UInt8
     package var hciSubversion: UInt16
@@ -58,14 +48,34 @@ package struct LocalVersionInformation: Sendable, Hashable {
         self.companyIdentifier = companyIdentifier
         self.lmpSubversion = lmpSubversion
     }
+
+    package init() {
+        self.init(hciVersion: 0, hciSubversion: 0, lmpVersion: 0, companyIdentifier: 0, lmpSubversion: 0)
+    }
+
+    package mutating func walkParameters<Walker: HCIParameterWalker>(_ walker: inout Walker) throws(Walker.Failure) {
+        try walker.field("HCI_Version", &hciVersion)
+        try walker.field("HCI_Subversion", &hciSubversion)
+        try walker.field("LMP_Version", &lmpVersion)
+        try walker.field("Company_Identifier", &companyIdentifier)
+        try walker.field("LMP_Subversion", &lmpSubversion)
+    }
 }
 
 /// HCI_Read_BD_ADDR.
 package struct HCIReadBDAddr: HCICommand {
     package static let opcode = HCIOpcode.readBDAddr
     package init() {}
-    package static func decodeReturnParameters(_ reader: inout HCIFieldReader) throws(HCIError) -> BluetoothAddress {
-        try reader.address("BD_ADDR")
+
+    package struct ReturnParameters: HCIParameters {
+        package var bdAddr: BluetoothAddress
+
+        package init(bdAddr: BluetoothAddress) { self.bdAddr = bdAddr }
+        package init() { self.init(bdAddr: BluetoothAddress(wire: (0, 0, 0, 0, 0, 0))) }
+
+        package mutating func walkParameters<Walker: HCIParameterWalker>(_ walker: inout Walker) throws(Walker.Failure) {
+            try walker.field("BD_ADDR", &bdAddr)
+        }
     }
 }
 
@@ -73,8 +83,16 @@ package struct HCIReadBDAddr: HCICommand {
 package struct HCIReadLocalSupportedCommands: HCICommand {
     package static let opcode = HCIOpcode.readLocalSupportedCommands
     package init() {}
-    package static func decodeReturnParameters(_ reader: inout HCIFieldReader) throws(HCIError) -> HCISupportedCommands {
-        HCISupportedCommands(octets: try reader.bytes("Supported_Commands", count: 64))
+
+    package struct ReturnParameters: HCIParameters {
+        package var supportedCommands: HCISupportedCommands
+
+        package init(supportedCommands: HCISupportedCommands) { self.supportedCommands = supportedCommands }
+        package init() { self.init(supportedCommands: HCISupportedCommands()) }
+
+        package mutating func walkParameters<Walker: HCIParameterWalker>(_ walker: inout Walker) throws(Walker.Failure) {
+            try walker.field("Supported_Commands", &supportedCommands)
+        }
     }
 }
 
@@ -82,8 +100,16 @@ package struct HCIReadLocalSupportedCommands: HCICommand {
 package struct HCIReadLocalSupportedFeatures: HCICommand {
     package static let opcode = HCIOpcode.readLocalSupportedFeatures
     package init() {}
-    package static func decodeReturnParameters(_ reader: inout HCIFieldReader) throws(HCIError) -> LMPFeatures {
-        LMPFeatures(rawValue: try reader.u64("LMP_Features"))
+
+    package struct ReturnParameters: HCIParameters {
+        package var lmpFeatures: LMPFeatures
+
+        package init(lmpFeatures: LMPFeatures) { self.lmpFeatures = lmpFeatures }
+        package init() { self.init(lmpFeatures: []) }
+
+        package mutating func walkParameters<Walker: HCIParameterWalker>(_ walker: inout Walker) throws(Walker.Failure) {
+            try walker.field("LMP_Features", &lmpFeatures)
+        }
     }
 }
 
@@ -93,18 +119,27 @@ package struct HCIReadBufferSize: HCICommand {
     package static let opcode = HCIOpcode.readBufferSize
     package init() {}
 
-    package struct ReturnParameters: Sendable, Hashable {
-        package var aclDataPacketLength: UInt16
-        package var synchronousDataPacketLength: UInt8
-        package var totalNumACLDataPackets: UInt16
-        package var totalNumSynchronousDataPackets: UInt16
-    }
+    package struct ReturnParameters: HCIParameters {
+        package var aclDataPacketLength: UInt16 = 0
+        package var synchronousDataPacketLength: UInt8 = 0
+        package var totalNumACLDataPackets: UInt16 = 0
+        package var totalNumSynchronousDataPackets: UInt16 = 0
 
-    package static func decodeReturnParameters(_ reader: inout HCIFieldReader) throws(HCIError) -> ReturnParameters {
-        ReturnParameters(
-            aclDataPacketLength: try reader.u16("ACL_Data_Packet_Length"),
-            synchronousDataPacketLength: try reader.u8("Synchronous_Data_Packet_Length"),
-            totalNumACLDataPackets: try reader.u16("Total_Num_ACL_Data_Packets"),
-            totalNumSynchronousDataPackets: try reader.u16("Total_Num_Synchronous_Data_Packets"))
+        package init() {}
+
+        package init(aclDataPacketLength: UInt16, synchronousDataPacketLength: UInt8, totalNumACLDataPackets: UInt16,
+                     totalNumSynchronousDataPackets: UInt16) {
+            self.aclDataPacketLength = aclDataPacketLength
+            self.synchronousDataPacketLength = synchronousDataPacketLength
+            self.totalNumACLDataPackets = totalNumACLDataPackets
+            self.totalNumSynchronousDataPackets = totalNumSynchronousDataPackets
+        }
+
+        package mutating func walkParameters<Walker: HCIParameterWalker>(_ walker: inout Walker) throws(Walker.Failure) {
+            try walker.field("ACL_Data_Packet_Length", &aclDataPacketLength)
+            try walker.field("Synchronous_Data_Packet_Length", &synchronousDataPacketLength)
+            try walker.field("Total_Num_ACL_Data_Packets", &totalNumACLDataPackets)
+            try walker.field("Total_Num_Synchronous_Data_Packets", &totalNumSynchronousDataPackets)
+        }
     }
 }

@@ -19,7 +19,6 @@ package struct LEAdvertisingType: RawRepresentable, Sendable, Hashable {
 
 /// HCI_LE_Set_Advertising_Parameters. Intervals are in 0.625 ms units (0x0020 ... 0x4000).
 package struct HCILESetAdvertisingParameters: HCICommand {
-    package typealias ReturnParameters = Void
     package static let opcode = HCIOpcode.leSetAdvertisingParameters
 
     package var intervalMin: UInt16
@@ -68,7 +67,6 @@ public let legacyAdvertisingDataMaximumLength = 31
 
 /// HCI_LE_Set_Advertising_Data.
 package struct HCILESetAdvertisingData: HCICommand {
-    package typealias ReturnParameters = Void
     package static let opcode = HCIOpcode.leSetAdvertisingData
 
     /// At most 31 bytes (`init?` checks).
@@ -92,7 +90,6 @@ package struct HCILESetAdvertisingData: HCICommand {
 
 /// HCI_LE_Set_Scan_Response_Data.
 package struct HCILESetScanResponseData: HCICommand {
-    package typealias ReturnParameters = Void
     package static let opcode = HCIOpcode.leSetScanResponseData
 
     /// At most 31 bytes (`init?` checks).
@@ -116,7 +113,6 @@ package struct HCILESetScanResponseData: HCICommand {
 
 /// HCI_LE_Set_Advertising_Enable.
 package struct HCILESetAdvertisingEnable: HCICommand {
-    package typealias ReturnParameters = Void
     package static let opcode = HCIOpcode.leSetAdvertisingEnable
 
     package var enable: Bool
@@ -135,7 +131,6 @@ package struct HCILESetAdvertisingEnable: HCICommand {
 /// HCI_LE_Set_Random_Address: the random address used when a command says own address type
 /// random (legacy advertising, scanning, initiating).
 package struct HCILESetRandomAddress: HCICommand {
-    package typealias ReturnParameters = Void
     package static let opcode = HCIOpcode.leSetRandomAddress
 
     package var address: BluetoothAddress

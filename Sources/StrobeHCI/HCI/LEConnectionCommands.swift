@@ -3,7 +3,6 @@
 /// HCI_LE_Create_Connection. Answered by Command Status; the connection (or its failure)
 /// arrives as LE Connection Complete / LE Enhanced Connection Complete.
 package struct HCILECreateConnection: HCICommand {
-    package typealias ReturnParameters = Void
     package static let opcode = HCIOpcode.leCreateConnection
     package static let completion = HCICommandCompletion.commandStatus
 
@@ -48,7 +47,6 @@ package struct HCILECreateConnection: HCICommand {
 
 /// HCI_LE_Extended_Create_Connection [v1]: one parameter set per initiating PHY.
 package struct HCILEExtendedCreateConnection: HCICommand {
-    package typealias ReturnParameters = Void
     package static let opcode = HCIOpcode.leExtendedCreateConnection
     package static let completion = HCICommandCompletion.commandStatus
 
@@ -121,14 +119,12 @@ package struct HCILEExtendedCreateConnection: HCICommand {
 /// HCI_LE_Create_Connection_Cancel. Answered by Command Complete; the pending creation then
 /// ends with a connection complete event whose status is Unknown Connection Identifier.
 package struct HCILECreateConnectionCancel: HCICommand {
-    package typealias ReturnParameters = Void
     package static let opcode = HCIOpcode.leCreateConnectionCancel
     package init() {}
 }
 
 /// HCI_Disconnect. Answered by Command Status; Disconnection Complete follows.
 package struct HCIDisconnect: HCICommand {
-    package typealias ReturnParameters = Void
     package static let opcode = HCIOpcode.disconnect
     package static let completion = HCICommandCompletion.commandStatus
 
@@ -154,7 +150,6 @@ package struct HCIDisconnect: HCICommand {
 
 /// HCI_LE_Connection_Update. Answered by Command Status; LE Connection Update Complete follows.
 package struct HCILEConnectionUpdate: HCICommand {
-    package typealias ReturnParameters = Void
     package static let opcode = HCIOpcode.leConnectionUpdate
     package static let completion = HCICommandCompletion.commandStatus
 
@@ -181,6 +176,7 @@ package struct HCILEConnectionUpdate: HCICommand {
 /// the peer's LL Connection Parameters Request, with these parameters (the ones asked for, or
 /// narrowed to the host's policy). Returns the connection handle.
 package struct HCILERemoteConnectionParameterRequestReply: HCICommand {
+    package typealias ReturnParameters = HCIConnectionHandleReturn
     package static let opcode = HCIOpcode.leRemoteConnectionParameterRequestReply
 
     package var connectionHandle: ConnectionHandle
@@ -201,15 +197,13 @@ package struct HCILERemoteConnectionParameterRequestReply: HCICommand {
         try connection.walk(&walker)
     }
 
-    package static func decodeReturnParameters(_ reader: inout HCIFieldReader) throws(HCIError) -> UInt16 {
-        try reader.u16("Connection_Handle")
-    }
 }
 
 /// HCI_LE_Remote_Connection_Parameter_Request_Negative_Reply (Vol 4, Part E, 7.8.32): the host
 /// refuses the peer's request, usually with Unacceptable Connection Parameters (0x3B). Returns
 /// the connection handle.
 package struct HCILERemoteConnectionParameterRequestNegativeReply: HCICommand {
+    package typealias ReturnParameters = HCIConnectionHandleReturn
     package static let opcode = HCIOpcode.leRemoteConnectionParameterRequestNegativeReply
 
     package var connectionHandle: ConnectionHandle
@@ -230,14 +224,12 @@ package struct HCILERemoteConnectionParameterRequestNegativeReply: HCICommand {
         try walker.field("Reason", &reason)
     }
 
-    package static func decodeReturnParameters(_ reader: inout HCIFieldReader) throws(HCIError) -> UInt16 {
-        try reader.u16("Connection_Handle")
-    }
 }
 
 /// HCI_LE_Set_Data_Length: the largest link-layer payload (octets, 0x001B ... 0x00FB) and time
 /// (µs, 0x0148 ... 0x4290) the controller should use. Returns the connection handle.
 package struct HCILESetDataLength: HCICommand {
+    package typealias ReturnParameters = HCIConnectionHandleReturn
     package static let opcode = HCIOpcode.leSetDataLength
 
     package var connectionHandle: ConnectionHandle
@@ -261,14 +253,10 @@ package struct HCILESetDataLength: HCICommand {
         try walker.field("TX_Time", &txTime)
     }
 
-    package static func decodeReturnParameters(_ reader: inout HCIFieldReader) throws(HCIError) -> UInt16 {
-        try reader.u16("Connection_Handle")
-    }
 }
 
 /// HCI_LE_Set_PHY. Answered by Command Status; LE PHY Update Complete follows.
 package struct HCILESetPHY: HCICommand {
-    package typealias ReturnParameters = Void
     package static let opcode = HCIOpcode.leSetPHY
     package static let completion = HCICommandCompletion.commandStatus
 
@@ -319,15 +307,29 @@ package struct HCILEReadPHY: HCICommand {
         try walker.field("Connection_Handle", &connectionHandle)
     }
 
-    package static func decodeReturnParameters(_ reader: inout HCIFieldReader) throws(HCIError) -> (tx: LEPHY, rx: LEPHY) {
-        _ = try reader.u16("Connection_Handle")
-        return (LEPHY(rawValue: try reader.u8("TX_PHY")), LEPHY(rawValue: try reader.u8("RX_PHY")))
+    package struct ReturnParameters: HCIParameters {
+        package var connectionHandle: ConnectionHandle = 0
+        package var txPHY = LEPHY.le1M
+        package var rxPHY = LEPHY.le1M
+
+        package init() {}
+
+        package init(connectionHandle: ConnectionHandle, txPHY: LEPHY, rxPHY: LEPHY) {
+            self.connectionHandle = connectionHandle
+            self.txPHY = txPHY
+            self.rxPHY = rxPHY
+        }
+
+        package mutating func walkParameters<Walker: HCIParameterWalker>(_ walker: inout Walker) throws(Walker.Failure) {
+            try walker.field("Connection_Handle", &connectionHandle)
+            try walker.field("TX_PHY", &txPHY)
+            try walker.field("RX_PHY", &rxPHY)
+        }
     }
 }
 
 /// HCI_LE_Read_Remote_Features. Answered by Command Status; LE Read Remote Features Complete follows.
 package struct HCILEReadRemoteFeatures: HCICommand {
-    package typealias ReturnParameters = Void
     package static let opcode = HCIOpcode.leReadRemoteFeatures
     package static let completion = HCICommandCompletion.commandStatus
 
@@ -347,7 +349,6 @@ package struct HCILEReadRemoteFeatures: HCICommand {
 /// HCI_Read_Remote_Version_Information. Answered by Command Status; Read Remote Version
 /// Information Complete follows.
 package struct HCIReadRemoteVersionInformation: HCICommand {
-    package typealias ReturnParameters = Void
     package static let opcode = HCIOpcode.readRemoteVersionInformation
     package static let completion = HCICommandCompletion.commandStatus
 

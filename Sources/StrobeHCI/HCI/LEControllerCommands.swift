@@ -2,7 +2,6 @@
 
 /// HCI_LE_Set_Event_Mask: which LE Meta subevents the controller may send (bit n = subevent n + 1).
 package struct HCILESetEventMask: HCICommand {
-    package typealias ReturnParameters = Void
     package static let opcode = HCIOpcode.leSetEventMask
     package var mask: UInt64
     package init(mask: UInt64) { self.mask = mask }
@@ -21,8 +20,16 @@ package struct HCILESetEventMask: HCICommand {
 package struct HCILEReadLocalSupportedFeatures: HCICommand {
     package static let opcode = HCIOpcode.leReadLocalSupportedFeatures
     package init() {}
-    package static func decodeReturnParameters(_ reader: inout HCIFieldReader) throws(HCIError) -> LEFeatures {
-        LEFeatures(rawValue: try reader.u64("LE_Features"))
+
+    package struct ReturnParameters: HCIParameters {
+        package var leFeatures: LEFeatures
+
+        package init(leFeatures: LEFeatures) { self.leFeatures = leFeatures }
+        package init() { self.init(leFeatures: []) }
+
+        package mutating func walkParameters<Walker: HCIParameterWalker>(_ walker: inout Walker) throws(Walker.Failure) {
+            try walker.field("LE_Features", &leFeatures)
+        }
     }
 }
 
@@ -48,10 +55,17 @@ package struct LEBufferSize: Sendable, Hashable {
 package struct HCILEReadBufferSizeV1: HCICommand {
     package static let opcode = HCIOpcode.leReadBufferSizeV1
     package init() {}
-    package static func decodeReturnParameters(_ reader: inout HCIFieldReader) throws(HCIError) -> LEBufferSize {
-        LEBufferSize(
-            leACLDataPacketLength: try reader.u16("LE_ACL_Data_Packet_Length"),
-            totalNumLEACLDataPackets: try reader.u8("Total_Num_LE_ACL_Data_Packets"))
+
+    package struct ReturnParameters: HCIParameters {
+        package var bufferSize = LEBufferSize(leACLDataPacketLength: 0, totalNumLEACLDataPackets: 0)
+
+        package init() {}
+        package init(_ bufferSize: LEBufferSize) { self.bufferSize = bufferSize }
+
+        package mutating func walkParameters<Walker: HCIParameterWalker>(_ walker: inout Walker) throws(Walker.Failure) {
+            try walker.field("LE_ACL_Data_Packet_Length", &bufferSize.leACLDataPacketLength)
+            try walker.field("Total_Num_LE_ACL_Data_Packets", &bufferSize.totalNumLEACLDataPackets)
+        }
     }
 }
 
@@ -59,11 +73,23 @@ package struct HCILEReadBufferSizeV1: HCICommand {
 package struct HCILEReadBufferSizeV2: HCICommand {
     package static let opcode = HCIOpcode.leReadBufferSizeV2
     package init() {}
-    package static func decodeReturnParameters(_ reader: inout HCIFieldReader) throws(HCIError) -> LEBufferSize {
-        LEBufferSize(
-            leACLDataPacketLength: try reader.u16("LE_ACL_Data_Packet_Length"),
-            totalNumLEACLDataPackets: try reader.u8("Total_Num_LE_ACL_Data_Packets"),
-            isoDataPacketLength: try reader.u16("ISO_Data_Packet_Length"),
-            totalNumISODataPackets: try reader.u8("Total_Num_ISO_Data_Packets"))
+
+    package struct ReturnParameters: HCIParameters {
+        package var bufferSize = LEBufferSize(leACLDataPacketLength: 0, totalNumLEACLDataPackets: 0,
+                                              isoDataPacketLength: 0, totalNumISODataPackets: 0)
+
+        package init() {}
+        package init(_ bufferSize: LEBufferSize) { self.bufferSize = bufferSize }
+
+        package mutating func walkParameters<Walker: HCIParameterWalker>(_ walker: inout Walker) throws(Walker.Failure) {
+            try walker.field("LE_ACL_Data_Packet_Length", &bufferSize.leACLDataPacketLength)
+            try walker.field("Total_Num_LE_ACL_Data_Packets", &bufferSize.totalNumLEACLDataPackets)
+            var isoLength = bufferSize.isoDataPacketLength ?? 0
+            var isoCount = bufferSize.totalNumISODataPackets ?? 0
+            try walker.field("ISO_Data_Packet_Length", &isoLength)
+            try walker.field("Total_Num_ISO_Data_Packets", &isoCount)
+            bufferSize.isoDataPacketLength = isoLength
+            bufferSize.totalNumISODataPackets = isoCount
+        }
     }
 }

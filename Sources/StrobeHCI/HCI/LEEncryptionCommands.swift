@@ -3,7 +3,6 @@
 /// HCI_LE_Enable_Encryption (central): encrypt with the LTK that Rand and EDIV name. Answered
 /// by Command Status; Encryption Change (or Encryption Key Refresh Complete) follows.
 package struct HCILEEnableEncryption: HCICommand {
-    package typealias ReturnParameters = Void
     package static let opcode = HCIOpcode.leEnableEncryption
     package static let completion = HCICommandCompletion.commandStatus
 
@@ -35,6 +34,7 @@ package struct HCILEEnableEncryption: HCICommand {
 
 /// HCI_LE_Long_Term_Key_Request_Reply (peripheral). Returns the connection handle.
 package struct HCILELongTermKeyRequestReply: HCICommand {
+    package typealias ReturnParameters = HCIConnectionHandleReturn
     package static let opcode = HCIOpcode.leLongTermKeyRequestReply
 
     package var connectionHandle: ConnectionHandle
@@ -55,14 +55,12 @@ package struct HCILELongTermKeyRequestReply: HCICommand {
         try walker.key("Long_Term_Key", &longTermKey)
     }
 
-    package static func decodeReturnParameters(_ reader: inout HCIFieldReader) throws(HCIError) -> UInt16 {
-        try reader.u16("Connection_Handle")
-    }
 }
 
 /// HCI_LE_Long_Term_Key_Request_Negative_Reply (peripheral): no key for this EDIV and Rand.
 /// Returns the connection handle.
 package struct HCILELongTermKeyRequestNegativeReply: HCICommand {
+    package typealias ReturnParameters = HCIConnectionHandleReturn
     package static let opcode = HCIOpcode.leLongTermKeyRequestNegativeReply
 
     package var connectionHandle: ConnectionHandle
@@ -78,7 +76,4 @@ package struct HCILELongTermKeyRequestNegativeReply: HCICommand {
         try walker.field("Connection_Handle", &connectionHandle)
     }
 
-    package static func decodeReturnParameters(_ reader: inout HCIFieldReader) throws(HCIError) -> UInt16 {
-        try reader.u16("Connection_Handle")
-    }
 }

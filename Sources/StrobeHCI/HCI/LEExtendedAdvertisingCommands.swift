@@ -19,7 +19,6 @@ package struct LEAdvertisingEventProperties: OptionSet, Sendable, Hashable {
 /// HCI_LE_Set_Extended_Advertising_Parameters [v1]. Intervals are in 0.625 ms units
 /// (0x000020 ... 0xFFFFFF). Returns the TX power the controller selected, in dBm.
 package struct HCILESetExtendedAdvertisingParameters: HCICommand {
-    package typealias ReturnParameters = Int8
     package static let opcode = HCIOpcode.leSetExtendedAdvertisingParameters
 
     package var advertisingHandle: UInt8
@@ -85,15 +84,22 @@ package struct HCILESetExtendedAdvertisingParameters: HCICommand {
         try walker.field("Scan_Request_Notification_Enable", &scanRequestNotification)
     }
 
-    package static func decodeReturnParameters(_ reader: inout HCIFieldReader) throws(HCIError) -> Int8 {
-        try reader.i8("Selected_TX_Power")
+    package struct ReturnParameters: HCIParameters {
+        /// dBm.
+        package var selectedTxPower: Int8
+
+        package init(selectedTxPower: Int8) { self.selectedTxPower = selectedTxPower }
+        package init() { self.init(selectedTxPower: 0) }
+
+        package mutating func walkParameters<Walker: HCIParameterWalker>(_ walker: inout Walker) throws(Walker.Failure) {
+            try walker.field("Selected_TX_Power", &selectedTxPower)
+        }
     }
 }
 
 /// HCI_LE_Set_Extended_Advertising_Data and HCI_LE_Set_Extended_Scan_Response_Data, sent whole
 /// (Operation 0x03, complete data). Legacy advertising sets take at most 31 bytes.
 package struct HCILESetExtendedAdvertisingData: HCICommand {
-    package typealias ReturnParameters = Void
     package static let opcode = HCIOpcode.leSetExtendedAdvertisingData
 
     package var advertisingHandle: UInt8
@@ -123,7 +129,6 @@ package struct HCILESetExtendedAdvertisingData: HCICommand {
 
 /// HCI_LE_Set_Extended_Scan_Response_Data, sent whole.
 package struct HCILESetExtendedScanResponseData: HCICommand {
-    package typealias ReturnParameters = Void
     package static let opcode = HCIOpcode.leSetExtendedScanResponseData
 
     package var advertisingHandle: UInt8
@@ -152,7 +157,6 @@ package struct HCILESetExtendedScanResponseData: HCICommand {
 
 /// HCI_LE_Set_Extended_Advertising_Enable for one advertising set, with no duration or event limit.
 package struct HCILESetExtendedAdvertisingEnable: HCICommand {
-    package typealias ReturnParameters = Void
     package static let opcode = HCIOpcode.leSetExtendedAdvertisingEnable
 
     package var enable: Bool
@@ -179,7 +183,6 @@ package struct HCILESetExtendedAdvertisingEnable: HCICommand {
 
 /// HCI_LE_Set_Advertising_Set_Random_Address: the random address of one advertising set.
 package struct HCILESetAdvertisingSetRandomAddress: HCICommand {
-    package typealias ReturnParameters = Void
     package static let opcode = HCIOpcode.leSetAdvertisingSetRandomAddress
 
     package var advertisingHandle: UInt8

@@ -24,7 +24,6 @@ package enum LETime {
 
 /// HCI_LE_Set_Scan_Parameters. Interval and window are in 0.625 ms units (0x0004 ... 0x4000).
 package struct HCILESetScanParameters: HCICommand {
-    package typealias ReturnParameters = Void
     package static let opcode = HCIOpcode.leSetScanParameters
 
     package var scanType: LEScanType
@@ -58,7 +57,6 @@ package struct HCILESetScanParameters: HCICommand {
 
 /// HCI_LE_Set_Scan_Enable.
 package struct HCILESetScanEnable: HCICommand {
-    package typealias ReturnParameters = Void
     package static let opcode = HCIOpcode.leSetScanEnable
 
     package var enable: Bool
@@ -83,7 +81,6 @@ package struct HCILESetScanEnable: HCICommand {
 /// HCI_LE_Set_Extended_Scan_Parameters. One entry per scanning PHY (LE 1M and/or LE Coded);
 /// interval and window are in 0.625 ms units.
 package struct HCILESetExtendedScanParameters: HCICommand {
-    package typealias ReturnParameters = Void
     package static let opcode = HCIOpcode.leSetExtendedScanParameters
 
     package struct PHYParameters: Sendable, Hashable {
@@ -142,7 +139,6 @@ package struct HCILESetExtendedScanParameters: HCICommand {
 /// HCI_LE_Set_Extended_Scan_Enable. Duration is in 10 ms units, period in 1.28 s units; zero
 /// scans until disabled.
 package struct HCILESetExtendedScanEnable: HCICommand {
-    package typealias ReturnParameters = Void
     package static let opcode = HCIOpcode.leSetExtendedScanEnable
 
     package var enable: Bool

@@ -351,8 +351,8 @@ public final class LEConnection: Sendable, CustomStringConvertible {
     /// Asks the controller which PHY the link uses in each direction (LE Read PHY).
     public func readPHY() async throws(StrobeError) -> LEConnectionPHY {
         try await filingErrors {
-            let (tx, rx) = try await controller.send(HCILEReadPHY(connectionHandle: handle))
-            let phy = LEConnectionPHY(tx: tx, rx: rx)
+            let read = try await controller.send(HCILEReadPHY(connectionHandle: handle))
+            let phy = LEConnectionPHY(tx: read.txPHY, rx: read.rxPHY)
             state.withLock { $0.phy = phy }
             return phy
         }

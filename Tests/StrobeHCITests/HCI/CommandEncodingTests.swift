@@ -111,10 +111,9 @@ private let peer = BluetoothAddress("F0:F1:F2:F3:F4:F5")!
         let parameters = HCILESetExtendedAdvertisingParameters(intervalMin: 0xA0, intervalMax: 0xA0)
         #expect(parameters.packet == bytes("01 36 20 19 00 13 00 a0 00 00 a0 00 00 07 00 00 00 00 00 00 00 00 00 7f 01 00 01 00 00"))
         let power = try [UInt8(0xF8)].withUnsafeBytes { raw in
-            var reader = HCIFieldReader(raw, packet: "Command Complete")
-            return try HCILESetExtendedAdvertisingParameters.decodeReturnParameters(&reader)
+            try HCILESetExtendedAdvertisingParameters.ReturnParameters(decoding: raw, packet: "Command Complete")
         }
-        #expect(power == -8)
+        #expect(power.selectedTxPower == -8)
         let data: [UInt8] = [0x02, 0x01, 0x06]
         #expect(HCILESetExtendedAdvertisingData(data: data)?.packet == bytes("01 37 20 07 00 03 01 03 02 01 06"))
         #expect(HCILESetExtendedScanResponseData(data: [])?.packet == bytes("01 38 20 04 00 03 01 00"))

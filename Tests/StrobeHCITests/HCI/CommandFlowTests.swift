@@ -16,11 +16,11 @@ private func nop(credits: UInt8) -> [UInt8] { [0x04, 0x0E, 0x03, credits, 0x00, 
         #expect(controller.commandCredits == 0)
 
         transport.deliver(commandComplete(.leSetScanEnable, credits: 1))
-        try await first.outcome
+        _ = try await first.outcome
         #expect(transport.sent.count == base + 2)
         #expect(transport.sent.last.flatMap(opcode(of:)) == .leSetScanParameters)
         transport.deliver(commandComplete(.leSetScanParameters, credits: 1))
-        try await second.outcome
+        _ = try await second.outcome
         #expect(controller.counters.unexpectedCommandResponses == 0)
     }
 
@@ -47,7 +47,7 @@ private func nop(credits: UInt8) -> [UInt8] { [0x04, 0x0E, 0x03, credits, 0x00, 
         #expect(transport.sent.count == base + 4)
         #expect(transport.sent.last.flatMap(opcode(of:)) == waiting)
         for op in inFlight.dropFirst() + [waiting] { transport.deliver(commandComplete(op, credits: 1)) }
-        for task in tasks { try await task.outcome }
+        for task in tasks { _ = try await task.outcome }
         #expect(controller.counters.unexpectedCommandResponses == 0)
     }
 
@@ -58,14 +58,14 @@ private func nop(credits: UInt8) -> [UInt8] { [0x04, 0x0E, 0x03, credits, 0x00, 
         _ = await transport.waitForSent(count: base + 1)
         // The controller answers but says it cannot take another command yet.
         transport.deliver(commandComplete(.leSetScanEnable, credits: 0))
-        try await first.outcome
+        _ = try await first.outcome
         let second = Task { try await controller.send(HCILESetScanEnable(enable: false)) }
         #expect(await eventually(controller) { $0.commands.queued.count == 1 })
         #expect(transport.sent.count == base + 1)
         transport.deliver(nop(credits: 1))
         #expect(transport.sent.count == base + 2)
         transport.deliver(commandComplete(.leSetScanEnable, credits: 1))
-        try await second.outcome
+        _ = try await second.outcome
         #expect(controller.counters.unexpectedCommandResponses == 0)
     }
 
@@ -75,7 +75,7 @@ private func nop(credits: UInt8) -> [UInt8] { [0x04, 0x0E, 0x03, credits, 0x00, 
         let accepted = Task { try await controller.send(HCIDisconnect(connectionHandle: 1)) }
         _ = await transport.waitForSent(count: base + 1)
         transport.deliver(commandStatus(.disconnect))
-        try await accepted.outcome
+        _ = try await accepted.outcome
 
         let refused = Task { try await controller.send(HCIDisconnect(connectionHandle: 9)) }
         _ = await transport.waitForSent(count: base + 2)
@@ -105,8 +105,8 @@ private func nop(credits: UInt8) -> [UInt8] { [0x04, 0x0E, 0x03, credits, 0x00, 
 
     @Test func returnParametersAreDecoded() async throws {
         let (controller, transport) = try await openController(keepResponder: true)
-        #expect(try await controller.send(HCIReadBDAddr()) == BluetoothAddress("00:11:22:33:44:55"))
-        #expect(try await controller.send(HCILESetDataLength(connectionHandle: 0x0041, txOctets: 251, txTime: 2120)) == 0x0041)
+        #expect(try await controller.send(HCIReadBDAddr()).bdAddr == BluetoothAddress("00:11:22:33:44:55"))
+        #expect(try await controller.send(HCILESetDataLength(connectionHandle: 0x0041, txOctets: 251, txTime: 2120)).connectionHandle == 0x0041)
         transport.setResponder { packet in [commandComplete(opcode(of: packet) ?? .nop, [0x55, 0x44])] }
         await #expect(throws: HCIError.malformed(packet: "Command Complete for Read BD_ADDR (0x1009)",
                                                  detail: "BD_ADDR needs 6 bytes, 2 left")) {
@@ -132,7 +132,7 @@ private func nop(credits: UInt8) -> [UInt8] { [0x04, 0x0E, 0x03, credits, 0x00, 
         let next = Task { try await controller.send(HCILESetScanEnable(enable: false)) }
         _ = await transport.waitForSent(count: base + 2)
         transport.deliver(commandComplete(.leSetScanEnable))
-        try await next.outcome
+        _ = try await next.outcome
     }
 
     @Test func answerBeforeTheDeadlineWinsAndCancelsTheTimer() async throws {
@@ -147,7 +147,7 @@ private func nop(credits: UInt8) -> [UInt8] { [0x04, 0x0E, 0x03, credits, 0x00, 
         clock.advance(by: .milliseconds(999))
         #expect(clock.sleeperCount == 1)
         transport.deliver(commandComplete(.leSetScanEnable))
-        try await task.outcome
+        _ = try await task.outcome
         #expect(clock.sleeperCount == 0)
         clock.advance(by: .seconds(5))
         #expect(controller.counters.commandTimeouts == 0)
@@ -206,7 +206,7 @@ private func nop(credits: UInt8) -> [UInt8] { [0x04, 0x0E, 0x03, credits, 0x00, 
         let next = Task { try await controller.send(HCILESetScanEnable(enable: false)) }
         _ = await transport.waitForSent(count: base + 2)
         transport.deliver(commandComplete(.leSetScanEnable))
-        try await next.outcome
+        _ = try await next.outcome
     }
 
     @Test func unexpectedAnswersAreCountedAndStillGiveCredits() async throws {
@@ -286,7 +286,7 @@ private func nop(credits: UInt8) -> [UInt8] { [0x04, 0x0E, 0x03, credits, 0x00, 
         let enable = Task { try await controller.send(HCILESetScanEnable(enable: true)) }
         _ = await transport.waitForSent(count: base + 1)
         transport.deliver(commandComplete(.leSetScanEnable, credits: 0))
-        try await enable.outcome
+        _ = try await enable.outcome
         let stuck = Task { try await controller.send(HCILESetScanEnable(enable: false)) }
         #expect(await eventually(controller) { $0.commands.queued.count == 1 })
         await clock.waitForSleepers(count: 1)
@@ -300,6 +300,6 @@ private func nop(credits: UInt8) -> [UInt8] { [0x04, 0x0E, 0x03, credits, 0x00, 
         let after = Task { try await controller.send(HCILESetScanEnable(enable: false)) }
         _ = await transport.waitForSent(count: base + 2)
         transport.deliver(commandComplete(.leSetScanEnable))
-        try await after.outcome
+        _ = try await after.outcome
     }
 }

@@ -17,17 +17,16 @@ private func returnParameters<C: HCICommand>(_: C.Type, _ hexString: String) thr
         throw HCIError.malformed(packet: "test", detail: "not Command Complete")
     }
     #expect(complete.opcode == C.opcode)
-    return try complete.returnParameters.withUnsafeBytes { bytes in
-        var reader = HCIFieldReader(bytes, packet: "return parameters")
-        #expect(try reader.u8("Status") == 0)
-        return try C.decodeReturnParameters(&reader)
+    #expect(complete.returnParameters.first == 0)
+    return try Array(complete.returnParameters.dropFirst()).withUnsafeBytes { bytes in
+        try C.ReturnParameters(decoding: bytes, packet: "return parameters")
     }
 }
 
 @Suite struct EventDecodingTests {
     @Test func readBDAddrCommandComplete() throws {
         let address = try returnParameters(HCIReadBDAddr.self, "04 0e 0a 01 09 10 00 55 44 33 22 11 00")
-        #expect(address.description == "00:11:22:33:44:55")
+        #expect(address.bdAddr.description == "00:11:22:33:44:55")
         guard case .commandComplete(let complete) = try event("04 0e 0a 01 09 10 00 55 44 33 22 11 00") else {
             Issue.record("not Command Complete")
             return
@@ -41,17 +40,17 @@ private func returnParameters<C: HCICommand>(_: C.Type, _ hexString: String) thr
         #expect(version == LocalVersionInformation(
             hciVersion: 0x0C, hciSubversion: 0x1234, lmpVersion: 0x0C, companyIdentifier: 0x0002, lmpSubversion: 0x5678))
         let v1 = try returnParameters(HCILEReadBufferSizeV1.self, "04 0e 07 01 02 20 00 1b 00 40")
-        #expect(v1 == LEBufferSize(leACLDataPacketLength: 27, totalNumLEACLDataPackets: 64))
+        #expect(v1.bufferSize == LEBufferSize(leACLDataPacketLength: 27, totalNumLEACLDataPackets: 64))
         let v2 = try returnParameters(HCILEReadBufferSizeV2.self, "04 0e 0a 01 60 20 00 fb 00 0c 00 01 02")
-        #expect(v2 == LEBufferSize(leACLDataPacketLength: 251, totalNumLEACLDataPackets: 12,
+        #expect(v2.bufferSize == LEBufferSize(leACLDataPacketLength: 251, totalNumLEACLDataPackets: 12,
                                    isoDataPacketLength: 256, totalNumISODataPackets: 2))
         let brEdr = try returnParameters(HCIReadBufferSize.self, "04 0e 0b 01 05 10 00 fd 03 40 06 00 08 00")
         #expect(brEdr.aclDataPacketLength == 1021 && brEdr.totalNumACLDataPackets == 6)
         let le = try returnParameters(HCILEReadLocalSupportedFeatures.self, "04 0e 0c 01 03 20 00 65 01 00 00 00 00 00 00")
-        #expect(le.contains(.encryption) && le.contains(.dataPacketLengthExtension) && le.contains(.le2MPHY))
-        #expect(!le.contains(.leCodedPHY))
+        #expect(le.leFeatures.contains(.encryption) && le.leFeatures.contains(.dataPacketLengthExtension) && le.leFeatures.contains(.le2MPHY))
+        #expect(!le.leFeatures.contains(.leCodedPHY))
         let handle = try returnParameters(HCILESetDataLength.self, "04 0e 06 01 22 20 00 01 00")
-        #expect(handle == 1)
+        #expect(handle.connectionHandle == 1)
     }
 
     @Test func shortReturnParametersNameTheField() {

@@ -345,7 +345,7 @@ package final class VirtualAir: Sendable {
                 }
                 return (c, s.nodes[c.peripheral]?.controller)
             }
-            complete(controller, opcode, HCIConnectionHandleReturn(connectionHandle: ConnectionHandle(rawValue: handle)),
+            complete(controller, opcode, HCIConnectionHandleReturnParameters(connectionHandle: ConnectionHandle(rawValue: handle)),
                      status: found == nil ? .unknownConnectionIdentifier : .success)
             if let (connection, peripheral) = found {
                 if reply != nil {
@@ -382,7 +382,7 @@ package final class VirtualAir: Sendable {
                 guard let command = decoded(HCILELongTermKeyRequestNegativeReply.self) else { return }
                 (handle, key) = (command.connectionHandle.rawValue, nil)
             }
-            complete(controller, opcode, HCIConnectionHandleReturn(connectionHandle: ConnectionHandle(rawValue: handle)))
+            complete(controller, opcode, HCIConnectionHandleReturnParameters(connectionHandle: ConnectionHandle(rawValue: handle)))
             answerEncryption(handle: handle, of: id, key: key)
         default:
             // Unknown HCI Command, never silence.

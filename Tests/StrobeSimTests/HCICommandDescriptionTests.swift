@@ -77,12 +77,12 @@ import Testing
         (HCILEReadBufferSizeV2.self, HCILEReadBufferSizeV2.ReturnParameters(
             LEBufferSize(leACLDataPacketLength: 251, totalNumLEACLDataPackets: 12, isoDataPacketLength: 310, totalNumISODataPackets: 4))),
         (HCILESetExtendedAdvertisingParameters.self, HCILESetExtendedAdvertisingParameters.ReturnParameters(selectedTxPower: -7)),
-        (HCILERemoteConnectionParameterRequestReply.self, HCIConnectionHandleReturn(connectionHandle: 0x0043)),
-        (HCILERemoteConnectionParameterRequestNegativeReply.self, HCIConnectionHandleReturn(connectionHandle: 0x0044)),
-        (HCILESetDataLength.self, HCIConnectionHandleReturn(connectionHandle: 0x0045)),
+        (HCILERemoteConnectionParameterRequestReply.self, HCIConnectionHandleReturnParameters(connectionHandle: 0x0043)),
+        (HCILERemoteConnectionParameterRequestNegativeReply.self, HCIConnectionHandleReturnParameters(connectionHandle: 0x0044)),
+        (HCILESetDataLength.self, HCIConnectionHandleReturnParameters(connectionHandle: 0x0045)),
         (HCILEReadPHY.self, HCILEReadPHY.ReturnParameters(connectionHandle: 0x0047, txPHY: .le2M, rxPHY: .leCoded)),
-        (HCILELongTermKeyRequestReply.self, HCIConnectionHandleReturn(connectionHandle: 0x004B)),
-        (HCILELongTermKeyRequestNegativeReply.self, HCIConnectionHandleReturn(connectionHandle: 0x004C)),
+        (HCILELongTermKeyRequestReply.self, HCIConnectionHandleReturnParameters(connectionHandle: 0x004B)),
+        (HCILELongTermKeyRequestNegativeReply.self, HCIConnectionHandleReturnParameters(connectionHandle: 0x004C)),
     ]
 
     /// What the simulated controller does not implement (it has no extended advertising,
@@ -123,6 +123,8 @@ import Testing
         let returning = HCICommandCatalog.commands.filter { !Self.returnsStatusOnly($0) }.map { $0.opcode.rawValue }
         #expect(Set(returning) == Set(Self.returnExamples.map { $0.command.opcode.rawValue }))
         #expect(returning.count == Self.returnExamples.count)
+        // A command answered by Command Status returns nothing more: its outcome is an event.
+        #expect(HCICommandCatalog.commands.filter { $0.completion == .commandStatus && !Self.returnsStatusOnly($0) }.isEmpty)
     }
 
     static func returnsStatusOnly<C: HCICommand>(_: C.Type) -> Bool { C.ReturnParameters.self == HCINoReturnParameters.self }

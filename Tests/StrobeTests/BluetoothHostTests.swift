@@ -54,6 +54,26 @@ import Testing
         guard case .failure(.connection(.notFound(let name, let scanned))) = connected, name == "Nobody", scanned == .seconds(2) else {
             throw Failed(description: "\(connected)")
         }
+        #expect(host.controller.scanning.running == nil, "the scan ends with its limit")
+    }
+
+    @Test func aCancelledConnectByNameStopsItsScan() async {
+        await #expect(processExitsWith: .success) { try await Self.withHost(Self.aCancelledConnectByNameStopsItsScan) }
+    }
+
+    static func aCancelledConnectByNameStopsItsScan(_ host: BluetoothHost, _ clock: VirtualClock) async throws {
+        let attempt = Task { () async throws(StrobeError) in try await host.connect(name: "Nobody", scanTimeout: .seconds(60)) }
+        try await clock.sleep(for: .seconds(1))
+        guard host.controller.scanning.running != nil else { throw Failed(description: "not scanning while it looks") }
+        attempt.cancel()
+        let connected = await attempt.result
+        guard case .failure(let error) = connected, case .cancelled? = error as? StrobeError else {
+            throw Failed(description: "\(connected)")
+        }
+        guard host.controller.scanning.running == nil else { throw Failed(description: "still scanning after the cancel") }
+        // Long after the limit it would have had: nothing more happens.
+        try await clock.sleep(for: .seconds(120))
+        guard host.controller.scanning.running == nil else { throw Failed(description: "scanning again") }
     }
 
     @Test func whatThePeerLacksIsAPeerErrorAndWhatItRefusesAnATTError() async {

@@ -65,8 +65,11 @@ extension HCIController {
             return try returnParameters.withUnsafeBytes { bytes in
                 Result { () throws(HCIError) -> C.ReturnParameters in
                     let packet = "Command Complete for \(C.opcode)"
-                    guard let status = bytes.first.map(HCIStatus.init(rawValue:)) else {
-                        let error = HCIError.malformed(packet: packet, detail: "Status needs 1 byte, 0 left")
+                    var reader = HCIFieldReader(bytes, packet: packet)
+                    let status: HCIStatus
+                    do throws(HCIError) {
+                        status = HCIStatus(rawValue: try reader.u8("Status"))
+                    } catch {
                         recordMalformed(error)
                         throw error
                     }

@@ -6,7 +6,7 @@ package struct HCINoReturnParameters: HCIParameters {
 }
 
 /// Return parameters that are the command's connection handle alone.
-package struct HCIConnectionHandleReturn: HCIParameters {
+package struct HCIConnectionHandleReturnParameters: HCIParameters {
     package var connectionHandle: ConnectionHandle
 
     package init(connectionHandle: ConnectionHandle) {

@@ -176,7 +176,7 @@ package struct HCILEConnectionUpdate: HCICommand {
 /// the peer's LL Connection Parameters Request, with these parameters (the ones asked for, or
 /// narrowed to the host's policy). Returns the connection handle.
 package struct HCILERemoteConnectionParameterRequestReply: HCICommand {
-    package typealias ReturnParameters = HCIConnectionHandleReturn
+    package typealias ReturnParameters = HCIConnectionHandleReturnParameters
     package static let opcode = HCIOpcode.leRemoteConnectionParameterRequestReply
 
     package var connectionHandle: ConnectionHandle
@@ -196,14 +196,13 @@ package struct HCILERemoteConnectionParameterRequestReply: HCICommand {
         try walker.field("Connection_Handle", &connectionHandle)
         try connection.walk(&walker)
     }
-
 }
 
 /// HCI_LE_Remote_Connection_Parameter_Request_Negative_Reply (Vol 4, Part E, 7.8.32): the host
 /// refuses the peer's request, usually with Unacceptable Connection Parameters (0x3B). Returns
 /// the connection handle.
 package struct HCILERemoteConnectionParameterRequestNegativeReply: HCICommand {
-    package typealias ReturnParameters = HCIConnectionHandleReturn
+    package typealias ReturnParameters = HCIConnectionHandleReturnParameters
     package static let opcode = HCIOpcode.leRemoteConnectionParameterRequestNegativeReply
 
     package var connectionHandle: ConnectionHandle
@@ -223,13 +222,12 @@ package struct HCILERemoteConnectionParameterRequestNegativeReply: HCICommand {
         try walker.field("Connection_Handle", &connectionHandle)
         try walker.field("Reason", &reason)
     }
-
 }
 
 /// HCI_LE_Set_Data_Length: the largest link-layer payload (octets, 0x001B ... 0x00FB) and time
 /// (µs, 0x0148 ... 0x4290) the controller should use. Returns the connection handle.
 package struct HCILESetDataLength: HCICommand {
-    package typealias ReturnParameters = HCIConnectionHandleReturn
+    package typealias ReturnParameters = HCIConnectionHandleReturnParameters
     package static let opcode = HCIOpcode.leSetDataLength
 
     package var connectionHandle: ConnectionHandle
@@ -252,7 +250,6 @@ package struct HCILESetDataLength: HCICommand {
         try walker.field("TX_Octets", &txOctets)
         try walker.field("TX_Time", &txTime)
     }
-
 }
 
 /// HCI_LE_Set_PHY. Answered by Command Status; LE PHY Update Complete follows.

@@ -34,7 +34,7 @@ package struct HCILEEnableEncryption: HCICommand {
 
 /// HCI_LE_Long_Term_Key_Request_Reply (peripheral). Returns the connection handle.
 package struct HCILELongTermKeyRequestReply: HCICommand {
-    package typealias ReturnParameters = HCIConnectionHandleReturn
+    package typealias ReturnParameters = HCIConnectionHandleReturnParameters
     package static let opcode = HCIOpcode.leLongTermKeyRequestReply
 
     package var connectionHandle: ConnectionHandle
@@ -54,13 +54,12 @@ package struct HCILELongTermKeyRequestReply: HCICommand {
         try walker.field("Connection_Handle", &connectionHandle)
         try walker.key("Long_Term_Key", &longTermKey)
     }
-
 }
 
 /// HCI_LE_Long_Term_Key_Request_Negative_Reply (peripheral): no key for this EDIV and Rand.
 /// Returns the connection handle.
 package struct HCILELongTermKeyRequestNegativeReply: HCICommand {
-    package typealias ReturnParameters = HCIConnectionHandleReturn
+    package typealias ReturnParameters = HCIConnectionHandleReturnParameters
     package static let opcode = HCIOpcode.leLongTermKeyRequestNegativeReply
 
     package var connectionHandle: ConnectionHandle
@@ -75,5 +74,4 @@ package struct HCILELongTermKeyRequestNegativeReply: HCICommand {
     package mutating func walkParameters<Walker: HCIParameterWalker>(_ walker: inout Walker) throws(Walker.Failure) {
         try walker.field("Connection_Handle", &connectionHandle)
     }
-
 }

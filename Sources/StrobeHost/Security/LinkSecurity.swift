@@ -7,8 +7,10 @@ import Synchronization
 /// PDU or an answer is for (`LinkPairing`, around `SMPPairing`), encryption with a bond's key
 /// and the link's level (`LinkEncryption`), what a pairing's keys become (`BondSettlement`),
 /// and the 30 s SMP timer with its callers' deadlines (`LinkSecurityDeadlines`, on one
-/// `DeadlineTimer`). It sends their PDUs and HCI commands, asks the app's delegate, and uses the
-/// bond store, off the reader's, timer's and sender's threads where that may block.
+/// `DeadlineTimer`). It sends their PDUs and HCI commands, asks the app's delegate (always off
+/// the link's threads), and uses the bond store: off the sender's thread, but on the reader's
+/// where the next PDU needs the outcome (a peripheral's pairing that ends on the central's last
+/// key; a pairing made for a PDU that starts one).
 final class LinkSecurity: Sendable {
     let handle: ConnectionHandle
     let role: LERole
@@ -115,17 +117,21 @@ final class LinkSecurity: Sendable {
         let allowsPairing = manager.configuration.allowsPairing
         var fresh: Result<SMPPairing, BondStoreError>?
         while true {
-            switch state.withLock({ $0.pairing.receive(pdu, allowsPairing: allowsPairing, fresh: fresh) }) {
+            let (step, number) = state.withLock { s in
+                (s.pairing.receive(pdu, allowsPairing: allowsPairing, fresh: fresh), s.pairing.number)
+            }
+            switch step {
             case .makePairing(let verifyingStore):
                 // Made outside the lock: its P-256 key, the store's local IRK.
                 fresh = Result { () throws(BondStoreError) in try newPairing(verifyingStore: verifyingStore) }
             case .act(let actions):
-                return perform(actions)
+                return perform(actions, pairing: number)
             }
         }
     }
 
-    private func perform(_ actions: [LinkPairing<Waiter<SMPPairingResult>>.Action]) {
+    /// Carries out the actions `LinkPairing` gave for pairing `number` (never under the lock).
+    private func perform(_ actions: [LinkPairing<Waiter<SMPPairingResult>>.Action], pairing number: Int) {
         var pairing: [SMPPairingAction] = []
         for action in actions {
             switch action {
@@ -135,21 +141,21 @@ final class LinkSecurity: Sendable {
                 controller.logger.error("pairing refused: the bond store cannot be used", metadata: ["handle": "\(handle)", "error": "\(error)"])
             }
         }
-        perform(pairing, restartTimer: true)
+        perform(pairing, restartTimer: true, pairing: number)
     }
 
     /// Encryption Change or Encryption Key Refresh Complete for this link: the pairing's while
     /// one is under way, else the encryption machine's.
     func encryptionChanged(_ event: EncryptionChangeEvent) {
-        let (pairingActions, actions) = state.withLock { s -> ([SMPPairingAction], [Encryption.Action]) in
-            if let actions = s.pairing.encryptionChanged(status: event.status) { return (actions, []) }
-            return ([], s.encryption.encryptionChanged(status: event.status, enabled: event.enabled))
+        let (pairingActions, actions, number) = state.withLock { s -> ([SMPPairingAction], [Encryption.Action], Int) in
+            if let actions = s.pairing.encryptionChanged(status: event.status) { return (actions, [], s.pairing.number) }
+            return ([], s.encryption.encryptionChanged(status: event.status, enabled: event.enabled), s.pairing.number)
         }
         if !event.status.isSuccess {
             controller.logger.warning("encryption failed", metadata: ["handle": "\(handle)", "status": "\(event.status)"])
         }
         perform(actions)
-        perform(pairingActions, restartTimer: false)
+        perform(pairingActions, restartTimer: false, pairing: number)
     }
 
     /// LE Long Term Key Request (this host is the peripheral): the pairing's key while pairing
@@ -260,11 +266,11 @@ final class LinkSecurity: Sendable {
             throw SecurityError.bondStore(error)
         }
         while true {
-            let step = try state.withLock { s throws(SecurityError) in
-                try s.pairing.begin(waiter, securityRequest: requirements, fresh: fresh)
+            let (step, number) = try state.withLock { s throws(SecurityError) in
+                (try s.pairing.begin(waiter, securityRequest: requirements, fresh: fresh), s.pairing.number)
             }
             guard case .makePairing(let verifyingStore) = step else {
-                if case .act(let actions) = step { perform(actions) }
+                if case .act(let actions) = step { perform(actions, pairing: number) }
                 break
             }
             // A pairing ended meanwhile.
@@ -374,7 +380,8 @@ final class LinkSecurity: Sendable {
 
     // MARK: Actions
 
-    private func perform(_ actions: [SMPPairingAction], restartTimer: Bool) {
+    /// Carries out pairing `number`'s actions: a question to the user is for that pairing only.
+    private func perform(_ actions: [SMPPairingAction], restartTimer: Bool, pairing number: Int) {
         guard !actions.isEmpty else { return }
         if restartTimer { self.restartTimer() }
         // The last PDU of a pairing (our keys) is with the controller before the pairing is
@@ -388,17 +395,17 @@ final class LinkSecurity: Sendable {
                 sender.post(pdu.encoded, on: .smp) { sent.resolve($0) }
                 lastSent = sent
             case .acceptPairing:
-                ask { delegate, peer in await delegate.acceptPairing(with: peer) } answer: { pairing, yes in pairing.accept(yes ?? false) }
+                ask(for: number) { delegate, peer in await delegate.acceptPairing(with: peer) } answer: { pairing, yes in pairing.accept(yes ?? false) }
             case .displayPasskey(let passkey):
                 if manager.delegate != nil {
                     consult { delegate, peer in await delegate.displayPasskey(passkey, to: peer) } then: { _ in }
                 }
             case .enterPasskey:
-                ask { delegate, peer in await delegate.enterPasskey(for: peer) } answer: { pairing, value in pairing.passkeyEntered(value ?? nil) }
-            case .confirmNumber(let number):
-                ask { delegate, peer in await delegate.confirmNumber(number, with: peer) } answer: { pairing, yes in pairing.numberConfirmed(yes ?? false) }
+                ask(for: number) { delegate, peer in await delegate.enterPasskey(for: peer) } answer: { pairing, value in pairing.passkeyEntered(value ?? nil) }
+            case .confirmNumber(let value):
+                ask(for: number) { delegate, peer in await delegate.confirmNumber(value, with: peer) } answer: { pairing, yes in pairing.numberConfirmed(yes ?? false) }
             case .confirmJustWorks:
-                ask { delegate, peer in await delegate.confirmJustWorks(with: peer) } answer: { pairing, yes in pairing.justWorksConfirmed(yes ?? false) }
+                ask(for: number) { delegate, peer in await delegate.confirmJustWorks(with: peer) } answer: { pairing, yes in pairing.justWorksConfirmed(yes ?? false) }
             case .startEncryption(let key):
                 controller.post(HCILEEnableEncryption(
                     connectionHandle: handle, random: key.rand, encryptedDiversifier: key.ediv, longTermKey: key.value)) { [weak self] result in
@@ -426,19 +433,19 @@ final class LinkSecurity: Sendable {
         sent.whenResolved { _ in self.offThread(body) }
     }
 
-    /// Asks the delegate (none: the answer is no) and feeds the answer to the machine.
+    /// Asks the delegate (none: the answer is no) and feeds the answer to pairing `number`.
     private func ask<Answer: Sendable>(
+        for number: Int,
         _ question: @escaping @Sendable (any PairingDelegate, BluetoothAddress) async -> Answer?,
         answer: @escaping @Sendable (inout SMPPairing, Answer?) -> [SMPPairingAction]
     ) {
         state.withLock { s in
-            let number = s.pairing.number
             s.questions.append(consult(question) { value in
                 let actions = self.state.withLock { s -> [SMPPairingAction] in
                     guard !Task.isCancelled else { return [] }
                     return s.pairing.answer(for: number) { answer(&$0, value) }
                 }
-                self.perform(actions, restartTimer: true)
+                self.perform(actions, restartTimer: true, pairing: number)
             })
         }
     }
@@ -458,8 +465,9 @@ final class LinkSecurity: Sendable {
         }
     }
 
-    /// Runs `work` on the cooperative pool: what may block (the app's delegate, the bond store's
-    /// file and lock, a key pair) never runs on the reader's, a timer's or the sender's thread.
+    /// Runs `work` on the cooperative pool: for what may block or wait long (the app's delegate,
+    /// a Security Request's answer, a bond store's save after our last PDU) away from the
+    /// reader's, a timer's or the sender's thread.
     @discardableResult
     private func offThread(_ work: @escaping @Sendable () async -> Void) -> Task<Void, Never> {
         Task { await work() }
@@ -482,15 +490,18 @@ final class LinkSecurity: Sendable {
         // The pairing's keys encrypt the link now: it is proven to be a bond's only once stored.
         state.withLock { $0.encryption.pairingEncrypted() }
         let settlement = BondSettlement(result, peer: peer, peerType: peerType, role: role)
-        settle(settlement, settlement.start(storing: manager.store != nil), waiters: waiters)
+        let store = manager.store
+        settle(settlement, settlement.start(storing: store != nil), in: store, waiters: waiters)
     }
 
     /// Carries out the settlement's steps: the store's I/O here, the delegate's word off the
     /// thread (its answer goes on from there).
-    private func settle(_ settlement: BondSettlement, _ actions: [BondSettlement.Action], waiters: [Waiter<SMPPairingResult>]) {
+    /// `store` is nil only when the settlement was started without one, and then asks for no
+    /// lookup or save.
+    private func settle(_ settlement: BondSettlement, _ actions: [BondSettlement.Action], in store: (any BondStore)?,
+                        waiters: [Waiter<SMPPairingResult>]) {
         var settlement = settlement
         var actions = actions
-        let store = manager.store
         while !actions.isEmpty {
             var next: [BondSettlement.Action] = []
             for action in actions {
@@ -504,7 +515,7 @@ final class LinkSecurity: Sendable {
                 case .askToReplace(let existing, let bond, let reason):
                     let asked = settlement
                     consult { delegate, _ in await delegate.replaceBond(existing, with: bond, reason: reason) } then: { yes in
-                        self.settle(asked, asked.answered(yes), waiters: waiters)
+                        self.settle(asked, asked.answered(yes), in: store, waiters: waiters)
                     }
                 case .save(let bond, let existing, let connectionAddress):
                     next += settlement.saved(Result { () throws(BondStoreError) in
@@ -601,7 +612,7 @@ final class LinkSecurity: Sendable {
     private func deadlinesPassed(_ now: Duration) {
         var expiredWaits: [TimedWait] = []
         var reminder: SMPAuthenticationRequirements?
-        let actions = state.withLock { s -> [SMPPairingAction] in
+        let (actions, number) = state.withLock { s -> ([SMPPairingAction], Int) in
             var actions: [SMPPairingAction] = []
             for expiry in s.deadlines.expire(now: now) {
                 switch expiry {
@@ -618,7 +629,7 @@ final class LinkSecurity: Sendable {
                 }
             }
             timer.schedule(s.deadlines.next)
-            return actions
+            return (actions, s.pairing.number)
         }
         for wait in expiredWaits {
             switch wait {
@@ -630,6 +641,6 @@ final class LinkSecurity: Sendable {
             controller.logger.debug("the central has not answered the Security Request: asking again", metadata: ["handle": "\(handle)"])
             sender.post(SMPPDU.securityRequest(reminder).encoded, on: .smp)
         }
-        perform(actions, restartTimer: false)
+        perform(actions, restartTimer: false, pairing: number)
     }
 }

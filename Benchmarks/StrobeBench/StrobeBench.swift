@@ -38,6 +38,9 @@ struct StrobeBench: AsyncParsableCommand {
     @Option(help: "e2e: notifications to stream.")
     var e2eNotifications = 20_000
 
+    @Option(help: "e2e: how the notifications are taken: callback (the ring's, as Bumble's on_value) or async (for await).")
+    var e2eConsumer: EndToEndScenario.Consumer = .callback
+
     @Option(help: "sequencer: shots to time.")
     var sequencerShots = 200
 
@@ -83,7 +86,7 @@ struct StrobeBench: AsyncParsableCommand {
             switch scenario {
             case .ring: report = RingScenario.run(items: ringItems)
             case .decode: report = try await DecodeScenario.run(batches: batches, capture: capture)
-            case .e2e: report = try await EndToEndScenario.run(notifications: e2eNotifications)
+            case .e2e: report = try await EndToEndScenario.run(notifications: e2eNotifications, consumer: e2eConsumer)
             case .memory: report = try await MemoryScenario.run(seconds: memorySeconds)
             case .sequencer:
                 report = try await SequencerScenario.run(shots: sequencerShots, modellingLights: sequencerModellingLights,
@@ -115,3 +118,5 @@ struct StrobeBench: AsyncParsableCommand {
         }
     }
 }
+
+extension EndToEndScenario.Consumer: ExpressibleByArgument {}

@@ -17,7 +17,7 @@ extension GripManager {
     /// A manager for the camera grip on `host`: it bonds with its security manager (keys in the
     /// host's bond store) and reconnects the bonded grip on `start()`.
     public convenience init(host: BluetoothHost, configuration: Configuration = Configuration()) {
-        self.init(central: host.central, clock: host.clock, configuration: configuration)
+        self.init(central: host.central, configuration: configuration)
     }
 }
 

@@ -15,6 +15,6 @@ extension GripManager {
         let controller = HCIController(transport: world.makeHostController(), clock: clock)
         try await controller.open()
         return GripManager(central: Central(controller: controller, clock: clock, security: SecurityManager(store: bonds)),
-                           clock: clock, configuration: configuration)
+                           configuration: configuration)
     }
 }

@@ -19,7 +19,7 @@ import Testing
         let controller = HCIController(transport: world.makeHostController(address: BluetoothAddress("00:5E:00:00:F0:AA")!), clock: clock)
         try await controller.open()
         let central = Central(controller: controller, clock: clock, security: SecurityManager(store: FileBondStore(path: bonds)))
-        return GripManager(central: central, clock: clock, configuration: configuration)
+        return GripManager(central: central, configuration: configuration)
     }
 
     @Test func connectBondsAndANewRunReconnectsEncryptedUntilForgotten() async {
@@ -139,7 +139,7 @@ extension GripManagerTests {
     static func withoutAnOpenControllerBluetoothIsUnavailable(_ clock: VirtualClock) async throws {
         let world = SimWorld(scenario: SimScenario(devices: []), clock: clock)
         let controller = HCIController(transport: world.makeHostController(), clock: clock)  // never opened
-        let manager = GripManager(central: Central(controller: controller, clock: clock), clock: clock, configuration: Self.configuration())
+        let manager = GripManager(central: Central(controller: controller, clock: clock), configuration: Self.configuration())
         await manager.start()
         #expect(manager.currentState == .bluetoothUnavailable)
     }

@@ -83,7 +83,6 @@ public final class GripManager: Sendable {
     public let central: Central
     /// The settings given at creation.
     public let configuration: Configuration
-    private let clock: any Clock<Duration>
     private let state: Mutex<Inner>
     private let stateChanges = AsyncBroadcast<State>()
     private let discoveryUpdates = AsyncBroadcast<DiscoveredGrip>()
@@ -99,10 +98,10 @@ public final class GripManager: Sendable {
         var lastError: GripError?
     }
 
-    /// A manager in state `.uninitialized` that uses `central`, and `clock` for the reconnect timeout.
-    package init<C: Clock>(central: Central, clock: C, configuration: Configuration = Configuration()) where C.Duration == Duration {
+    /// A manager in state `.uninitialized` that uses `central` (whose clock times the reconnect
+    /// scan).
+    package init(central: Central, configuration: Configuration = Configuration()) {
         self.central = central
-        self.clock = clock
         self.configuration = configuration
         state = Mutex(Inner())
     }
@@ -164,21 +163,11 @@ public final class GripManager: Sendable {
         }
         set(.scanningForBondedGrip)
         let bond = central.security.bond(for: address, type: LEAddressType.named(remembered.addressType) ?? .random)
-        let scanner = central.scanner()
-        let updates = scanner.updates()
-        do { try await scanner.start() } catch {
-            set(.ready)
-            return
+        // A scan that cannot start, finds nothing in time, or is cancelled leaves the manager ready.
+        let seen = try? await central.firstSeen(within: configuration.reconnectTimeout) { device in
+            device.address == address || bond?.matches(device.address, type: device.addressType) == true
         }
-        let found = try? await withTimeout(configuration.reconnectTimeout, clock: clock) { () async -> DiscoveredDevice? in
-            for await device in updates
-            where device.address == address || bond?.matches(device.address, type: device.addressType) == true {
-                return device
-            }
-            return nil
-        }
-        try? await scanner.stop()
-        guard let found else {
+        guard let found = seen ?? nil else {
             set(.ready)
             return
         }

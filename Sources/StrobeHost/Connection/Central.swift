@@ -230,8 +230,9 @@ public final class Central: Sendable {
     }
 
     /// The first device seen that `matches`, within `limit` on the central's timer (nil when
-    /// none was, or the controller closed), on a scan of its own.
-    private func firstSeen(within limit: Duration, where matches: @escaping @Sendable (DiscoveredDevice) -> Bool)
+    /// none was, or the controller closed), on a scan of its own; `matches` runs on the reader's
+    /// thread, so it must not block. The scan is stopped also when the caller is cancelled.
+    package func firstSeen(within limit: Duration, where matches: @escaping @Sendable (DiscoveredDevice) -> Bool)
         async throws -> DiscoveredDevice? {
         let scanner = scanner()
         let found = Waiter<DiscoveredDevice?>()

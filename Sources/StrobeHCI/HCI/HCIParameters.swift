@@ -316,27 +316,24 @@ extension ConnectionHandle: HCIFieldValue {
     package var fieldText: String { description }
 }
 
-/// A one-octet code whose every value has a meaning to keep (a status, an address type).
-package protocol HCIOctetField: HCIFieldValue, RawRepresentable where RawValue == UInt8 {
-    init(rawValue: UInt8)
+/// A field that is its raw value on the wire, every value of which has a meaning to keep: a
+/// code (a status, an address type, an opcode) or a set of bits (features, event properties).
+package protocol HCIRawValueField: HCIFieldValue, RawRepresentable where RawValue: HCIFieldValue {
+    init(rawValue: RawValue)
 }
 
-extension HCIOctetField {
-    package func write(into writer: inout ByteWriter) { writer.write(rawValue) }
+extension HCIRawValueField {
+    package func write(into writer: inout ByteWriter) { rawValue.write(into: &writer) }
     package static func read(_ reader: inout HCIFieldReader, field: String) throws(HCIError) -> Self {
-        Self(rawValue: try reader.u8(field))
+        Self(rawValue: try RawValue.read(&reader, field: field))
     }
-    package var fieldText: String { hexText(rawValue, digits: 2) }
+    package var fieldText: String { rawValue.fieldText }
 }
 
-/// Eight octets of feature bits.
-extension LMPFeatures: HCIFieldValue {
-    package func write(into writer: inout ByteWriter) { writer.write(rawValue) }
-    package static func read(_ reader: inout HCIFieldReader, field: String) throws(HCIError) -> LMPFeatures {
-        LMPFeatures(rawValue: try reader.u64(field))
-    }
-    package var fieldText: String { hexText(rawValue, digits: 16) }
-}
+/// A one-octet code whose every value has a meaning to keep (a status, an address type).
+package protocol HCIOctetField: HCIRawValueField where RawValue == UInt8 {}
+
+extension LMPFeatures: HCIRawValueField {}
 
 /// The 64-octet bit mask of Read Local Supported Commands.
 extension HCISupportedCommands: HCIFieldValue {
@@ -377,29 +374,14 @@ extension LEScanType: HCIReservingOctetField {
     package static var allowed: String { "neither passive (0x00) nor active (0x01)" }
 }
 
-extension LEAdvertisingEventProperties: HCIFieldValue {
-    package func write(into writer: inout ByteWriter) { writer.write(rawValue) }
-    package static func read(_ reader: inout HCIFieldReader, field: String) throws(HCIError) -> Self {
-        Self(rawValue: try reader.u16(field))
-    }
-    package var fieldText: String { hexText(rawValue, digits: 4) }
-}
+extension LEAdvertisingEventProperties: HCIRawValueField {}
 
-extension HCIOpcode: HCIFieldValue {
-    package func write(into writer: inout ByteWriter) { writer.write(rawValue) }
-    package static func read(_ reader: inout HCIFieldReader, field: String) throws(HCIError) -> HCIOpcode {
-        HCIOpcode(rawValue: try reader.u16(field))
-    }
+extension HCIOpcode: HCIRawValueField {
+    /// By name: `LE Set Scan Enable (0x200C)`.
     package var fieldText: String { description }
 }
 
-extension LEFeatures: HCIFieldValue {
-    package func write(into writer: inout ByteWriter) { writer.write(rawValue) }
-    package static func read(_ reader: inout HCIFieldReader, field: String) throws(HCIError) -> LEFeatures {
-        LEFeatures(rawValue: try reader.u64(field))
-    }
-    package var fieldText: String { hexText(rawValue, digits: 16) }
-}
+extension LEFeatures: HCIRawValueField {}
 
 extension LERole: HCIReservingOctetField {
     package static var allowed: String { "neither central (0x00) nor peripheral (0x01)" }

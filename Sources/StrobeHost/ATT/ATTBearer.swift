@@ -72,7 +72,8 @@ package final class ATTBearer: Sendable {
 
     /// The handlers of pushed values as the receive path uses them: an immutable snapshot,
     /// searched linearly. Each handler sits in a box the snapshot owns and the routes borrow, so
-    /// that a value's call takes no reference count.
+    /// that a value's call takes no reference count; the default handler sits in the snapshot
+    /// itself, one object fewer to reach on every value when it is the only one (a ring).
     private final class ValueRoutes: @unchecked Sendable {
         final class Box: Sendable {
             let handler: any ATTValueHandler
@@ -86,15 +87,14 @@ package final class ATTBearer: Sendable {
 
         private let boxes: [Box]
         private let routes: UnsafeMutableBufferPointer<Route>
-        private let fallback: Unmanaged<Box>?
+        private let fallback: (any ATTValueHandler)?
 
         init(handlers: [AttributeHandle: any ATTValueHandler], defaultHandler: (any ATTValueHandler)?) {
             let entries = handlers.map { ($0.key, Box($0.value)) }
-            let fallbackBox = defaultHandler.map(Box.init)
-            boxes = entries.map(\.1) + (fallbackBox.map { [$0] } ?? [])
+            boxes = entries.map(\.1)
             routes = .allocate(capacity: entries.count)
             _ = routes.initialize(from: entries.map { Route(handle: $0.0, box: .passUnretained($0.1)) })
-            fallback = fallbackBox.map { .passUnretained($0) }
+            fallback = defaultHandler
         }
 
         deinit {
@@ -107,20 +107,18 @@ package final class ATTBearer: Sendable {
             for route in routes {
                 route.box._withUnsafeGuaranteedRef { $0.handler.attributeValuesDidFinishBatch() }
             }
-            fallback?._withUnsafeGuaranteedRef { $0.handler.attributeValuesDidFinishBatch() }
+            fallback?.attributeValuesDidFinishBatch()
         }
 
         /// Hands the value to its handler (or the default one); false when there is neither.
         @inline(__always)
         func deliver(_ value: UnsafeRawBufferPointer, handle: AttributeHandle, kind: ATTValueKind, at time: HostTime) -> Bool {
-            var target = fallback
             for index in routes.indices where routes[index].handle == handle {
-                target = routes[index].box
-                break
+                routes[index].box._withUnsafeGuaranteedRef { $0.handler.attributeValueReceived(value, handle: handle, kind: kind, at: time) }
+                return true
             }
-            guard let target else { return false }
-            target._withUnsafeGuaranteedRef { $0.handler.attributeValueReceived(value, handle: handle, kind: kind, at: time) }
-            return true
+            // Called in place (no `if let` copy), so that it takes no reference count either.
+            return fallback?.attributeValueReceived(value, handle: handle, kind: kind, at: time) != nil
         }
     }
 

@@ -11,18 +11,19 @@ import Synchronization
 /// The reassembler belongs to the reader thread: the receive path takes no lock and allocates
 /// nothing. What goes out uses the link's `L2CAPSender`.
 final class L2CAPLink: HCIACLHandler, @unchecked Sendable {
+    // The fields every packet reads come first, on the object's first cache line.
+    /// Used only on the reader thread (the one that calls `controllerDidReceiveACL`), through
+    /// a pointer: no exclusivity check and no reference count per packet.
+    private let reassembly: UnsafeMutablePointer<L2CAPReassembly>
+    let bearer: ATTBearer
+    private let counts = Counts()
     let handle: ConnectionHandle
     let role: LERole
-    let bearer: ATTBearer
     let sender: L2CAPSender
     let security: LinkSecurity
     private let controller: HCIController
     private let parameterPolicy: ConnectionParameterPolicy
-    /// Used only on the reader thread (the one that calls `controllerDidReceiveACL`), through
-    /// a pointer: no exclusivity check and no reference count per packet.
-    private let reassembly: UnsafeMutablePointer<L2CAPReassembly>
     private let reassemblyBuffer: UnsafeMutableRawBufferPointer
-    private let counts = Counts()
     /// Written on the error path only.
     private let lastErrorSeen = Mutex<L2CAPError?>(nil)
     private let signaling = Mutex(SignalingCounts())
@@ -92,7 +93,9 @@ final class L2CAPLink: HCIACLHandler, @unchecked Sendable {
         self.sender = sender
         self.bearer = bearer
         reassemblyBuffer = .allocate(byteCount: L2CAPBasicHeader.length + sender.maximumPayload, alignment: 8)
-        reassembly = .allocate(capacity: 1)
+        // A cache line of its own: the fields each fragment touches share its first line.
+        reassembly = UnsafeMutableRawPointer.allocate(byteCount: MemoryLayout<L2CAPReassembly>.size, alignment: 64)
+            .bindMemory(to: L2CAPReassembly.self, capacity: 1)
         reassembly.initialize(to: L2CAPReassembly(
             connectionHandle: handle, maximumPayloadLength: sender.maximumPayload, buffer: reassemblyBuffer))
         timer = DeadlineTimer(clock: clock)
@@ -101,8 +104,7 @@ final class L2CAPLink: HCIACLHandler, @unchecked Sendable {
 
     deinit {
         timer.stop()
-        reassembly.deinitialize(count: 1)
-        reassembly.deallocate()
+        UnsafeMutableRawPointer(reassembly.deinitialize(count: 1)).deallocate()
         reassemblyBuffer.deallocate()
     }
 

@@ -56,10 +56,11 @@ package struct L2CAPReassemblyCounters: Sendable, Hashable {
 /// reader thread alone touches, so the receive path takes no lock and no reference count.
 /// `L2CAPReassembler` wraps it as an object.
 package struct L2CAPReassembly {
-    package let connectionHandle: ConnectionHandle
-    /// Longest information payload accepted; longer PDUs are reported as `.pduTooLong`.
-    package let maximumPayloadLength: Int
-    package private(set) var counters = L2CAPReassemblyCounters()
+    // Declared in the order the receive path touches them on every fragment (buffer, state,
+    // handle, fragment count), so that they share the first cache line (`L2CAPLink` allocates
+    // this on a line of its own): with many links interleaved, each link's state is cold.
+    /// Where a PDU that spans fragments is gathered, owned by whoever owns this value.
+    private let buffer: UnsafeMutableRawBufferPointer
 
     private enum State {
         case idle
@@ -71,10 +72,12 @@ package struct L2CAPReassembly {
     }
 
     private var state = State.idle
+    package let connectionHandle: ConnectionHandle
+    package private(set) var counters = L2CAPReassemblyCounters()
+    /// Longest information payload accepted; longer PDUs are reported as `.pduTooLong`.
+    package let maximumPayloadLength: Int
     /// The errors of the latest packet, in order (`errorCount` of its outcome say how many).
     private var recentErrors: (L2CAPError?, L2CAPError?) = (nil, nil)
-    /// Where a PDU that spans fragments is gathered, owned by whoever owns this value.
-    private let buffer: UnsafeMutableRawBufferPointer
 
     /// `buffer` bounds the PDU: `maximumPayloadLength` is clamped to what it holds after the
     /// basic header.

@@ -3,7 +3,8 @@
 The `decode` work done by Bumble's own host code, for Benchmarks/compare.sh: every H4 packet of a
 btsnoop capture (datalink 1002) through Bumble's HCI packet parser, its ACL reassembler, its L2CAP
 PDU parser and its ATT PDU parser, and each notification's value through a stylus batch decoder
-(header, then 5-byte samples), as Strobe's `strobe-bench decode --capture FILE` does.
+(header, then 5-byte samples), as Strobe's `strobe-bench decode --capture FILE` does; a capture of
+many links (`strobe-bench --write-capture --capture-links N`) gets a reassembler per connection handle.
 Prints one JSON object: notifications, samples, seconds, notifications_per_second, cpu_seconds.
 """
 import json

@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # Strobe side by side with Bumble's own host, on the same work in the same run:
 #   decode  the same generated capture of stylus notifications, parsed by both stacks
+#   scale   the same decode with the notifications round 16 and 256 links, their fragments
+#           interleaved across the links (strobe-bench scale's receive path)
 #   e2e     the same Bumble virtual controller and GATT peripheral, reached over H4/TCP
 # Prints each stack's figures and the ratios Strobe / Bumble.
 #
@@ -22,6 +24,14 @@ trap 'rm -rf "$work"; [ -n "${peripheral:-}" ] && kill "$peripheral" 2>/dev/null
 strobe_decode=$("$bench" decode --capture "$work/stylus.btsnoop" --json | head -1)
 bumble_decode=$("$python" Benchmarks/bumble_decode.py "$work/stylus.btsnoop")
 
+# scale: the same captures, many links
+scale=()
+for links in 16 256; do
+    "$bench" --write-capture "$work/stylus-$links.btsnoop" --batches "$batches" --capture-links "$links"
+    scale+=("$links" "$("$bench" decode --capture "$work/stylus-$links.btsnoop" --json | head -1)" \
+            "$("$python" Benchmarks/bumble_decode.py "$work/stylus-$links.btsnoop")")
+done
+
 # e2e: Strobe first (it starts its own peripheral), then Bumble's host against a fresh one.
 strobe_e2e=$("$bench" e2e --e2e-notifications "$notifications" --json | head -1)
 # The same peripheral as strobe-bench's e2e: advertising every 2 ms (EndToEndScenario.swift).
@@ -32,12 +42,19 @@ for _ in $(seq 1 300); do grep -q '^READY' "$work/peripheral.log" && break; slee
 spec=$(sed -n 's/^READY hci=\([^ ]*\).*/\1/p' "$work/peripheral.log")
 bumble_e2e=$("$python" Benchmarks/bumble_e2e.py "$spec" "$notifications")
 
-"$python" - "$strobe_decode" "$bumble_decode" "$strobe_e2e" "$bumble_e2e" <<'PY'
+"$python" - "$strobe_decode" "$bumble_decode" "$strobe_e2e" "$bumble_e2e" "${scale[@]}" <<'PY'
 import json, sys
 sd, bd, se, be = (json.loads(a) for a in sys.argv[1:5])
 sdf, sef = sd['figures'], se['figures']
 rows = [
     ('decode notifications/s', sdf['notificationsPerSecond'], bd['notifications_per_second'], 'higher is better'),
+]
+scale = sys.argv[5:]
+for i in range(0, len(scale), 3):
+    links, ss, bs = scale[i], json.loads(scale[i + 1]), json.loads(scale[i + 2])
+    rows.append((f'decode {links} links notifications/s', ss['figures']['notificationsPerSecond'], bs['notifications_per_second'],
+                 'higher is better'))
+rows += [
     ('e2e connection setup ms', sef['connectionSetupMilliseconds'], be['setup_ms'], 'lower is better'),
     ('e2e notifications/s', sef['notificationsPerSecond'], be['notifications_per_second'], 'the peripheral sets the pace'),
     ('e2e CPU µs per notification', sef['cpuMicrosecondsPerNotification'], be['cpu_us_per_notification'], 'lower is better'),

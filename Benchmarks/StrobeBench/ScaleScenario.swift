@@ -5,15 +5,21 @@ import Strobe
 /// links, their 27-byte ACL fragments interleaved across the links as a controller may deliver
 /// them (so every link reassembles while the others do), each link into a ring of its own,
 /// drained and decoded after each 64 KiB read. Reports the cost per notification and the
-/// memory each idle link takes, as the links grow.
+/// memory each idle link takes, as the links grow. Then the simulated world with 1, 4 and 16
+/// host controllers of 16 streaming pens each (`ScaleWorld`).
 enum ScaleScenario {
     static let linkCounts = [1, 16, 256]
+    static let worldControllers = [1, 4, 16]
+    static let worldLinksPerController = 16
 
-    static func run(notifications: Int) async throws -> BenchReport {
+    static func run(notifications: Int, worldSeconds: Double) async throws -> BenchReport {
         var figures: [String: Double?] = [:]
         var units: [String: String] = [:]
         var perNotification: [Int: Double] = [:]
         var opened: [Int: Double] = [:]
+        // The process's one-time allocations (type metadata, lazily made globals) come with the
+        // first path opened: made here, so that no link count is charged for them.
+        try await ReceivePath(connectionHandle: 1, handler: NotificationRing(capacity: 64, maxValueSize: 512)).close()
         for links in linkCounts {
             let measured = try await measure(links: links, notifications: notifications)
             perNotification[links] = measured.nanoseconds
@@ -33,12 +39,30 @@ enum ScaleScenario {
         if let one = perNotification[1], let most = perNotification[linkCounts.last!] {
             figures["costRatio\(linkCounts.last!)To1"] = most / one
         }
+        if worldSeconds > 0 {
+            for controllers in worldControllers {
+                let world = try await ScaleWorld.measure(controllers: controllers, linksPerController: worldLinksPerController, seconds: worldSeconds)
+                let name = "world\(controllers)x\(worldLinksPerController)"
+                figures[name + "NotificationsPerSecond"] = world.notificationsPerSecond
+                figures[name + "OfferedPerSecond"] = Double(world.links * 125)
+                figures[name + "CPUNanosecondsPerNotification"] = world.cpuNanosecondsPerNotification
+                figures[name + "ResidentKilobytesPerLink"] = world.residentKilobytesPerLink
+                figures[name + "LostOrDropped"] = Double(world.lostOrDropped)
+                units[name + "NotificationsPerSecond"] = "/s"
+                units[name + "OfferedPerSecond"] = "/s"
+                units[name + "CPUNanosecondsPerNotification"] = "ns"
+                units[name + "ResidentKilobytesPerLink"] = "KiB"
+            }
+        }
         return BenchReport(
             scenario: "scale", figures: figures, units: units,
             notes: ["\(notifications) notifications per link count, round the links; one thread: H4 deframe, HCI controller, "
                     + "central, each link's L2CAP reassembly and ATT bearer, its ring, drain and stylus decode",
                     "heapKilobytesOpened: heap bytes allocated and not freed while the simulated controller and the links open "
-                    + "(the rings made before, not counted); heapKilobytesPerIdleLink: what each link past the first adds"])
+                    + "(the rings made before, not counted); heapKilobytesPerIdleLink: what each link past the first adds",
+                    "worldCxL: C host controllers with L simulated pens each, every pen 1,000 samples/s (a batch every 8 ms), "
+                    + "\(worldSeconds) s on the real clock after 1 s to settle; CPU is the whole process's (both ends of every link "
+                    + "and the virtual air) per notification delivered; resident memory per link, both ends, streaming"])
     }
 
     struct Measured {
@@ -49,68 +73,12 @@ enum ScaleScenario {
     }
 
     static func measure(links: Int, notifications: Int) async throws -> Measured {
-        let stream = try h4Stream(links: links, notifications: notifications)
-        // Room for a read's worth of notifications over all the rings (one 64 KiB read holds about 1,000).
-        let capacity = max(64, 4096 / links)
-        let rings = (0..<links).map { _ in NotificationRing(capacity: capacity, maxValueSize: 512) }
-        let (path, retained) = try await Allocations.retainedBytes {
-            try await ReceivePath(connectionHandles: (0..<links).map { UInt16(1 + $0) }, handlers: rings)
-        }
-        defer { path.close() }
-        let heapKilobytesOpened = retained.map { Double($0) / 1024 }
-        var consumers = [DecodeScenario.Consumer](repeating: DecodeScenario.Consumer(), count: links)
-        let chunkSize = 64 * 1024
-
-        func pass(_ range: Range<Int>) throws {
-            try stream.withUnsafeBytes { bytes in
-                var offset = range.lowerBound
-                while offset < range.upperBound {
-                    let end = min(offset + chunkSize, range.upperBound)
-                    try path.feed(UnsafeRawBufferPointer(rebasing: bytes[offset..<end]), at: HostTime(nanoseconds: nowNanoseconds()))
-                    for index in rings.indices { rings[index].drain { consumers[index].take($0) } }
-                    offset = end
-                }
-            }
-        }
-        // Warm up on the first tenth, measure the rest.
-        let split = stream.count / 10 / chunkSize * chunkSize
-        try pass(0..<split)
-        let warm = consumers.reduce(0) { $0 + $1.notifications }
-        let start = nowNanoseconds()
-        var elapsed: UInt64 = 0
-        let allocations = try Allocations.count {
-            try pass(split..<stream.count)
-            elapsed = nowNanoseconds() - start
-        }
-        let taken = consumers.reduce(0) { $0 + $1.notifications }
-        let measured = max(taken - warm, 1)
-        let dropped = rings.reduce(0) { $0 + Int($1.counters.dropped) }
-        let errors = consumers.reduce(0) { $0 + $1.decodeErrors }
-        return Measured(nanoseconds: Double(elapsed) / Double(measured), allocations: allocations.map { Double($0) / Double(measured) },
-                        heapKilobytesOpened: heapKilobytesOpened, lost: notifications - taken + dropped + errors + path.malformed)
-    }
-
-    /// `notifications` stylus batches as H4, batch n on link n mod `links`; each round of one
-    /// batch per link sends its fragments interleaved (first fragments of all, then second ...).
-    static func h4Stream(links: Int, notifications: Int) throws -> [UInt8] {
-        var generators = [StylusCapture.Generator](repeating: StylusCapture.Generator(), count: links)
-        var stream: [UInt8] = []
-        var batch = 0
-        while batch < notifications {
-            var round: [[[UInt8]]] = []
-            for link in 0..<min(links, notifications - batch) {
-                var packets: [[UInt8]] = []
-                try generators[link].forEachACLPacket(ofBatch: batch / links, handle: UInt16(1 + link)) { packets.append($0) }
-                round.append(packets)
-                batch += 1
-            }
-            for fragment in 0..<(round.map(\.count).max() ?? 0) {
-                for packets in round where fragment < packets.count {
-                    stream.append(HCIPacketType.acl.rawValue)
-                    stream.append(contentsOf: packets[fragment])
-                }
-            }
-        }
-        return stream
+        let stream = try StylusCapture.h4Stream(links: links, batches: notifications)
+        let handles = links > 1 ? (0..<links).map { UInt16(1 + $0) } : [StylusCapture.connectionHandle]
+        let measured = try await LinksDecode.measure(stream, handles: handles)
+        return Measured(nanoseconds: measured.nanosecondsPerNotification,
+                        allocations: measured.allocations.map { Double($0) / Double(max(measured.notifications, 1)) },
+                        heapKilobytesOpened: measured.heapBytesOpened.map { Double($0) / 1024 },
+                        lost: notifications - measured.taken + measured.dropped + measured.decodeErrors + measured.malformed)
     }
 }

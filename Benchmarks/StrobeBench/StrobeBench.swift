@@ -62,6 +62,12 @@ struct StrobeBench: AsyncParsableCommand {
     @Option(help: "scale: notifications per link count (1, 16 and 256 links).")
     var scaleNotifications = 1_000_000
 
+    @Option(help: "scale: seconds each simulated world (1, 4 and 16 controllers of 16 pens) streams; 0 leaves the worlds out.")
+    var scaleWorldSeconds = 3.0
+
+    @Option(help: "With --write-capture: the links the batches go round, their fragments interleaved as in scale.")
+    var captureLinks = 1
+
     @Option(help: "soak: notifications to stream.")
     var soakNotifications = 10_000_000
 
@@ -77,7 +83,7 @@ struct StrobeBench: AsyncParsableCommand {
 
     func run() async throws {
         if let writeCapture {
-            try StylusCapture.write(batches: batches, to: writeCapture)
+            try StylusCapture.write(batches: batches, links: captureLinks, to: writeCapture)
             return
         }
         let chosen = scenarios.isEmpty ? Scenario.standard : scenarios
@@ -93,7 +99,7 @@ struct StrobeBench: AsyncParsableCommand {
                                                          trigger: sequencerRemote ? .remote : .grip)
             case .reconnect: report = try await ReconnectScenario.run(rounds: reconnectRounds)
             case .stylusChannel: report = try await StylusChannelScenario.run(batches: stylusBatches)
-            case .scale: report = try await ScaleScenario.run(notifications: scaleNotifications)
+            case .scale: report = try await ScaleScenario.run(notifications: scaleNotifications, worldSeconds: scaleWorldSeconds)
             case .soak: report = try await SoakScenario.run(notifications: soakNotifications)
             }
             emit(report)

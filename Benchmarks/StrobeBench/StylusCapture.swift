@@ -2,23 +2,53 @@ import Foundation
 import Strobe
 
 /// Writes a btsnoop capture (datalink 1002) of stylus sample batches as a controller delivers
-/// them: ATT Handle Value Notifications on one connection, cut into 27-byte ACL fragments.
+/// them: ATT Handle Value Notifications, cut into 27-byte ACL fragments, on one connection or
+/// round several.
 enum StylusCapture {
     static let connectionHandle: UInt16 = 0x0040
     static let valueHandle: UInt16 = 0x002A
     static let samplesPerBatch = 8
 
-    static func write(batches: Int, to path: String) throws {
+    /// `batches` in all; with more than one link, batch n on link n mod `links` (handles 1...),
+    /// interleaved as `forEachACLPacket(links:batches:)` orders them.
+    static func write(batches: Int, links: Int = 1, to path: String) throws {
         let writer = try BtsnoopWriter(path: path, datalink: .h4)
-        var generator = Generator()
         let start = BtsnoopTimestamp.now()
-        for batch in 0..<batches {
-            let time = BtsnoopTimestamp(unixMicroseconds: start.unixMicroseconds + Int64(batch) * 8000)
-            try generator.forEachACLPacket(ofBatch: batch) { packet in
-                try writer.write(.acl, direction: .controllerToHost, payload: packet, at: time)
-            }
+        var round = 0
+        try forEachACLPacket(links: links, batches: batches) { packet, batch in
+            round = batch / links
+            let time = BtsnoopTimestamp(unixMicroseconds: start.unixMicroseconds + Int64(round) * 8000)
+            try writer.write(.acl, direction: .controllerToHost, payload: packet, at: time)
         }
         try writer.close()
+    }
+
+    /// `batches` stylus batches as ACL packets, with the batch each belongs to. One link: on
+    /// `connectionHandle`, batch after batch. More: batch n on link n mod `links` (handle 1 + the
+    /// link), and each round of one batch per link sends its fragments interleaved across the
+    /// links (first fragments of all, then second ...), as a controller may deliver them, so that
+    /// every link reassembles while the others do.
+    static func forEachACLPacket(links: Int, batches: Int, _ body: ([UInt8], Int) throws -> Void) throws {
+        guard links > 1 else {
+            var generator = Generator()
+            for batch in 0..<batches { try generator.forEachACLPacket(ofBatch: batch) { try body($0, batch) } }
+            return
+        }
+        var generators = [Generator](repeating: Generator(), count: links)
+        var batch = 0
+        while batch < batches {
+            var round: [[[UInt8]]] = []
+            let first = batch
+            for link in 0..<min(links, batches - batch) {
+                var packets: [[UInt8]] = []
+                try generators[link].forEachACLPacket(ofBatch: batch / links, handle: UInt16(1 + link)) { packets.append($0) }
+                round.append(packets)
+                batch += 1
+            }
+            for fragment in 0..<(round.map(\.count).max() ?? 0) {
+                for (link, packets) in round.enumerated() where fragment < packets.count { try body(packets[fragment], first + link) }
+            }
+        }
     }
 
     /// Makes batch after batch as the controller delivers them: each batch's notification (8
@@ -57,6 +87,16 @@ enum StylusCapture {
                 stream.append(contentsOf: packet)
             }
         }
+    }
+
+    /// `forEachACLPacket(links:batches:)` as one H4 byte stream, as a transport would read it.
+    static func h4Stream(links: Int, batches: Int) throws -> [UInt8] {
+        var stream: [UInt8] = []
+        try forEachACLPacket(links: links, batches: batches) { packet, _ in
+            stream.append(HCIPacketType.acl.rawValue)
+            stream.append(contentsOf: packet)
+        }
+        return stream
     }
 
     /// The capture's HCI packets as one H4 byte stream, as a transport would read it.

@@ -47,6 +47,8 @@ enum ScaleScenario {
                 figures[name + "OfferedPerSecond"] = Double(world.links * 125)
                 figures[name + "CPUNanosecondsPerNotification"] = world.cpuNanosecondsPerNotification
                 figures[name + "ResidentKilobytesPerLink"] = world.residentKilobytesPerLink
+                figures[name + "HeapKilobytesPerLink"] = world.heapKilobytesPerLink
+                units[name + "HeapKilobytesPerLink"] = "KiB"
                 figures[name + "LostOrDropped"] = Double(world.lostOrDropped)
                 units[name + "NotificationsPerSecond"] = "/s"
                 units[name + "OfferedPerSecond"] = "/s"
@@ -62,7 +64,8 @@ enum ScaleScenario {
                     + "(the rings made before, not counted); heapKilobytesPerIdleLink: what each link past the first adds",
                     "worldCxL: C host controllers with L simulated pens each, every pen 1,000 samples/s (a batch every 8 ms), "
                     + "\(worldSeconds) s on the real clock after 1 s to settle; CPU is the whole process's (both ends of every link "
-                    + "and the virtual air) per notification delivered; resident memory per link, both ends, streaming"])
+                    + "and the virtual air) per notification delivered; memory per link, both ends: the heap the links took as they "
+                    + "were made and attached, and the resident growth while streaming (rough: the process reuses what earlier worlds freed)"])
     }
 
     struct Measured {

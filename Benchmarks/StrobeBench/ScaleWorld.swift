@@ -5,8 +5,10 @@ import StrobeSim
 /// `scale`'s simulated world: `controllers` host controllers, each a `BluetoothHost` of its own
 /// connected to `linksPerController` simulated styluses, every pen streaming its stroke as it
 /// does on paper (1,000 samples/s: a batch of 8 every 8 ms) into the app's rings, on the real
-/// clock. Reports the whole process's CPU per notification and resident memory per link; the
-/// process holds both ends of every link (each pen's own stack) and the virtual air.
+/// clock. Reports the whole process's CPU per notification and memory per link: the heap the
+/// links took as they were made, and the growth of resident memory, which is the process's (it
+/// reuses what earlier worlds freed, so it is the rougher figure). The process holds both ends of
+/// every link (each pen's own stack) and the virtual air.
 enum ScaleWorld {
     struct Measured {
         var links: Int
@@ -14,6 +16,8 @@ enum ScaleWorld {
         var seconds: Double
         var cpuNanoseconds: UInt64
         var residentKilobytesPerLink: Double
+        /// Heap allocated and not freed while the links were made and attached, per link.
+        var heapKilobytesPerLink: Double?
         var lostOrDropped: UInt64
 
         var notificationsPerSecond: Double { Double(notifications) / seconds }
@@ -45,7 +49,8 @@ enum ScaleWorld {
 
         // Each host connects to its own pens one after another (one LE Create Connection at a
         // time), then attaches to them all at once; the hosts work side by side.
-        let styluses = try await withThrowingTaskGroup(of: [Stylus].self) { group in
+        let (styluses, heapBytes) = try await Allocations.retainedBytes {
+          try await withThrowingTaskGroup(of: [Stylus].self) { group in
             for (hostIndex, host) in hosts.enumerated() {
                 group.addTask {
                     var connections: [LEConnection] = []
@@ -63,6 +68,7 @@ enum ScaleWorld {
                 }
             }
             return try await group.reduce(into: [Stylus]()) { $0 += $1 }
+          }
         }
         guard styluses.count == links else { throw SetUpFailed(description: "\(styluses.count) of \(links) pens attached") }
 
@@ -95,6 +101,7 @@ enum ScaleWorld {
         let resident = MemoryScenario.residentKilobytes()
         let lost = styluses.reduce(UInt64(0)) { $0 + $1.counters.lostBatches + $1.ring.counters.dropped } - lostBefore
         return Measured(links: links, notifications: batches - startBatches, seconds: Double(elapsed) / 1e9, cpuNanoseconds: cpu,
-                        residentKilobytesPerLink: Double(resident - residentBefore) / Double(links), lostOrDropped: lost)
+                        residentKilobytesPerLink: Double(resident - residentBefore) / Double(links),
+                        heapKilobytesPerLink: heapBytes.map { Double($0) / 1024 / Double(links) }, lostOrDropped: lost)
     }
 }

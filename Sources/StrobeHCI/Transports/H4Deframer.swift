@@ -102,7 +102,8 @@ package struct H4Deframer: ~Copyable {
                 deliver(type, UnsafeRawBufferPointer(rebasing: storage[0..<pendingTotal]))
                 pendingType = nil
             } else {
-                // At a packet boundary.
+                // At a packet boundary. A packet wholly in the chunk (the common case) goes
+                // out without touching the pending state; only one that straddles sets it.
                 let byte = chunk[index]
                 guard let type = HCIPacketType(rawValue: byte) else {
                     throw fail(.unknownPacketType(byte, offset: base + UInt64(index)), consumed: base, index)
@@ -110,28 +111,24 @@ package struct H4Deframer: ~Copyable {
                 let headerLength = type.h4HeaderLength
                 let start = index + 1
                 let available = count - start
-                pendingType = type
-                pendingStart = base + UInt64(index)
-                pendingCount = 0
-                pendingTotal = headerLength
-                pendingHeaderComplete = false
+                var total = headerLength
                 if available >= headerLength {
-                    let header = UnsafeRawBufferPointer(rebasing: chunk[start..<start + headerLength])
-                    let length = type.h4PayloadLength(header: header)
+                    let length = type.h4PayloadLength(header: UnsafeRawBufferPointer(rebasing: chunk[start..<start + headerLength]))
                     guard length <= limits.maximumPayload(for: type) else {
-                        throw fail(.oversizedPacket(type: type, length: length, offset: pendingStart), consumed: base, index)
+                        throw fail(.oversizedPacket(type: type, length: length, offset: base + UInt64(index)), consumed: base, index)
                     }
-                    let total = headerLength + length
+                    total = headerLength + length
                     if available >= total {
-                        // The common case: the whole packet is in this chunk.
-                        pendingType = nil
                         deliver(type, UnsafeRawBufferPointer(rebasing: chunk[start..<start + total]))
                         index = start + total
                         continue
                     }
-                    pendingTotal = total
-                    pendingHeaderComplete = true
                 }
+                pendingType = type
+                pendingStart = base + UInt64(index)
+                pendingCount = 0
+                pendingTotal = total
+                pendingHeaderComplete = available >= headerLength
                 index = start
             }
         }

@@ -15,7 +15,9 @@ public final class Grip: ATTValueHandler, Sendable {
     public let firmware: FirmwareVersion?
     let batteryHandle: AttributeHandle?
     /// The decoder, owned by the receive path (one notification at a time, in order).
-    nonisolated(unsafe) private var decoder = GripEventDecoder()
+    /// Behind a pointer, as the link keeps its reassembly: a stored `var` would cost a dynamic
+    /// exclusivity check (thread-local state) on every notification, on a trigger's path.
+    nonisolated(unsafe) private let decoder: UnsafeMutablePointer<GripEventDecoder>
     /// The receive-path handler, handed to the reader so that it calls it with no lock.
     private let handler: ReaderHandoff<HandlerSlot>
     /// The decoder's counters as of its last notification, for readers off the receive path.
@@ -118,6 +120,13 @@ public final class Grip: ATTValueHandler, Sendable {
         self.firmware = firmware
         self.batteryHandle = batteryHandle
         self.handler = ReaderHandoff(HandlerSlot(handler))
+        decoder = .allocate(capacity: 1)
+        decoder.initialize(to: GripEventDecoder())
+    }
+
+    deinit {
+        decoder.deinitialize(count: 1)
+        decoder.deallocate()
     }
 
     /// Replaces the receive-path handler.
@@ -150,13 +159,13 @@ public final class Grip: ATTValueHandler, Sendable {
         // The handler slot is never nil (setting no handler offers a slot holding nil).
         handler.current()?._withUnsafeGuaranteedRef { slot in
             let handler = slot.handler
-            _ = try? decoder.decode(value) { record in
+            _ = try? decoder.pointee.decode(value) { record in
                 let occurrence = GripEventOccurrence(event: record.event, sequence: record.sequence, receivedAt: time)
                 handler?(occurrence)
                 broadcast.yield(occurrence)
             }
         }
-        counts.store(decoder.counters)
+        counts.store(decoder.pointee.counters)
     }
 }
 

@@ -22,8 +22,7 @@ public final class NovaArmedFlash: Sendable {
     /// PDU). Returns whether its bytes went to the transport. Safe on a transport's reader thread.
     public func fire() -> Bool {
         // Stamped before the exchange that publishes it.
-        let offset = clock.now.offset.components
-        firedAt.store(offset.seconds &* 1_000_000_000 &+ offset.attoseconds / 1_000_000_000, ordering: .relaxed)
+        firedAt.store(clock.nowNanoseconds, ordering: .relaxed)
         return write.fire()
     }
 

@@ -89,10 +89,10 @@ public final class ShutterSequencer: Sendable {
     /// preflash on at a half press. Arms the connected flashes for the first press before it
     /// returns.
     public func follow(_ grip: Grip) async {
-        let fire = trigger()
+        let trigger = Trigger(self)
         grip.setEventHandler { [weak self] occurrence in
             switch occurrence.event {
-            case .shutterButtonDown: fire(occurrence.receivedAt)
+            case .shutterButtonDown: trigger.fire(receivedAt: occurrence.receivedAt)
             case .shutterButtonHalfDown: Task { await self?.preflash() }
             default: break
             }
@@ -104,11 +104,11 @@ public final class ShutterSequencer: Sendable {
     /// time is the trigger time), through the same armed path as the grip; a half-press usage
     /// turns the preflash on. Arms the connected flashes before it returns.
     public func follow(_ remote: ShutterRemote) async {
-        let fire = trigger()
+        let trigger = Trigger(self)
         remote.setEventHandler { [weak self] event in
             guard event.kind == .press else { return }
             switch event.role {
-            case .shutter: fire(event.receivedAt)
+            case .shutter: trigger.fire(receivedAt: event.receivedAt)
             case .halfPress: Task { await self?.preflash() }
             case .other: break
             }
@@ -117,19 +117,29 @@ public final class ShutterSequencer: Sendable {
     }
 
     /// The hot path a trigger takes on the receive path: the armed flag, then the armed
-    /// commands' bytes out; the rest of the shot in a task.
-    private func trigger() -> @Sendable (HostTime) -> Void {
-        let armed = armedFlashes
-        let hostTime = self.hostTime
-        return { [weak self] receivedAt in
+    /// commands' bytes out; the rest of the shot in a task. An object the event handler calls
+    /// directly, not a closure the handler calls through: one indirect call and one thunk fewer
+    /// on a path that runs cold between presses.
+    private final class Trigger: Sendable {
+        private let armed: ArmedFlashes
+        private let hostTime: @Sendable () -> HostTime
+        private weak let sequencer: ShutterSequencer?
+
+        init(_ sequencer: ShutterSequencer) {
+            armed = sequencer.armedFlashes
+            hostTime = sequencer.hostTime
+            self.sequencer = sequencer
+        }
+
+        func fire(receivedAt: HostTime) {
             guard armed.claim() else {
-                Task { _ = await self?.shoot(triggeredAt: receivedAt) }
+                Task { [sequencer] in _ = await sequencer?.shoot(triggeredAt: receivedAt) }
                 return
             }
             armed.fire(issuedAt: hostTime())
-            Task {
-                guard let self else { return armed.release() }
-                _ = await self.completeShot(triggeredAt: receivedAt)
+            Task { [sequencer, armed] in
+                guard let sequencer else { return armed.release() }
+                _ = await sequencer.completeShot(triggeredAt: receivedAt)
             }
         }
     }

@@ -38,9 +38,13 @@ final class ArmedFlashes: @unchecked Sendable {
     /// Sends every armed FLASH, each stamped `issuedAt`: an atomic exchange and a transport
     /// write each, nothing allocated. Only with the shot flag held.
     func fire(issuedAt: HostTime) {
-        for slot in slots {
-            slot.issuedAt.store(issuedAt.nanoseconds, ordering: .relaxed)
-            _ = slot.armed.fire()
+        // Borrowed, not retained: `slots` holds them for the shot, and a reference count here
+        // would be a locked instruction on a line the arming core wrote last.
+        for index in slots.indices {
+            Unmanaged.passUnretained(slots[index])._withUnsafeGuaranteedRef { slot in
+                slot.issuedAt.store(issuedAt.nanoseconds, ordering: .relaxed)
+                _ = slot.armed.fire()
+            }
         }
     }
 

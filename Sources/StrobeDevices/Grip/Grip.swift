@@ -158,10 +158,10 @@ public final class Grip: ATTValueHandler, Sendable {
         // handler are its own, so events reach the handler in order with no lock taken first.
         // The handler slot is never nil (setting no handler offers a slot holding nil).
         handler.current()?._withUnsafeGuaranteedRef { slot in
-            let handler = slot.handler
             _ = try? decoder.pointee.decode(value) { record in
                 let occurrence = GripEventOccurrence(event: record.event, sequence: record.sequence, receivedAt: time)
-                handler?(occurrence)
+                // Called where it sits in the slot (no copy of the closure, no reference count).
+                slot.handler?(occurrence)
                 broadcast.yield(occurrence)
             }
         }

@@ -34,7 +34,7 @@ package struct GripEventDecoder: Sendable {
     /// Hands each record of one notification to `body`, in order, without copying the value.
     /// A malformed notification delivers nothing, is counted and throws.
     /// Returns the number of records delivered.
-    @discardableResult
+    @discardableResult @inline(__always)
     package mutating func decode(
         _ bytes: UnsafeRawBufferPointer, _ body: (GripEventRecord) -> Void
     ) throws(GripDecodingError) -> Int {

@@ -23,7 +23,7 @@ enum DecodeScenario {
             scenario: "decode",
             figures: [
                 "links": Double(handles.count),
-                "notifications": Double(measured.notifications),
+                "notifications": Double(measured.taken),
                 "samples": Double(measured.samples),
                 "notificationsPerSecond": Double(measured.notifications) / (Double(measured.nanoseconds) / 1e9),
                 "nanosecondsPerNotification": measured.nanosecondsPerNotification,

@@ -4,11 +4,13 @@ import Strobe
 /// each into a ring of its own, every ring drained and its values through the stylus codec after
 /// each 64 KiB read (what one read() of a descriptor transport takes). `decode` and `scale`
 /// both measure through it, so a capture of many links is timed the same way as a generated one.
-struct LinksDecode {
+enum LinksDecode {
     struct Measured {
-        /// Notifications taken in the timed part, and in all (the warm-up's too).
+        /// Notifications taken in the timed part.
         var notifications: Int
+        /// Notifications taken in all, the warm-up's too.
         var taken: Int
+        /// Samples decoded in all, the warm-up's too.
         var samples: Int
         var nanoseconds: UInt64
         var allocations: Int?
@@ -68,7 +70,6 @@ struct LinksDecode {
         let split = stream.count / 10 / chunkSize * chunkSize
         try pass(0..<split)
         let warm = consumers.reduce(0) { $0 + $1.notifications }
-        let warmSamples = consumers.reduce(0) { $0 + $1.samples }
         let start = nowNanoseconds()
         var elapsed: UInt64 = 0
         let allocations = try Allocations.count {
@@ -78,7 +79,7 @@ struct LinksDecode {
         return Measured(
             notifications: consumers.reduce(0) { $0 + $1.notifications } - warm,
             taken: consumers.reduce(0) { $0 + $1.notifications },
-            samples: consumers.reduce(0) { $0 + $1.samples } - warmSamples,
+            samples: consumers.reduce(0) { $0 + $1.samples },
             nanoseconds: elapsed, allocations: allocations, heapBytesOpened: retained,
             dropped: rings.reduce(0) { $0 + Int($1.counters.dropped) },
             decodeErrors: consumers.reduce(0) { $0 + $1.decodeErrors }, malformed: path.malformed)

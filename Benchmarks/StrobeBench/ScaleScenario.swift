@@ -82,6 +82,7 @@ enum ScaleScenario {
         return Measured(nanoseconds: measured.nanosecondsPerNotification,
                         allocations: measured.allocations.map { Double($0) / Double(max(measured.notifications, 1)) },
                         heapKilobytesOpened: measured.heapBytesOpened.map { Double($0) / 1024 },
-                        lost: notifications - measured.taken + measured.dropped + measured.decodeErrors + measured.malformed)
+                        // Not taken (dropped in a ring or lost to malformed input), or taken and undecodable.
+                        lost: notifications - measured.taken + measured.decodeErrors)
     }
 }

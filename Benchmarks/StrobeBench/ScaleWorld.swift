@@ -47,28 +47,14 @@ enum ScaleWorld {
         defer { for host in hosts { host.close() } }
         let residentBefore = MemoryScenario.residentKilobytes()
 
-        // Each host connects to its own pens one after another (one LE Create Connection at a
-        // time), then attaches to them all at once; the hosts work side by side.
         let (styluses, heapBytes) = try await Allocations.retainedBytes {
-          try await withThrowingTaskGroup(of: [Stylus].self) { group in
-            for (hostIndex, host) in hosts.enumerated() {
-                group.addTask {
-                    var connections: [LEConnection] = []
-                    for link in 0..<linksPerController {
-                        let device = world.devices[hostIndex * linksPerController + link]
-                        connections.append(try await host.central.connect(to: device.controller.configuration.address, addressType: .random,
-                                                                          timeout: .seconds(10), attempts: 3))
-                    }
-                    return try await withThrowingTaskGroup(of: Stylus.self) { attaching in
-                        for connection in connections {
-                            attaching.addTask { try await Stylus.attach(to: connection.gatt, ringCapacity: 256) }
-                        }
-                        return try await attaching.reduce(into: []) { $0.append($1) }
-                    }
+            try await withThrowingTaskGroup(of: [Stylus].self) { group in
+                for (index, host) in hosts.enumerated() {
+                    let pens = Array(world.devices[index * linksPerController..<(index + 1) * linksPerController])
+                    group.addTask { try await attach(host, to: pens) }
                 }
+                return try await group.reduce(into: [Stylus]()) { $0 += $1 }
             }
-            return try await group.reduce(into: [Stylus]()) { $0 += $1 }
-          }
         }
         guard styluses.count == links else { throw SetUpFailed(description: "\(styluses.count) of \(links) pens attached") }
 
@@ -103,5 +89,21 @@ enum ScaleWorld {
         return Measured(links: links, notifications: batches - startBatches, seconds: Double(elapsed) / 1e9, cpuNanoseconds: cpu,
                         residentKilobytesPerLink: Double(resident - residentBefore) / Double(links),
                         heapKilobytesPerLink: heapBytes.map { Double($0) / 1024 / Double(links) }, lostOrDropped: lost)
+    }
+
+    /// Connects `host` to its pens one after another (one LE Create Connection at a time), then
+    /// attaches to them all at once; the hosts do this side by side.
+    private static func attach(_ host: BluetoothHost, to pens: [SimulatedDevice]) async throws -> [Stylus] {
+        var connections: [LEConnection] = []
+        for pen in pens {
+            connections.append(try await host.central.connect(to: pen.controller.configuration.address, addressType: .random,
+                                                              timeout: .seconds(10), attempts: 3))
+        }
+        return try await withThrowingTaskGroup(of: Stylus.self) { attaching in
+            for connection in connections {
+                attaching.addTask { try await Stylus.attach(to: connection.gatt, ringCapacity: 256) }
+            }
+            return try await attaching.reduce(into: []) { $0.append($1) }
+        }
     }
 }

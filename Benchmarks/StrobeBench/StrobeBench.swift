@@ -62,7 +62,7 @@ struct StrobeBench: AsyncParsableCommand {
     @Option(help: "scale: notifications per link count (1, 16 and 256 links).")
     var scaleNotifications = 1_000_000
 
-    @Option(help: "scale: seconds each simulated world (1, 4 and 16 controllers of 16 pens) streams; 0 leaves the worlds out.")
+    @Option(help: "scale: seconds each simulated world (1, 4 and 16 controllers of 16 pens) streams, after 1 s to settle (in the default set too); 0 leaves the worlds out.")
     var scaleWorldSeconds = 3.0
 
     @Option(help: "With --write-capture: the links the batches go round, their fragments interleaved as in scale.")
@@ -83,6 +83,7 @@ struct StrobeBench: AsyncParsableCommand {
 
     func run() async throws {
         if let writeCapture {
+            guard captureLinks >= 1 else { throw ValidationError("--capture-links must be at least 1") }
             try StylusCapture.write(batches: batches, links: captureLinks, to: writeCapture)
             return
         }

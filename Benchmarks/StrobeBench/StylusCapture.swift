@@ -14,10 +14,10 @@ enum StylusCapture {
     static func write(batches: Int, links: Int = 1, to path: String) throws {
         let writer = try BtsnoopWriter(path: path, datalink: .h4)
         let start = BtsnoopTimestamp.now()
-        var round = 0
+        let links = max(links, 1)
         try forEachACLPacket(links: links, batches: batches) { packet, batch in
-            round = batch / links
-            let time = BtsnoopTimestamp(unixMicroseconds: start.unixMicroseconds + Int64(round) * 8000)
+            // A round of one batch per link every 8 ms, as each pen sends.
+            let time = BtsnoopTimestamp(unixMicroseconds: start.unixMicroseconds + Int64(batch / links) * 8000)
             try writer.write(.acl, direction: .controllerToHost, payload: packet, at: time)
         }
         try writer.close()

@@ -133,11 +133,12 @@ public final class ShutterSequencer: Sendable {
 
         func fire(receivedAt: HostTime) {
             guard armed.claim() else {
-                Task { [sequencer] in _ = await sequencer?.shoot(triggeredAt: receivedAt) }
+                Task { [weak sequencer] in _ = await sequencer?.shoot(triggeredAt: receivedAt) }
                 return
             }
             armed.fire(issuedAt: hostTime())
-            Task { [sequencer, armed] in
+            // Weak until the task runs: a sequencer gone by then only gives the flag back.
+            Task { [weak sequencer, armed] in
                 guard let sequencer else { return armed.release() }
                 _ = await sequencer.completeShot(triggeredAt: receivedAt)
             }

@@ -7,42 +7,64 @@ import Glibc
 /// (`DeadlineTimer`), device logic keeps one concrete instant over it (`DeviceClock`); apps
 /// inject the real clock, tests a `VirtualClock`.
 package struct ElapsedClock: Sendable {
-    /// Nanoseconds since adoption.
-    private let elapsed: @Sendable () -> Int64
+    private enum Reading: Sendable {
+        /// The kernel's CLOCK_BOOTTIME (the clock `ContinuousClock` reads on Linux), in
+        /// nanoseconds from `start`: an armed flash stamps its fire with it on a trigger's path,
+        /// where the runtime's generic instant arithmetic would be calls into cold library code.
+        case bootTime(start: Int64)
+        /// Any other clock, through its own instants.
+        case clock(@Sendable () -> Duration)
+    }
+
+    private let reading: Reading
     private let sleeper: @Sendable (Duration) async throws -> Void
 
     package init<C: Clock>(_ clock: C) where C.Duration == Duration {
-        // The real clock read straight from the kernel (the clock ContinuousClock reads on
-        // Linux): an armed flash stamps its fire with it on a trigger's path, where the
-        // runtime's generic instant arithmetic would be calls into cold library code.
+        #if os(Linux)
         if let continuous = clock as? ContinuousClock {
-            let origin = continuous.now
+            // Read before the sleeper's origin, so that a reading after `sleep(until: x)` is
+            // never below x.
             let start = Self.bootTimeNanoseconds()
-            elapsed = { Self.bootTimeNanoseconds() &- start }
+            let origin = continuous.now
+            reading = .bootTime(start: start)
             sleeper = { offset in try await continuous.sleep(until: origin.advanced(by: offset), tolerance: nil) }
             return
         }
+        #endif
         let origin = clock.now
-        elapsed = { Self.nanoseconds(origin.duration(to: clock.now)) }
+        reading = .clock { origin.duration(to: clock.now) }
         sleeper = { offset in try await clock.sleep(until: origin.advanced(by: offset), tolerance: nil) }
     }
 
     /// Time since the clock was adopted.
-    package var now: Duration { .nanoseconds(elapsed()) }
+    package var now: Duration {
+        switch reading {
+        case .bootTime(let start): .nanoseconds(Self.bootTimeNanoseconds() &- start)
+        case .clock(let elapsed): elapsed()
+        }
+    }
 
-    /// `now` in whole nanoseconds, with no `Duration` arithmetic.
-    package var nowNanoseconds: Int64 { elapsed() }
+    /// `now` in whole nanoseconds (rounded down), with no `Duration` arithmetic on the real clock.
+    package var nowNanoseconds: Int64 {
+        switch reading {
+        case .bootTime(let start):
+            return Self.bootTimeNanoseconds() &- start
+        case .clock(let elapsed):
+            let (seconds, attoseconds) = elapsed().components
+            return seconds &* 1_000_000_000 &+ attoseconds / 1_000_000_000
+        }
+    }
 
+    #if os(Linux)
     private static func bootTimeNanoseconds() -> Int64 {
         var time = timespec()
         clock_gettime(CLOCK_BOOTTIME, &time)
         return Int64(time.tv_sec) &* 1_000_000_000 &+ Int64(time.tv_nsec)
     }
-
-    private static func nanoseconds(_ duration: Duration) -> Int64 {
-        let (seconds, attoseconds) = duration.components
-        return seconds &* 1_000_000_000 &+ attoseconds / 1_000_000_000
-    }
+    #else
+    /// Never read: `.bootTime` is made on Linux only.
+    private static func bootTimeNanoseconds() -> Int64 { 0 }
+    #endif
 
     /// Suspends until `offset` (time since adoption); throws `CancellationError` when the task
     /// is cancelled.

@@ -47,8 +47,11 @@ package struct ReaderHandoff<Value: AnyObject & Sendable>: ~Copyable, @unchecked
     func adopt() {
         let bits = offered.exchange(Self.none, ordering: .acquiring)
         guard bits != Self.none else { return }
-        // Only this thread writes `held`: relaxed is enough for its own later loads.
-        Self.release(held.exchange(bits == Self.empty ? 0 : bits, ordering: .relaxed))
+        // Only this thread writes `held`: a plain load and store (no locked exchange), relaxed,
+        // are enough for its own later loads.
+        let old = held.load(ordering: .relaxed)
+        held.store(bits == Self.empty ? 0 : bits, ordering: .relaxed)
+        Self.release(old)
     }
 
     private static func release(_ bits: UInt) {

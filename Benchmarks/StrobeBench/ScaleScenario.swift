@@ -77,7 +77,7 @@ enum ScaleScenario {
 
     static func measure(links: Int, notifications: Int) async throws -> Measured {
         let stream = try StylusCapture.h4Stream(links: links, batches: notifications)
-        let handles = links > 1 ? (0..<links).map { UInt16(1 + $0) } : [StylusCapture.connectionHandle]
+        let handles = try LinksDecode.connectionHandles(in: stream)
         let measured = try await LinksDecode.measure(stream, handles: handles)
         return Measured(nanoseconds: measured.nanosecondsPerNotification,
                         allocations: measured.allocations.map { Double($0) / Double(max(measured.notifications, 1)) },

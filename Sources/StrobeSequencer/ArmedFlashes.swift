@@ -1,3 +1,8 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
 import StrobeDevices
 import StrobeHCI
 import Synchronization
@@ -6,8 +11,9 @@ import Synchronization
 /// trigger's handler touches on the transport's reader thread, kept in one object of its own so
 /// that the handler reaches it without the sequencer (no weak reference to load on that path).
 ///
-/// `@unchecked Sendable`: `slots` is read and replaced only by the holder of the shot flag (an
-/// atomic claimed with acquire and released with release ordering), not guarded by the compiler.
+/// `@unchecked Sendable`: `slots` is replaced only by the holder of the shot flag (an atomic
+/// claimed and released with sequentially consistent ordering), after the warmers reading it
+/// are gone; it is not guarded by the compiler.
 final class ArmedFlashes: @unchecked Sendable {
     final class Slot: Sendable {
         let flash: ObjectIdentifier
@@ -24,11 +30,23 @@ final class ArmedFlashes: @unchecked Sendable {
     /// Held from a trigger to the end of its shot, and while arming: a trigger that finds it
     /// held is `busy`. Never waited for.
     private let inShot = Atomic<Bool>(false)
-    var slots: [Slot] = []
+    private(set) var slots: [Slot] = []
+    /// What warmers write, in an object of its own: a trigger reads no line a warmer wrote.
+    let warmers = Warmers()
+
+    final class Warmers: Sendable {
+        /// `touch()` calls reading `slots` right now. With the shot flag it makes a Dekker
+        /// pair: a warmer counts itself and then reads the flag; a replacer takes the flag and
+        /// then waits for no warmer. Either the warmer sees the flag and leaves, or the
+        /// replacer waits for it.
+        let active = Atomic<Int>(0)
+        /// `touch()` calls that read the slots.
+        let reads = Atomic<Int>(0)
+    }
 
     /// Takes the shot flag; false when a shot (or arming) holds it.
     func claim() -> Bool {
-        inShot.compareExchange(expected: false, desired: true, ordering: .acquiring).exchanged
+        inShot.compareExchange(expected: false, desired: true, ordering: .sequentiallyConsistent).exchanged
     }
 
     func release() {
@@ -46,6 +64,31 @@ final class ArmedFlashes: @unchecked Sendable {
                 _ = slot.armed.fire()
             }
         }
+    }
+
+    /// Reads what `fire` reads, changing nothing but `warmers`: between presses, so that
+    /// a trigger after a long quiet finds its path in cache. Never delays a trigger (which does
+    /// not look at warmers); reads nothing while the flag is held. Returns what it read.
+    func touch() -> UInt {
+        warmers.active.add(1, ordering: .sequentiallyConsistent)
+        defer { warmers.active.subtract(1, ordering: .releasing) }
+        guard !inShot.load(ordering: .sequentiallyConsistent) else { return 0 }
+        var read: UInt = 0
+        for index in slots.indices {
+            Unmanaged.passUnretained(slots[index])._withUnsafeGuaranteedRef { slot in
+                read &+= UInt(truncatingIfNeeded: slot.issuedAt.load(ordering: .relaxed)) &+ slot.armed.touch()
+            }
+        }
+        warmers.reads.add(1, ordering: .relaxed)
+        return read
+    }
+
+    /// Replaces the armed commands, with the shot flag held: once no `touch()` is reading them.
+    /// A warmer reads for well under a microsecond, unless it was preempted. Waits without a
+    /// suspension point, so that a run in virtual time keeps its order of jobs.
+    func replaceSlots(with new: [Slot]) {
+        while warmers.active.load(ordering: .sequentiallyConsistent) != 0 { sched_yield() }
+        slots = new
     }
 
     func slot(for flash: NovaFlash) -> Slot? {

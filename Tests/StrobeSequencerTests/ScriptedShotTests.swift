@@ -19,6 +19,8 @@ import Testing
         var records: [ShotRecord]
         var requestHandles: [String: AttributeHandle]
         var deviceLogs: [String: [String]]
+        /// Times the sequencer's warmer read the armed path.
+        var warmReads: Int
     }
 
     struct Run {
@@ -44,7 +46,21 @@ import Testing
         case "disconnect": ([lossy], [0.7], .abort)
         // Two presses 300 ms apart; a battery read before the first withdraws the armed FLASH.
         case "withdrawn": ([SimulatedDeviceDescription(kind: .nova2, name: "Nova2", rssi: -48)], [0.7, 0.3], .captureWithoutFlash)
+        // Five presses 300 ms apart on two flashes, with and without a warmer.
+        case "fiveWarm", "fiveCold": ([SimulatedDeviceDescription(kind: .nova1, name: "Nova", rssi: -57),
+                                       SimulatedDeviceDescription(kind: .nova2, name: "Nova2", rssi: -48)],
+                                      [0.7, 0.3, 0.3, 0.3, 0.3], .captureWithoutFlash)
         default: ([], [], .abort)
+        }
+    }
+
+    /// The sequencer's warmer: reading all the time (on a real thread beside the run), never, or
+    /// the default.
+    static func keepWarm(_ name: String) -> Duration? {
+        switch name {
+        case "fiveWarm": .microseconds(20)
+        case "fiveCold": nil
+        default: .milliseconds(2)
         }
     }
 
@@ -85,7 +101,7 @@ import Testing
         let sequencer = ShutterSequencer(
             flashes: manager, camera: ShutterSequencer.testCamera(exposure: exposure, clock: clock),
             policy: ShotPolicy(ackDeadline: ackDeadline, onMissingAck: setup.onMissingAck), clock: clock,
-            hostTime: { world.air.hostTime() })
+            hostTime: { world.air.hostTime() }, keepWarm: keepWarm(name))
         var records = sequencer.records().makeAsyncIterator()
         let gripConnection = try await central.connect(name: "Grip-S1")
         await sequencer.follow(try await Grip.attach(to: gripConnection.gatt))
@@ -111,7 +127,8 @@ import Testing
         return RunResult(
             records: shots,
             requestHandles: Dictionary(uniqueKeysWithValues: flashes.map { ($0.address.description, $0.flash.requestHandle) }),
-            deviceLogs: Dictionary(uniqueKeysWithValues: world.devices.map { ($0.controller.configuration.address.description, $0.log) }))
+            deviceLogs: Dictionary(uniqueKeysWithValues: world.devices.map { ($0.controller.configuration.address.description, $0.log) }),
+            warmReads: sequencer.warmReads)
     }
 
     enum ScriptFailure: Error { case flashesMissing(Int) }
@@ -238,6 +255,23 @@ import Testing
         // The armed one left at the instant its press arrived.
         #expect(writes[2].time * 1000 == Int64(records[1].triggerReceived))
         #expect(records[1].flashes[0].commandIssued == records[1].triggerReceived)
+    }
+
+    @Test func aWarmerReadingThroughoutChangesNothingOnTheWire() async throws {
+        let warm = try await Self.run("fiveWarm")
+        let cold = try await Self.run("fiveCold")
+        #expect(warm.result.warmReads > 0)
+        #expect(cold.result.warmReads == 0)
+        #expect(warm.result.records.count == 5)
+        #expect(warm.result.records.allSatisfy { $0.outcome == .captured })
+        // Every shot's FLASH commands left from the trigger's thread, at the instant of its press.
+        for record in warm.result.records {
+            #expect(record.flashes.map(\.armed) == [true, true])
+            #expect(record.flashes.allSatisfy { $0.commandIssued == record.triggerReceived })
+        }
+        // The same run with no warmer, byte for byte and microsecond for microsecond.
+        #expect(warm.capture == cold.capture)
+        #expect(warm.result.records == cold.result.records)
     }
 
     @Test func aFlashThatDisconnectsMidShotAbortsIt() async throws {

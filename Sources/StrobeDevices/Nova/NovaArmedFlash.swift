@@ -26,6 +26,13 @@ public final class NovaArmedFlash: Sendable {
         return write.fire()
     }
 
+    /// Reads what `fire()` reads (its clock too), changing nothing, and returns what it read, so
+    /// that a trigger after a long quiet finds the path in cache. Safe on any thread, during a
+    /// `fire()` too.
+    public func touch() -> UInt {
+        UInt(truncatingIfNeeded: clock.nowNanoseconds &+ firedAt.load(ordering: .relaxed)) &+ write.touch()
+    }
+
     /// Withdraws it unsent: its ticket fails with `.withdrawn` and the flash takes other commands
     /// again. Does nothing once it fired.
     public func disarm() {

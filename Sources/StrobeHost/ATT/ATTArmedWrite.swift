@@ -68,6 +68,12 @@ public final class ATTArmedWrite: Sendable {
         }
     }
 
+    /// Reads what `fire()` reads, changing nothing: see `ATTPreparedPDU.touch()`. Safe on any
+    /// thread, during a `fire()` too.
+    public func touch() -> UInt {
+        UInt(phase.load(ordering: .relaxed)) &+ prepared.touch()
+    }
+
     /// Withdraws the write before it fired: the buffer goes back, the bearer's slot goes to the
     /// next request, and the owner hears of it (`onDisarmed`, called here, once). Returns false
     /// when it had already fired or ended.

@@ -150,6 +150,9 @@ final class L2CAPWriteClaim: Sendable {
     func release() {
         claimed.store(false, ordering: .releasing)
     }
+
+    /// Whether someone writes right now (a read: `ATTPreparedPDU.touch()`).
+    var isClaimed: Bool { claimed.load(ordering: .relaxed) }
 }
 
 /// One L2CAP PDU encoded whole, H4 type byte first, into a buffer of its own, with the
@@ -195,6 +198,11 @@ final class L2CAPPreparedPDU: ATTPreparedPDU, @unchecked Sendable {
         } catch {
             return .failed
         }
+    }
+
+    func touch() -> UInt {
+        // The reservation is not read: `send` takes it on the firing thread.
+        (claim.isClaimed ? 1 : 0) &+ (taken.load(ordering: .relaxed) ? 2 : 0) &+ UInt(bytes.load(fromByteOffset: length - 1, as: UInt8.self))
     }
 
     func discard() {

@@ -120,6 +120,8 @@ final class FakeArmedPacket: ATTPreparedPDU {
         }
     }
 
+    func touch() -> UInt { held.load(ordering: .relaxed) ? 1 : 0 }
+
     /// Counts buffers given back unsent.
     func discard() {
         if held.exchange(false, ordering: .acquiringAndReleasing) { releases.add(1, ordering: .relaxed) }

@@ -11,9 +11,9 @@ import Synchronization
 /// trigger's handler touches on the transport's reader thread, kept in one object of its own so
 /// that the handler reaches it without the sequencer (no weak reference to load on that path).
 ///
-/// `@unchecked Sendable`: `slots` is replaced only by the holder of the shot flag (an atomic
-/// claimed and released with sequentially consistent ordering), after the warmers reading it
-/// are gone; it is not guarded by the compiler.
+/// `@unchecked Sendable`: `slots` is replaced only by the holder of the shot flag, after the
+/// warmers reading it are gone (`replaceSlots(with:)`); `warmers` is a block of atomics this
+/// object owns. Neither is guarded by the compiler.
 final class ArmedFlashes: @unchecked Sendable {
     final class Slot: Sendable {
         let flash: ObjectIdentifier
@@ -27,26 +27,39 @@ final class ArmedFlashes: @unchecked Sendable {
         }
     }
 
+    /// What `warm()` writes, in a block of its own so that a trigger reads no line a warmer wrote.
+    struct Warmers: ~Copyable {
+        /// `warm()` calls that may be reading `slots` right now. With the shot flag it makes a
+        /// Dekker pair: a warmer counts itself and then reads the flag; a replacer takes the
+        /// flag and then reads the count. Either the warmer sees the flag and reads no slot, or
+        /// the replacer waits for it.
+        let inSlots = Atomic<Int>(0)
+        /// `warm()` calls that read at least one armed command.
+        let reads = Atomic<Int>(0)
+        /// What the last `warm()` read, kept so that its loads are not optimised away.
+        let read = Atomic<UInt>(0)
+    }
+
     /// Held from a trigger to the end of its shot, and while arming: a trigger that finds it
     /// held is `busy`. Never waited for.
     private let inShot = Atomic<Bool>(false)
     private(set) var slots: [Slot] = []
-    /// What warmers write, in an object of its own: a trigger reads no line a warmer wrote.
-    let warmers = Warmers()
+    /// Two lines (128 bytes, as adjacent-line prefetchers pair them) of their own.
+    private let warmers: UnsafeMutablePointer<Warmers>
 
-    final class Warmers: Sendable {
-        /// `touch()` calls reading `slots` right now. With the shot flag it makes a Dekker
-        /// pair: a warmer counts itself and then reads the flag; a replacer takes the flag and
-        /// then waits for no warmer. Either the warmer sees the flag and leaves, or the
-        /// replacer waits for it.
-        let active = Atomic<Int>(0)
-        /// `touch()` calls that read the slots.
-        let reads = Atomic<Int>(0)
+    init() {
+        warmers = UnsafeMutableRawPointer.allocate(byteCount: 128, alignment: 128).bindMemory(to: Warmers.self, capacity: 1)
+        warmers.initialize(to: Warmers())
+    }
+
+    deinit {
+        warmers.deinitialize(count: 1)
+        UnsafeMutableRawPointer(warmers).deallocate()
     }
 
     /// Takes the shot flag; false when a shot (or arming) holds it.
     func claim() -> Bool {
-        inShot.compareExchange(expected: false, desired: true, ordering: .sequentiallyConsistent).exchanged
+        inShot.compareExchange(expected: false, desired: true, ordering: .acquiring).exchanged
     }
 
     func release() {
@@ -66,28 +79,34 @@ final class ArmedFlashes: @unchecked Sendable {
         }
     }
 
-    /// Reads what `fire` reads, changing nothing but `warmers`: between presses, so that
-    /// a trigger after a long quiet finds its path in cache. Never delays a trigger (which does
-    /// not look at warmers); reads nothing while the flag is held. Returns what it read.
-    func touch() -> UInt {
-        warmers.active.add(1, ordering: .sequentiallyConsistent)
-        defer { warmers.active.subtract(1, ordering: .releasing) }
-        guard !inShot.load(ordering: .sequentiallyConsistent) else { return 0 }
+    /// Reads what `fire` reads of each armed command, writing only `warmers`: between presses,
+    /// so that a trigger after a long quiet finds those lines in cache. A trigger never waits
+    /// for it (it does not look at `warmers`); a warmer that sees the flag held reads no slot.
+    func warm() {
+        warmers.pointee.inSlots.wrappingAdd(1, ordering: .sequentiallyConsistent)
+        defer { warmers.pointee.inSlots.wrappingSubtract(1, ordering: .releasing) }
+        guard !inShot.load(ordering: .sequentiallyConsistent), !slots.isEmpty else { return }
         var read: UInt = 0
         for index in slots.indices {
             Unmanaged.passUnretained(slots[index])._withUnsafeGuaranteedRef { slot in
-                read &+= UInt(truncatingIfNeeded: slot.issuedAt.load(ordering: .relaxed)) &+ slot.armed.touch()
+                read &+= UInt(truncatingIfNeeded: slot.issuedAt.load(ordering: .relaxed)) &+ slot.armed.warm()
             }
         }
-        warmers.reads.add(1, ordering: .relaxed)
-        return read
+        warmers.pointee.read.store(read, ordering: .relaxed)
+        warmers.pointee.reads.wrappingAdd(1, ordering: .relaxed)
     }
 
-    /// Replaces the armed commands, with the shot flag held: once no `touch()` is reading them.
-    /// A warmer reads for well under a microsecond, unless it was preempted. Waits without a
-    /// suspension point, so that a run in virtual time keeps its order of jobs.
+    /// `warm()` calls that read at least one armed command.
+    var warmReads: Int { warmers.pointee.reads.load(ordering: .relaxed) }
+
+    /// Replaces the armed commands, with the shot flag held, once no `warm()` may be reading
+    /// them. A warmer reads for well under a microsecond, unless it was preempted. Waits
+    /// without a suspension point, so that a run in virtual time keeps its order of jobs.
     func replaceSlots(with new: [Slot]) {
-        while warmers.active.load(ordering: .sequentiallyConsistent) != 0 { sched_yield() }
+        // A sequentially consistent write of the flag (already held): the replacer's half of the
+        // Dekker pair, so that the trigger's claim can stay an acquire.
+        inShot.store(true, ordering: .sequentiallyConsistent)
+        while warmers.pointee.inSlots.load(ordering: .sequentiallyConsistent) != 0 { sched_yield() }
         slots = new
     }
 

@@ -54,8 +54,8 @@ import Testing
         }
     }
 
-    /// The sequencer's warmer: reading all the time (on a real thread beside the run), never, or
-    /// the default.
+    /// The sequencer's warmer: reading every 20 µs of real time (its timer is the runtime's, not
+    /// the virtual clock's), never, or the default.
     static func keepWarm(_ name: String) -> Duration? {
         switch name {
         case "fiveWarm": .microseconds(20)
@@ -257,7 +257,7 @@ import Testing
         #expect(records[1].flashes[0].commandIssued == records[1].triggerReceived)
     }
 
-    @Test func aWarmerReadingThroughoutChangesNothingOnTheWire() async throws {
+    @Test func aWarmerReadingOftenChangesNothingOnTheWire() async throws {
         let warm = try await Self.run("fiveWarm")
         let cold = try await Self.run("fiveCold")
         #expect(warm.result.warmReads > 0)

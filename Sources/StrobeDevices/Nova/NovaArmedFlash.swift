@@ -26,11 +26,11 @@ public final class NovaArmedFlash: Sendable {
         return write.fire()
     }
 
-    /// Reads what `fire()` reads (its clock too), changing nothing, and returns what it read, so
-    /// that a trigger after a long quiet finds the path in cache. Safe on any thread, during a
-    /// `fire()` too.
-    public func touch() -> UInt {
-        UInt(truncatingIfNeeded: clock.nowNanoseconds &+ firedAt.load(ordering: .relaxed)) &+ write.touch()
+    /// Reads its clock, its fire stamp and its armed write (`ATTArmedWrite.warm()`), changing
+    /// nothing, and returns what it read, so that a trigger after a long quiet finds them in
+    /// cache. Safe on any thread, during a `fire()` too.
+    package func warm() -> UInt {
+        UInt(truncatingIfNeeded: clock.nowNanoseconds &+ firedAt.load(ordering: .relaxed)) &+ write.warm()
     }
 
     /// Withdraws it unsent: its ticket fails with `.withdrawn` and the flash takes other commands

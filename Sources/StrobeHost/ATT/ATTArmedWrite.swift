@@ -68,10 +68,10 @@ public final class ATTArmedWrite: Sendable {
         }
     }
 
-    /// Reads what `fire()` reads, changing nothing: see `ATTPreparedPDU.touch()`. Safe on any
-    /// thread, during a `fire()` too.
-    public func touch() -> UInt {
-        UInt(phase.load(ordering: .relaxed)) &+ prepared.touch()
+    /// Reads its phase and its prepared packet (`ATTPreparedPDU.warm()`), changing nothing.
+    /// Safe on any thread, during a `fire()` too.
+    package func warm() -> UInt {
+        UInt(phase.load(ordering: .relaxed)) &+ prepared.warm()
     }
 
     /// Withdraws the write before it fired: the buffer goes back, the bearer's slot goes to the

@@ -151,7 +151,7 @@ final class L2CAPWriteClaim: Sendable {
         claimed.store(false, ordering: .releasing)
     }
 
-    /// Whether someone writes right now (a read: `ATTPreparedPDU.touch()`).
+    /// Whether someone writes right now (a read for `ATTPreparedPDU.warm()`).
     var isClaimed: Bool { claimed.load(ordering: .relaxed) }
 }
 
@@ -200,9 +200,11 @@ final class L2CAPPreparedPDU: ATTPreparedPDU, @unchecked Sendable {
         }
     }
 
-    func touch() -> UInt {
-        // The reservation is not read: `send` takes it on the firing thread.
-        (claim.isClaimed ? 1 : 0) &+ (taken.load(ordering: .relaxed) ? 2 : 0) &+ UInt(bytes.load(fromByteOffset: length - 1, as: UInt8.self))
+    func warm() -> UInt {
+        // Not the reservation: a plain var that `send` or `discard` takes on another thread.
+        let first = bytes.load(fromByteOffset: 0, as: UInt8.self)
+        let last = bytes.load(fromByteOffset: length - 1, as: UInt8.self)
+        return (claim.isClaimed ? 1 : 0) &+ (taken.load(ordering: .relaxed) ? 2 : 0) &+ UInt(first) &+ UInt(last)
     }
 
     func discard() {

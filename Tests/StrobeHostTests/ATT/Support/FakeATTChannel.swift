@@ -120,7 +120,7 @@ final class FakeArmedPacket: ATTPreparedPDU {
         }
     }
 
-    func touch() -> UInt { held.load(ordering: .relaxed) ? 1 : 0 }
+    func warm() -> UInt { held.load(ordering: .relaxed) ? 1 : 0 }
 
     /// Counts buffers given back unsent.
     func discard() {

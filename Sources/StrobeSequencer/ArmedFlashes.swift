@@ -30,9 +30,9 @@ final class ArmedFlashes: @unchecked Sendable {
     /// What `warm()` writes, in a block of its own so that a trigger reads no line a warmer wrote.
     struct Warmers: ~Copyable {
         /// `warm()` calls that may be reading `slots` right now. With the shot flag it makes a
-        /// Dekker pair: a warmer counts itself and then reads the flag; a replacer takes the
-        /// flag and then reads the count. Either the warmer sees the flag and reads no slot, or
-        /// the replacer waits for it.
+        /// Dekker pair: a warmer counts itself and then reads the flag; a replacer (holding the
+        /// flag) stores it again and then reads the count, both sequentially consistent. Either
+        /// the warmer sees the flag and reads no slot, or the replacer waits for it.
         let inSlots = Atomic<Int>(0)
         /// `warm()` calls that read at least one armed command.
         let reads = Atomic<Int>(0)
@@ -48,6 +48,7 @@ final class ArmedFlashes: @unchecked Sendable {
     private let warmers: UnsafeMutablePointer<Warmers>
 
     init() {
+        assert(MemoryLayout<Warmers>.size <= 128)
         warmers = UnsafeMutableRawPointer.allocate(byteCount: 128, alignment: 128).bindMemory(to: Warmers.self, capacity: 1)
         warmers.initialize(to: Warmers())
     }
@@ -105,6 +106,7 @@ final class ArmedFlashes: @unchecked Sendable {
     func replaceSlots(with new: [Slot]) {
         // A sequentially consistent write of the flag (already held): the replacer's half of the
         // Dekker pair, so that the trigger's claim can stay an acquire.
+        assert(inShot.load(ordering: .relaxed), "the armed commands are replaced with the shot flag held")
         inShot.store(true, ordering: .sequentiallyConsistent)
         while warmers.pointee.inSlots.load(ordering: .sequentiallyConsistent) != 0 { sched_yield() }
         slots = new

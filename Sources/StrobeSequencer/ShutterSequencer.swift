@@ -71,7 +71,7 @@ public final class ShutterSequencer: Sendable {
     ///
     /// `keepWarm`: every `keepWarm` of real time (whatever `clock` is; at least 10 µs), the
     /// sequencer reads what a trigger's fire reads of each armed command (its phase, its
-    /// prepared packet, the clocks), changing nothing, so that a press after a long quiet finds
+    /// prepared packet, the flash's clock), changing nothing, so that a press after a long quiet finds
     /// those lines in cache. A trigger never waits for it. It costs a timer wakeup and a task
     /// job per period, for the sequencer's life. `nil` (or a duration not above zero) never
     /// reads. On the README's 2-core machine, the default took the grip's median from trigger to

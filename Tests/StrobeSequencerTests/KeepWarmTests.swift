@@ -10,7 +10,7 @@ import Testing
 /// reading on the pool while the grip's presses fire, complete and re-arm shots on other threads.
 /// Timing-free: it asserts what every shot's record says, not how long anything took.
 @Suite(.timeLimit(.minutes(1))) struct KeepWarmTests {
-    @Test func shotsFiredWhileAWarmerReadsAllLeaveFromTheTriggersThread() async throws {
+    @Test func shotsFiredWhileAWarmerReadsAllUseTheirArmedCommands() async throws {
         let clock = ContinuousClock()
         var scenario = SimScenario.standard
         scenario.devices = scenario.devices.filter { $0.kind == .nova2 || $0.kind == .grip }
@@ -34,8 +34,8 @@ import Testing
         var fired = 0
         for _ in 0..<presses {
             let record = try #require(await records.next())
-            // A press during a slow shot is busy and fires nothing; every other shot's FLASH
-            // left from the trigger's thread.
+            // A press during a slow shot is busy and fires nothing; every other shot fired the
+            // FLASH armed for it.
             guard record.outcome != .busy else { continue }
             #expect(record.flashes.map(\.armed) == [true])
             fired += 1

@@ -28,9 +28,10 @@ package protocol ATTPreparedPDU: AnyObject, Sendable {
     /// another PDU, whose fragments must not be split), asks `commit` whether to go ahead (the
     /// owner's last word, made with the link held), then writes. No lock, no allocation.
     func send(committing commit: () -> Bool) -> ATTPreparedSendResult
-    /// Reads the write claim, the sent flag and the packet's bytes (first and last), changing
-    /// nothing, and returns what it read (so that the loads stay): a trigger after a long quiet
-    /// then finds them in cache. Safe on any thread, during a `send` too.
+    /// Reads what `send` reads first (for an L2CAP packet: the write claim, whether the packet
+    /// was taken, its first and last bytes), changing nothing, and returns what it read (so that
+    /// the loads stay): a trigger after a long quiet then finds them in cache. Safe on any
+    /// thread, during a `send` too.
     func warm() -> UInt
     /// Gives the held buffer back unsent. Idempotent; harmless after `send`.
     func discard()

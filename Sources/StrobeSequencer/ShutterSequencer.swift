@@ -71,11 +71,12 @@ public final class ShutterSequencer: Sendable {
     ///
     /// `keepWarm`: every `keepWarm` of real time (whatever `clock` is; at least 10 µs), the
     /// sequencer reads what a trigger's fire reads of each armed command (its phase, its
-    /// prepared packet, the flash's clock), changing nothing, so that a press after a long quiet finds
-    /// those lines in cache. A trigger never waits for it. It costs a timer wakeup and a task
-    /// job per period, for the sequencer's life. `nil` (or a duration not above zero) never
-    /// reads. On the README's 2-core machine, the default took the grip's median from trigger to
-    /// FLASH bytes from 5.4-7.3 µs to 3.5-5.2 µs, and its p99 from 10.2-10.9 to 7.8-10.0 µs.
+    /// prepared packet, the flash's clock), changing nothing, so that a press after a long
+    /// quiet finds those lines in cache. A trigger never waits for it. It costs a timer wakeup
+    /// and a task job per period, for the sequencer's life. `nil` (or a duration not above
+    /// zero) never reads. On the README's 2-core machine, the default took the grip's median
+    /// from trigger to FLASH bytes from 5.4-7.3 µs to 3.5-5.2 µs, and its p99 from 10.2-10.9 to
+    /// 7.8-10.0 µs.
     public init<C: Clock>(flashes: NovaFlashManager, camera: @escaping CameraCapture, policy: ShotPolicy = ShotPolicy(), clock: C,
                           hostTime: @escaping @Sendable () -> HostTime = { HostTime.now() }, modellingLights: ModellingLights? = nil,
                           keepWarm: Duration? = .milliseconds(2))

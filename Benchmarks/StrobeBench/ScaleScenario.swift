@@ -44,7 +44,7 @@ enum ScaleScenario {
                 let world = try await ScaleWorld.measure(controllers: controllers, linksPerController: worldLinksPerController, seconds: worldSeconds)
                 let name = "world\(controllers)x\(worldLinksPerController)"
                 figures[name + "NotificationsPerSecond"] = world.notificationsPerSecond
-                figures[name + "OfferedPerSecond"] = Double(world.links * 125)
+                figures[name + "OfferedPerSecond"] = world.offeredPerSecond
                 figures[name + "CPUNanosecondsPerNotification"] = world.cpuNanosecondsPerNotification
                 figures[name + "ResidentKilobytesPerLink"] = world.residentKilobytesPerLink
                 figures[name + "HeapKilobytesPerLink"] = world.heapKilobytesPerLink

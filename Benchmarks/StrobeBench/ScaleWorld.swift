@@ -10,6 +10,11 @@ import StrobeSim
 /// reuses what earlier worlds freed, so it is the rougher figure). The process holds both ends of
 /// every link (each pen's own stack) and the virtual air.
 enum ScaleWorld {
+    /// Each pen's batch interval (8 samples a batch: 1,000 samples/s), set on every pen and the
+    /// source of the offered rate.
+    static let batchIntervalMilliseconds = 8.0
+    static var batchesPerSecondPerPen: Double { 1000 / batchIntervalMilliseconds }
+
     struct Measured {
         var links: Int
         var notifications: UInt64
@@ -21,6 +26,8 @@ enum ScaleWorld {
         var lostOrDropped: UInt64
 
         var notificationsPerSecond: Double { Double(notifications) / seconds }
+        /// What the pens send, all together.
+        var offeredPerSecond: Double { Double(links) * ScaleWorld.batchesPerSecondPerPen }
         var cpuNanosecondsPerNotification: Double { Double(cpuNanoseconds) / Double(max(notifications, 1)) }
     }
 
@@ -31,12 +38,13 @@ enum ScaleWorld {
     static func measure(controllers: Int, linksPerController: Int, seconds: Double) async throws -> Measured {
         let links = controllers * linksPerController
         // Enough batches that no pen's stroke ends inside the window.
-        let strokeBatches = Int((seconds + 30) * 125)
+        let strokeBatches = Int((seconds + 30) * batchesPerSecondPerPen)
         var scenario = SimScenario(devices: [])
         for index in 0..<links {
             var pen = SimulatedDeviceDescription(kind: .stylus, name: "Pen-\(index)", rssi: -50, advertisingIntervalMilliseconds: 20)
             pen.address = String(format: "C4:5E:00:01:%02X:%02X", (index >> 8) & 0xFF, index & 0xFF)
             pen.count = strokeBatches
+            pen.batchIntervalMilliseconds = batchIntervalMilliseconds
             scenario.devices.append(pen)
         }
         let world = SimWorld(scenario: scenario, clock: ContinuousClock())

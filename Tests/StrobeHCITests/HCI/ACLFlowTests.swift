@@ -118,8 +118,11 @@ private let mtuRequest: [UInt8] = [0x03, 0x00, 0x04, 0x00, 0x02, 0xF7, 0x00]
         #expect(controller.counters.aclPacketsReceived == 3)
     }
 
-    /// Routes are found by halves among many links: each handle's data reaches its own handler
-    /// (whichever order the routes were added in), a handle between them reaches none.
+    /// Routes are found by their handles' low bits among many links, handles that share them
+    /// (0x0040 and 0x0100, 0x0001 and 0x0041) probing on: each handle's data reaches its own
+    /// handler (whichever order the routes were added in), and a handle without a route reaches
+    /// none, whether its first slot is vacant or taken (0x0E1F's probe wraps past 0x0EFF at the
+    /// table's end).
     @Test func eachOfManyHandlesReachesItsOwnHandler() async throws {
         let (controller, transport) = try await twoBufferController()
         let handles: [UInt16] = [0x0EFF, 0x0040, 0x0002, 0x0100, 0x0041, 0x0001, 0x0777, 0x0042, 0x0003]
@@ -135,8 +138,11 @@ private let mtuRequest: [UInt8] = [0x03, 0x00, 0x04, 0x00, 0x02, 0xF7, 0x00]
             #expect(handlers[handle]?.packets.values.map(\.payload) == [[UInt8(handle & 0xFF)]], "handle \(handle)")
             #expect(handlers[handle]?.packets.values.map(\.handle) == [ConnectionHandle(rawValue: handle)])
         }
-        transport.deliver([0x02, 0x50, 0x20, 0x01, 0x00, 0x00])
-        #expect(controller.counters.aclPacketsWithoutHandler == 1)
+        for unrouted: UInt16 in [0x0050, 0x0060, 0x0E1F, 0x0004] {
+            transport.deliver([0x02, UInt8(unrouted & 0xFF), UInt8(unrouted >> 8) | 0x20, 0x01, 0x00, 0x00])
+        }
+        #expect(controller.counters.aclPacketsWithoutHandler == 4)
+        #expect(handles.allSatisfy { handlers[$0]?.packets.values.count == 1 })
     }
 
     /// Until the transport reports the end of a read, each packet is a batch of its own; after,

@@ -22,8 +22,10 @@ final class ACLRouteTable: @unchecked Sendable {
         static let vacant: UInt16 = 0xFFFF
     }
 
-    /// By handle, the order `finishBatch` ends the batches in.
     private let boxes: [Box]
+    /// The boxes by handle, the order `finishBatch` ends the batches in; unretained, so that the
+    /// walk takes no reference counts.
+    private let finishOrder: [Unmanaged<Box>]
     private let routes: UnsafeMutableBufferPointer<Route>
     /// `routes.count - 1`: the count is a power of two, at least twice the handlers.
     private let mask: Int
@@ -31,6 +33,7 @@ final class ACLRouteTable: @unchecked Sendable {
     init(_ handlers: [ConnectionHandle: any HCIACLHandler]) {
         let entries = handlers.sorted { $0.key < $1.key }.map { ($0.key, Box($0.value)) }
         boxes = entries.map(\.1)
+        finishOrder = boxes.map { .passUnretained($0) }
         var count = 2
         while count < 2 * entries.count { count <<= 1 }
         routes = .allocate(capacity: count)
@@ -68,8 +71,8 @@ final class ACLRouteTable: @unchecked Sendable {
 
     /// Ends the batch on every route.
     func finishBatch() {
-        for box in boxes {
-            Unmanaged.passUnretained(box)._withUnsafeGuaranteedRef { $0.handler.controllerDidFinishBatch() }
+        for box in finishOrder {
+            box._withUnsafeGuaranteedRef { $0.handler.controllerDidFinishBatch() }
         }
     }
 }

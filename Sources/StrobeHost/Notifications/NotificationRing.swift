@@ -52,19 +52,24 @@ public final class NotificationRing: @unchecked Sendable {
     private let waiter = Mutex<UnsafeContinuation<Void, Never>?>(nil)
     private let handler: (@Sendable (NotificationView) -> Void)?
 
-    // Slot layout: sequence, timestamp, handle, length, then the value bytes inline.
+    // Slot layout: sequence, timestamp, handle, length (a UInt16: `maxValueSize` is at most
+    // 65535), then the value bytes inline. A 20-byte header leaves 44 bytes of a 64-byte line to
+    // the value (a stylus batch of eight samples): one line per notification, not two.
     private static let sequenceOffset = 0
     private static let timestampOffset = 8
     private static let handleOffset = 16
-    private static let lengthOffset = 20
-    private static let valueOffset = 24
+    private static let lengthOffset = 18
+    private static let valueOffset = 20
     /// Index lines are aligned to 128 bytes: a cache line on Apple silicon, two on x86 (whose
     /// adjacent-line prefetcher pulls pairs), so the two sides' indices never share one.
     private static let lineSize = 128
-    /// Slots are packed, 8-byte aligned: every line the producer fills has to be taken back from
-    /// the consumer that read it, so fewer lines per notification make a push cheaper, more than
-    /// neighbours sharing a line (the consumer reading right behind the producer) cost.
+    /// Slots of up to a line are packed, 8-byte aligned: every line the producer fills has to be
+    /// taken back from the consumer that read it, so fewer lines per notification make a push
+    /// cheaper, more than neighbours sharing a line (the consumer reading right behind the
+    /// producer) cost. Longer slots start on a line, so that a short value in one (the usual
+    /// notification) takes the fewest lines: with many links, each ring's next slot is cold.
     private static let slotAlignment = 8
+    private static let cacheLine = 64
 
     /// Creates a ring. `capacity` is rounded up to a power of two (at least 1, at most
     /// `maximumCapacity`); `maxValueSize` is clamped to `0...maximumValueSizeLimit`.
@@ -83,7 +88,8 @@ public final class NotificationRing: @unchecked Sendable {
         self.maxValueSize = min(max(maxValueSize, 0), Self.maximumValueSizeLimit)
         let line = Self.lineSize
         let slotAlignment = Self.slotAlignment
-        self.slotStride = (Self.valueOffset + self.maxValueSize + slotAlignment - 1) / slotAlignment * slotAlignment
+        let packed = (Self.valueOffset + self.maxValueSize + slotAlignment - 1) / slotAlignment * slotAlignment
+        self.slotStride = packed <= Self.cacheLine ? packed : (packed + Self.cacheLine - 1) / Self.cacheLine * Self.cacheLine
         self.slots = UnsafeMutableRawPointer.allocate(byteCount: rounded * slotStride, alignment: line)
 
         let lineStride = max(
@@ -212,7 +218,7 @@ public final class NotificationRing: @unchecked Sendable {
         slot.storeBytes(of: sequence, toByteOffset: Self.sequenceOffset, as: UInt64.self)
         slot.storeBytes(of: time.nanoseconds, toByteOffset: Self.timestampOffset, as: UInt64.self)
         slot.storeBytes(of: handle.rawValue, toByteOffset: Self.handleOffset, as: UInt16.self)
-        slot.storeBytes(of: UInt32(truncatingIfNeeded: value.count), toByteOffset: Self.lengthOffset, as: UInt32.self)
+        slot.storeBytes(of: UInt16(truncatingIfNeeded: value.count), toByteOffset: Self.lengthOffset, as: UInt16.self)
         if let source = value.baseAddress, value.count > 0 {
             Self.copy(value.count, from: source, to: slot + Self.valueOffset)
         }
@@ -277,7 +283,7 @@ public final class NotificationRing: @unchecked Sendable {
                 if tail == consumer.pointee.cachedHead { break }
             }
             let slot = UnsafeRawPointer(slots + (tail & mask) &* slotStride)
-            let length = Int(slot.load(fromByteOffset: Self.lengthOffset, as: UInt32.self))
+            let length = Int(slot.load(fromByteOffset: Self.lengthOffset, as: UInt16.self))
             body(NotificationView(
                 handle: AttributeHandle(rawValue: slot.load(fromByteOffset: Self.handleOffset, as: UInt16.self)),
                 sequence: slot.load(fromByteOffset: Self.sequenceOffset, as: UInt64.self),

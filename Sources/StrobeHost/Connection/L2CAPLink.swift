@@ -23,6 +23,7 @@ final class L2CAPLink: HCIACLHandler, @unchecked Sendable {
     let security: LinkSecurity
     private let controller: HCIController
     private let parameterPolicy: ConnectionParameterPolicy
+    private let reassemblyBuffer: UnsafeMutableRawBufferPointer
     /// Written on the error path only.
     private let lastErrorSeen = Mutex<L2CAPError?>(nil)
     private let signaling = Mutex(SignalingCounts())
@@ -91,15 +92,10 @@ final class L2CAPLink: HCIACLHandler, @unchecked Sendable {
         self.role = role
         self.sender = sender
         self.bearer = bearer
-        // One allocation: the reassembly's state on the first line, its buffer from the second,
-        // in a 128-byte pair that the adjacent-line prefetcher fetches whole. A fragment touches
-        // the state and the start of the buffer; with many links interleaved both are cold.
-        let stateBytes = (MemoryLayout<L2CAPReassembly>.size + 63) / 64 * 64
-        let storage = UnsafeMutableRawPointer.allocate(
-            byteCount: stateBytes + L2CAPBasicHeader.length + sender.maximumPayload, alignment: 128)
-        let reassemblyBuffer = UnsafeMutableRawBufferPointer(
-            start: storage + stateBytes, count: L2CAPBasicHeader.length + sender.maximumPayload)
-        reassembly = storage.bindMemory(to: L2CAPReassembly.self, capacity: 1)
+        reassemblyBuffer = .allocate(byteCount: L2CAPBasicHeader.length + sender.maximumPayload, alignment: 8)
+        // A cache line of its own: the fields each fragment touches share its first line.
+        reassembly = UnsafeMutableRawPointer.allocate(byteCount: MemoryLayout<L2CAPReassembly>.size, alignment: 64)
+            .bindMemory(to: L2CAPReassembly.self, capacity: 1)
         reassembly.initialize(to: L2CAPReassembly(
             connectionHandle: handle, maximumPayloadLength: sender.maximumPayload, buffer: reassemblyBuffer))
         timer = DeadlineTimer(clock: clock)
@@ -108,8 +104,8 @@ final class L2CAPLink: HCIACLHandler, @unchecked Sendable {
 
     deinit {
         timer.stop()
-        // The buffer is the same allocation's tail.
         UnsafeMutableRawPointer(reassembly.deinitialize(count: 1)).deallocate()
+        reassemblyBuffer.deallocate()
     }
 
     var counters: L2CAPLinkCounters {

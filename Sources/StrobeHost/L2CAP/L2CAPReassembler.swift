@@ -58,8 +58,7 @@ package struct L2CAPReassemblyCounters: Sendable, Hashable {
 package struct L2CAPReassembly {
     // Declared in the order the receive path touches them on every fragment (buffer, state,
     // handle, fragment count), so that they share the first cache line (`L2CAPLink` allocates
-    // this on a line of its own, its buffer on the next): with many links interleaved, each
-    // link's state is cold.
+    // this on a line of its own): with many links interleaved, each link's state is cold.
     /// Where a PDU that spans fragments is gathered, owned by whoever owns this value.
     private let buffer: UnsafeMutableRawBufferPointer
 

@@ -63,11 +63,12 @@ public final class NotificationRing: @unchecked Sendable {
     /// Index lines are aligned to 128 bytes: a cache line on Apple silicon, two on x86 (whose
     /// adjacent-line prefetcher pulls pairs), so the two sides' indices never share one.
     private static let lineSize = 128
-    /// Slots of up to a line are packed, 8-byte aligned: every line the producer fills has to be
-    /// taken back from the consumer that read it, so fewer lines per notification make a push
-    /// cheaper, more than neighbours sharing a line (the consumer reading right behind the
-    /// producer) cost. Longer slots start on a line, so that a short value in one (the usual
-    /// notification) takes the fewest lines: with many links, each ring's next slot is cold.
+    /// Slots are packed, 8-byte aligned: every line the producer fills has to be taken back from
+    /// the consumer that read it, so fewer lines per notification make a push cheaper, more than
+    /// neighbours sharing a line (the consumer reading right behind the producer) cost. Slots of
+    /// eight lines or more (a `maxValueSize` of 485 or more) start on a line, so that a short
+    /// value in one (the usual notification) takes the fewest lines (with many links, each ring's
+    /// next slot is cold); the padding costs them at most an eighth.
     private static let slotAlignment = 8
     private static let cacheLine = 64
 
@@ -89,7 +90,7 @@ public final class NotificationRing: @unchecked Sendable {
         let line = Self.lineSize
         let slotAlignment = Self.slotAlignment
         let packed = (Self.valueOffset + self.maxValueSize + slotAlignment - 1) / slotAlignment * slotAlignment
-        self.slotStride = packed <= Self.cacheLine ? packed : (packed + Self.cacheLine - 1) / Self.cacheLine * Self.cacheLine
+        self.slotStride = packed < 8 * Self.cacheLine ? packed : (packed + Self.cacheLine - 1) / Self.cacheLine * Self.cacheLine
         self.slots = UnsafeMutableRawPointer.allocate(byteCount: rounded * slotStride, alignment: line)
 
         let lineStride = max(
@@ -218,7 +219,7 @@ public final class NotificationRing: @unchecked Sendable {
         slot.storeBytes(of: sequence, toByteOffset: Self.sequenceOffset, as: UInt64.self)
         slot.storeBytes(of: time.nanoseconds, toByteOffset: Self.timestampOffset, as: UInt64.self)
         slot.storeBytes(of: handle.rawValue, toByteOffset: Self.handleOffset, as: UInt16.self)
-        slot.storeBytes(of: UInt16(truncatingIfNeeded: value.count), toByteOffset: Self.lengthOffset, as: UInt16.self)
+        slot.storeBytes(of: UInt16(value.count), toByteOffset: Self.lengthOffset, as: UInt16.self)
         if let source = value.baseAddress, value.count > 0 {
             Self.copy(value.count, from: source, to: slot + Self.valueOffset)
         }

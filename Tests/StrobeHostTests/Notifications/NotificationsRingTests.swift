@@ -55,6 +55,20 @@ struct NotificationsRingTests {
         #expect(ring.counters.pushed == 38)
     }
 
+    /// The slot's length field is 16 bits: the longest value a ring takes, 65,535 bytes, comes out
+    /// whole; and slots long enough to start on a cache line carry every length up to theirs.
+    @Test func theLongestValuesAndLineAlignedSlotsArriveWhole() {
+        let widest = NotificationRing(capacity: 2, maxValueSize: NotificationRing.maximumValueSizeLimit)
+        let longest = (0..<NotificationRing.maximumValueSizeLimit).map { UInt8(truncatingIfNeeded: $0 &* 7) }
+        #expect(push(widest, handle: 0x0020, longest) == .pushed(sequence: 0))
+        #expect(drainAll(widest).map(\.value) == [longest])
+
+        let aligned = NotificationRing(capacity: 8, maxValueSize: 512)
+        let values = [512, 0, 44, 45, 300, 511, 1, 64].map { length in (0..<length).map { UInt8(truncatingIfNeeded: length &+ $0) } }
+        for value in values { _ = push(aligned, handle: 0x0021, value) }
+        #expect(drainAll(aligned).map(\.value) == values)
+    }
+
     @Test func wrapsAroundManyTimesKeepingOrderAndContents() {
         let ring = NotificationRing(capacity: 4, maxValueSize: 8)
         var next: UInt64 = 0

@@ -54,7 +54,8 @@ public final class NotificationRing: @unchecked Sendable {
 
     // Slot layout: sequence, timestamp, handle, length (a UInt16: `maxValueSize` is at most
     // 65535), then the value bytes inline. A 20-byte header leaves 44 bytes of a 64-byte line to
-    // the value (a stylus batch of eight samples): one line per notification, not two.
+    // the value (a stylus batch of eight samples): in a slot that starts on a line, one line per
+    // notification, not two.
     private static let sequenceOffset = 0
     private static let timestampOffset = 8
     private static let handleOffset = 16

@@ -113,6 +113,9 @@ private let twoSamples = [
         ([1, 0, 1, 1, 0, 0, 0, 0, 0], .lengthMismatch(count: 1, hasPositions: true, expected: 13, actual: 9)),
         ([1, 0, 0, 2, 0, 0, 0xFF, 0x0F, 0, 0, 0, 0x00, 0x10, 0], .pressureOutOfRange(sampleIndex: 1, value: 4096)),
         ([1, 0, 0, 1, 0, 0, 0xFF, 0xFF, 0], .pressureOutOfRange(sampleIndex: 0, value: 0xFFFF)),
+        // Two above the range: the first is named.
+        ([1, 0, 0, 3, 0, 0, 0xFF, 0x0F, 0, 0, 0, 0x00, 0x20, 0, 0, 0, 0x00, 0x10, 0],
+         .pressureOutOfRange(sampleIndex: 1, value: 0x2000)),
     ])
     func malformedBatchesAreTypedErrorsAndCounted(bytes: [UInt8], expected: StylusDecodingError) {
         #expect(thrownError { () throws(StylusDecodingError) in

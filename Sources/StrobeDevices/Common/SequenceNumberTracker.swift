@@ -37,7 +37,7 @@
 
     /// Records `sequence` as the newest number and says how it follows the previous one, adding a
     /// gap to `lost` and an out-of-order number to `outOfOrder`.
-    @inlinable @discardableResult
+    @inlinable @inline(__always) @discardableResult
     package mutating func observe(_ sequence: UInt16) -> Observation {
         defer { lastSeen = sequence }
         guard let last = lastSeen else { return .first }

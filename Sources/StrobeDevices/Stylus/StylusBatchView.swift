@@ -28,7 +28,7 @@
     /// Validates one Samples notification without copying it. Throws `StylusDecodingError` when it
     /// is shorter than the header, its count is 0, its length is not that of `count` samples, or a
     /// pressure is above 4095.
-    @inlinable
+    @inlinable @inline(__always)
     package init(_ bytes: UnsafeRawBufferPointer) throws(StylusDecodingError) {
         guard bytes.count >= Self.headerLength else { throw .truncatedHeader(length: bytes.count) }
         let sequence = UInt16(littleEndian: bytes.loadUnaligned(fromByteOffset: 0, as: UInt16.self))
@@ -41,14 +41,19 @@
         guard bytes.count == expected else {
             throw .lengthMismatch(count: count, hasPositions: hasPositions, expected: expected, actual: bytes.count)
         }
+        // One pass with no branch per sample: the pressures are OR-ed together, which stays at
+        // or under 4095 only when every one does (the field has 12 bits). The offsets cannot
+        // overflow (count ≤ 255, stride ≤ 9), and 255 deltas fit in 32 bits.
         var total: UInt32 = 0
-        for index in 0..<count {
-            let base = Self.headerLength + index * stride
-            let pressure = UInt16(littleEndian: bytes.loadUnaligned(fromByteOffset: base + 2, as: UInt16.self))
-            guard pressure <= StylusSample.maximumRawPressure else {
-                throw .pressureOutOfRange(sampleIndex: index, value: pressure)
-            }
-            total += UInt32(UInt16(littleEndian: bytes.loadUnaligned(fromByteOffset: base, as: UInt16.self)))
+        var pressures: UInt16 = 0
+        var base = Self.headerLength
+        for _ in 0..<count {
+            pressures |= UInt16(littleEndian: bytes.loadUnaligned(fromByteOffset: base &+ 2, as: UInt16.self))
+            total &+= UInt32(UInt16(littleEndian: bytes.loadUnaligned(fromByteOffset: base, as: UInt16.self)))
+            base &+= stride
+        }
+        guard pressures <= StylusSample.maximumRawPressure else {
+            throw Self.firstPressureOutOfRange(bytes, count: count, stride: stride)
         }
         totalDeltaMicroseconds = total
         self.bytes = bytes
@@ -57,6 +62,16 @@
         self.count = count
         self.hasPositions = hasPositions
         self.stride = stride
+    }
+
+    /// The error for the first sample whose pressure is above 4095; one is.
+    @usableFromInline @inline(never)
+    static func firstPressureOutOfRange(_ bytes: UnsafeRawBufferPointer, count: Int, stride: Int) -> StylusDecodingError {
+        for index in 0..<count {
+            let pressure = UInt16(littleEndian: bytes.loadUnaligned(fromByteOffset: headerLength + index * stride + 2, as: UInt16.self))
+            if pressure > StylusSample.maximumRawPressure { return .pressureOutOfRange(sampleIndex: index, value: pressure) }
+        }
+        preconditionFailure("no stylus sample's pressure is above 4095")
     }
 
     /// The first sample's index: 0.
@@ -68,13 +83,13 @@
     @inlinable @inline(__always)
     package subscript(index: Int) -> StylusSample {
         precondition(index >= 0 && index < count, "stylus sample index out of range")
-        let base = Self.headerLength + index * stride
+        let base = Self.headerLength &+ index &* stride
         let position: StylusPosition? = hasPositions
-            ? StylusPosition(x: u16(base + 5), y: u16(base + 7))
+            ? StylusPosition(x: u16(base &+ 5), y: u16(base &+ 7))
             : nil
         return StylusSample(
-            deltaMicroseconds: u16(base), rawPressure: u16(base + 2),
-            buttons: StylusButtons(rawValue: bytes[base + 4]), position: position)
+            deltaMicroseconds: u16(base), rawPressure: u16(base &+ 2),
+            buttons: StylusButtons(rawValue: bytes[base &+ 4]), position: position)
     }
 
     @inlinable @inline(__always)

@@ -122,20 +122,23 @@ public struct StylusSampleDecoder: Sendable {
             }
         }
         // Each sample is stamped back from the last one by the time after it; a batch that claims
-        // more time than the clock has (just after start-up) is clamped at 0.
-        var after = span - UInt64(batch[0].deltaMicroseconds) * 1000
+        // more time than the clock has (just after start-up) is clamped at 0. `after` cannot wrap:
+        // `span` is the sum of the deltas taken off it.
+        var after = span &- UInt64(batch[0].deltaMicroseconds) &* 1000
         let floor = lastStamp?.nanoseconds ?? 0
 
+        var stamp = HostTime(nanoseconds: floor)
         for index in batch.indices {
             let sample = batch[index]
-            if index > 0 { after -= UInt64(sample.deltaMicroseconds) * 1000 }
-            let time = last >= after ? last - after : 0
-            let stamp = HostTime(nanoseconds: max(time, floor))
+            if index > 0 { after &-= UInt64(sample.deltaMicroseconds) &* 1000 }
+            let time = last >= after ? last &- after : 0
+            stamp = HostTime(nanoseconds: max(time, floor))
             sink(.sample(sample, timestamp: stamp))
             if sample.buttons != heldButtons { buttonsChanged(to: sample.buttons, at: stamp, sink) }
-            lastStamp = stamp
         }
-        counts.samples += UInt64(batch.count)
+        // A view holds at least one sample, so `stamp` is the last one's.
+        lastStamp = stamp
+        counts.samples &+= UInt64(batch.count)
     }
 
     /// The held buttons changed: report it, and a side button pressed as its mapped action.

@@ -43,10 +43,14 @@ extension HCIController {
         switch type {
         case .acl: receiveACL(payload, at: time)
         case .event: receiveEvent(payload, at: time)
-        default:
-            state.withLock { $0.counters.unexpectedPackets += 1 }
-            logger.debug("\(type) packet from the controller dropped", metadata: ["length": "\(payload.count)"])
+        default: receivedUnexpected(type, payload)
         }
+    }
+
+    @inline(never)
+    private func receivedUnexpected(_ type: HCIPacketType, _ payload: UnsafeRawBufferPointer) {
+        state.withLock { $0.counters.unexpectedPackets += 1 }
+        logger.debug("\(type) packet from the controller dropped", metadata: ["length": "\(payload.count)"])
     }
 
     /// The end of one read's packets: every link wakes what it deferred waking.
@@ -55,6 +59,8 @@ extension HCIController {
         aclRoutes.current()?._withUnsafeGuaranteedRef { $0.finishBatch() }
     }
 
+    // Out of line: inlined, its frame (hundreds of bytes) was set up for every ACL packet too.
+    @inline(never)
     private func receiveEvent(_ packet: UnsafeRawBufferPointer, at time: HostTime) {
         do throws(HCIError) {
             let (code, parameters) = try HCIEvent.split(packet)

@@ -105,6 +105,18 @@ package struct H4Deframer: ~Copyable {
                 // At a packet boundary. A packet wholly in the chunk (the common case) goes
                 // out without touching the pending state; only one that straddles sets it.
                 let byte = chunk[index]
+                // ACL data, nearly every packet of a busy link: its header read directly, with
+                // no switch on the type.
+                if byte == HCIPacketType.acl.rawValue, count &- index > 4 {
+                    let start = index &+ 1
+                    let length = Int(UInt16(littleEndian: chunk.loadUnaligned(fromByteOffset: start &+ 2, as: UInt16.self)))
+                    let total = 4 &+ length
+                    if length <= limits.maximumACLPayload, count &- start >= total {
+                        deliver(.acl, UnsafeRawBufferPointer(rebasing: chunk[start..<start &+ total]))
+                        index = start &+ total
+                        continue
+                    }
+                }
                 guard let type = HCIPacketType(rawValue: byte) else {
                     throw fail(.unknownPacketType(byte, offset: base + UInt64(index)), consumed: base, index)
                 }

@@ -7,7 +7,10 @@ import Synchronization
 ///
 /// A noncopyable struct kept inline in its owner. `current()` must only ever be called from one thread
 /// at a time (the reader, or whoever stands in for it in a test); `offer` from any thread.
-package struct ReaderHandoff<Value: AnyObject & Sendable>: ~Copyable, @unchecked Sendable {
+///
+/// The type is public and its members are not: the compiler inlines a generic method into other
+/// modules only when its type is public, and `current()` must inline to cost one load.
+public struct ReaderHandoff<Value: AnyObject & Sendable>: ~Copyable, @unchecked Sendable {
     /// The offered value's bits, `Self.none` when nothing is offered, `Self.empty` for nil.
     @usableFromInline let offered = Atomic<UInt>(ReaderHandoff.none)
     /// The reader's own reference (its bits, 0 for nil), written only inside `current()` (one

@@ -93,7 +93,7 @@ public struct StylusSampleDecoder: Sendable {
     }
 
     /// Delivers the events of an already validated batch.
-    @inlinable
+    @inlinable @inline(__always)
     package mutating func consume(_ batch: StylusBatchView, receivedAt: HostTime, _ sink: (StylusEvent) -> Void) {
         counts.batches += 1
         let continues: Bool

@@ -64,7 +64,7 @@
         self.stride = stride
     }
 
-    /// The error for the first sample whose pressure is above 4095; one is.
+    /// The error for the first sample whose pressure is above 4095 (called only when one is).
     @usableFromInline @inline(never)
     static func firstPressureOutOfRange(_ bytes: UnsafeRawBufferPointer, count: Int, stride: Int) -> StylusDecodingError {
         for index in 0..<count {

@@ -8,8 +8,9 @@ import Synchronization
 /// A noncopyable struct kept inline in its owner. `current()` must only ever be called from one thread
 /// at a time (the reader, or whoever stands in for it in a test); `offer` from any thread.
 ///
-/// The type is public and its members are not: the compiler inlines a generic method into other
-/// modules only when its type is public, and `current()` must inline to cost one load.
+/// The type is public and its members are not: Swift 6.3 did not inline `current()` into other
+/// modules while the type was `package`, and out of line it cost a call and a metadata lookup on
+/// every packet.
 public struct ReaderHandoff<Value: AnyObject & Sendable>: ~Copyable, @unchecked Sendable {
     /// The offered value's bits, `Self.none` when nothing is offered, `Self.empty` for nil.
     @usableFromInline let offered = Atomic<UInt>(ReaderHandoff.none)

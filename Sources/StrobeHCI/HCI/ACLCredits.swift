@@ -51,6 +51,8 @@ package struct ACLCredits<Token: Equatable> {
     package init() {}
 
     package var waitingCount: Int { waiting.count }
+    /// Packets sent that the controller has not reported completed, or senders waiting for one.
+    package var isBusy: Bool { credits < total || !waiting.isEmpty }
     package var nextDeadline: Duration? { (waiting.map(\.deadline) + flushes.map(\.deadline)).min() }
 
     /// The controller's buffers, from LE Read Buffer Size (or Read Buffer Size).

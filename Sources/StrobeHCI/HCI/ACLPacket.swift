@@ -96,8 +96,13 @@ package protocol HCIACLHandler: AnyObject, Sendable {
     /// The ACL packets of one transport read (or one packet, for transports that do not report
     /// reads) have been delivered: a handler that deferred waking its consumers wakes them now.
     func controllerDidFinishBatch()
+
+    /// The data bytes still to come of the PDU this link has begun (0 when none, or while its
+    /// length is not known). Asked on the reader thread, after a batch.
+    var bytesToCompletePDU: Int { get }
 }
 
 extension HCIACLHandler {
     package func controllerDidFinishBatch() {}
+    package var bytesToCompletePDU: Int { 0 }
 }

@@ -51,6 +51,9 @@ package struct HCICommandFlow<Token: Equatable> {
 
     package init() {}
 
+    /// No command queued, being written or awaiting its answer.
+    package var isIdle: Bool { queued.isEmpty && writes.isEmpty && inFlight.isEmpty }
+
     /// The earliest deadline of a command not yet ended.
     package var nextDeadline: Duration? {
         (queued + writes + inFlight).filter { $0.token != nil }.map(\.deadline).min()

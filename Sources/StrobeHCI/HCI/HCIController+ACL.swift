@@ -69,6 +69,12 @@ final class ACLRouteTable: @unchecked Sendable {
         return true
     }
 
+    /// The bytes the only route's link still awaits of a PDU it has begun; 0 with no route or
+    /// several (another link's packets must not wait behind it).
+    var bytesToCompletePDUOnOnlyLink: Int {
+        boxes.count == 1 ? boxes[0].handler.bytesToCompletePDU : 0
+    }
+
     /// Ends the batch on every route.
     func finishBatch() {
         for box in finishOrder {

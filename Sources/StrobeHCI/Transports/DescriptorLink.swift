@@ -43,6 +43,9 @@ final class DescriptorLink: Sendable {
     private let limits: H4Deframer.Limits
     /// Whether `read()` returning EIO means the peer went away (a tty whose far end hung up).
     private let eioMeansClosed: Bool
+    /// Whether the reader sets a receive low-water mark from what its sink says will follow
+    /// (`ReceiveLowWaterMark`; TCP sockets).
+    private let followsLowWater: Bool
 
     /// Set once by `close()`; read by the reader at each read and each packet. Release/acquire
     /// so the reader that sees it also sees that the host, not the peer, ended the link.
@@ -76,7 +79,8 @@ final class DescriptorLink: Sendable {
     /// Takes ownership of `fd`, which must be blocking.
     init(
         fileDescriptor fd: Int32, name: String, wakeup: Wakeup, writeCall: WriteCall,
-        eioMeansClosed: Bool, limits: H4Deframer.Limits, packetPerWrite: Bool = false
+        eioMeansClosed: Bool, limits: H4Deframer.Limits, packetPerWrite: Bool = false,
+        followsLowWater: Bool = false
     ) throws(TransportError) {
         var wakeEnds: (Int32, Int32) = (-1, -1)
         if wakeup == .wakePipe {
@@ -96,6 +100,7 @@ final class DescriptorLink: Sendable {
         self.eioMeansClosed = eioMeansClosed
         self.limits = limits
         self.packetPerWrite = packetPerWrite
+        self.followsLowWater = followsLowWater
     }
 
     deinit {
@@ -171,6 +176,8 @@ final class DescriptorLink: Sendable {
             pollfd(fd: fd, events: Int16(POLLIN), revents: 0),
             pollfd(fd: wakeReadFD, events: Int16(POLLIN), revents: 0),
         ]
+        let lowWaterSink = followsLowWater ? sink as? any HCIReceiveLowWater : nil
+        var lowWater = ReceiveLowWaterMark(fd: fd, readBufferSize: buffer.count)
         while true {
             if closing.load(ordering: .acquiring) { return nil }
             if wakeup == .wakePipe {
@@ -187,7 +194,11 @@ final class DescriptorLink: Sendable {
                 count = try retryingOnInterrupt { read(fd, buffer.baseAddress, buffer.count) }
             } catch {
                 let code = error.rawValue
-                if error == .resourceTemporarilyUnavailable { continue }
+                if error == .resourceTemporarilyUnavailable {
+                    // The low-water mark's bound passed with nothing read.
+                    if lowWaterSink != nil { lowWater.readTimedOut() }
+                    continue
+                }
                 if closing.load(ordering: .acquiring) { return nil }
                 if code == ECONNRESET || code == EPIPE || (code == EIO && eioMeansClosed) {
                     return .closedByPeer
@@ -210,7 +221,10 @@ final class DescriptorLink: Sendable {
             } catch {
                 return error
             }
-            if !closing.load(ordering: .relaxed) { sink.transportDidFinishBatch() }
+            if !closing.load(ordering: .relaxed) {
+                sink.transportDidFinishBatch()
+                if let lowWaterSink { lowWater.follow(owedData: lowWaterSink.aclBytesCertainToFollow()) }
+            }
         }
     }
 

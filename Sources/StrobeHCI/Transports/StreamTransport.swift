@@ -4,7 +4,8 @@ import Glibc
 
 /// H4 over a byte stream: a TCP or unix socket (an emulator such as Bumble, a bridge) or a serial
 /// tty (a UART controller). One reader thread deframes what it reads in place; `send` writes each
-/// whole packet with one write.
+/// whole packet with one write. On a TCP socket the reader waits for the rest of a PDU the only
+/// link has begun in one read (`SO_RCVLOWAT`, bounded), when its sink says what is to come.
 ///
 /// Open one with `connectTCP(host:port:)`, `connectUnix(path:)` or `openSerial(path:baudRate:)`,
 /// or adopt a descriptor you already have with `init(fileDescriptor:name:)`.
@@ -31,13 +32,18 @@ public final class StreamTransport: HCITransport {
             _ = fcntl(fileDescriptor, F_SETFL, flags & ~O_NONBLOCK)
         }
         let isSocket = info.st_mode & S_IFMT == S_IFSOCK
+        var proto: Int32 = 0
+        var length = socklen_t(MemoryLayout<Int32>.size)
+        let isTCP = isSocket && getsockopt(fileDescriptor, SOL_SOCKET, SO_PROTOCOL, &proto, &length) == 0
+            && proto == Int32(IPPROTO_TCP)
         self.name = name
         link = try DescriptorLink(
             fileDescriptor: fileDescriptor, name: name,
             wakeup: isSocket ? .shutdown : .wakePipe,
             writeCall: isSocket ? .send : .write,
             eioMeansClosed: !isSocket,
-            limits: limits
+            limits: limits,
+            followsLowWater: isTCP
         )
     }
 

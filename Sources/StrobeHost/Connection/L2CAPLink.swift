@@ -141,6 +141,8 @@ final class L2CAPLink: HCIACLHandler, @unchecked Sendable {
         bearer.finishBatch()
     }
 
+    var bytesToCompletePDU: Int { reassembly.pointee.bytesOwed }
+
     @inline(never)
     private func reassemblyFailed(_ outcome: L2CAPReassemblyOutcome) {
         for error in reassembly.pointee.errors(of: outcome) {

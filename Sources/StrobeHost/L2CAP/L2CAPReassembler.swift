@@ -93,6 +93,13 @@ package struct L2CAPReassembly {
         return false
     }
 
+    /// The bytes still to come of the PDU being assembled: 0 when none is, or while its length
+    /// field is incomplete.
+    package var bytesOwed: Int {
+        if case .assembling(let received, let expected?) = state { return expected - received }
+        return 0
+    }
+
     /// Drops any PDU in progress (for instance when the connection goes away).
     package mutating func reset() {
         if case .assembling = state { counters.abandonedPDUs += 1 }
@@ -329,6 +336,7 @@ package final class L2CAPReassembler {
     package var maximumPayloadLength: Int { reassembly.pointee.maximumPayloadLength }
     package var counters: L2CAPReassemblyCounters { reassembly.pointee.counters }
     package var isAssembling: Bool { reassembly.pointee.isAssembling }
+    package var bytesOwed: Int { reassembly.pointee.bytesOwed }
 
     package func reset() { reassembly.pointee.reset() }
 

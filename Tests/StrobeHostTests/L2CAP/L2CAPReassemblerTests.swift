@@ -118,6 +118,26 @@ struct L2CAPReassemblerTests {
         #expect(first.addresses == second.addresses)
     }
 
+    /// What a PDU part-way in still owes: known once its length field is whole.
+    @Test func bytesOwedFollowTheFragments() {
+        let reassembler = L2CAPReassembler(connectionHandle: handle)
+        let pdu = l2capPDU(channel: 4, payload: l2capPattern(60))
+        #expect(reassembler.bytesOwed == 0)
+        _ = reassembler.feedAll([aclPacket(handle: handle, boundary: 0b10, data: Array(pdu[0..<27]))])
+        #expect(reassembler.bytesOwed == 64 - 27)
+        _ = reassembler.feedAll([aclPacket(handle: handle, boundary: 0b01, data: Array(pdu[27..<54]))])
+        #expect(reassembler.bytesOwed == 64 - 54)
+        let done = reassembler.feedAll([aclPacket(handle: handle, boundary: 0b01, data: Array(pdu[54...]))])
+        #expect(done.pdus == [.init(channel: .att, payload: l2capPattern(60))])
+        #expect(reassembler.bytesOwed == 0)
+        // Half a length field: the length is not known yet.
+        _ = reassembler.feedAll([aclPacket(handle: handle, boundary: 0b10, data: [0x3C])])
+        #expect(reassembler.isAssembling)
+        #expect(reassembler.bytesOwed == 0)
+        _ = reassembler.feedAll([aclPacket(handle: handle, boundary: 0b01, data: [0x00, 0x04, 0x00])])
+        #expect(reassembler.bytesOwed == 64 - 4)
+    }
+
     @Test func continuationFirstIsRejectedAndTheNextStartRecovers() {
         let reassembler = L2CAPReassembler(connectionHandle: handle)
         let fragments = aclFragmentsByHand(handle: handle, pdu: l2capPDU(channel: 4, payload: l2capPattern(50)), size: 27)

@@ -445,6 +445,12 @@ package final class ATTBearer: Sendable {
             state.withLock { $0.record(.malformedPDU(.empty)) }
             return
         }
+        // Notifications first, without the jump through the opcode table: nearly every PDU of a
+        // busy link is one.
+        if first == ATTOpcode.handleValueNotification.rawValue {
+            receiveValue(pdu, opcode: .handleValueNotification, at: time)
+            return
+        }
         let opcode = ATTOpcode(rawValue: first)
         switch opcode {
         case .handleValueNotification, .handleValueIndication:

@@ -128,6 +128,7 @@ final class L2CAPLink: HCIACLHandler, @unchecked Sendable {
 
     // MARK: Receiving (reader thread)
 
+    @inline(__always)
     func controllerDidReceiveACL(_ header: ACLHeader, payload: UnsafeRawBufferPointer, at time: HostTime) {
         let outcome = reassembly.pointee.receive(ACLDataPacket(header: header, data: payload))
         if outcome.errorCount > 0 { reassemblyFailed(outcome) }

@@ -36,18 +36,18 @@ public final class NotificationRing: @unchecked Sendable {
     /// 65535 bytes: a larger `maxValueSize` is clamped to it.
     public static let maximumValueSizeLimit = Int(UInt16.max)
 
-    private let mask: Int
-    private let slotStride: Int
-    private let slots: UnsafeMutableRawPointer
+    @usableFromInline let mask: Int
+    @usableFromInline let slotStride: Int
+    @usableFromInline let slots: UnsafeMutableRawPointer
     private let control: UnsafeMutableRawPointer
     private let producer: UnsafeMutablePointer<ProducerLine>
-    private let consumer: UnsafeMutablePointer<ConsumerLine>
+    @usableFromInline let consumer: UnsafeMutablePointer<ConsumerLine>
     /// `head` and `tail` each on a line of its own: the other side reads it, and the side that
     /// writes it keeps its private fields elsewhere, so taking its own flag never waits for the
     /// line the other side just read.
-    private let headLine: UnsafeMutablePointer<IndexLine>
-    private let tailLine: UnsafeMutablePointer<IndexLine>
-    private let shared: UnsafeMutablePointer<SharedLine>
+    @usableFromInline let headLine: UnsafeMutablePointer<IndexLine>
+    @usableFromInline let tailLine: UnsafeMutablePointer<IndexLine>
+    @usableFromInline let shared: UnsafeMutablePointer<SharedLine>
     /// The parked consumer, if any. Held by the consumer only to store it, by a waker only to take it.
     private let waiter = Mutex<UnsafeContinuation<Void, Never>?>(nil)
     private let handler: (@Sendable (NotificationView) -> Void)?
@@ -56,11 +56,11 @@ public final class NotificationRing: @unchecked Sendable {
     // 65535), then the value bytes inline. A 20-byte header leaves 44 bytes of a 64-byte line to
     // the value (a stylus batch of eight samples): in a slot that starts on a line, one line per
     // notification, not two.
-    private static let sequenceOffset = 0
-    private static let timestampOffset = 8
-    private static let handleOffset = 16
-    private static let lengthOffset = 18
-    private static let valueOffset = 20
+    @inlinable static var sequenceOffset: Int { 0 }
+    @inlinable static var timestampOffset: Int { 8 }
+    @inlinable static var handleOffset: Int { 16 }
+    @inlinable static var lengthOffset: Int { 18 }
+    @inlinable static var valueOffset: Int { 20 }
     /// Index lines are aligned to 128 bytes: a cache line on Apple silicon, two on x86 (whose
     /// adjacent-line prefetcher pulls pairs), so the two sides' indices never share one.
     private static let lineSize = 128
@@ -141,6 +141,7 @@ public final class NotificationRing: @unchecked Sendable {
     /// `tryPush`, leaving the consumer's wakeup to `finishBatch()`: a transport read of many
     /// notifications wakes a parked consumer once. The producer must call `finishBatch()` after
     /// its batch (the bearer does, at the end of each transport read).
+    @inline(__always)
     func pushDeferringWake(handle: AttributeHandle, value: UnsafeRawBufferPointer, at time: HostTime) -> NotificationPushOutcome {
         tryPush(handle: handle, value: value, at: time, deferringWake: true)
     }
@@ -261,13 +262,16 @@ public final class NotificationRing: @unchecked Sendable {
     /// Hands up to `maxCount` notifications, oldest first, to `body`, which borrows each slot for
     /// the duration of its call. Does not allocate. Returns how many were delivered: 0 when the
     /// ring is empty, when another consumer mode owns the ring, or when another drain is running.
-    @discardableResult
+    ///
+    /// Inlinable, so that `body` is inlined into the loop that hands over each slot.
+    @inlinable @discardableResult
     public func drain(maxCount: Int = .max, _ body: (NotificationView) -> Void) -> Int {
         guard claim(.drain) else { return 0 }
         return consume(maxCount: maxCount, body)
     }
 
     /// Delivers from the consumer side while a delivery is marked running.
+    @inlinable
     func consume(maxCount: Int, _ body: (NotificationView) -> Void) -> Int {
         guard maxCount > 0 else { return 0 }
         // An empty ring is answered without taking the flag: a consumer that polls costs the
@@ -312,8 +316,8 @@ public final class NotificationRing: @unchecked Sendable {
     /// Marks a delivery as running: as `beginPush` on the producer side, a plain flag in release
     /// builds (one consumer at a time is the contract; the sequence and callback modes keep it),
     /// an exchange in debug builds, which refuses an overlapping drain.
-    @inline(__always)
-    private func beginConsume() -> Bool {
+    @inlinable @inline(__always)
+    func beginConsume() -> Bool {
         #if DEBUG
         return !consumer.pointee.busy.exchange(true, ordering: .acquiring)
         #else
@@ -330,13 +334,13 @@ public final class NotificationRing: @unchecked Sendable {
 
     // MARK: Consumer: modes and parking
 
-    enum ConsumerMode: UInt8 {
+    @usableFromInline enum ConsumerMode: UInt8 {
         case unclaimed = 0, drain, sequence, callback
     }
 
     /// Claims the consumer side for `mode`. `drain` may be claimed again and again; a sequence
     /// iterator only once; callback mode is set by `init`.
-    func claim(_ mode: ConsumerMode) -> Bool {
+    @usableFromInline func claim(_ mode: ConsumerMode) -> Bool {
         // Already draining: a plain load, so that a consumer polling an empty ring does not take
         // the shared line (which the producer reads on every push) away from the producer.
         if mode == .drain, shared.pointee.mode.load(ordering: .relaxed) == ConsumerMode.drain.rawValue { return true }
@@ -438,8 +442,9 @@ public final class NotificationRing: @unchecked Sendable {
 
 /// One side's index, alone on its line: `head` (the next slot the producer writes, published
 /// with release) or `tail` (the next slot the consumer reads, freed with release).
-private struct IndexLine: ~Copyable {
-    let index = Atomic<Int>(0)
+@usableFromInline struct IndexLine: ~Copyable {
+    @usableFromInline let index = Atomic<Int>(0)
+    init() {}
 }
 
 /// The producer's private line: written on every push, read by no one else on the hot path.
@@ -456,15 +461,16 @@ private struct ProducerLine: ~Copyable {
 }
 
 /// The consumer's private line: written on every delivery.
-private struct ConsumerLine: ~Copyable {
-    let busy = Atomic<Bool>(false)
+@usableFromInline struct ConsumerLine: ~Copyable {
+    @usableFromInline let busy = Atomic<Bool>(false)
     /// The consumer's last view of head, refreshed only when the ring looks empty.
-    var cachedHead = 0
-    let delivered = Atomic<UInt64>(0)
+    @usableFromInline var cachedHead = 0
+    @usableFromInline let delivered = Atomic<UInt64>(0)
+    init() {}
 }
 
 /// Rarely written state that both sides read.
-private struct SharedLine: ~Copyable {
+@usableFromInline struct SharedLine: ~Copyable {
     let closed = Atomic<Bool>(false)
     let mode = Atomic<UInt8>(NotificationRing.ConsumerMode.unclaimed.rawValue)
     let waiterState = Atomic<UInt8>(0)

@@ -34,7 +34,7 @@ final class DescriptorLink: Sendable {
     static let readBufferSize = 64 * 1024
 
     let name: String
-    private let fd: Int32
+    let fd: Int32
     /// The wake pipe's ends, or -1 without one.
     private let wakeReadFD: Int32
     private let wakeWriteFD: Int32
@@ -177,7 +177,7 @@ final class DescriptorLink: Sendable {
             pollfd(fd: wakeReadFD, events: Int16(POLLIN), revents: 0),
         ]
         let lowWaterSink = followsLowWater ? sink as? any HCIReceiveLowWater : nil
-        var lowWater = ReceiveLowWaterMark(fd: fd, readBufferSize: buffer.count)
+        var lowWater = ReceiveLowWaterMark(fd: fd, readBufferSize: buffer.count, largestFragment: limits.maximumACLPayload)
         while true {
             if closing.load(ordering: .acquiring) { return nil }
             if wakeup == .wakePipe {
@@ -223,7 +223,9 @@ final class DescriptorLink: Sendable {
             }
             if !closing.load(ordering: .relaxed) {
                 sink.transportDidFinishBatch()
-                if let lowWaterSink { lowWater.follow(owedData: lowWaterSink.aclBytesCertainToFollow()) }
+                if let lowWaterSink {
+                    lowWater.follow(owedData: lowWaterSink.aclBytesCertainToFollow(), held: deframer.bytesHeld)
+                }
             }
         }
     }

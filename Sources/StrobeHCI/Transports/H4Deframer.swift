@@ -70,6 +70,10 @@ package struct H4Deframer: ~Copyable {
     /// The type of the packet being reassembled, if any.
     package var pendingPacketType: HCIPacketType? { pendingType }
 
+    /// The bytes of the stream held for the packet begun and not yet completed (its type byte
+    /// and what followed); 0 at a packet boundary.
+    package var bytesHeld: Int { pendingType == nil ? 0 : 1 + pendingCount }
+
     /// Consumes one chunk, calling `deliver` for every packet it completes, in stream order.
     /// The payload passed to `deliver` excludes the type byte and is valid only during the call.
     package mutating func feed(

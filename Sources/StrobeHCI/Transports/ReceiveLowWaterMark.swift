@@ -7,41 +7,49 @@ import Glibc
 /// can be there, not at each fragment. Each wakeup of a sleeping reader costs more CPU than the
 /// work of the packets it reads (most of Strobe's CPU per notification over TCP).
 ///
-/// A mark above 1 comes with `SO_RCVTIMEO`, so that a PDU whose fragments stop coming (a link
-/// lost part-way, fragments spread over connection events) holds the reader for at most the
-/// bound; the bound is lifted once the reader finds the socket idle. The reader's thread only.
+/// The mark is a lower bound on the bytes still to come, so a read never waits for bytes that
+/// will not come: the owed data, one header for each of the largest packets the deframer takes
+/// (so at least the packets the data needs), less what the deframer already holds of a packet
+/// begun. A mark above 1 comes with `SO_RCVTIMEO`, so that a PDU whose fragments stop coming (a
+/// link lost part-way, fragments spread over connection events) holds the reader for at most the
+/// bound. The bound is lifted when a read finds the socket idle, not each time the mark drops:
+/// while a link streams, that saves a system call per PDU. The reader's thread only.
 struct ReceiveLowWaterMark {
-    /// The most data one controller ACL packet carries in practice: a whole LE data PDU's
-    /// payload (251 bytes). Counting a header per this many bytes keeps the mark a lower bound.
-    static let largestFragment = 251
     /// H4's packet type byte and the ACL header, before each fragment's data.
     static let bytesBeforeFragment = 1 + ACLHeader.size
-    /// How long a raised mark may hold the reader; the kernel rounds it up to its tick.
+    /// How long a raised mark may hold the reader: one tick of the kernel's clock, to which it
+    /// rounds the 1 ms up.
     static let bound = timeval(tv_sec: 0, tv_usec: 1000)
 
     private let fd: Int32
     private let readBufferSize: Int
+    /// The most data one ACL packet may carry (the deframer's limit).
+    private let largestFragment: Int
     private(set) var mark = 1
     private(set) var bounded = false
     /// Set when the socket refused an option: the reader then reads as before.
     private(set) var failed = false
 
-    init(fd: Int32, readBufferSize: Int) {
+    init(fd: Int32, readBufferSize: Int, largestFragment: Int) {
         self.fd = fd
         self.readBufferSize = readBufferSize
+        self.largestFragment = max(largestFragment, 1)
     }
 
-    /// The H4 bytes at least that `owed` ACL data bytes arrive in: the data, and a packet type
-    /// and ACL header for each fragment it needs at the most a fragment carries.
-    static func bytes(forOwedData owed: Int) -> Int {
+    /// The stream bytes at least still to come when `owed` ACL data bytes are owed and the
+    /// deframer holds `held` bytes of a packet begun: the data, a packet type and ACL header for
+    /// each packet it needs at `largestFragment` bytes a packet, less what is held. At least 1.
+    static func bytes(forOwedData owed: Int, held: Int, largestFragment: Int) -> Int {
         guard owed > 0 else { return 1 }
-        return owed + bytesBeforeFragment * ((owed + largestFragment - 1) / largestFragment)
+        let packets = (owed + largestFragment - 1) / largestFragment
+        return max(owed + bytesBeforeFragment * packets - held, 1)
     }
 
-    /// After a read's packets: waits for `owed` ACL data bytes at the next read (0: for any byte).
-    mutating func follow(owedData owed: Int) {
+    /// After a read's packets: waits at the next read for the rest of `owed` ACL data bytes, of
+    /// which the deframer holds the first `held` stream bytes (owed 0: for any byte).
+    mutating func follow(owedData owed: Int, held: Int) {
         guard !failed else { return }
-        let wanted = min(Self.bytes(forOwedData: owed), readBufferSize)
+        let wanted = min(Self.bytes(forOwedData: owed, held: held, largestFragment: largestFragment), readBufferSize)
         if wanted > 1, !bounded {
             guard set(SO_RCVTIMEO, Self.bound) else { return }
             bounded = true

@@ -13,7 +13,7 @@ public final class StreamTransport: HCITransport {
     /// The endpoint it was opened as: `tcp:HOST:PORT`, `unix:PATH` or `serial:DEV`, or the name
     /// given with the descriptor.
     public let name: String
-    private let link: DescriptorLink
+    let link: DescriptorLink
 
     /// Takes ownership of `fileDescriptor`: a connected stream or seqpacket socket, a tty or a
     /// pipe. Sockets are woken for close with `shutdown()`; anything else is polled beside a

@@ -6,18 +6,59 @@ import Testing
 import Glibc
 #endif
 
-/// A sink that records like `RecordingSink` and says it is owed `owed(packetsSoFar)` ACL data bytes.
+/// A sink that records like `RecordingSink`, says it is owed `owed(packetsSoFar)` ACL data bytes,
+/// and, each time it is asked, notes the socket's low-water mark and bound: what the reader set
+/// after the read before.
 private final class OwedSink: HCIPacketSink, HCIReceiveLowWater {
     let recording = RecordingSink()
     private let owed: @Sendable (Int) -> Int
+    private struct Asks {
+        var marks: [(mark: Int32, bounded: Bool)] = []
+        var waiters: [(count: Int, continuation: CheckedContinuation<[(mark: Int32, bounded: Bool)], Never>)] = []
+    }
+    private let asks = Mutex(Asks())
+    private let socket = Atomic<Int32>(-1)
+
     init(owed: @escaping @Sendable (Int) -> Int) { self.owed = owed }
+
+    func watch(_ transport: StreamTransport) { socket.store(transport.link.fd, ordering: .relaxed) }
+    var marksSeen: [(mark: Int32, bounded: Bool)] { asks.withLock { $0.marks } }
+
+    /// The marks seen at the first `count` asks, once there have been that many.
+    func marks(count: Int) async -> [(mark: Int32, bounded: Bool)] {
+        await withCheckedContinuation { continuation in
+            let marks = asks.withLock { a -> [(mark: Int32, bounded: Bool)]? in
+                if a.marks.count >= count { return a.marks }
+                a.waiters.append((count, continuation))
+                return nil
+            }
+            if let marks { continuation.resume(returning: marks) }
+        }
+    }
 
     func transportDidReceive(_ type: HCIPacketType, payload: UnsafeRawBufferPointer, at time: HostTime) {
         recording.transportDidReceive(type, payload: payload, at: time)
     }
     func transportDidFinishBatch() { recording.transportDidFinishBatch() }
     func transportDidClose(_ error: TransportError?) { recording.transportDidClose(error) }
-    func aclBytesCertainToFollow() -> Int { owed(recording.packets.count) }
+    func aclBytesCertainToFollow() -> Int {
+        let fd = socket.load(ordering: .relaxed)
+        let mark = option(fd, SO_RCVLOWAT, as: Int32.self, 0)
+        let bound = option(fd, SO_RCVTIMEO, as: timeval.self, timeval())
+        let ready = asks.withLock { a in
+            a.marks.append((mark, bound.tv_sec != 0 || bound.tv_usec != 0))
+            let marks = a.marks
+            var ready: [CheckedContinuation<[(mark: Int32, bounded: Bool)], Never>] = []
+            a.waiters.removeAll { waiter in
+                guard marks.count >= waiter.count else { return false }
+                ready.append(waiter.continuation)
+                return true
+            }
+            return ready.map { ($0, marks) }
+        }
+        for (continuation, marks) in ready { continuation.resume(returning: marks) }
+        return owed(recording.packets.count)
+    }
 }
 
 private func option<Value: BitwiseCopyable>(_ fd: Int32, _ name: Int32, as: Value.Type, _ zero: Value) -> Value {
@@ -30,10 +71,15 @@ private func option<Value: BitwiseCopyable>(_ fd: Int32, _ name: Int32, as: Valu
 extension Transports {
     @Suite("Receive low-water mark", .timeLimit(.minutes(1)))
     struct ReceiveLowWaterMarkTests {
-        /// The owed data, and a packet type and an ACL header for each 251 bytes of it or part.
-        @Test(arguments: [(0, 1), (1, 6), (231, 236), (251, 256), (252, 262), (502, 512), (503, 518)])
-        func theMarkCountsAHeaderPerLargestFragment(owed: Int, bytes: Int) {
-            #expect(ReceiveLowWaterMark.bytes(forOwedData: owed) == bytes)
+        /// The owed data, a packet type and an ACL header for each largest packet's worth of it or
+        /// part, less what the deframer holds of a packet begun; never under 1.
+        @Test(arguments: [
+            (0, 0, 251, 1), (1, 0, 251, 6), (231, 0, 251, 236), (251, 0, 251, 256), (252, 0, 251, 262),
+            (502, 0, 251, 512), (503, 0, 251, 518), (231, 0, 4096, 236), (5000, 0, 4096, 5010),
+            (10, 8, 251, 7), (10, 15, 251, 1), (0, 8, 251, 1),
+        ])
+        func theMarkIsTheFewestBytesTheRestCanComeIn(owed: Int, held: Int, largest: Int, bytes: Int) {
+            #expect(ReceiveLowWaterMark.bytes(forOwedData: owed, held: held, largestFragment: largest) == bytes)
         }
 
         /// A raised mark comes with the bound; going back to the first byte keeps the bound until
@@ -45,16 +91,16 @@ extension Transports {
             let peer = try listener.acceptOne()
             defer { _ = close(peer) }
             // The far end stands in for the transport's socket: same options, same kernel code.
-            var mark = ReceiveLowWaterMark(fd: peer, readBufferSize: 64 * 1024)
+            var mark = ReceiveLowWaterMark(fd: peer, readBufferSize: 64 * 1024, largestFragment: 251)
             #expect(option(peer, SO_RCVLOWAT, as: Int32.self, 0) == 1)
 
-            mark.follow(owedData: 200)
+            mark.follow(owedData: 200, held: 0)
             #expect(option(peer, SO_RCVLOWAT, as: Int32.self, 0) == 205)
             let bound = option(peer, SO_RCVTIMEO, as: timeval.self, timeval())
             #expect(bound.tv_sec == 0 && bound.tv_usec > 0)
             #expect(mark.mark == 205 && mark.bounded && !mark.failed)
 
-            mark.follow(owedData: 0)
+            mark.follow(owedData: 0, held: 0)
             #expect(option(peer, SO_RCVLOWAT, as: Int32.self, 0) == 1)
             #expect(mark.bounded)
 
@@ -65,22 +111,49 @@ extension Transports {
             #expect(mark.mark == 1 && !mark.bounded)
         }
 
-        /// Over TCP, with the mark raised for the rest of a PDU, its fragments arrive whole and in
-        /// order, one write each as a peer sends them.
-        @Test func thePDUsFragmentsArriveWithTheMarkRaised() async throws {
+        /// Over TCP, after a read that leaves a PDU part-way, the reader waits for the rest in one
+        /// read: its socket's mark is the rest's bytes (81 owed, one header), with the bound; after
+        /// the PDU, back to 1. The fragments arrive whole and in order.
+        @Test func overTCPTheReaderWaitsForTheRestOfThePDU() async throws {
             let listener = try TestListener.tcpLoopback()
             let transport = try StreamTransport.connectTCP(host: "127.0.0.1", port: listener.port)
             defer { transport.close() }
             let peer = try listener.acceptOne()
             defer { _ = close(peer) }
             let fragments = (1...4).map { Packet.acl(handle: 0x40, data: pattern(27, seed: $0)) }
-            // After the first fragment, the other three's 81 data bytes are owed.
             let sink = OwedSink { $0 == 1 ? 81 : 0 }
+            sink.watch(transport)
             try transport.start(sink)
             Peer.writeAll(peer, fragments[0].h4)
             #expect(await sink.recording.batchEnds(count: 1) == [1])
             for fragment in fragments.dropFirst() { Peer.writeAll(peer, fragment.h4) }
             #expect(await sink.recording.packets(count: 4) == fragments)
+            // Asked after each read: first with nothing set, then with the rest's mark and the
+            // bound (whichever fragments that read took), then back at 1 once the PDU is whole.
+            let seen = await sink.marks(count: 2)
+            #expect(seen[0].mark == 1 && !seen[0].bounded)
+            #expect(seen[1].mark == 86 && seen[1].bounded)
+            let asked = sink.marksSeen.count
+            Peer.writeAll(peer, Packet.event(code: 0x0E, parameters: [1, 3, 0x0C, 0]).h4)
+            #expect(await sink.marks(count: asked + 1).last?.mark == 1)
+        }
+
+        /// Unix sockets read as before: the sink is never asked.
+        @Test func overUnixSocketsTheReaderDoesNotAsk() async throws {
+            let (near, far) = Peer.socketPair(Int32(SOCK_STREAM.rawValue))
+            defer { _ = close(far) }
+            let transport = try StreamTransport(fileDescriptor: near, name: "socketpair")
+            defer { transport.close() }
+            let sink = OwedSink { _ in 81 }
+            sink.watch(transport)
+            try transport.start(sink)
+            let fragments = (1...2).map { Packet.acl(handle: 0x40, data: pattern(27, seed: $0)) }
+            Peer.writeAll(far, fragments[0].h4)
+            #expect(await sink.recording.batchEnds(count: 1) == [1])
+            // A second read: an ask after the first would have come before it.
+            Peer.writeAll(far, fragments[1].h4)
+            #expect(await sink.recording.batchEnds(count: 2) == [1, 2])
+            #expect(sink.marksSeen.isEmpty)
         }
 
         /// A PDU whose fragments stop coming holds an event behind it only for the bound: the
@@ -94,6 +167,7 @@ extension Transports {
             let first = Packet.acl(handle: 0x40, data: pattern(27, seed: 1))
             let event = Packet.event(code: 0x05, parameters: [0x00, 0x40, 0x00, 0x08])
             let sink = OwedSink { $0 == 1 ? 200 : 0 }
+            sink.watch(transport)
             try transport.start(sink)
             Peer.writeAll(peer, first.h4)
             #expect(await sink.recording.batchEnds(count: 1) == [1])

@@ -17,11 +17,12 @@ import Glibc
 struct ReceiveLowWaterMark {
     /// H4's packet type byte and the ACL header, before each fragment's data.
     static let bytesBeforeFragment = 1 + ACLHeader.size
-    /// How long a raised mark may hold the reader: one tick of the kernel's clock, to which it
-    /// rounds the 1 ms up.
-    static let bound = timeval(tv_sec: 0, tv_usec: 1000)
+    /// How long a raised mark may hold the reader by default: one tick of the kernel's clock, to
+    /// which it rounds the 1 ms up.
+    static let defaultBound = Duration.milliseconds(1)
 
     private let fd: Int32
+    private let bound: timeval
     private let readBufferSize: Int
     /// The most data one ACL packet may carry (the deframer's limit).
     private let largestFragment: Int
@@ -30,10 +31,13 @@ struct ReceiveLowWaterMark {
     /// Set when the socket refused an option: the reader then reads as before.
     private(set) var failed = false
 
-    init(fd: Int32, readBufferSize: Int, largestFragment: Int) {
+    /// `bound` is at least a microsecond.
+    init(fd: Int32, readBufferSize: Int, largestFragment: Int, bound: Duration = defaultBound) {
         self.fd = fd
         self.readBufferSize = readBufferSize
         self.largestFragment = max(largestFragment, 1)
+        let (seconds, attoseconds) = max(bound, .microseconds(1)).components
+        self.bound = timeval(tv_sec: Int(seconds), tv_usec: Int(attoseconds / 1_000_000_000_000))
     }
 
     /// The stream bytes at least still to come when `owed` ACL data bytes are owed and the
@@ -51,7 +55,7 @@ struct ReceiveLowWaterMark {
         guard !failed else { return }
         let wanted = min(Self.bytes(forOwedData: owed, held: held, largestFragment: largestFragment), readBufferSize)
         if wanted > 1, !bounded {
-            guard set(SO_RCVTIMEO, Self.bound) else { return }
+            guard set(SO_RCVTIMEO, bound) else { return }
             bounded = true
         }
         if wanted != mark {

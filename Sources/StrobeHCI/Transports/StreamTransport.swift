@@ -17,9 +17,11 @@ public final class StreamTransport: HCITransport {
 
     /// Takes ownership of `fileDescriptor`: a connected stream or seqpacket socket, a tty or a
     /// pipe. Sockets are woken for close with `shutdown()`; anything else is polled beside a
-    /// wake pipe. The descriptor is made blocking.
+    /// wake pipe. The descriptor is made blocking. On a TCP socket the reader waits for the rest
+    /// of a PDU for at most `lowWaterBound` (`ReceiveLowWaterMark`).
     package init(
-        fileDescriptor: Int32, name: String, limits: H4Deframer.Limits = H4Deframer.Limits()
+        fileDescriptor: Int32, name: String, limits: H4Deframer.Limits = H4Deframer.Limits(),
+        lowWaterBound: Duration = ReceiveLowWaterMark.defaultBound
     ) throws(TransportError) {
         var info = stat()
         guard fstat(fileDescriptor, &info) == 0 else {
@@ -43,7 +45,7 @@ public final class StreamTransport: HCITransport {
             writeCall: isSocket ? .send : .write,
             eioMeansClosed: !isSocket,
             limits: limits,
-            followsLowWater: isTCP
+            lowWaterBound: isTCP ? lowWaterBound : nil
         )
     }
 

@@ -61,6 +61,24 @@ private final class OwedSink: HCIPacketSink, HCIReceiveLowWater {
     }
 }
 
+/// A transport on a TCP connection to `listener`, its low-water mark held for at most `bound`.
+private func tcpTransport(to listener: TestListener, bound: Duration) throws -> StreamTransport {
+    let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+    guard fd >= 0 else { throw TestListener.Failure("socket") }
+    var address = sockaddr_in()
+    address.sin_family = sa_family_t(AF_INET)
+    address.sin_port = UInt16(listener.port).bigEndian
+    address.sin_addr.s_addr = inet_addr("127.0.0.1")
+    let connected = withUnsafePointer(to: &address) {
+        $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) == 0 }
+    }
+    guard connected else {
+        _ = close(fd)
+        throw TestListener.Failure("connect")
+    }
+    return try StreamTransport(fileDescriptor: fd, name: "tcp", lowWaterBound: bound)
+}
+
 private func option<Value: BitwiseCopyable>(_ fd: Int32, _ name: Int32, as: Value.Type, _ zero: Value) -> Value {
     var value = zero
     var length = socklen_t(MemoryLayout<Value>.size)
@@ -116,7 +134,8 @@ extension Transports {
         /// the PDU, back to 1. The fragments arrive whole and in order.
         @Test func overTCPTheReaderWaitsForTheRestOfThePDU() async throws {
             let listener = try TestListener.tcpLoopback()
-            let transport = try StreamTransport.connectTCP(host: "127.0.0.1", port: listener.port)
+            // A bound no run reaches: the mark stays until the rest comes, however late.
+            let transport = try tcpTransport(to: listener, bound: .seconds(600))
             defer { transport.close() }
             let peer = try listener.acceptOne()
             defer { _ = close(peer) }
@@ -128,8 +147,10 @@ extension Transports {
             #expect(await sink.recording.batchEnds(count: 1) == [1])
             for fragment in fragments.dropFirst() { Peer.writeAll(peer, fragment.h4) }
             #expect(await sink.recording.packets(count: 4) == fragments)
+            // One read for the three: the mark (86) is not reached before the third (96 bytes).
+            #expect(await sink.recording.batchEnds(count: 2) == [1, 4])
             // Asked after each read: first with nothing set, then with the rest's mark and the
-            // bound (whichever fragments that read took), then back at 1 once the PDU is whole.
+            // bound (the three fragments came in one read), then back at 1 once the PDU is whole.
             let seen = await sink.marks(count: 2)
             #expect(seen[0].mark == 1 && !seen[0].bounded)
             #expect(seen[1].mark == 86 && seen[1].bounded)

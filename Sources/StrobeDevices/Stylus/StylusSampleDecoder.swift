@@ -124,13 +124,13 @@ public struct StylusSampleDecoder: Sendable {
         // Each sample is stamped back from the last one by the time after it; a batch that claims
         // more time than the clock has (just after start-up) is clamped at 0. `after` cannot wrap:
         // `span` is the sum of the deltas taken off it.
-        var after = span &- UInt64(batch[0].deltaMicroseconds) &* 1000
+        var after = span
         let floor = lastStamp?.nanoseconds ?? 0
 
         var stamp = HostTime(nanoseconds: floor)
         for index in batch.indices {
             let sample = batch[index]
-            if index > 0 { after &-= UInt64(sample.deltaMicroseconds) &* 1000 }
+            after &-= UInt64(sample.deltaMicroseconds) &* 1000
             let time = last >= after ? last &- after : 0
             stamp = HostTime(nanoseconds: max(time, floor))
             sink(.sample(sample, timestamp: stamp))

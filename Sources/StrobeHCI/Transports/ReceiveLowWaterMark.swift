@@ -31,12 +31,13 @@ struct ReceiveLowWaterMark {
     /// Set when the socket refused an option: the reader then reads as before.
     private(set) var failed = false
 
-    /// `bound` is at least a microsecond.
+    /// `bound` is kept within a microsecond and 10 s: the kernel takes a timeout too long for its
+    /// clock as none at all, and a stalled PDU would then hold the reader for good.
     init(fd: Int32, readBufferSize: Int, largestFragment: Int, bound: Duration = defaultBound) {
         self.fd = fd
         self.readBufferSize = readBufferSize
         self.largestFragment = max(largestFragment, 1)
-        let (seconds, attoseconds) = max(bound, .microseconds(1)).components
+        let (seconds, attoseconds) = min(max(bound, .microseconds(1)), .seconds(10)).components
         self.bound = timeval(tv_sec: Int(seconds), tv_usec: Int(attoseconds / 1_000_000_000_000))
     }
 

@@ -43,10 +43,12 @@ private final class OwedSink: HCIPacketSink, HCIReceiveLowWater {
     func transportDidClose(_ error: TransportError?) { recording.transportDidClose(error) }
     func aclBytesCertainToFollow() -> Int {
         let fd = socket.load(ordering: .relaxed)
-        let mark = option(fd, SO_RCVLOWAT, as: Int32.self, 0)
+        // Recorded, not checked here: this is the reader's thread, not the test's. A failed
+        // getsockopt records a mark of -1, which no test expects.
+        let mark = option(fd, SO_RCVLOWAT, as: Int32.self, 0) ?? -1
         let bound = option(fd, SO_RCVTIMEO, as: timeval.self, timeval())
         let ready = asks.withLock { a in
-            a.marks.append((mark, bound.tv_sec != 0 || bound.tv_usec != 0))
+            a.marks.append((mark, bound.map { $0.tv_sec != 0 || $0.tv_usec != 0 } ?? false))
             let marks = a.marks
             var ready: [CheckedContinuation<[(mark: Int32, bounded: Bool)], Never>] = []
             a.waiters.removeAll { waiter in
@@ -79,11 +81,11 @@ private func tcpTransport(to listener: TestListener, bound: Duration) throws -> 
     return try StreamTransport(fileDescriptor: fd, name: "tcp", lowWaterBound: bound)
 }
 
-private func option<Value: BitwiseCopyable>(_ fd: Int32, _ name: Int32, as: Value.Type, _ zero: Value) -> Value {
+/// The socket option's value; nil when `getsockopt` fails.
+private func option<Value: BitwiseCopyable>(_ fd: Int32, _ name: Int32, as: Value.Type, _ zero: Value) -> Value? {
     var value = zero
     var length = socklen_t(MemoryLayout<Value>.size)
-    #expect(getsockopt(fd, SOL_SOCKET, name, &value, &length) == 0)
-    return value
+    return getsockopt(fd, SOL_SOCKET, name, &value, &length) == 0 ? value : nil
 }
 
 extension Transports {
@@ -114,7 +116,7 @@ extension Transports {
 
             mark.follow(owedData: 200, held: 0)
             #expect(option(peer, SO_RCVLOWAT, as: Int32.self, 0) == 205)
-            let bound = option(peer, SO_RCVTIMEO, as: timeval.self, timeval())
+            let bound = try #require(option(peer, SO_RCVTIMEO, as: timeval.self, timeval()))
             #expect(bound.tv_sec == 0 && bound.tv_usec > 0)
             #expect(mark.mark == 205 && mark.bounded && !mark.failed)
 
@@ -124,7 +126,7 @@ extension Transports {
 
             mark.readTimedOut()
             #expect(option(peer, SO_RCVLOWAT, as: Int32.self, 0) == 1)
-            let lifted = option(peer, SO_RCVTIMEO, as: timeval.self, timeval())
+            let lifted = try #require(option(peer, SO_RCVTIMEO, as: timeval.self, timeval()))
             #expect(lifted.tv_sec == 0 && lifted.tv_usec == 0)
             #expect(mark.mark == 1 && !mark.bounded)
         }
@@ -134,8 +136,9 @@ extension Transports {
         /// the PDU, back to 1. The fragments arrive whole and in order.
         @Test func overTCPTheReaderWaitsForTheRestOfThePDU() async throws {
             let listener = try TestListener.tcpLoopback()
-            // A bound no run reaches: the mark stays until the rest comes, however late.
-            let transport = try tcpTransport(to: listener, bound: .seconds(600))
+            // A bound no scheduling delay reaches: the mark stays until the rest comes. A mark set
+            // too high would hold the read for the 5 s and fail the test, not hang it.
+            let transport = try tcpTransport(to: listener, bound: .seconds(5))
             defer { transport.close() }
             let peer = try listener.acceptOne()
             defer { _ = close(peer) }
@@ -159,6 +162,27 @@ extension Transports {
             #expect(await sink.marks(count: asked + 1).last?.mark == 1)
         }
 
+        /// A read that ends part-way through a fragment: the bytes the deframer holds of it come
+        /// off the mark (81 owed, one header, 10 held: 76).
+        @Test func theBytesHeldOfAFragmentComeOffTheMark() async throws {
+            let listener = try TestListener.tcpLoopback()
+            let transport = try tcpTransport(to: listener, bound: .seconds(5))
+            defer { transport.close() }
+            let peer = try listener.acceptOne()
+            defer { _ = close(peer) }
+            let fragments = (1...4).map { Packet.acl(handle: 0x40, data: pattern(27, seed: $0)) }
+            let sink = OwedSink { $0 == 1 ? 81 : 0 }
+            sink.watch(transport)
+            try transport.start(sink)
+            let rest = fragments.dropFirst().flatMap(\.h4)
+            Peer.writeAll(peer, fragments[0].h4 + rest.prefix(10))
+            #expect(await sink.recording.batchEnds(count: 1) == [1])
+            Peer.writeAll(peer, Array(rest.dropFirst(10)))
+            #expect(await sink.recording.packets(count: 4) == fragments)
+            let seen = await sink.marks(count: 2)
+            #expect(seen[1].mark == 76 && seen[1].bounded)
+        }
+
         /// Unix sockets read as before: the sink is never asked.
         @Test func overUnixSocketsTheReaderDoesNotAsk() async throws {
             let (near, far) = Peer.socketPair(Int32(SOCK_STREAM.rawValue))
@@ -178,10 +202,11 @@ extension Transports {
         }
 
         /// A PDU whose fragments stop coming holds an event behind it only for the bound: the
-        /// event arrives although the bytes the mark waits for never do.
+        /// event arrives although the bytes the mark waits for never do. A 2 s bound, so that the
+        /// event surely comes within it: the read that takes it has waited the bound out.
         @Test func anEventBehindAStalledPDUStillArrives() async throws {
             let listener = try TestListener.tcpLoopback()
-            let transport = try StreamTransport.connectTCP(host: "127.0.0.1", port: listener.port)
+            let transport = try tcpTransport(to: listener, bound: .seconds(2))
             defer { transport.close() }
             let peer = try listener.acceptOne()
             defer { _ = close(peer) }
@@ -194,6 +219,10 @@ extension Transports {
             #expect(await sink.recording.batchEnds(count: 1) == [1])
             Peer.writeAll(peer, event.h4)
             #expect(await sink.recording.packets(count: 2) == [first, event])
+            // The read that took the event began with the raised mark (205) and its bound, which
+            // its 6 bytes never reach: it returned them when the bound passed.
+            let seen = await sink.marks(count: 2)
+            #expect(seen[1].mark == 205 && seen[1].bounded)
             // The link goes on as before: the next packet comes at its first byte.
             Peer.writeAll(peer, first.h4)
             #expect(await sink.recording.packets(count: 3) == [first, event, first])

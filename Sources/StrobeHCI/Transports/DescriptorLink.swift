@@ -43,9 +43,9 @@ final class DescriptorLink: Sendable {
     private let limits: H4Deframer.Limits
     /// Whether `read()` returning EIO means the peer went away (a tty whose far end hung up).
     private let eioMeansClosed: Bool
-    /// With a bound, the reader sets a receive low-water mark from what its sink says will follow
-    /// (`ReceiveLowWaterMark`; TCP sockets); nil: it reads as it comes.
-    private let lowWaterBound: Duration?
+    /// Whether the reader sets a receive low-water mark from what its sink says will follow
+    /// (`ReceiveLowWaterMark`; TCP sockets).
+    private let followsLowWater: Bool
 
     /// Set once by `close()`; read by the reader at each read and each packet. Release/acquire
     /// so the reader that sees it also sees that the host, not the peer, ended the link.
@@ -80,7 +80,7 @@ final class DescriptorLink: Sendable {
     init(
         fileDescriptor fd: Int32, name: String, wakeup: Wakeup, writeCall: WriteCall,
         eioMeansClosed: Bool, limits: H4Deframer.Limits, packetPerWrite: Bool = false,
-        lowWaterBound: Duration? = nil
+        followsLowWater: Bool = false
     ) throws(TransportError) {
         var wakeEnds: (Int32, Int32) = (-1, -1)
         if wakeup == .wakePipe {
@@ -100,7 +100,7 @@ final class DescriptorLink: Sendable {
         self.eioMeansClosed = eioMeansClosed
         self.limits = limits
         self.packetPerWrite = packetPerWrite
-        self.lowWaterBound = lowWaterBound
+        self.followsLowWater = followsLowWater
     }
 
     deinit {
@@ -176,10 +176,8 @@ final class DescriptorLink: Sendable {
             pollfd(fd: fd, events: Int16(POLLIN), revents: 0),
             pollfd(fd: wakeReadFD, events: Int16(POLLIN), revents: 0),
         ]
-        let lowWaterSink = lowWaterBound == nil ? nil : sink as? any HCIReceiveLowWater
-        var lowWater = ReceiveLowWaterMark(
-            fd: fd, readBufferSize: buffer.count, largestFragment: limits.maximumACLPayload,
-            bound: lowWaterBound ?? ReceiveLowWaterMark.defaultBound)
+        let lowWaterSink = followsLowWater ? sink as? any HCIReceiveLowWater : nil
+        var lowWater = ReceiveLowWaterMark(fd: fd, readBufferSize: buffer.count, largestFragment: limits.maximumACLPayload)
         while true {
             if closing.load(ordering: .acquiring) { return nil }
             if wakeup == .wakePipe {

@@ -17,12 +17,11 @@ import Glibc
 struct ReceiveLowWaterMark {
     /// H4's packet type byte and the ACL header, before each fragment's data.
     static let bytesBeforeFragment = 1 + ACLHeader.size
-    /// How long a raised mark may hold the reader by default: one tick of the kernel's clock, to
-    /// which it rounds the 1 ms up.
-    static let defaultBound = Duration.milliseconds(1)
+    /// How long a raised mark may hold the reader: one tick of the kernel's clock, to which it
+    /// rounds the 1 ms up.
+    static let bound = timeval(tv_sec: 0, tv_usec: 1000)
 
     private let fd: Int32
-    private let bound: timeval
     private let readBufferSize: Int
     /// The most data one ACL packet may carry (the deframer's limit).
     private let largestFragment: Int
@@ -31,14 +30,10 @@ struct ReceiveLowWaterMark {
     /// Set when the socket refused an option: the reader then reads as before.
     private(set) var failed = false
 
-    /// `bound` is kept within a microsecond and 10 s: the kernel takes a timeout too long for its
-    /// clock as none at all, and a stalled PDU would then hold the reader for good.
-    init(fd: Int32, readBufferSize: Int, largestFragment: Int, bound: Duration = defaultBound) {
+    init(fd: Int32, readBufferSize: Int, largestFragment: Int) {
         self.fd = fd
         self.readBufferSize = readBufferSize
         self.largestFragment = max(largestFragment, 1)
-        let (seconds, attoseconds) = min(max(bound, .microseconds(1)), .seconds(10)).components
-        self.bound = timeval(tv_sec: Int(seconds), tv_usec: Int(attoseconds / 1_000_000_000_000))
     }
 
     /// The stream bytes at least still to come when `owed` ACL data bytes are owed and the
@@ -56,7 +51,7 @@ struct ReceiveLowWaterMark {
         guard !failed else { return }
         let wanted = min(Self.bytes(forOwedData: owed, held: held, largestFragment: largestFragment), readBufferSize)
         if wanted > 1, !bounded {
-            guard set(SO_RCVTIMEO, bound) else { return }
+            guard set(SO_RCVTIMEO, Self.bound) else { return }
             bounded = true
         }
         if wanted != mark {

@@ -18,10 +18,9 @@ public final class StreamTransport: HCITransport {
     /// Takes ownership of `fileDescriptor`: a connected stream or seqpacket socket, a tty or a
     /// pipe. Sockets are woken for close with `shutdown()`; anything else is polled beside a
     /// wake pipe. The descriptor is made blocking. On a TCP socket the reader waits for the rest
-    /// of a PDU for at most `lowWaterBound` (`ReceiveLowWaterMark`).
+    /// of a PDU, for a bounded time (`ReceiveLowWaterMark`).
     package init(
-        fileDescriptor: Int32, name: String, limits: H4Deframer.Limits = H4Deframer.Limits(),
-        lowWaterBound: Duration = ReceiveLowWaterMark.defaultBound
+        fileDescriptor: Int32, name: String, limits: H4Deframer.Limits = H4Deframer.Limits()
     ) throws(TransportError) {
         var info = stat()
         guard fstat(fileDescriptor, &info) == 0 else {
@@ -45,7 +44,7 @@ public final class StreamTransport: HCITransport {
             writeCall: isSocket ? .send : .write,
             eioMeansClosed: !isSocket,
             limits: limits,
-            lowWaterBound: isTCP ? lowWaterBound : nil
+            followsLowWater: isTCP
         )
     }
 

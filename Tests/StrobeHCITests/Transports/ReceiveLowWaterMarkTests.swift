@@ -69,6 +69,24 @@ private final class OwedSink: HCIPacketSink, HCIReceiveLowWater {
     }
 }
 
+/// A TCP transport (not started) and the descriptor of its far end.
+private func tcpLink() throws -> (transport: StreamTransport, peer: Int32) {
+    let listener = try TestListener.tcpLoopback()
+    let transport = try StreamTransport.connectTCP(host: "127.0.0.1", port: listener.port)
+    do {
+        return (transport, try listener.acceptOne())
+    } catch {
+        transport.close()
+        throw error
+    }
+}
+
+/// Four 27-byte ACL fragments on handle 0x40, each its own pattern (the sink, not their bytes,
+/// says what is owed).
+private func fourFragments() -> [Packet] {
+    (1...4).map { Packet.acl(handle: 0x40, data: pattern(27, seed: $0)) }
+}
+
 /// The socket option's value; nil when `getsockopt` fails.
 private func option<Value: BitwiseCopyable>(_ fd: Int32, _ name: Int32, as: Value.Type, _ zero: Value) -> Value? {
     var value = zero
@@ -93,11 +111,8 @@ extension Transports {
         /// A raised mark comes with the bound; going back to the first byte keeps the bound until
         /// a read times out, which lifts it.
         @Test func theSocketTakesTheMarkAndItsBound() throws {
-            let listener = try TestListener.tcpLoopback()
-            let transport = try StreamTransport.connectTCP(host: "127.0.0.1", port: listener.port)
-            defer { transport.close() }
-            let peer = try listener.acceptOne()
-            defer { _ = close(peer) }
+            let (transport, peer) = try tcpLink()
+            defer { transport.close(); _ = close(peer) }
             // The far end stands in for the transport's socket: same options, same kernel code.
             var mark = ReceiveLowWaterMark(fd: peer, readBufferSize: 64 * 1024, largestFragment: 251)
             #expect(option(peer, SO_RCVLOWAT, as: Int32.self, 0) == 1)
@@ -123,12 +138,9 @@ extension Transports {
         /// read: its socket's mark is the rest's bytes (81 owed, one header), with the bound; after
         /// the PDU, back to 1. The fragments arrive whole and in order.
         @Test func overTCPTheReaderWaitsForTheRestOfThePDU() async throws {
-            let listener = try TestListener.tcpLoopback()
-            let transport = try StreamTransport.connectTCP(host: "127.0.0.1", port: listener.port)
-            defer { transport.close() }
-            let peer = try listener.acceptOne()
-            defer { _ = close(peer) }
-            let fragments = (1...4).map { Packet.acl(handle: 0x40, data: pattern(27, seed: $0)) }
+            let (transport, peer) = try tcpLink()
+            defer { transport.close(); _ = close(peer) }
+            let fragments = fourFragments()
             // The other three fragments are written, one write each, as the reader is asked
             // after the first: they are all there for the read after the mark is set.
             let sink = OwedSink(owed: { $0 == 1 ? 81 : 0 }, onFirstAsk: {
@@ -152,12 +164,9 @@ extension Transports {
         /// A read that ends part-way through a fragment: the bytes the deframer holds of it come
         /// off the mark (81 owed, one header, 10 held: 76).
         @Test func theBytesHeldOfAFragmentComeOffTheMark() async throws {
-            let listener = try TestListener.tcpLoopback()
-            let transport = try StreamTransport.connectTCP(host: "127.0.0.1", port: listener.port)
-            defer { transport.close() }
-            let peer = try listener.acceptOne()
-            defer { _ = close(peer) }
-            let fragments = (1...4).map { Packet.acl(handle: 0x40, data: pattern(27, seed: $0)) }
+            let (transport, peer) = try tcpLink()
+            defer { transport.close(); _ = close(peer) }
+            let fragments = fourFragments()
             let rest = fragments.dropFirst().flatMap(\.h4)
             let sink = OwedSink(owed: { $0 == 1 ? 81 : 0 }, onFirstAsk: { Peer.writeAll(peer, Array(rest.dropFirst(10))) })
             sink.watch(transport)
@@ -192,11 +201,8 @@ extension Transports {
         /// here the event may come before the bound passes or after, which lifts the mark, as the
         /// machine's load decides.
         @Test func anEventBehindAStalledPDUStillArrives() async throws {
-            let listener = try TestListener.tcpLoopback()
-            let transport = try StreamTransport.connectTCP(host: "127.0.0.1", port: listener.port)
-            defer { transport.close() }
-            let peer = try listener.acceptOne()
-            defer { _ = close(peer) }
+            let (transport, peer) = try tcpLink()
+            defer { transport.close(); _ = close(peer) }
             let first = Packet.acl(handle: 0x40, data: pattern(27, seed: 1))
             let event = Packet.event(code: 0x05, parameters: [0x00, 0x40, 0x00, 0x08])
             let sink = OwedSink { $0 == 1 ? 200 : 0 }

@@ -18,6 +18,8 @@ final class ACLRouteTable: @unchecked Sendable {
         /// upper four bits set).
         let handle: UInt16
         let box: Unmanaged<Box>?
+        /// The handler's `receiveContext`, read from the slot with the box.
+        let context: UnsafeMutableRawPointer?
 
         static let vacant: UInt16 = 0xFFFF
     }
@@ -37,12 +39,12 @@ final class ACLRouteTable: @unchecked Sendable {
         var count = 2
         while count < 2 * entries.count { count <<= 1 }
         routes = .allocate(capacity: count)
-        routes.initialize(repeating: Route(handle: Route.vacant, box: nil))
+        routes.initialize(repeating: Route(handle: Route.vacant, box: nil, context: nil))
         mask = count - 1
         for (handle, box) in entries {
             var slot = Int(handle.rawValue) & mask
             while routes[slot].handle != Route.vacant { slot = (slot &+ 1) & mask }
-            routes[slot] = Route(handle: handle.rawValue, box: .passUnretained(box))
+            routes[slot] = Route(handle: handle.rawValue, box: .passUnretained(box), context: box.handler.receiveContext)
         }
     }
 
@@ -62,8 +64,9 @@ final class ACLRouteTable: @unchecked Sendable {
             if routes[slot].handle == Route.vacant { return false }
             slot = (slot &+ 1) & mask
         }
+        let context = routes[slot].context
         routes[slot].box.unsafelyUnwrapped._withUnsafeGuaranteedRef { box in
-            box.handler.controllerDidReceiveACL(header, payload: payload, at: time)
+            box.handler.controllerDidReceiveACL(header, payload: payload, at: time, context: context)
             if endingBatch { box.handler.controllerDidFinishBatch() }
         }
         return true

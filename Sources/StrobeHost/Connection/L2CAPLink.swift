@@ -128,8 +128,13 @@ final class L2CAPLink: HCIACLHandler, @unchecked Sendable {
 
     // MARK: Receiving (reader thread)
 
+    var receiveContext: UnsafeMutableRawPointer? { UnsafeMutableRawPointer(reassembly) }
+
     @inline(__always)
-    func controllerDidReceiveACL(_ header: ACLHeader, payload: UnsafeRawBufferPointer, at time: HostTime) {
+    func controllerDidReceiveACL(_ header: ACLHeader, payload: UnsafeRawBufferPointer, at time: HostTime,
+                                 context: UnsafeMutableRawPointer?) {
+        // The route's copy of `reassembly`, fetched with the route instead of through self.
+        let reassembly = context?.assumingMemoryBound(to: L2CAPReassembly.self) ?? reassembly
         let outcome = reassembly.pointee.receive(ACLDataPacket(header: header, data: payload))
         if outcome.errorCount > 0 { reassemblyFailed(outcome) }
         if let pdu = outcome.pdu {

@@ -122,13 +122,13 @@ private let mtuRequest: [UInt8] = [0x03, 0x00, 0x04, 0x00, 0x02, 0xF7, 0x00]
     /// (0x0040 and 0x0100, 0x0001 and 0x0041) probing on: each handle's data reaches its own
     /// handler (whichever order the routes were added in), and a handle without a route reaches
     /// none, whether its first slot is vacant or taken (0x0E1F's probe wraps past 0x0EFF at the
-    /// table's end).
+    /// table's end). Each packet comes with its own handler's receive context.
     @Test func eachOfManyHandlesReachesItsOwnHandler() async throws {
         let (controller, transport) = try await twoBufferController()
         let handles: [UInt16] = [0x0EFF, 0x0040, 0x0002, 0x0100, 0x0041, 0x0001, 0x0777, 0x0042, 0x0003]
         var handlers: [UInt16: RecordingACLHandler] = [:]
         for handle in handles {
-            handlers[handle] = RecordingACLHandler()
+            handlers[handle] = RecordingACLHandler(contextAddress: 0x1000 + Int(handle) * 16)
             controller.setACLHandler(handlers[handle], for: ConnectionHandle(rawValue: handle))
         }
         for handle in handles.reversed() {
@@ -137,6 +137,7 @@ private let mtuRequest: [UInt8] = [0x03, 0x00, 0x04, 0x00, 0x02, 0xF7, 0x00]
         for handle in handles {
             #expect(handlers[handle]?.packets.values.map(\.payload) == [[UInt8(handle & 0xFF)]], "handle \(handle)")
             #expect(handlers[handle]?.packets.values.map(\.handle) == [ConnectionHandle(rawValue: handle)])
+            #expect(handlers[handle]?.packets.values.map(\.context) == [0x1000 + Int(handle) * 16], "handle \(handle)")
         }
         for unrouted: UInt16 in [0x0050, 0x0060, 0x0E1F, 0x0004] {
             transport.deliver([0x02, UInt8(unrouted & 0xFF), UInt8(unrouted >> 8) | 0x20, 0x01, 0x00, 0x00])

@@ -38,12 +38,20 @@ final class RecordingACLHandler: HCIACLHandler {
         var boundary: ACLPacketBoundary
         var payload: [UInt8]
         var time: HostTime
+        /// The address of the context the packet came with (0 for none).
+        var context = 0
     }
     let packets = Collector<Packet>()
+    /// The address `receiveContext` gives (0 for none); the test never dereferences it.
+    let contextAddress: Int
+    init(contextAddress: Int = 0) { self.contextAddress = contextAddress }
+    var receiveContext: UnsafeMutableRawPointer? { UnsafeMutableRawPointer(bitPattern: contextAddress) }
     /// "acl" for each packet and "end" for each batch end, in order.
     let events = Collector<String>()
-    func controllerDidReceiveACL(_ header: ACLHeader, payload: UnsafeRawBufferPointer, at time: HostTime) {
-        packets.append(Packet(handle: header.connectionHandle, boundary: header.boundary, payload: Array(payload), time: time))
+    func controllerDidReceiveACL(_ header: ACLHeader, payload: UnsafeRawBufferPointer, at time: HostTime,
+                                 context: UnsafeMutableRawPointer?) {
+        packets.append(Packet(handle: header.connectionHandle, boundary: header.boundary, payload: Array(payload), time: time,
+                              context: Int(bitPattern: context)))
         events.append("acl")
     }
     func controllerDidFinishBatch() {

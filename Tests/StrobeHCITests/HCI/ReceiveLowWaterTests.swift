@@ -5,7 +5,8 @@ import Testing
 private final class OwingACLHandler: HCIACLHandler {
     let owed: Int
     init(owed: Int) { self.owed = owed }
-    func controllerDidReceiveACL(_ header: ACLHeader, payload: UnsafeRawBufferPointer, at time: HostTime) {}
+    func controllerDidReceiveACL(_ header: ACLHeader, payload: UnsafeRawBufferPointer, at time: HostTime,
+                                 context: UnsafeMutableRawPointer?) {}
     var bytesToCompletePDU: Int { owed }
 }
 

@@ -97,8 +97,9 @@ package protocol HCIACLHandler: AnyObject, Sendable {
     /// The state each of its packets starts with (a link's reassembly), or nil. The route keeps
     /// its address beside the handler's and hands it back with every packet, so that the reader
     /// fetches both at once instead of one after the other: with many links both are cold, and
-    /// the second fetch in a row cost about 2 ns a notification at 256 links. Read when the route
-    /// is set; it must not change, and must stay valid, for the handler's life.
+    /// the second fetch in a row cost about 2 ns a notification at 256 links (medians of
+    /// `strobe-bench scale`). Read each time the routes change; it must not change, and must stay
+    /// valid, for the handler's life.
     var receiveContext: UnsafeMutableRawPointer? { get }
 
     /// The ACL packets of one transport read (or one packet, for transports that do not report

@@ -134,8 +134,9 @@ final class L2CAPLink: HCIACLHandler, @unchecked Sendable {
     func controllerDidReceiveACL(_ header: ACLHeader, payload: UnsafeRawBufferPointer, at time: HostTime,
                                  context: UnsafeMutableRawPointer?) {
         // The route's copy of `reassembly`, fetched with the route instead of through self.
-        let reassembly = context?.assumingMemoryBound(to: L2CAPReassembly.self) ?? reassembly
-        let outcome = reassembly.pointee.receive(ACLDataPacket(header: header, data: payload))
+        assert(context == nil || context == UnsafeMutableRawPointer(self.reassembly), "a route handed another link's state")
+        let state = context?.assumingMemoryBound(to: L2CAPReassembly.self) ?? self.reassembly
+        let outcome = state.pointee.receive(ACLDataPacket(header: header, data: payload))
         if outcome.errorCount > 0 { reassemblyFailed(outcome) }
         if let pdu = outcome.pdu {
             counts.pdus.incrementBySoleWriter()

@@ -1,16 +1,6 @@
 import Testing
 @testable import StrobeHCI
 
-/// Whether the transport is closed, once the controller that is closing it has: the controller
-/// records its close first and closes the transport just after, on the prober's task.
-private func closes(_ transport: ScriptedTransport) async -> Bool {
-    for _ in 0..<100_000 {
-        if transport.isClosed { return true }
-        await Task.yield()
-    }
-    return transport.isClosed
-}
-
 /// A Command Complete that only hands out credits.
 private func nop(credits: UInt8) -> [UInt8] { [0x04, 0x0E, 0x03, credits, 0x00, 0x00] }
 
@@ -262,7 +252,10 @@ private func nop(credits: UInt8) -> [UInt8] { [0x04, 0x0E, 0x03, credits, 0x00, 
         #expect(await eventually(controller) { if case .closed = $0.phase { true } else { false } })
         let cause = TransportError.unresponsive(probe: "Read BD_ADDR", after: .seconds(2))
         #expect(controller.closeError == .closed(cause))
-        #expect(await closes(transport))
+        // The controller records its close first and closes the transport just after, on the
+        // prober's task; a transport left open fails at the suite's time limit.
+        await transport.waitForClose()
+        #expect(transport.isClosed)
         await #expect(throws: HCIError.closed(cause)) { try await controller.send(HCIReset()) }
         #expect(cause.description == "the controller stopped answering: no answer to Read BD_ADDR within 2 s")
     }
@@ -284,7 +277,10 @@ private func nop(credits: UInt8) -> [UInt8] { [0x04, 0x0E, 0x03, credits, 0x00, 
         clock.advance(by: .seconds(2))
         #expect(await eventually(controller) { if case .closed = $0.phase { true } else { false } })
         #expect(controller.closeError == .closed(.unresponsive(probe: "Read BD_ADDR", after: .seconds(2))))
-        #expect(await closes(transport))
+        // The controller records its close first and closes the transport just after, on the
+        // prober's task; a transport left open fails at the suite's time limit.
+        await transport.waitForClose()
+        #expect(transport.isClosed)
     }
 
     /// Credits that drop to 0 after a command: the next one waits, then fails at its deadline

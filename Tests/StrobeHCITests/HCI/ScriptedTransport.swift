@@ -13,6 +13,7 @@ final class ScriptedTransport: HCITransport {
         var responder: Responder?
         var sentWaiters: [(id: Int, count: Int, continuation: CheckedContinuation<[[UInt8]], Never>)] = []
         var nextWaiterID = 0
+        var closeWaiters: [(id: Int, continuation: CheckedContinuation<Void, Never>)] = []
         var closed = false
         var startError: TransportError?
     }
@@ -58,23 +59,45 @@ final class ScriptedTransport: HCITransport {
         for reply in responder?(packet) ?? [] { deliver(reply) }
     }
 
-    func close() {
-        let sink = state.withLock { s -> (any HCIPacketSink)? in
-            guard !s.closed else { return nil }
-            s.closed = true
-            return s.sink
-        }
-        sink?.transportDidClose(nil)
-    }
+    func close() { end(nil) }
 
     /// The link fails under the host (`closedByPeer` and the like).
-    func fail(_ error: TransportError) {
-        let sink = state.withLock { s -> (any HCIPacketSink)? in
+    func fail(_ error: TransportError) { end(error) }
+
+    private func end(_ error: TransportError?) {
+        let ended = state.withLock { s -> (sink: (any HCIPacketSink)?, waiters: [CheckedContinuation<Void, Never>])? in
             guard !s.closed else { return nil }
             s.closed = true
-            return s.sink
+            defer { s.closeWaiters = [] }
+            return (s.sink, s.closeWaiters.map(\.continuation))
         }
-        sink?.transportDidClose(error)
+        guard let ended else { return }
+        for waiter in ended.waiters { waiter.resume() }
+        ended.sink?.transportDidClose(error)
+    }
+
+    /// Suspends until the transport is closed (by the host or `fail`), or the task is cancelled.
+    func waitForClose() async {
+        let id = state.withLock { s in
+            s.nextWaiterID += 1
+            return s.nextWaiterID
+        }
+        await withTaskCancellationHandler {
+            await withCheckedContinuation { continuation in
+                let now = state.withLock { s -> Bool in
+                    if s.closed || Task.isCancelled { return true }
+                    s.closeWaiters.append((id, continuation))
+                    return false
+                }
+                if now { continuation.resume() }
+            }
+        } onCancel: {
+            let waiter = state.withLock { s -> CheckedContinuation<Void, Never>? in
+                guard let index = s.closeWaiters.firstIndex(where: { $0.id == id }) else { return nil }
+                return s.closeWaiters.remove(at: index).continuation
+            }
+            waiter?.resume()
+        }
     }
 
     /// Delivers one H4 packet (type byte first) from the "controller".

@@ -38,13 +38,13 @@ enum EndToEndScenario {
         }
     }
 
-    static func run(notifications: Int, consumer: Consumer = .callback) async throws -> BenchReport {
+    static func run(notifications: Int, consumer: Consumer = .callback, readCoalescing: ReadCoalescing = .off) async throws -> BenchReport {
         // The peripheral advertises every 2 ms: connecting waits for its next advertising event,
         // which both stacks share, and a 20 ms interval would swamp the hosts' own setup time.
         let peripheral = try BumbleProcess(arguments: ["--notify-count", "\(notifications)", "--timeout", "300",
                                                        "--adv-interval-ms", "\(advertisingIntervalMilliseconds)"])
         defer { _ = peripheral.stop() }
-        let host = try await BluetoothHost(transport: try TransportSpec(parsing: peripheral.transport).open())
+        let host = try await BluetoothHost(transport: try TransportSpec(parsing: peripheral.transport).open(readCoalescing: readCoalescing))
         defer { host.close() }
         let central = host.central
         let tally = Tally(wanted: notifications)
@@ -86,12 +86,15 @@ enum EndToEndScenario {
                 "notificationsPerSecond": Double(received) / (Double(streamTime) / 1e9),
                 "cpuMicrosecondsPerNotification": Double(cpu) / 1e3 / Double(max(received, 1)),
                 "mtu": Double(connection.bearer.mtu),
+                "readCoalescingMicroseconds": Double(readCoalescing.microseconds),
             ],
             units: ["connectionSetupMilliseconds": "ms", "notificationsPerSecond": "notifications/s",
                     "cpuMicrosecondsPerNotification": "µs (Strobe process, user+system)"],
             notes: ["setup = LE connection + MTU exchange + service and characteristic discovery + CCCD write",
                     "consumer: \(consumer.rawValue)" + (consumer == .callback
                         ? " (the ring's callback on the reader's thread, as Bumble's on_value)" : " (for await on a task)"),
+                    "read coalescing: \(readCoalescing)" + (readCoalescing.isOff
+                        ? " (each PDU read as it completes)" : " (the reader holds off after each read of ACL data)"),
                     "the rate is the Bumble peripheral's: it sends as fast as its Python loop can"])
     }
 }

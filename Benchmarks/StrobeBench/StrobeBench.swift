@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import Strobe
 
 /// `strobe-bench`: where Strobe's performance figures come from.
 @main
@@ -40,6 +41,9 @@ struct StrobeBench: AsyncParsableCommand {
 
     @Option(help: "e2e: how the notifications are taken: callback (the ring's, as Bumble's on_value) or async (for await).")
     var e2eConsumer: EndToEndScenario.Consumer = .callback
+
+    @Option(help: "e2e: the H4 transport's read coalescing in microseconds (0, the default, is off).")
+    var e2eReadCoalescing = 0
 
     @Option(help: "sequencer: shots to time.")
     var sequencerShots = 200
@@ -93,7 +97,12 @@ struct StrobeBench: AsyncParsableCommand {
             switch scenario {
             case .ring: report = RingScenario.run(items: ringItems)
             case .decode: report = try await DecodeScenario.run(batches: batches, capture: capture)
-            case .e2e: report = try await EndToEndScenario.run(notifications: e2eNotifications, consumer: e2eConsumer)
+            case .e2e:
+                guard let coalescing = ReadCoalescing(microseconds: e2eReadCoalescing) else {
+                    throw ValidationError("--e2e-read-coalescing takes 0 to \(ReadCoalescing.maximumMicroseconds) microseconds")
+                }
+                report = try await EndToEndScenario.run(
+                    notifications: e2eNotifications, consumer: e2eConsumer, readCoalescing: coalescing)
             case .memory: report = try await MemoryScenario.run(seconds: memorySeconds)
             case .sequencer:
                 report = try await SequencerScenario.run(shots: sequencerShots, modellingLights: sequencerModellingLights,

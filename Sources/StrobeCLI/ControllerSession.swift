@@ -21,7 +21,7 @@ struct ControllerSession {
     static func open(_ options: GlobalOptions, configure: (inout BluetoothHost.Configuration) throws -> Void = { _ in })
         async throws -> ControllerSession {
         let spec = try options.transportSpec()
-        var transport = try spec.openIncludingSimulatedWorld()
+        var transport = try spec.openIncludingSimulatedWorld(readCoalescing: try options.readCoalescingSetting(for: spec))
         let hostTime: @Sendable () -> HostTime
         // A controller that falls silent fails the command within 5 + 2 s instead of looking idle.
         var configuration = BluetoothHost.Configuration(livenessProbeInterval: .seconds(5), logger: options.logger)

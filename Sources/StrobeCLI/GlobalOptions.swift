@@ -9,6 +9,11 @@ struct GlobalOptions: ParsableArguments {
         valueName: "transport"))
     var transport: String?
 
+    @Option(name: .long, help: ArgumentHelp(
+        "After each read that brings ACL data, wait this long before reading again (tcp, unix and serial transports; 0 to \(ReadCoalescing.maximumMicroseconds), default 0). Fewer wakeups and TCP segments on a streaming link, up to this much more latency.",
+        valueName: "microseconds"))
+    var readCoalescing = 0
+
     @Option(name: .long, help: ArgumentHelp("Record every HCI packet of the session to this btsnoop file.", valueName: "file"))
     var btsnoop: String?
 
@@ -21,6 +26,19 @@ struct GlobalOptions: ParsableArguments {
         var logger = Logger(label: "strobe", factory: { StreamLogHandler.standardError(label: $0) })
         logger.logLevel = .debug
         return logger
+    }
+
+    /// `--read-coalescing` for `spec`: in range, and only for a transport that reads a byte stream.
+    func readCoalescingSetting(for spec: TransportSpec) throws -> ReadCoalescing {
+        guard let setting = ReadCoalescing(microseconds: readCoalescing) else {
+            throw ValidationError("--read-coalescing takes 0 to \(ReadCoalescing.maximumMicroseconds) microseconds, not \(readCoalescing)")
+        }
+        do {
+            try spec.checkReadCoalescing(setting)
+        } catch {
+            throw ValidationError("--read-coalescing applies to tcp, unix and serial transports, not \(spec)")
+        }
+        return setting
     }
 
     func transportSpec() throws -> TransportSpec {

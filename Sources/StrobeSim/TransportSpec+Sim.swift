@@ -2,8 +2,10 @@ import Strobe
 
 extension TransportSpec {
     /// Opens any transport, the simulated world included (`sim`, `sim:SCENARIO.json`).
-    public func openIncludingSimulatedWorld() throws(TransportError) -> any HCITransport {
-        guard case .sim(let path) = self else { return try open() }
+    /// `readCoalescing` is as for `open(readCoalescing:)`: stream transports only.
+    public func openIncludingSimulatedWorld(readCoalescing: ReadCoalescing = .off) throws(TransportError) -> any HCITransport {
+        guard case .sim(let path) = self else { return try open(readCoalescing: readCoalescing) }
+        try checkReadCoalescing(readCoalescing)
         guard let path else { return SimTransport(scenario: .standard) }
         do {
             return SimTransport(scenario: try SimScenario(contentsOf: path))

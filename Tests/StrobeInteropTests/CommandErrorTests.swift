@@ -45,6 +45,8 @@ import Glibc
         ["--transport", "tcp:nohostport", "info"],
         ["scan", "--duration", "-1", "--transport", "tcp:127.0.0.1:1"],
         ["no-such-command"],
+        ["--read-coalescing", "10001", "--transport", "tcp:127.0.0.1:1", "info"],
+        ["--read-coalescing", "250", "info"],
     ])
     func badUsageExitsTwo(_ arguments: [String]) async throws {
         let result = try await StrobeCommand.run(arguments)

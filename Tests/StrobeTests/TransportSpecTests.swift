@@ -47,4 +47,16 @@ import Testing
             _ = try TransportSpec.sim(scenario: nil).open()
         }
     }
+
+    /// Read coalescing holds a byte stream's reader; the kinds that read packets (or nothing)
+    /// refuse it instead of ignoring it, before they open anything.
+    @Test(arguments: ["hci:0", "replay:/nonexistent/x.btsnoop", "sim"])
+    func readCoalescingIsRefusedWhereThereIsNoByteStream(text: String) throws {
+        let spec = try TransportSpec(parsing: text)
+        let holding = try #require(ReadCoalescing(microseconds: 250))
+        let refusal = TransportError.cannotOpen(
+            endpoint: text, reason: "read coalescing applies to tcp, unix and serial transports, not this one")
+        #expect(throws: refusal) { _ = try spec.openIncludingSimulatedWorld(readCoalescing: holding) }
+        #expect(throws: refusal) { _ = try spec.open(readCoalescing: holding) }
+    }
 }

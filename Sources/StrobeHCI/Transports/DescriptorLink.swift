@@ -46,6 +46,8 @@ final class DescriptorLink: Sendable {
     /// Whether the reader sets a receive low-water mark from what its sink says will follow
     /// (`ReceiveLowWaterMark`; TCP sockets).
     private let followsLowWater: Bool
+    /// The reader's hold after a read that brought ACL data (stream transports; off by default).
+    private let readCoalescing: ReadCoalescing
 
     /// Set once by `close()`; read by the reader at each read and each packet. Release/acquire
     /// so the reader that sees it also sees that the host, not the peer, ended the link.
@@ -80,7 +82,7 @@ final class DescriptorLink: Sendable {
     init(
         fileDescriptor fd: Int32, name: String, wakeup: Wakeup, writeCall: WriteCall,
         eioMeansClosed: Bool, limits: H4Deframer.Limits, packetPerWrite: Bool = false,
-        followsLowWater: Bool = false
+        followsLowWater: Bool = false, readCoalescing: ReadCoalescing = .off
     ) throws(TransportError) {
         var wakeEnds: (Int32, Int32) = (-1, -1)
         if wakeup == .wakePipe {
@@ -101,6 +103,7 @@ final class DescriptorLink: Sendable {
         self.limits = limits
         self.packetPerWrite = packetPerWrite
         self.followsLowWater = followsLowWater
+        self.readCoalescing = readCoalescing
     }
 
     deinit {
@@ -178,7 +181,13 @@ final class DescriptorLink: Sendable {
         ]
         let lowWaterSink = followsLowWater ? sink as? any HCIReceiveLowWater : nil
         var lowWater = ReceiveLowWaterMark(fd: fd, readBufferSize: buffer.count, largestFragment: limits.maximumACLPayload)
+        let coalesces = !readCoalescing.isOff
+        var holdBeforeRead = false
         while true {
+            if holdBeforeRead {
+                holdBeforeRead = false
+                hold(microseconds: readCoalescing.microseconds)
+            }
             if closing.load(ordering: .acquiring) { return nil }
             if wakeup == .wakePipe {
                 do throws(Errno) {
@@ -211,8 +220,10 @@ final class DescriptorLink: Sendable {
                 return .closedByPeer
             }
             let time = HostTime.now()
+            var broughtACL = false
             do {
                 try deframer.feed(UnsafeRawBufferPointer(rebasing: buffer[0..<count])) { type, payload in
+                    if type == .acl { broughtACL = true }
                     // A close from inside the sink stops delivery at once, mid-chunk.
                     if !closing.load(ordering: .relaxed) {
                         sink.transportDidReceive(type, payload: payload, at: time)
@@ -227,6 +238,18 @@ final class DescriptorLink: Sendable {
                     lowWater.follow(owedData: lowWaterSink.aclBytesCertainToFollow(), held: deframer.bytesHeld)
                 }
             }
+            holdBeforeRead = coalesces && broughtACL
+        }
+    }
+
+    /// Sleeps out the read coalescing hold, through signals. A close during it is seen at the
+    /// read that follows (a shut-down socket, or the wake pipe).
+    private func hold(microseconds: Int) {
+        var rest = timespec(tv_sec: microseconds / 1_000_000, tv_nsec: (microseconds % 1_000_000) * 1000)
+        while true {
+            var request = rest
+            let rc = clock_nanosleep(CLOCK_MONOTONIC, 0, &request, &rest)
+            guard rc == EINTR else { return }
         }
     }
 

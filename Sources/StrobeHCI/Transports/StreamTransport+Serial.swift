@@ -8,7 +8,7 @@ extension StreamTransport {
     /// expect above 115200 baud. Modem lines are ignored (CLOCAL) so open never waits for DCD.
     package static func openSerial(
         path: String, baudRate: Int, flowControl: Bool = false,
-        limits: H4Deframer.Limits = H4Deframer.Limits()
+        limits: H4Deframer.Limits = H4Deframer.Limits(), readCoalescing: ReadCoalescing = .off
     ) throws(TransportError) -> StreamTransport {
         let endpoint = "serial:\(path)"
         guard let speed = SerialBaudRate.speed(for: baudRate) else { throw .unsupportedBaudRate(baudRate) }
@@ -44,6 +44,6 @@ extension StreamTransport {
 
         let flags = fcntl(fd, F_GETFL)
         guard flags >= 0, fcntl(fd, F_SETFL, flags & ~O_NONBLOCK) == 0 else { throw fail("fcntl") }
-        return try StreamTransport(fileDescriptor: fd, name: endpoint, limits: limits)
+        return try StreamTransport(fileDescriptor: fd, name: endpoint, limits: limits, readCoalescing: readCoalescing)
     }
 }

@@ -7,7 +7,8 @@ extension StreamTransport {
     /// Every address `getaddrinfo` gives is tried in turn. Nagle is turned off: HCI traffic is
     /// small packets that must not wait for each other.
     package static func connectTCP(
-        host: String, port: Int, limits: H4Deframer.Limits = H4Deframer.Limits()
+        host: String, port: Int, limits: H4Deframer.Limits = H4Deframer.Limits(),
+        readCoalescing: ReadCoalescing = .off
     ) throws(TransportError) -> StreamTransport {
         let endpoint = host.contains(":") ? "tcp:[\(host)]:\(port)" : "tcp:\(host):\(port)"
         guard (1...65535).contains(port) else {
@@ -44,7 +45,7 @@ extension StreamTransport {
                 _ = Glibc.close(fd)
                 continue
             }
-            return try StreamTransport(fileDescriptor: fd, name: endpoint, limits: limits)
+            return try StreamTransport(fileDescriptor: fd, name: endpoint, limits: limits, readCoalescing: readCoalescing)
         }
         throw lastError
     }

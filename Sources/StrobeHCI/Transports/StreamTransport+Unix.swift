@@ -6,7 +6,8 @@ extension StreamTransport {
     /// Connects to an H4 endpoint on a unix stream socket (`unix:PATH`). A path that starts with
     /// `@` names a socket in Linux's abstract namespace (no file; `@name` as `ss -x` prints it).
     package static func connectUnix(
-        path: String, limits: H4Deframer.Limits = H4Deframer.Limits()
+        path: String, limits: H4Deframer.Limits = H4Deframer.Limits(),
+        readCoalescing: ReadCoalescing = .off
     ) throws(TransportError) -> StreamTransport {
         let endpoint = "unix:\(path)"
         var address = sockaddr_un()
@@ -35,6 +36,6 @@ extension StreamTransport {
             _ = Glibc.close(fd)
             throw .cannotOpen(endpoint, call: "connect", errno: code)
         }
-        return try StreamTransport(fileDescriptor: fd, name: endpoint, limits: limits)
+        return try StreamTransport(fileDescriptor: fd, name: endpoint, limits: limits, readCoalescing: readCoalescing)
     }
 }

@@ -18,9 +18,11 @@ public final class StreamTransport: HCITransport {
     /// Takes ownership of `fileDescriptor`: a connected stream or seqpacket socket, a tty or a
     /// pipe. Sockets are woken for close with `shutdown()`; anything else is polled beside a
     /// wake pipe. The descriptor is made blocking. On a TCP socket the reader waits for the rest
-    /// of a PDU, for a bounded time (`ReceiveLowWaterMark`).
+    /// of a PDU, for a bounded time (`ReceiveLowWaterMark`). `readCoalescing` holds the reader
+    /// off after each read that brought ACL data (off by default).
     package init(
-        fileDescriptor: Int32, name: String, limits: H4Deframer.Limits = H4Deframer.Limits()
+        fileDescriptor: Int32, name: String, limits: H4Deframer.Limits = H4Deframer.Limits(),
+        readCoalescing: ReadCoalescing = .off
     ) throws(TransportError) {
         var info = stat()
         guard fstat(fileDescriptor, &info) == 0 else {
@@ -44,7 +46,8 @@ public final class StreamTransport: HCITransport {
             writeCall: isSocket ? .send : .write,
             eioMeansClosed: !isSocket,
             limits: limits,
-            followsLowWater: isTCP
+            followsLowWater: isTCP,
+            readCoalescing: readCoalescing
         )
     }
 

@@ -14,7 +14,7 @@ root="$(cd "$(dirname "$0")/.." && pwd)"
 cd "$root"
 batches=${1:-200000}
 notifications=${2:-20000}
-coalescing=${3:-250}
+coalescing=${3:-1000}
 Scripts/install-test-deps.sh >/dev/null
 python="$root/.venv-bumble/bin/python"
 swift build -c release --product strobe-bench >/dev/null
@@ -50,7 +50,8 @@ bumble_e2e=$("$python" Benchmarks/bumble_e2e.py "$spec" "$notifications")
 import json, sys
 sd, bd, se, be, sc = (json.loads(a) for a in sys.argv[1:6])
 sdf, sef, scf = sd['figures'], se['figures'], sc['figures']
-held = f"read coalescing {scf['readCoalescingMicroseconds']:.0f} µs"
+hold = scf['readCoalescingMicroseconds']
+held = f"read coalescing {hold:.0f} µs" if hold > 0 else "read coalescing off"
 rows = [
     ('decode notifications/s', sdf['notificationsPerSecond'], bd['notifications_per_second'], 'higher is better'),
 ]
@@ -63,8 +64,9 @@ rows += [
     ('e2e connection setup ms', sef['connectionSetupMilliseconds'], be['setup_ms'], 'lower is better'),
     ('e2e notifications/s', sef['notificationsPerSecond'], be['notifications_per_second'], 'the peripheral sets the pace'),
     ('e2e CPU µs per notification', sef['cpuMicrosecondsPerNotification'], be['cpu_us_per_notification'], 'lower is better'),
-    ('e2e notifications/s', scf['notificationsPerSecond'], be['notifications_per_second'], f'Strobe with {held}'),
-    ('e2e CPU µs per notification', scf['cpuMicrosecondsPerNotification'], be['cpu_us_per_notification'], f'Strobe with {held}'),
+    ('e2e coalesced: setup ms', scf['connectionSetupMilliseconds'], be['setup_ms'], f'Strobe with {held}'),
+    ('e2e coalesced: notifications/s', scf['notificationsPerSecond'], be['notifications_per_second'], f'Strobe with {held}'),
+    ('e2e coalesced: CPU µs per notif.', scf['cpuMicrosecondsPerNotification'], be['cpu_us_per_notification'], f'Strobe with {held}'),
 ]
 print(f"{'':32} {'Strobe':>14} {'Bumble':>14} {'Strobe/Bumble':>14}")
 for name, s, b, note in rows:

@@ -89,6 +89,7 @@ enum EndToEndScenario {
                 "readCoalescingMicroseconds": Double(readCoalescing.microseconds),
             ],
             units: ["connectionSetupMilliseconds": "ms", "notificationsPerSecond": "notifications/s",
+                    "readCoalescingMicroseconds": "µs (0: off)",
                     "cpuMicrosecondsPerNotification": "µs (Strobe process, user+system)"],
             notes: ["setup = LE connection + MTU exchange + service and characteristic discovery + CCCD write",
                     "consumer: \(consumer.rawValue)" + (consumer == .callback

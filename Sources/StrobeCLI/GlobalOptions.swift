@@ -10,7 +10,7 @@ struct GlobalOptions: ParsableArguments {
     var transport: String?
 
     @Option(name: .long, help: ArgumentHelp(
-        "After each read that brings ACL data, wait this long before reading again (tcp, unix and serial transports; 0 to \(ReadCoalescing.maximumMicroseconds), default 0). Fewer wakeups and TCP segments on a streaming link, up to this much more latency.",
+        "After each read that brings ACL data, wait this long before reading again (tcp, unix and serial transports; 0, off, to \(ReadCoalescing.maximumMicroseconds)). Fewer wakeups and TCP segments on a streaming link; adds up to this much latency.",
         valueName: "microseconds"))
     var readCoalescing = 0
 
@@ -28,11 +28,15 @@ struct GlobalOptions: ParsableArguments {
         return logger
     }
 
-    /// `--read-coalescing` for `spec`: in range, and only for a transport that reads a byte stream.
-    func readCoalescingSetting(for spec: TransportSpec) throws -> ReadCoalescing {
-        guard let setting = ReadCoalescing(microseconds: readCoalescing) else {
+    func validate() throws {
+        guard ReadCoalescing(microseconds: readCoalescing) != nil else {
             throw ValidationError("--read-coalescing takes 0 to \(ReadCoalescing.maximumMicroseconds) microseconds, not \(readCoalescing)")
         }
+    }
+
+    /// `--read-coalescing` for `spec`: only for a transport that reads a byte stream.
+    func readCoalescingSetting(for spec: TransportSpec) throws -> ReadCoalescing {
+        let setting = ReadCoalescing(microseconds: readCoalescing) ?? .off
         do {
             try spec.checkReadCoalescing(setting)
         } catch {

@@ -45,13 +45,29 @@ import Glibc
         ["--transport", "tcp:nohostport", "info"],
         ["scan", "--duration", "-1", "--transport", "tcp:127.0.0.1:1"],
         ["no-such-command"],
-        ["--read-coalescing", "10001", "--transport", "tcp:127.0.0.1:1", "info"],
-        ["--read-coalescing", "250", "info"],
     ])
     func badUsageExitsTwo(_ arguments: [String]) async throws {
         let result = try await StrobeCommand.run(arguments)
         #expect(result.status == 2, "stderr: \(result.stderr)")
         #expect(!result.stderr.isEmpty)
+    }
+
+    /// `--read-coalescing` is checked for its range and its transport before anything opens.
+    @Test(arguments: [
+        (["--read-coalescing", "10001", "--transport", "tcp:127.0.0.1:1", "info"], "0 to 10000 microseconds"),
+        (["--read-coalescing", "250", "info"], "tcp, unix and serial transports, not sim"),
+    ])
+    func readCoalescingOutOfRangeOrOnTheWrongTransportIsBadUsage(_ arguments: [String], complaint: String) async throws {
+        let result = try await StrobeCommand.run(arguments)
+        #expect(result.status == 2, "stderr: \(result.stderr)")
+        #expect(result.stderr.contains(complaint), "stderr: \(result.stderr)")
+    }
+
+    /// Accepted for tcp: the command goes on to connect, and fails there.
+    @Test func readCoalescingIsAcceptedForTCP() async throws {
+        let result = try await StrobeCommand.run(["--read-coalescing", "250", "--transport", "tcp:127.0.0.1:1", "info"])
+        #expect(result.status == 1, "stderr: \(result.stderr)")
+        #expect(result.stderr.contains("tcp:127.0.0.1:1"))
     }
 
     @Test func missingCaptureIsAOneLineError() async throws {

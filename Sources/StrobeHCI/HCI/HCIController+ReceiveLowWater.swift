@@ -6,6 +6,11 @@ package protocol HCIReceiveLowWater: AnyObject {
     /// host waits for needs to overtake; 0 when the reader should return with whatever comes.
     /// Asked on the reader thread, after each read's packets.
     func aclBytesCertainToFollow() -> Int
+
+    /// Whether the reader may hold off its next read (`ReadCoalescing`): false while something
+    /// the host awaits (a command's answer, credits for its data) would wait behind the hold.
+    /// Asked on the reader thread, after a read that brought ACL data, when coalescing is on.
+    func readMayHold() -> Bool
 }
 
 extension HCIController: HCIReceiveLowWater {
@@ -15,6 +20,16 @@ extension HCIController: HCIReceiveLowWater {
     package func aclBytesCertainToFollow() -> Int {
         guard let owed = aclRoutes.current()?._withUnsafeGuaranteedRef({ $0.bytesToCompletePDUOnOnlyLink }), owed > 0
         else { return 0 }
-        return state.withLock { $0.commands.isIdle && !$0.acl.isBusy } ? owed : 0
+        return awaitsNothing() ? owed : 0
+    }
+
+    /// Only while no command and no ACL packet of the host awaits the controller, as for the
+    /// low-water mark.
+    package func readMayHold() -> Bool {
+        awaitsNothing()
+    }
+
+    private func awaitsNothing() -> Bool {
+        state.withLock { $0.commands.isIdle && !$0.acl.isBusy }
     }
 }

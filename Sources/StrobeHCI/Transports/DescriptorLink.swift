@@ -179,7 +179,8 @@ final class DescriptorLink: Sendable {
             pollfd(fd: fd, events: Int16(POLLIN), revents: 0),
             pollfd(fd: wakeReadFD, events: Int16(POLLIN), revents: 0),
         ]
-        let lowWaterSink = followsLowWater ? sink as? any HCIReceiveLowWater : nil
+        let pacingSink = sink as? any HCIReceiveLowWater
+        let lowWaterSink = followsLowWater ? pacingSink : nil
         var lowWater = ReceiveLowWaterMark(fd: fd, readBufferSize: buffer.count, largestFragment: limits.maximumACLPayload)
         let coalesces = !readCoalescing.isOff
         var holdBeforeRead = false
@@ -237,19 +238,19 @@ final class DescriptorLink: Sendable {
                 if let lowWaterSink {
                     lowWater.follow(owedData: lowWaterSink.aclBytesCertainToFollow(), held: deframer.bytesHeld)
                 }
+                holdBeforeRead = coalesces && broughtACL && (pacingSink?.readMayHold() ?? true)
             }
-            holdBeforeRead = coalesces && broughtACL
         }
     }
 
-    /// Sleeps out the read coalescing hold, through signals. A close during it is seen at the
-    /// read that follows (a shut-down socket, or the wake pipe).
+    /// Sleeps out the read coalescing hold, through signals. A close from another thread during
+    /// it waits for its end (at most `ReadCoalescing.maximumMicroseconds`) and is seen at the read
+    /// that follows: a shut-down socket, or the wake pipe.
     private func hold(microseconds: Int) {
         var rest = timespec(tv_sec: microseconds / 1_000_000, tv_nsec: (microseconds % 1_000_000) * 1000)
         while true {
             var request = rest
-            let rc = clock_nanosleep(CLOCK_MONOTONIC, 0, &request, &rest)
-            guard rc == EINTR else { return }
+            guard clock_nanosleep(CLOCK_MONOTONIC, 0, &request, &rest) == EINTR else { return }
         }
     }
 

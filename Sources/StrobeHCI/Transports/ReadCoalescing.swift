@@ -7,9 +7,13 @@
 /// never has unacknowledged data, so each small H4 packet leaves it as a segment of its own, and a
 /// sender that is short of CPU (a user-space controller or bridge) pays for every one. Holding
 /// off lets the bytes pile up: one read takes many PDUs, the acknowledgements thin out and the
-/// sender's writes coalesce. The price is latency: data that arrives during the hold waits for
-/// its end, up to `microseconds` more. A read that brought only events starts no hold, so
-/// commands and their answers are not slowed.
+/// sender's writes coalesce. The price is latency: whatever arrives during the hold waits for
+/// its end, up to `microseconds` more, and each packet is stamped with the time of the read
+/// that took it. No hold starts after a read of events alone, nor while the host awaits a
+/// command's answer or credits for data it sent. ATT responses are ACL data, so each request
+/// and response exchange may wait up to the hold: it suits a peer's streams (notifications,
+/// writes without response), not request after request. On TCP it takes the place of the
+/// receive low-water mark.
 public struct ReadCoalescing: Sendable, Hashable, CustomStringConvertible {
     /// The longest hold: it bounds the latency added and how long `close()` may wait for the
     /// reader.

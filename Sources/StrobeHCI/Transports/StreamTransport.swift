@@ -19,7 +19,9 @@ public final class StreamTransport: HCITransport {
     /// pipe. Sockets are woken for close with `shutdown()`; anything else is polled beside a
     /// wake pipe. The descriptor is made blocking. On a TCP socket the reader waits for the rest
     /// of a PDU, for a bounded time (`ReceiveLowWaterMark`). `readCoalescing` holds the reader
-    /// off after each read that brought ACL data (off by default).
+    /// off after each read that brought ACL data (off by default; in its place on TCP, the
+    /// low-water mark is not set). A socket whose reads return one record each (seqpacket)
+    /// ignores it: holding there would cost the hold for each packet, and batch nothing.
     package init(
         fileDescriptor: Int32, name: String, limits: H4Deframer.Limits = H4Deframer.Limits(),
         readCoalescing: ReadCoalescing = .off
@@ -39,6 +41,11 @@ public final class StreamTransport: HCITransport {
         var length = socklen_t(MemoryLayout<Int32>.size)
         let isTCP = isSocket && getsockopt(fileDescriptor, SOL_SOCKET, SO_PROTOCOL, &proto, &length) == 0
             && proto == Int32(IPPROTO_TCP)
+        var socketType: Int32 = 0
+        length = socklen_t(MemoryLayout<Int32>.size)
+        let isByteStream = !isSocket || (getsockopt(fileDescriptor, SOL_SOCKET, SO_TYPE, &socketType, &length) == 0
+            && socketType == Int32(SOCK_STREAM.rawValue))
+        let coalescing = isByteStream ? readCoalescing : .off
         self.name = name
         link = try DescriptorLink(
             fileDescriptor: fileDescriptor, name: name,
@@ -46,8 +53,8 @@ public final class StreamTransport: HCITransport {
             writeCall: isSocket ? .send : .write,
             eioMeansClosed: !isSocket,
             limits: limits,
-            followsLowWater: isTCP,
-            readCoalescing: readCoalescing
+            followsLowWater: isTCP && coalescing.isOff,
+            readCoalescing: coalescing
         )
     }
 

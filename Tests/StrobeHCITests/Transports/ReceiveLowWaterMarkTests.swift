@@ -46,6 +46,8 @@ private final class OwedSink: HCIPacketSink, HCIReceiveLowWater {
     }
     func transportDidFinishBatch() { recording.transportDidFinishBatch() }
     func transportDidClose(_ error: TransportError?) { recording.transportDidClose(error) }
+    /// Never asked: these transports do not coalesce reads.
+    func readMayHold() -> Bool { true }
     func aclBytesCertainToFollow() -> Int {
         let fd = socket.load(ordering: .relaxed)
         // Recorded, not checked here: this is the reader's thread, not the test's. A failed

@@ -35,7 +35,9 @@ public struct ReadCoalescing: Sendable, Hashable, CustomStringConvertible {
         microseconds = checkedMicroseconds
     }
 
+    /// Whether there is no hold: each read is followed at once by the next.
     public var isOff: Bool { microseconds == 0 }
 
+    /// "off", or the hold, such as "250 µs".
     public var description: String { isOff ? "off" : "\(microseconds) µs" }
 }

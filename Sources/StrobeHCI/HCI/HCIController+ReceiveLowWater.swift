@@ -20,16 +20,12 @@ extension HCIController: HCIReceiveLowWater {
     package func aclBytesCertainToFollow() -> Int {
         guard let owed = aclRoutes.current()?._withUnsafeGuaranteedRef({ $0.bytesToCompletePDUOnOnlyLink }), owed > 0
         else { return 0 }
-        return awaitsNothing() ? owed : 0
+        return readMayHold() ? owed : 0
     }
 
-    /// Only while no command and no ACL packet of the host awaits the controller, as for the
-    /// low-water mark.
+    /// Only while no command and no ACL packet of the host awaits the controller: the same
+    /// condition as the low-water mark's.
     package func readMayHold() -> Bool {
-        awaitsNothing()
-    }
-
-    private func awaitsNothing() -> Bool {
         state.withLock { $0.commands.isIdle && !$0.acl.isBusy }
     }
 }

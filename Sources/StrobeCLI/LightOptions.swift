@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import Strobe
 import StrobeLights
+import Synchronization
 
 /// Makes the LIFX HTTP API's backend from a token and the API's base URL: the `strobe`
 /// executable passes one, `strobe-lite` (no HTTP client) none.
@@ -26,8 +27,10 @@ struct LightOptions: ParsableArguments {
     @Option(help: ArgumentHelp("The LIFX HTTP API's base URL.", valueName: "url"))
     var apiURL: String = LightOptions.defaultAPIURL
 
-    /// How the running executable makes the LIFX HTTP API's backend, if it has one.
-    @TaskLocal static var lifxHTTPBackend: LIFXHTTPBackendFactory?
+    /// How the running executable makes the LIFX HTTP API's backend, if it has one: set once by
+    /// `runStrobeTool`, read by any command. A process-wide value, not a task-local: Swift 6.3's
+    /// release builds crash in `swift_task_localValuePush` when top-level code binds one.
+    static let lifxHTTPBackendFactory = Mutex<LIFXHTTPBackendFactory?>(nil)
 
     /// LIFXHTTPBackend's, here too in a strobe built without it.
     static let defaultAPIURL = "https://api.lifx.com/v1/"
@@ -82,7 +85,7 @@ struct LightOptions: ParsableArguments {
             guard let url = URL(string: apiURL), url.scheme == "https" || url.scheme == "http" else {
                 throw ValidationError("--api-url '\(apiURL)' is no http(s) URL")
             }
-            guard let lifxHTTPBackend else {
+            guard let lifxHTTPBackend = lifxHTTPBackendFactory.withLock({ $0 }) else {
                 throw ValidationError("this strobe was built without the LIFX HTTP API (strobe-lite): use the strobe executable")
             }
             return lifxHTTPBackend(try token(file: tokenFile), url)

@@ -7,10 +7,8 @@ import StrobeSim
 /// `lifxHTTPBackend` makes the LIFX HTTP API's backend from a token and base URL; without it
 /// (`strobe-lite`) `--backend http` is refused with the reason.
 public func runStrobeTool(lifxHTTPBackend: LIFXHTTPBackendFactory? = nil) async -> Never {
-    let status = await LightOptions.$lifxHTTPBackend.withValue(lifxHTTPBackend) {
-        await StrobeTool.status(running: nil)
-    }
-    Foundation.exit(status)
+    LightOptions.lifxHTTPBackendFactory.withLock { $0 = lifxHTTPBackend }
+    Foundation.exit(await StrobeTool.status(running: nil))
 }
 
 struct StrobeTool: AsyncParsableCommand {

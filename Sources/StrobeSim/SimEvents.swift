@@ -7,14 +7,14 @@ enum SimEvents {
         [HCIPacketType.event.rawValue] + event.packet
     }
 
-    /// Command Complete, one more command allowed.
-    static func commandComplete(opcode: UInt16, status: HCIStatus, returnParameters: [UInt8]) -> [UInt8] {
-        h4(.commandComplete(CommandCompleteEvent(numHCICommandPackets: 1, opcode: HCIOpcode(rawValue: opcode),
+    /// Command Complete, `credits` more commands allowed (one unless a defect withholds them).
+    static func commandComplete(opcode: UInt16, status: HCIStatus, returnParameters: [UInt8], credits: UInt8 = 1) -> [UInt8] {
+        h4(.commandComplete(CommandCompleteEvent(numHCICommandPackets: credits, opcode: HCIOpcode(rawValue: opcode),
                                                  returnParameters: [status.rawValue] + returnParameters)))
     }
 
-    static func commandStatus(opcode: UInt16, status: HCIStatus) -> [UInt8] {
-        h4(.commandStatus(CommandStatusEvent(status: status, numHCICommandPackets: 1, opcode: HCIOpcode(rawValue: opcode))))
+    static func commandStatus(opcode: UInt16, status: HCIStatus, credits: UInt8 = 1) -> [UInt8] {
+        h4(.commandStatus(CommandStatusEvent(status: status, numHCICommandPackets: credits, opcode: HCIOpcode(rawValue: opcode))))
     }
 
     static func disconnectionComplete(handle: UInt16, reason: HCIStatus) -> [UInt8] {

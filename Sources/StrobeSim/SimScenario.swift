@@ -107,6 +107,10 @@ public struct SimScenario: Sendable, Hashable, Codable {
     /// The chance, 0...1, that a packet is lost and retransmitted at the next connection event
     /// (default 0).
     public var loss: Double?
+    /// A defect of the host's controller: after answering the command with this opcode (hex,
+    /// e.g. "0x200C" for LE Set Scan Enable) it grants no more command credits
+    /// (Num_HCI_Command_Packets 0), so the host can send no further command.
+    public var withholdsCommandCreditsAfter: String?
 
     /// A world of `devices`, with seed 1 unless given and no added latency, jitter or loss.
     public init(devices: [SimulatedDeviceDescription], seed: UInt64 = 1) {
@@ -157,6 +161,9 @@ public struct SimScenario: Sendable, Hashable, Codable {
         if let latency = latencyMilliseconds, !(0...10_000).contains(latency) { throw bad("latencyMilliseconds must be 0...10000") }
         if let jitter = jitterMilliseconds, !(0...10_000).contains(jitter) { throw bad("jitterMilliseconds must be 0...10000") }
         if let loss, !(0...1).contains(loss) { throw bad("loss must be between 0 and 1") }
+        if let opcode = withholdsCommandCreditsAfter, Self.opcode(opcode) == nil {
+            throw bad("withholdsCommandCreditsAfter '\(opcode)' is no opcode (hex, e.g. 0x200C)")
+        }
         for device in devices {
             guard !device.name.isEmpty, device.name.utf8.count <= 26 else { throw bad("device name '\(device.name)' must be 1 to 26 bytes") }
             guard (20...10_240).contains(device.advertisingIntervalMilliseconds) else {
@@ -168,6 +175,13 @@ public struct SimScenario: Sendable, Hashable, Codable {
                 throw bad("\(device.name): scripted times must be 0...3600 seconds")
             }
         }
+    }
+}
+
+extension SimScenario {
+    /// "0x200C" or "200C" -> 0x200C.
+    static func opcode(_ text: String) -> UInt16? {
+        UInt16(text.hasPrefix("0x") || text.hasPrefix("0X") ? String(text.dropFirst(2)) : text, radix: 16)
     }
 }
 

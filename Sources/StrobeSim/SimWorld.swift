@@ -49,7 +49,9 @@ public final class SimWorld: Sendable {
             return n
         }
         let address = address ?? BluetoothAddress("00:5E:00:00:F0:\(String(format: "%02X", index))")!
-        let controller = air.addController(.init(address: address, aclLength: scenario.aclLength ?? 27, name: "host\(index)"))
+        var configuration = VirtualController.Configuration(address: address, aclLength: scenario.aclLength ?? 27, name: "host\(index)")
+        configuration.withholdsCommandCreditsAfter = scenario.withholdsCommandCreditsAfter.flatMap(SimScenario.opcode)
+        let controller = air.addController(configuration)
         let conditions = LinkConditions(
             latency: .microseconds(Int64((scenario.latencyMilliseconds ?? 0) * 1000)),
             jitter: .microseconds(Int64((scenario.jitterMilliseconds ?? 0) * 1000)),
@@ -95,7 +97,14 @@ public final class SimTransport: HCITransport, Sendable {
         world = SimWorld(scenario: scenario, clock: clock)
         controller = world.makeHostController()
         environment?.opened(world)
-        Task { [world] in try? await world.start() }
+        // A world whose devices cannot start closes the host's controller with the reason.
+        Task { [world, controller] in
+            do {
+                try await world.start()
+            } catch {
+                controller.close(.cannotOpen(endpoint: "sim", reason: "the simulated world's devices did not start: \(error)"))
+            }
+        }
     }
 
     /// Always `sim`.

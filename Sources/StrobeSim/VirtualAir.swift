@@ -394,11 +394,17 @@ package final class VirtualAir: Sendable {
     /// Command Complete, its return parameters encoded from their description.
     private func complete(_ controller: VirtualController, _ opcode: UInt16, _ returnParameters: some HCIParameters = HCINoReturnParameters(),
                           status: HCIStatus = .success) {
-        controller.deliver(SimEvents.commandComplete(opcode: opcode, status: status, returnParameters: returnParameters.encodedParameters))
+        controller.deliver(SimEvents.commandComplete(opcode: opcode, status: status, returnParameters: returnParameters.encodedParameters,
+                                                     credits: credits(controller, opcode)))
     }
 
     private func status(_ controller: VirtualController, _ opcode: UInt16, _ status: HCIStatus) {
-        controller.deliver(SimEvents.commandStatus(opcode: opcode, status: status))
+        controller.deliver(SimEvents.commandStatus(opcode: opcode, status: status, credits: credits(controller, opcode)))
+    }
+
+    /// The command credits an answer to `opcode` grants: none from a controller with that defect.
+    private func credits(_ controller: VirtualController, _ opcode: UInt16) -> UInt8 {
+        controller.configuration.withholdsCommandCreditsAfter == opcode ? 0 : 1
     }
 
     /// Whether the controller `id` has scanning enabled now.

@@ -13,6 +13,8 @@ package final class VirtualController: HCITransport, Sendable {
         /// RSSI that scanners report for this device's advertisements.
         package var rssi: Int8
         package var name: String
+        /// A defect: after answering this command, no more command credits.
+        package var withholdsCommandCreditsAfter: UInt16?
 
         package init(address: BluetoothAddress, aclLength: Int = 27, aclCount: Int = 8, rssi: Int8 = -55, name: String = "sim") {
             self.address = address
@@ -97,14 +99,17 @@ package final class VirtualController: HCITransport, Sendable {
         }
     }
 
-    package func close() {
+    package func close() { close(nil) }
+
+    /// Closes the controller; its host hears `error` as the reason.
+    package func close(_ error: TransportError?) {
         air.remove(self)
         outbox.finish()
         let sink = self.sink.withLock { s -> (any HCIPacketSink)? in
             defer { s = nil }
             return s
         }
-        sink?.transportDidClose(nil)
+        sink?.transportDidClose(error)
     }
 
     /// Queues an H4 packet (type byte first) for the host.

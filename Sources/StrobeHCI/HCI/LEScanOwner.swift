@@ -16,6 +16,11 @@ package final class LEScanOwner: Sendable {
         var stepping = false
         /// Callers waiting for the steps to settle.
         var settled: [Waiter<Void>] = []
+        /// Steps taken so far; a leave hears the failure of a disable taken after it was asked.
+        var stepsTaken: UInt64 = 0
+        /// Callers of `leave` waiting for the steps to settle: the steps taken when each asked,
+        /// and the first failure of a later disable.
+        var leaving: [(waiter: Waiter<Void>, after: UInt64, failure: (any Error)?)] = []
         /// Why the scan of a client the arbiter dropped failed, until its `join` hears it.
         var failures: [UInt64: any Error] = [:]
         /// Who hears that a client's scan ended without its leaving.
@@ -80,19 +85,20 @@ package final class LEScanOwner: Sendable {
     }
 
     /// `client` is done; returns once the controller's scan no longer runs for it (disabled when
-    /// it was the last), also when the calling task is cancelled. A failure to disable is the
-    /// controller's to report: the client is gone.
-    package func leave(_ client: UInt64) async {
+    /// it was the last), also when the calling task is cancelled. The client is gone either way;
+    /// throws the error of a command sent for it that failed (a disable the controller refused
+    /// or never took), so that a scan left running is never reported as stopped.
+    package func leave(_ client: UInt64) async throws {
         let waiter = Waiter<Void>()
         state.withLock { s in
             s.arbiter.leave(client)
             s.failures[client] = nil
             s.dropHandlers[client] = nil
-            s.settled.append(waiter)
+            s.leaving.append((waiter, s.stepsTaken, nil))
         }
         startSteps()
-        // Resolved only by the steps' end (each command has its deadline), never with an error.
-        _ = try? await waiter.waitThroughCancellation {}
+        // Resolved by the steps' end (each command has its deadline).
+        try await waiter.waitThroughCancellation {}
     }
 
     /// `leave` without waiting for the controller (a scanner going away, a cancelled join).
@@ -132,22 +138,39 @@ package final class LEScanOwner: Sendable {
 
     private func runSteps() async {
         while true {
-            let next = state.withLock { s -> (step: LEScanArbiter.Step?, settled: [Waiter<Void>]) in
-                if let step = s.arbiter.nextStep() { return (step, []) }
+            let next = state.withLock { s -> (step: LEScanArbiter.Step?, settled: [Waiter<Void>], left: [(Waiter<Void>, (any Error)?)]) in
+                if let step = s.arbiter.nextStep() {
+                    s.stepsTaken += 1
+                    return (step, [], [])
+                }
                 s.stepping = false
-                defer { s.settled = [] }
-                return (nil, s.settled)
+                defer {
+                    s.settled = []
+                    s.leaving = []
+                }
+                return (nil, s.settled, s.leaving.map { ($0.waiter, $0.failure) })
             }
             guard let step = next.step else {
                 for waiter in next.settled { waiter.succeed(()) }
+                for (waiter, failure) in next.left {
+                    if let failure { waiter.fail(failure) } else { waiter.succeed(()) }
+                }
                 return
             }
             do {
                 try await perform(step)
                 state.withLock { $0.arbiter.stepSucceeded() }
             } catch {
-                // A joining client hears it from its join, one already served from its handler.
+                // A joining client hears it from its join, one already served from its handler,
+                // one that left before a disable that failed from its leave (the scan it left may
+                // still run; a failed start for others leaves it no scan to care about).
                 let handlers = state.withLock { s in
+                    if case .stop = step {
+                        let taken = s.stepsTaken
+                        for index in s.leaving.indices where s.leaving[index].after < taken && s.leaving[index].failure == nil {
+                            s.leaving[index].failure = error
+                        }
+                    }
                     let dropped = s.arbiter.stepFailed()
                     for client in dropped.joining {
                         s.failures[client] = error

@@ -215,8 +215,9 @@ public final class LEScanner: Sendable {
     }
 
     /// Stops this scanner; the devices found stay available. The controller's scan is disabled
-    /// when no other scanner on it scans (a controller that refuses says so in its log, not
-    /// here: this scanner has stopped either way). Harmless when not scanning.
+    /// when no other scanner on it scans. This scanner has stopped either way; a disable the
+    /// controller refused or never took throws, so that a scan left running on the controller
+    /// is not taken for a stopped one. Harmless when not scanning.
     public func stop() async throws(StrobeError) {
         try await filingErrors {
             let wasScanning = state.withLock { s in
@@ -224,7 +225,7 @@ public final class LEScanner: Sendable {
                 return s.scanning
             }
             guard wasScanning else { return }
-            await controller.scanning.leave(client)
+            try await controller.scanning.leave(client)
         }
     }
 
@@ -236,8 +237,13 @@ public final class LEScanner: Sendable {
             do {
                 try await controller.sleep(for: duration)
             } catch {
-                // Stopping waits for the controller also in a cancelled task.
-                try? await stop()
+                // Stopping waits for the controller also in a cancelled task. A stop that failed
+                // is the news when the scan was only cancelled: the controller may still scan.
+                do throws(StrobeError) {
+                    try await stop()
+                } catch let stopError {
+                    if error is CancellationError || (error as? StrobeError) == .cancelled { throw stopError }
+                }
                 throw error
             }
             try await stop()

@@ -141,6 +141,34 @@ private func openScanner(extendedScanning: Bool, clock: VirtualClock = VirtualCl
         #expect(!scanner.isScanning)
     }
 
+    /// A controller that grants no command credits after LE Set Scan Enable: the disable is
+    /// never sent, and the scan says so instead of returning its devices.
+    @Test func aDisableNeverSentFailsTheScan() async throws {
+        let clock = VirtualClock()
+        let base = scriptedController(extendedScanning: false)
+        let transport = ScriptedTransport { packet in
+            var answers = base.answers(to: packet)
+            // Num_HCI_Command_Packets, the first parameter of Command Complete, made 0.
+            if packet == HCILESetScanEnable(enable: true).packet { answers[0][3] = 0 }
+            return answers
+        }
+        let controller = HCIController(transport: transport, clock: clock)
+        try await controller.open()
+        let scanner = LEScanner(controller: controller)
+        let scan = Task { try await scanner.scan(for: .seconds(5)) }
+        await clock.waitForSleepers(count: 1, deadline: .init(offset: .seconds(5)))
+        transport.deliver(advertisingReport(eventType: 0x00, data: bumbleAdvertisement, rssi: -50))
+        clock.advance(by: .seconds(5))
+        // The disable waits for credits until the command deadline (2 s by default).
+        await clock.waitForSleepers(count: 1, deadline: .init(offset: .seconds(7)))
+        clock.advance(by: .seconds(2))
+        await #expect(throws: StrobeError.controller(HCIError.noCommandCredits(.leSetScanEnable, after: .seconds(2)))) {
+            try await scan.outcome
+        }
+        #expect(transport.sent.last == HCILESetScanEnable(enable: true).packet, "the disable was never written")
+        #expect(!scanner.isScanning)
+    }
+
     @Test func cancelledScanStillStops() async throws {
         let clock = VirtualClock()
         let (scanner, transport) = try await openScanner(extendedScanning: false, clock: clock)

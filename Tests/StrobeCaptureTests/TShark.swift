@@ -1,4 +1,5 @@
 import Foundation
+import StrobeTestSupport
 import StrobeHCI
 import Testing
 
@@ -17,36 +18,15 @@ enum TShark {
     }
 
     static func executable() throws -> URL {
-        let path = ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin"
-        for directory in path.split(separator: ":") {
-            let candidate = URL(fileURLWithPath: String(directory)).appendingPathComponent("tshark")
-            if FileManager.default.isExecutableFile(atPath: candidate.path) { return candidate }
-        }
-        throw Missing()
+        guard let tshark = ChildProcess.onPath("tshark") else { throw Missing() }
+        return tshark
     }
 
-    /// Runs tshark and returns its standard output. The wait happens on a thread of its own, not
-    /// on one of the cooperative pool's few threads, which other tests need meanwhile.
+    /// Runs tshark and returns its standard output.
     static func run(_ arguments: [String]) async throws -> String {
-        try await withCheckedThrowingContinuation { continuation in
-            Thread.detachNewThread {
-                continuation.resume(with: Result { try runBlocking(arguments) })
-            }
-        }
-    }
-
-    private static func runBlocking(_ arguments: [String]) throws -> String {
-        let process = Process()
-        process.executableURL = try executable()
-        process.arguments = arguments
-        let output = Pipe()
-        process.standardOutput = output
-        process.standardError = FileHandle.nullDevice
-        try process.run()
-        let data = output.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        guard process.terminationStatus == 0 else { throw Failed(status: process.terminationStatus, arguments: arguments) }
-        return String(decoding: data, as: UTF8.self)
+        let run = try await ChildProcess.run(try executable(), arguments)
+        guard run.status == 0 else { throw Failed(status: run.status, arguments: arguments) }
+        return run.stdout
     }
 
     /// One row per frame of `fields`, tab-separated.

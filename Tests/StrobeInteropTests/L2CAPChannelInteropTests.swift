@@ -1,4 +1,5 @@
 import Foundation
+import StrobeTestSupport
 import Strobe
 import Synchronization
 import Testing
@@ -172,7 +173,7 @@ extension RootCanalTests {
                 _ = try await output.firstLine(withPrefix: "{\"connected\"", timeout: .seconds(30))
                 peer.say("OPEN 0x80")
                 _ = try await peer.event("SENT")
-                let status = try await offPool { process.waitUntilExit(); return process.terminationStatus }
+                let status = await process.exitStatus()
                 #expect(status == 0, "\(output.lines)")
                 let lines = output.lines.map(BumbleSMPPeer.json)
                 let sdus = lines.filter { $0["index"] != nil }

@@ -80,6 +80,27 @@ import Testing
         let broken = try await StrobeCommand.run(["--transport", "sim:/nonexistent/world.json", "scan"])
         #expect(broken.status == 1 && broken.stderr.contains("/nonexistent/world.json"))
     }
+
+    /// A controller (the simulated world's, over H4/TCP as a dongle's would be) that grants no
+    /// command credits after LE Set Scan Enable cannot be told to stop scanning: the scan fails
+    /// with that, and the tool exits 1 with the error, not 0 with the devices.
+    @Test func aScanTheControllerCannotBeToldToStopExitsOne() async throws {
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent("strobe-world-\(UUID().uuidString).json")
+        defer { try? FileManager.default.removeItem(at: file) }
+        try Data("""
+            {"seed": 1, "withholdsCommandCreditsAfter": "0x200C", "devices": [
+              {"kind": "nova2", "name": "Nova2", "rssi": -40, "advertisingIntervalMilliseconds": 50}]}
+            """.utf8).write(to: file)
+        let server = try await SimServer(duration: 60, scenario: file.path)
+        let scan = try await StrobeCommand.run(["--transport", server.endpoint, "scan", "--duration", "1", "--mode", "legacy"])
+        #expect(scan.status == 1, "stdout: \(scan.stdout)")
+        // One line: the error, after the command deadline (2 s by default) from the disable's queueing.
+        let lines = scan.stderr.split(separator: "\n")
+        #expect(lines.count == 1 && scan.stderr.hasPrefix("strobe: error: the controller granted no command credits for ")
+                    && scan.stderr.hasSuffix("(Num_HCI_Command_Packets stayed 0): LE Set Scan Enable (0x200C) was never sent\n"),
+                "stderr: \(scan.stderr)")
+        #expect(!scan.stdout.contains("Nova2"), "no devices printed for a failed scan")
+    }
 }
 
 @Suite(.timeLimit(.minutes(2))) struct ShootCommandTests {

@@ -3,6 +3,7 @@ import GRPCCore
 import GRPCNIOTransportHTTP2Posix
 import StrobePandora
 import SwiftProtobuf
+import StrobeTestSupport
 import Testing
 
 /// The `strobe-pandora` process on the simulated world, asked over gRPC on loopback what
@@ -10,7 +11,16 @@ import Testing
 @Suite(.timeLimit(.minutes(5))) struct PandoraServerProcessTests {
     @Test func servesTheSimulatedWorldOverGRPC() async throws {
         let server = try PandoraServerProcess()
-        defer { server.stop() }
+        do {
+            try await ask(server)
+        } catch {
+            await server.stop()
+            throw error
+        }
+        await server.stop()
+    }
+
+    private func ask(_ server: PandoraServerProcess) async throws {
         let port = try await server.ready()
         try await withGRPCClient(transport: .http2NIOPosix(target: .ipv4(address: "127.0.0.1", port: port),
                                                             transportSecurity: .plaintext)) { client in
@@ -76,9 +86,9 @@ final class PandoraServerProcess: Sendable {
         return port
     }
 
-    func stop() {
-        if process.isRunning { process.terminate() }
-        process.waitUntilExit()
+    /// SIGTERM, then SIGKILL after 10 s; waited for off the pool.
+    func stop() async {
+        await process.stop()
     }
 
     /// Bytes until the first line ends (or the output does: an empty read), said once.

@@ -1,4 +1,5 @@
 import Foundation
+import StrobeTestSupport
 import Testing
 
 @testable import StrobeHCI
@@ -119,33 +120,15 @@ import Testing
         }
     }
 
-    /// Bumble's answers, one line per packet. The child is waited for on a thread of its own,
-    /// never one of the cooperative pool's few.
+    /// Bumble's answers, one line per packet.
     static func bumble(_ input: String) async throws -> [String] {
         let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
         let python = ProcessInfo.processInfo.environment["STROBE_BUMBLE_PYTHON"].flatMap { $0.isEmpty ? nil : $0 }
             ?? root.appendingPathComponent(".venv-bumble/bin/python").path
         let script = root.appendingPathComponent("Tests/Fixtures/Bumble/hci_fields.py").path
-        let (status, output) = try await withCheckedThrowingContinuation { continuation in
-            Thread.detachNewThread {
-                continuation.resume(with: Result { () throws -> (Int32, Data) in
-                    let process = Process()
-                    process.executableURL = URL(fileURLWithPath: python)
-                    process.arguments = [script]
-                    let stdin = Pipe(), stdout = Pipe()
-                    process.standardInput = stdin
-                    process.standardOutput = stdout
-                    process.standardError = FileHandle.nullDevice
-                    try process.run()
-                    try stdin.fileHandleForWriting.write(contentsOf: Data(input.utf8))
-                    try stdin.fileHandleForWriting.close()
-                    let output = try stdout.fileHandleForReading.readToEnd() ?? Data()
-                    process.waitUntilExit()
-                    return (process.terminationStatus, output)
-                })
-            }
-        }
+        let run = try await ChildProcess.run(URL(fileURLWithPath: python), [script], stdin: Data(input.utf8))
+        let (status, output) = (run.status, run.stdout)
         try #require(status == 0, "hci_fields.py exited \(status)")
-        return String(decoding: output, as: UTF8.self).split(separator: "\n").map(String.init)
+        return output.split(separator: "\n").map(String.init)
     }
 }

@@ -4,6 +4,7 @@ import Glibc
 import Darwin
 #endif
 
+import Foundation
 import StrobeHCI
 import Synchronization
 import Testing
@@ -68,7 +69,7 @@ private func check(_ view: NotificationView, expected: inout UInt64, report: Con
 struct NotificationsStressTests {
     /// Producer and consumer on two OS threads; every item is either delivered exactly once, in
     /// order, with the right contents, or counted as dropped.
-    @Test func tenMillionItemsArriveInOrderOrAreCountedAsDropped() {
+    @Test func tenMillionItemsArriveInOrderOrAreCountedAsDropped() async {
         let items: UInt64 = 10_000_000
         let ring = NotificationRing(capacity: 1024, maxValueSize: 16)
         let producerDone = Atomic<Bool>(false)
@@ -106,8 +107,8 @@ struct NotificationsStressTests {
             }
             producerDone.store(true, ordering: .releasing)
         }
-        producer.join()
-        consumer.join()
+        await producer.join()
+        await consumer.join()
         let seconds = Double(monotonicNanoseconds() - start) / 1e9
 
         let counters = ring.counters
@@ -157,7 +158,7 @@ struct NotificationsStressTests {
             }
             delivered += 1
         }
-        producer.join()
+        await producer.join()
         let seconds = Double(monotonicNanoseconds() - start) / 1e9
         let counters = ring.counters
         print("ring async stress: \(items) items in \(seconds) s, delivered \(delivered), dropped \(counters.droppedFull)")
@@ -169,35 +170,34 @@ struct NotificationsStressTests {
 }
 
 /// A plain OS thread for tests that need two real threads (the ring's producer and consumer),
-/// joined explicitly: no sleeping, no cooperative pool.
-private final class TestThread {
-    private final class Body {
-        let run: () -> Void
-        init(_ run: @escaping () -> Void) { self.run = run }
+/// awaited without holding a thread of the cooperative pool: no sleeping, no blocking join.
+private final class TestThread: Sendable {
+    private struct State {
+        var finished = false
+        var joiner: CheckedContinuation<Void, Never>?
     }
-
-    #if canImport(Glibc)
-    private var thread = pthread_t()
-    #else
-    private var thread: pthread_t?
-    #endif
+    private let state = Mutex(State())
 
     init(_ run: @escaping @Sendable () -> Void) {
-        let context = Unmanaged.passRetained(Body(run)).toOpaque()
-        let result = pthread_create(&thread, nil, { context in
-            guard let context else { return nil }
-            Unmanaged<Body>.fromOpaque(context).takeRetainedValue().run()
-            return nil
-        }, context)
-        precondition(result == 0, "pthread_create failed: \(result)")
+        Thread.detachNewThread { [self] in
+            run()
+            let joiner = self.state.withLock { s -> CheckedContinuation<Void, Never>? in
+                s.finished = true
+                return s.joiner
+            }
+            joiner?.resume()
+        }
     }
 
-    func join() {
-        #if canImport(Glibc)
-        pthread_join(thread, nil)
-        #else
-        if let thread { pthread_join(thread, nil) }
-        #endif
+    /// Returns once the thread's work is done.
+    func join() async {
+        await withCheckedContinuation { continuation in
+            let finished = state.withLock { s -> Bool in
+                if !s.finished { s.joiner = continuation }
+                return s.finished
+            }
+            if finished { continuation.resume() }
+        }
     }
 }
 

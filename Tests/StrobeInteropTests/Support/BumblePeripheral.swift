@@ -1,4 +1,5 @@
 import Foundation
+import StrobeTestSupport
 import Synchronization
 
 /// A Bumble virtual LE controller linked to a Bumble GATT peripheral, in its own Python process
@@ -60,7 +61,7 @@ final class BumblePeripheral: Sendable {
             throw LaunchError(description: "peripheral.py ended without SUMMARY: \(output.lines.joined(separator: "\n"))")
         }
         let process = self.process
-        try await offPool { process.waitUntilExit() }
+        _ = await process.exitStatus()
         let json = try JSONSerialization.jsonObject(with: Data(line.dropFirst("SUMMARY ".count).utf8))
         return json as? [String: Any] ?? [:]
     }

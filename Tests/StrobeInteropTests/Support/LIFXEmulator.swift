@@ -1,5 +1,6 @@
 import AsyncHTTPClient
 import Foundation
+import StrobeTestSupport
 import Synchronization
 import NIOCore
 import NIOHTTP1

@@ -1,4 +1,5 @@
 import Foundation
+import StrobeTestSupport
 
 /// `Tests/Fixtures/LIFX/http_api.py`: a local server that serves the LIFX HTTP API's documented
 /// shapes (there is no foreign peer for the cloud API), with control endpoints to shape its

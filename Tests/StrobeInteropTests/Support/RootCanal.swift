@@ -1,4 +1,5 @@
 import Foundation
+import StrobeTestSupport
 import Synchronization
 #if canImport(Glibc)
 import Glibc

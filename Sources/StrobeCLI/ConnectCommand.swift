@@ -43,49 +43,50 @@ struct ConnectCommand: AsyncParsableCommand {
 
     func run() async throws {
         let session = try await ControllerSession.open(global) { target.configure(&$0) }
-        defer { try? session.close() }
-        // Subscribed before connecting, and only to hold: the link's first events come at once.
-        // Their times count from here, so that one from the connection's set-up is not before
-        // the start.
-        let events = hold == nil ? nil : session.controller.events()
-        let start = HostTime.now()
-        let connection = try await target.connect(session)
-        let report = Self.report(connection)
-        if json {
-            try JSONOutput.print(report)
-        } else {
-            print("""
-                connected to \(report.address) (\(report.addressType)), handle \(connection.handle), role \(report.role)
-                interval \(String(format: "%.2f", report.intervalMilliseconds)) ms, latency \(report.latency), supervision timeout \(report.supervisionTimeoutMilliseconds) ms
-                ATT MTU \(report.mtu), PHY \(report.phy.tx)/\(report.phy.rx), data length \(report.dataLength.tx)/\(report.dataLength.rx) bytes (tx/rx)
-                """)
-        }
-        guard let hold, let events else {
-            _ = try? await connection.disconnect()
-            return
-        }
-        let watching = Task {
-            for await timed in events {
-                guard let (name, detail) = Self.describe(timed.event, handle: connection.handle) else { continue }
-                let event = LinkEvent(t: (Double(timed.time.nanoseconds &- start.nanoseconds) / 1e9 * 1e6).rounded() / 1e6,
-                                      event: name, detail: detail)
-                if json { try? JSONOutput.print(event) } else { print(String(format: "%.3f ", event.t) + "\(name): \(detail)") }
-                if name == "disconnected" { return }
+        try await session.closing {
+            // Subscribed before connecting, and only to hold: the link's first events come at once.
+            // Their times count from here, so that one from the connection's set-up is not before
+            // the start.
+            let events = hold == nil ? nil : session.controller.events()
+            let start = HostTime.now()
+            let connection = try await target.connect(session)
+            let report = Self.report(connection)
+            if json {
+                try JSONOutput.print(report)
+            } else {
+                print("""
+                    connected to \(report.address) (\(report.addressType)), handle \(connection.handle), role \(report.role)
+                    interval \(String(format: "%.2f", report.intervalMilliseconds)) ms, latency \(report.latency), supervision timeout \(report.supervisionTimeoutMilliseconds) ms
+                    ATT MTU \(report.mtu), PHY \(report.phy.tx)/\(report.phy.rx), data length \(report.dataLength.tx)/\(report.dataLength.rx) bytes (tx/rx)
+                    """)
             }
+            guard let hold, let events else {
+                try await connection.disconnect()
+                return
+            }
+            let watching = Task {
+                for await timed in events {
+                    guard let (name, detail) = Self.describe(timed.event, handle: connection.handle) else { continue }
+                    let event = LinkEvent(t: (Double(timed.time.nanoseconds &- start.nanoseconds) / 1e9 * 1e6).rounded() / 1e6,
+                                          event: name, detail: detail)
+                    if json { try? JSONOutput.print(event) } else { print(String(format: "%.3f ", event.t) + "\(name): \(detail)") }
+                    if name == "disconnected" { return }
+                }
+            }
+            // Until the hold ends or the link does, whichever is first.
+            await withTaskGroup(of: Void.self) { group in
+                group.addTask { try? await session.clock.sleep(for: .milliseconds(Int64(hold * 1000))) }
+                group.addTask { _ = await connection.disconnected() }
+                await group.next()
+                group.cancelAll()
+            }
+            if let lost = LinkLost(connection, device: "device") {
+                _ = await watching.value
+                throw lost
+            }
+            watching.cancel()
+            try await connection.disconnect()
         }
-        // Until the hold ends or the link does, whichever is first.
-        await withTaskGroup(of: Void.self) { group in
-            group.addTask { try? await session.clock.sleep(for: .milliseconds(Int64(hold * 1000))) }
-            group.addTask { _ = await connection.disconnected() }
-            await group.next()
-            group.cancelAll()
-        }
-        if let lost = LinkLost(connection, device: "device") {
-            _ = await watching.value
-            throw lost
-        }
-        watching.cancel()
-        _ = try? await connection.disconnect()
     }
 
     static func report(_ connection: LEConnection) -> Report {

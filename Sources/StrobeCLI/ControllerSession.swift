@@ -55,4 +55,18 @@ struct ControllerSession {
         host.close()
         try recorder?.finishRecording()
     }
+
+    /// Runs a command's work on the session, then closes it: a close that failed (a recording
+    /// left incomplete) fails a command that succeeded; a command that failed keeps its own error.
+    func closing<T>(_ body: () async throws -> T) async throws -> T {
+        let result: T
+        do {
+            result = try await body()
+        } catch {
+            try? close()
+            throw error
+        }
+        try close()
+        return result
+    }
 }

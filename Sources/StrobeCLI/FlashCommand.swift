@@ -95,25 +95,26 @@ struct FlashStatusCommand: AsyncParsableCommand {
 
     func run() async throws {
         let (session, manager) = try await flashes.connect(global)
-        defer { try? session.close() }
-        var unreadable: [String] = []
-        for flash in manager.flashes {
-            var line = "\(flash.address)  \"\(flash.name)\"  \(flash.flash.model)"
-            if let rssi = flash.rssi {
-                line += String(format: "  signal %.0f%% (%d dBm)", NovaSignalStrength.fraction(rssi: Int8(clamping: rssi)) * 100, rssi)
-            }
-            if flash.flash.model == .v2 {
-                do {
-                    line += "  battery \(try await flash.flash.batteryLevel())"
-                } catch {
-                    line += "  battery unreadable"
-                    unreadable.append("\(flash.address): \(error)")
+        try await session.closing {
+            var unreadable: [String] = []
+            for flash in manager.flashes {
+                var line = "\(flash.address)  \"\(flash.name)\"  \(flash.flash.model)"
+                if let rssi = flash.rssi {
+                    line += String(format: "  signal %.0f%% (%d dBm)", NovaSignalStrength.fraction(rssi: Int8(clamping: rssi)) * 100, rssi)
                 }
+                if flash.flash.model == .v2 {
+                    do {
+                        line += "  battery \(try await flash.flash.batteryLevel())"
+                    } catch {
+                        line += "  battery unreadable"
+                        unreadable.append("\(flash.address): \(error)")
+                    }
+                }
+                print(line + "  \(manager.status)")
             }
-            print(line + "  \(manager.status)")
+            // A failed read is an error, not a line that looks complete.
+            if !unreadable.isEmpty { throw BatteryUnreadable(flashes: unreadable) }
         }
-        // A failed read is an error, not a line that looks complete.
-        if !unreadable.isEmpty { throw BatteryUnreadable(flashes: unreadable) }
     }
 
     struct BatteryUnreadable: Error, CustomStringConvertible {
@@ -129,9 +130,10 @@ struct FlashPingCommand: AsyncParsableCommand {
 
     func run() async throws {
         let (session, manager) = try await flashes.connect(global)
-        defer { try? session.close() }
-        let failures = report(await manager.ping(), "ping")
-        if failures > 0 { throw FlashCommandError.someFailed(failures) }
+        try await session.closing {
+            let failures = report(await manager.ping(), "ping")
+            if failures > 0 { throw FlashCommandError.someFailed(failures) }
+        }
     }
 }
 
@@ -175,11 +177,12 @@ struct FlashFireCommand: AsyncParsableCommand {
             settings = (preset ?? .full).settings.withTimeout(.milliseconds(Int(timeoutMs)))
         }
         let (session, manager) = try await flashes.connect(global)
-        defer { try? session.close() }
-        var failures = report(await manager.beginFlash(settings), "flash (\(settings))")
-        try await session.clock.sleep(for: .milliseconds(holdMs))
-        failures += report(await manager.endFlash(), "off")
-        if failures > 0 { throw FlashCommandError.someFailed(failures) }
+        try await session.closing {
+            var failures = report(await manager.beginFlash(settings), "flash (\(settings))")
+            try await session.clock.sleep(for: .milliseconds(holdMs))
+            failures += report(await manager.endFlash(), "off")
+            if failures > 0 { throw FlashCommandError.someFailed(failures) }
+        }
     }
 }
 
@@ -190,15 +193,16 @@ struct FlashDefaultsCommand: AsyncParsableCommand {
 
     func run() async throws {
         let (session, manager) = try await flashes.connect(global)
-        defer { try? session.close() }
-        for flash in manager.flashes {
-            guard flash.flash.model == .v2 else {
-                print("\(flash.address)  V1: no stored defaults")
-                continue
+        try await session.closing {
+            for flash in manager.flashes {
+                guard flash.flash.model == .v2 else {
+                    print("\(flash.address)  V1: no stored defaults")
+                    continue
+                }
+                let defaults = try await flash.flash.readDefaults()
+                let counters = try await flash.flash.readCounters()
+                print("\(flash.address)  regular: \(defaults.regular)  preflash: \(defaults.preflash)  counters: \(counters.values.map(String.init).joined(separator: ","))")
             }
-            let defaults = try await flash.flash.readDefaults()
-            let counters = try await flash.flash.readCounters()
-            print("\(flash.address)  regular: \(defaults.regular)  preflash: \(defaults.preflash)  counters: \(counters.values.map(String.init).joined(separator: ","))")
         }
     }
 }

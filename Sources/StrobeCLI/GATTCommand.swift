@@ -62,42 +62,43 @@ struct GATTTreeCommand: AsyncParsableCommand {
 
     func run() async throws {
         let session = try await ControllerSession.open(global) { try linkSecurity.configure(&$0, target, global) }
-        defer { try? session.close() }
-        let connection = try await linkSecurity.connect(target, session)
-        let database = try await connection.discoverDatabase()
-        var tree = Tree(services: [])
-        for service in database.services {
-            var entry = Service(
-                uuid: "\(service.service.uuid)", handle: service.service.startHandle.rawValue,
-                endHandle: service.service.endHandle.rawValue, name: service.service.uuid.name,
-                includedServices: service.includedServices.map {
-                    Included(uuid: "\($0.service.uuid)", handle: $0.service.startHandle.rawValue, endHandle: $0.service.endHandle.rawValue)
-                },
-                characteristics: [])
-            for found in service.characteristics {
-                let characteristic = found.characteristic
-                var item = Characteristic(
-                    uuid: "\(characteristic.uuid)", handle: characteristic.declarationHandle.rawValue,
-                    valueHandle: characteristic.valueHandle.rawValue, properties: Self.names(characteristic.properties),
-                    name: characteristic.uuid.name,
-                    descriptors: found.descriptors.map { Descriptor(uuid: "\($0.uuid)", handle: $0.handle.rawValue, name: $0.uuid.name) })
-                if read, characteristic.properties.contains(.read) {
-                    do throws(StrobeError) {
-                        item.value = try await connection.gatt.readLong(handle: characteristic.valueHandle).hexString
-                    } catch {
-                        guard case .att(let error) = error else { throw error }
-                        item.readError = "\(error.code)"
+        try await session.closing {
+            let connection = try await linkSecurity.connect(target, session)
+            let database = try await connection.discoverDatabase()
+            var tree = Tree(services: [])
+            for service in database.services {
+                var entry = Service(
+                    uuid: "\(service.service.uuid)", handle: service.service.startHandle.rawValue,
+                    endHandle: service.service.endHandle.rawValue, name: service.service.uuid.name,
+                    includedServices: service.includedServices.map {
+                        Included(uuid: "\($0.service.uuid)", handle: $0.service.startHandle.rawValue, endHandle: $0.service.endHandle.rawValue)
+                    },
+                    characteristics: [])
+                for found in service.characteristics {
+                    let characteristic = found.characteristic
+                    var item = Characteristic(
+                        uuid: "\(characteristic.uuid)", handle: characteristic.declarationHandle.rawValue,
+                        valueHandle: characteristic.valueHandle.rawValue, properties: Self.names(characteristic.properties),
+                        name: characteristic.uuid.name,
+                        descriptors: found.descriptors.map { Descriptor(uuid: "\($0.uuid)", handle: $0.handle.rawValue, name: $0.uuid.name) })
+                    if read, characteristic.properties.contains(.read) {
+                        do throws(StrobeError) {
+                            item.value = try await connection.gatt.readLong(handle: characteristic.valueHandle).hexString
+                        } catch {
+                            guard case .att(let error) = error else { throw error }
+                            item.readError = "\(error.code)"
+                        }
                     }
+                    entry.characteristics.append(item)
                 }
-                entry.characteristics.append(item)
+                tree.services.append(entry)
             }
-            tree.services.append(entry)
-        }
-        _ = try? await connection.disconnect()
-        if json {
-            try JSONOutput.print(tree)
-        } else {
-            print(Self.text(tree))
+            try await connection.disconnect()
+            if json {
+                try JSONOutput.print(tree)
+            } else {
+                print(Self.text(tree))
+            }
         }
     }
 
@@ -144,12 +145,13 @@ struct GATTReadCommand: AsyncParsableCommand {
 
     func run() async throws {
         let session = try await ControllerSession.open(global) { try linkSecurity.configure(&$0, target, global) }
-        defer { try? session.close() }
-        let connection = try await linkSecurity.connect(target, session)
-        let handle = try await attribute.valueHandle(in: connection)
-        let value = try await GATTCommandError.naming("read", handle) { try await connection.gatt.readLong(handle: handle) }
-        _ = try? await connection.disconnect()
-        print(value.hexString)
+        try await session.closing {
+            let connection = try await linkSecurity.connect(target, session)
+            let handle = try await attribute.valueHandle(in: connection)
+            let value = try await GATTCommandError.naming("read", handle) { try await connection.gatt.readLong(handle: handle) }
+            try await connection.disconnect()
+            print(value.hexString)
+        }
     }
 }
 
@@ -173,17 +175,22 @@ struct GATTWriteCommand: AsyncParsableCommand {
     func run() async throws {
         let bytes = [UInt8](hexString: value) ?? []
         let session = try await ControllerSession.open(global) { try linkSecurity.configure(&$0, target, global) }
-        defer { try? session.close() }
-        let connection = try await linkSecurity.connect(target, session)
-        let handle = try await attribute.valueHandle(in: connection)
-        try await GATTCommandError.naming("write", handle) {
-            try await connection.gatt.write(bytes, handle: handle, withResponse: !withoutResponse)
+        try await session.closing {
+            let connection = try await linkSecurity.connect(target, session)
+            let handle = try await attribute.valueHandle(in: connection)
+            try await GATTCommandError.naming("write", handle) {
+                try await connection.gatt.write(bytes, handle: handle, withResponse: !withoutResponse)
+            }
+            if withoutResponse {
+                // A Write Command has no answer. ATT keeps order, so the answer to any request (here
+                // Find Information on the same handle, an error or not) means the peer took the write.
+                do {
+                    _ = try await connection.bearer.request(ATTFindInformationRequest(startingHandle: handle, endingHandle: handle))
+                } catch is ATTError {
+                    // An Error Response is an answer too. A timeout or a lost link is not: it fails.
+                }
+            }
+            try await connection.disconnect()
         }
-        if withoutResponse {
-            // A Write Command has no answer. ATT keeps order, so the answer to any request (here
-            // Find Information on the same handle, an error or not) means the peer took the write.
-            _ = try? await connection.bearer.request(ATTFindInformationRequest(startingHandle: handle, endingHandle: handle))
-        }
-        _ = try? await connection.disconnect()
     }
 }

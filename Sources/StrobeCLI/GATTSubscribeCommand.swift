@@ -39,52 +39,53 @@ struct GATTSubscribeCommand: AsyncParsableCommand {
 
     func run() async throws {
         let session = try await ControllerSession.open(global) { try linkSecurity.configure(&$0, target, global) }
-        defer { try? session.close() }
-        let connection = try await linkSecurity.connect(target, session)
-        let characteristic = try await attribute.characteristic(in: connection)
-        let ring = NotificationRing(capacity: 16_384, maxValueSize: 512)
-        try await GATTCommandError.naming("subscribe", characteristic.valueHandle) {
-            try await connection.gatt.subscribe(characteristic, to: indicate ? .indication : .notification, handler: ring)
-        }
-        let start = HostTime.now()
-        // The values end with the duration; the link's end closes the ring by itself.
-        let ending = Task { [duration, clock = session.clock] in
-            guard let duration else { return }
-            try? await clock.sleep(for: .milliseconds(Int64(duration * 1000)))
-            if !Task.isCancelled { ring.close() }
-        }
-        var received = 0
-        var gaps = SequenceGaps()
-        // Times are the transport's stamps of the bytes, counted from the first value's.
-        var first: HostTime?
-        for await notification in ring.notifications() {
-            received += 1
-            gaps.observe(notification.value)
-            let origin = first ?? notification.timestamp
-            first = origin
-            let t = Double(Int64(bitPattern: notification.timestamp.nanoseconds &- origin.nanoseconds)) / 1e9
-            if json {
-                try JSONOutput.print(Value(t: (t * 1e6).rounded() / 1e6, value: notification.value.hexString))
-            } else {
-                print(String(format: "%.6f ", t) + notification.value.hexString)
+        try await session.closing {
+            let connection = try await linkSecurity.connect(target, session)
+            let characteristic = try await attribute.characteristic(in: connection)
+            let ring = NotificationRing(capacity: 16_384, maxValueSize: 512)
+            try await GATTCommandError.naming("subscribe", characteristic.valueHandle) {
+                try await connection.gatt.subscribe(characteristic, to: indicate ? .indication : .notification, handler: ring)
             }
-            if let count, received >= count { break }
-        }
-        ending.cancel()
-        let elapsed = Double(HostTime.now().nanoseconds &- start.nanoseconds) / 1e9
-        let summary = Summary(count: received, ratePerSecond: (Double(received) / max(elapsed, 1e-9) * 10).rounded() / 10,
-                              sequenceGaps: gaps.count)
-        if json {
-            try JSONOutput.print(["summary": summary])
-        } else {
-            print("\(received) values in \(String(format: "%.1f", elapsed)) s (\(summary.ratePerSecond)/s)"
-                  + (gaps.count.map { ", \($0) sequence gaps" } ?? ""))
-        }
-        let reachedCount = count.map { received >= $0 } ?? false
-        if !reachedCount, let lost = LinkLost(connection, device: "device") { throw lost }
-        if connection.isConnected {
-            try? await connection.gatt.unsubscribe(characteristic)
-            _ = try? await connection.disconnect()
+            let start = HostTime.now()
+            // The values end with the duration; the link's end closes the ring by itself.
+            let ending = Task { [duration, clock = session.clock] in
+                guard let duration else { return }
+                try? await clock.sleep(for: .milliseconds(Int64(duration * 1000)))
+                if !Task.isCancelled { ring.close() }
+            }
+            var received = 0
+            var gaps = SequenceGaps()
+            // Times are the transport's stamps of the bytes, counted from the first value's.
+            var first: HostTime?
+            for await notification in ring.notifications() {
+                received += 1
+                gaps.observe(notification.value)
+                let origin = first ?? notification.timestamp
+                first = origin
+                let t = Double(Int64(bitPattern: notification.timestamp.nanoseconds &- origin.nanoseconds)) / 1e9
+                if json {
+                    try JSONOutput.print(Value(t: (t * 1e6).rounded() / 1e6, value: notification.value.hexString))
+                } else {
+                    print(String(format: "%.6f ", t) + notification.value.hexString)
+                }
+                if let count, received >= count { break }
+            }
+            ending.cancel()
+            let elapsed = Double(HostTime.now().nanoseconds &- start.nanoseconds) / 1e9
+            let summary = Summary(count: received, ratePerSecond: (Double(received) / max(elapsed, 1e-9) * 10).rounded() / 10,
+                                  sequenceGaps: gaps.count)
+            if json {
+                try JSONOutput.print(["summary": summary])
+            } else {
+                print("\(received) values in \(String(format: "%.1f", elapsed)) s (\(summary.ratePerSecond)/s)"
+                      + (gaps.count.map { ", \($0) sequence gaps" } ?? ""))
+            }
+            let reachedCount = count.map { received >= $0 } ?? false
+            if !reachedCount, let lost = LinkLost(connection, device: "device") { throw lost }
+            if connection.isConnected {
+                try await connection.gatt.unsubscribe(characteristic)
+                try await connection.disconnect()
+            }
         }
     }
 }

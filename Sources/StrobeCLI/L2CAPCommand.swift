@@ -70,38 +70,39 @@ struct L2CAPConnectCommand: AsyncParsableCommand {
 
     func run() async throws {
         let session = try await ControllerSession.open(global) { target.configure(&$0) }
-        defer { try? session.close() }
-        let connection = try await target.connect(session)
-        let parameters = L2CAPChannelParameters(mtu: UInt16(channelMTU), mps: UInt16(mps), initialCredits: 32)
-        let channel = try await connection.openChannel(psm: psm, parameters: parameters)
-        let start = HostTime.now()
-        let expected = receive ?? count
-        let json = json
-        let reader = Task {
-            var received = (count: 0, bytes: 0)
-            guard expected > 0 else { return received }
-            for try await sdu in channel.sdus {
-                try SDU.print(sdu, index: received.count, json: json)
-                received.count += 1
-                received.bytes += sdu.count
-                if received.count == expected { break }
+        try await session.closing {
+            let connection = try await target.connect(session)
+            let parameters = L2CAPChannelParameters(mtu: UInt16(channelMTU), mps: UInt16(mps), initialCredits: 32)
+            let channel = try await connection.openChannel(psm: psm, parameters: parameters)
+            let start = HostTime.now()
+            let expected = receive ?? count
+            let json = json
+            let reader = Task {
+                var received = (count: 0, bytes: 0)
+                guard expected > 0 else { return received }
+                for try await sdu in channel.sdus {
+                    try SDU.print(sdu, index: received.count, json: json)
+                    received.count += 1
+                    received.bytes += sdu.count
+                    if received.count == expected { break }
+                }
+                return received
             }
-            return received
+            for index in 0..<count { try await channel.send((0..<size).map { UInt8((index + $0) % 256) }) }
+            let limit = Duration.milliseconds(Int64(wait * 1000))
+            let received = try await withTimeout(limit, clock: session.clock) { try await reader.value }
+            let seconds = Double(HostTime.now().nanoseconds &- start.nanoseconds) / 1e9
+            let summary = Summary(psm: psm, cid: channel.cid.rawValue, peerMTU: channel.peerMTU, sent: count, received: received.count,
+                                  bytesReceived: received.bytes, seconds: seconds)
+            channel.close()
+            try await connection.disconnect()
+            if json {
+                try JSONOutput.print(summary)
+            } else {
+                print("channel \(channel.cid) on PSM \(psm): sent \(count), received \(received.count) SDUs (\(received.bytes) bytes) in \(String(format: "%.3f", summary.seconds)) s")
+            }
+            guard received.count == expected else { throw Incomplete(received: received.count, expected: expected) }
         }
-        for index in 0..<count { try await channel.send((0..<size).map { UInt8((index + $0) % 256) }) }
-        let limit = Duration.milliseconds(Int64(wait * 1000))
-        let received = try await withTimeout(limit, clock: session.clock) { try await reader.value }
-        let seconds = Double(HostTime.now().nanoseconds &- start.nanoseconds) / 1e9
-        let summary = Summary(psm: psm, cid: channel.cid.rawValue, peerMTU: channel.peerMTU, sent: count, received: received.count,
-                              bytesReceived: received.bytes, seconds: seconds)
-        channel.close()
-        _ = try? await connection.disconnect()
-        if json {
-            try JSONOutput.print(summary)
-        } else {
-            print("channel \(channel.cid) on PSM \(psm): sent \(count), received \(received.count) SDUs (\(received.bytes) bytes) in \(String(format: "%.3f", summary.seconds)) s")
-        }
-        guard received.count == expected else { throw Incomplete(received: received.count, expected: expected) }
     }
 
     struct Incomplete: Error, CustomStringConvertible {
@@ -148,52 +149,53 @@ struct L2CAPListenCommand: AsyncParsableCommand {
 
     func run() async throws {
         let session = try await ControllerSession.open(global)
-        defer { try? session.close() }
-        let peripheral = session.host.peripheral(serving: GATTAttributeDatabase())
-        let centrals = peripheral.incomingConnections()
-        try await peripheral.startAdvertising(name: name)
-        if json {
-            try JSONOutput.print(Listening(address: "\(session.info.address)", psm: psm))
-        } else {
-            print("advertising \"\(name)\" as \(session.info.address), PSM \(psm)")
-        }
-        fflush(nil)  // what a central's script waits for
-        let parameters = L2CAPChannelParameters(mtu: UInt16(channelMTU), mps: UInt16(mps), initialCredits: 32)
-        let (psm, count, echo, json) = (psm, count, echo, json)
-        let start = HostTime.now()
-        let outcome = try await withTimeout(.milliseconds(Int64(duration * 1000)), clock: session.clock) {
-            () async throws -> (channel: L2CAPChannel, count: Int, bytes: Int) in
-            var connections = centrals.makeAsyncIterator()
-            guard let connection = await connections.next() else { throw NoChannel() }
-            try? await peripheral.stopAdvertising()
-            var channels = try connection.listen(psm: psm, parameters: parameters).makeAsyncIterator()
+        try await session.closing {
+            let peripheral = session.host.peripheral(serving: GATTAttributeDatabase())
+            let centrals = peripheral.incomingConnections()
+            try await peripheral.startAdvertising(name: name)
             if json {
-                try JSONOutput.print(Connected(connected: "\(connection.peerAddress)"))
+                try JSONOutput.print(Listening(address: "\(session.info.address)", psm: psm))
             } else {
-                print("connected to \(connection.peerAddress)")
+                print("advertising \"\(name)\" as \(session.info.address), PSM \(psm)")
             }
-            fflush(nil)
-            guard let channel = await channels.next() else { throw NoChannel() }
-            var received = (count: 0, bytes: 0)
-            for try await sdu in channel.sdus {
-                try L2CAPConnectCommand.SDU.print(sdu, index: received.count, json: json)
-                received.count += 1
-                received.bytes += sdu.count
-                if echo { try await channel.send(sdu) }
-                if received.count == count { break }
+            fflush(nil)  // what a central's script waits for
+            let parameters = L2CAPChannelParameters(mtu: UInt16(channelMTU), mps: UInt16(mps), initialCredits: 32)
+            let (psm, count, echo, json) = (psm, count, echo, json)
+            let start = HostTime.now()
+            let outcome = try await withTimeout(.milliseconds(Int64(duration * 1000)), clock: session.clock) {
+                () async throws -> (channel: L2CAPChannel, count: Int, bytes: Int) in
+                var connections = centrals.makeAsyncIterator()
+                guard let connection = await connections.next() else { throw NoChannel() }
+                try await peripheral.stopAdvertising()
+                var channels = try connection.listen(psm: psm, parameters: parameters).makeAsyncIterator()
+                if json {
+                    try JSONOutput.print(Connected(connected: "\(connection.peerAddress)"))
+                } else {
+                    print("connected to \(connection.peerAddress)")
+                }
+                fflush(nil)
+                guard let channel = await channels.next() else { throw NoChannel() }
+                var received = (count: 0, bytes: 0)
+                for try await sdu in channel.sdus {
+                    try L2CAPConnectCommand.SDU.print(sdu, index: received.count, json: json)
+                    received.count += 1
+                    received.bytes += sdu.count
+                    if echo { try await channel.send(sdu) }
+                    if received.count == count { break }
+                }
+                // Closed in order: the peer has what was sent before it answers.
+                channel.close()
+                try await connection.disconnect()
+                return (channel, received.count, received.bytes)
             }
-            // Closed in order: the peer has what was sent before it answers.
-            channel.close()
-            _ = try? await connection.disconnect()
-            return (channel, received.count, received.bytes)
-        }
-        let summary = L2CAPConnectCommand.Summary(
-            psm: psm, cid: outcome.channel.cid.rawValue, peerMTU: outcome.channel.peerMTU, sent: 0, received: outcome.count,
-            bytesReceived: outcome.bytes, seconds: Double(HostTime.now().nanoseconds &- start.nanoseconds) / 1e9)
-        if json {
-            try JSONOutput.print(summary)
-        } else {
-            print("channel \(outcome.channel.cid) on PSM \(psm): received \(outcome.count) SDUs (\(outcome.bytes) bytes)")
+            let summary = L2CAPConnectCommand.Summary(
+                psm: psm, cid: outcome.channel.cid.rawValue, peerMTU: outcome.channel.peerMTU, sent: 0, received: outcome.count,
+                bytesReceived: outcome.bytes, seconds: Double(HostTime.now().nanoseconds &- start.nanoseconds) / 1e9)
+            if json {
+                try JSONOutput.print(summary)
+            } else {
+                print("channel \(outcome.channel.cid) on PSM \(psm): received \(outcome.count) SDUs (\(outcome.bytes) bytes)")
+            }
         }
     }
 

@@ -29,28 +29,29 @@ struct PairCommand: AsyncParsableCommand {
             target.configure(&$0)
             try security.configure(&$0, global)
         }
-        defer { try? session.close() }
-        let connection = try await target.connect(session)
-        let result: SMPPairingResult
-        do {
-            result = try await connection.pair()
-        } catch {
-            _ = try? await connection.disconnect()
-            throw error
+        try await session.closing {
+            let connection = try await target.connect(session)
+            let result: SMPPairingResult
+            do {
+                result = try await connection.pair()
+            } catch {
+                _ = try? await connection.disconnect()
+                throw error
+            }
+            let report = Report(address: "\(connection.peerAddress)", method: result.method.name, securityLevel: result.securityLevel.name,
+                                keys: result.keysExchanged, bonded: result.bonded)
+            if json {
+                try JSONOutput.print(report)
+            } else {
+                print("""
+                    paired with \(report.address): \(result.secureConnections ? "LE Secure Connections" : "LE legacy pairing"), \(report.method)
+                    security level \(report.securityLevel), \(result.keySize)-octet key
+                    keys: \(report.keys.isEmpty ? "none" : report.keys.joined(separator: ", "))
+                    \(report.bonded ? "bonded (stored in \(try security.bondStoreName(global)))" : "not bonded")
+                    """)
+            }
+            try await connection.disconnect()
         }
-        let report = Report(address: "\(connection.peerAddress)", method: result.method.name, securityLevel: result.securityLevel.name,
-                            keys: result.keysExchanged, bonded: result.bonded)
-        if json {
-            try JSONOutput.print(report)
-        } else {
-            print("""
-                paired with \(report.address): \(result.secureConnections ? "LE Secure Connections" : "LE legacy pairing"), \(report.method)
-                security level \(report.securityLevel), \(result.keySize)-octet key
-                keys: \(report.keys.isEmpty ? "none" : report.keys.joined(separator: ", "))
-                \(report.bonded ? "bonded (stored in \(try security.bondStoreName(global)))" : "not bonded")
-                """)
-        }
-        _ = try? await connection.disconnect()
     }
 }
 

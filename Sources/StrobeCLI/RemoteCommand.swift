@@ -42,67 +42,68 @@ struct RemoteEventsCommand: AsyncParsableCommand {
 
     func run() async throws {
         let session = try await ControllerSession.open(global) { try security.configure(&$0, global) }
-        defer { try? session.close() }
-        let central = session.central
-        let connection = try await device.connect(central, describing: "a HID device (service 0x1812)") {
-            $0.serviceUUIDs.contains(HIDProfile.service)
-        }
-        // The stream is fed by the receive-path handler, in place before reports are enabled.
-        let (events, sink) = AsyncStream.makeStream(of: ShutterRemoteEvent.self)
-        let remote = try await ShutterRemote.attach(to: connection, handler: { sink.yield($0) })
-        if !json {
-            let device = remote.device
-            let about = [device.information?.description, device.deviceInformation?.description].compactMap { $0 }.filter { !$0.isEmpty }
-            print("remote \(connection.peerAddress), " + about.map { $0 + ", " }.joined()
-                  + "\(device.inputReports.count) input report(s)\(device.usesBootProtocol ? " (boot keyboard)" : ""), security \(connection.securityLevel)")
-        }
-        let (json, count, reconnect) = (self.json, self.count, self.reconnect)
-        let links = remote.reconnections()
-        let reconnections = Task {
-            for await link in links where !json {
-                print("reconnected \(link.peerAddress), security \(link.securityLevel)")
+        try await session.closing {
+            let central = session.central
+            let connection = try await device.connect(central, describing: "a HID device (service 0x1812)") {
+                $0.serviceUUIDs.contains(HIDProfile.service)
             }
-        }
-        let linkWatch = Task {
-            if reconnect { await remote.keepConnected(using: central) } else { _ = await connection.disconnected() }
-            sink.finish()
-        }
-        let collector = Task { () -> (completed: Bool, presses: Int, releases: Int) in
-            var presses = 0, releases = 0
-            var first: HostTime?
-            for await event in events {
-                // Seconds since the first event, from the times the reports' bytes were read.
-                let start = first ?? event.receivedAt
-                first = start
-                if event.kind == .press { presses += 1 } else { releases += 1 }
-                let t = Double(event.receivedAt.nanoseconds &- start.nanoseconds) / 1e9
-                if json {
-                    try? JSONOutput.print(Line(t: (t * 1e6).rounded() / 1e6, event: event.kind.rawValue, usage: "\(event.usage)"))
-                } else {
-                    print(String(format: "%.3f ", t) + "\(event.kind.rawValue) \(event.usage) (\(event.role.rawValue))")
+            // The stream is fed by the receive-path handler, in place before reports are enabled.
+            let (events, sink) = AsyncStream.makeStream(of: ShutterRemoteEvent.self)
+            let remote = try await ShutterRemote.attach(to: connection, handler: { sink.yield($0) })
+            if !json {
+                let device = remote.device
+                let about = [device.information?.description, device.deviceInformation?.description].compactMap { $0 }.filter { !$0.isEmpty }
+                print("remote \(connection.peerAddress), " + about.map { $0 + ", " }.joined()
+                      + "\(device.inputReports.count) input report(s)\(device.usesBootProtocol ? " (boot keyboard)" : ""), security \(connection.securityLevel)")
+            }
+            let (json, count, reconnect) = (self.json, self.count, self.reconnect)
+            let links = remote.reconnections()
+            let reconnections = Task {
+                for await link in links where !json {
+                    print("reconnected \(link.peerAddress), security \(link.securityLevel)")
                 }
-                if let count, releases >= count { return (true, presses, releases) }
             }
-            return (Task.isCancelled, presses, releases)
+            let linkWatch = Task {
+                if reconnect { await remote.keepConnected(using: central) } else { _ = await connection.disconnected() }
+                sink.finish()
+            }
+            let collector = Task { () -> (completed: Bool, presses: Int, releases: Int) in
+                var presses = 0, releases = 0
+                var first: HostTime?
+                for await event in events {
+                    // Seconds since the first event, from the times the reports' bytes were read.
+                    let start = first ?? event.receivedAt
+                    first = start
+                    if event.kind == .press { presses += 1 } else { releases += 1 }
+                    let t = Double(event.receivedAt.nanoseconds &- start.nanoseconds) / 1e9
+                    if json {
+                        try? JSONOutput.print(Line(t: (t * 1e6).rounded() / 1e6, event: event.kind.rawValue, usage: "\(event.usage)"))
+                    } else {
+                        print(String(format: "%.3f ", t) + "\(event.kind.rawValue) \(event.usage) (\(event.role.rawValue))")
+                    }
+                    if let count, releases >= count { return (true, presses, releases) }
+                }
+                return (Task.isCancelled, presses, releases)
+            }
+            let timer = Task {
+                try? await session.clock.sleep(for: .milliseconds(Int64(duration * 1000)))
+                collector.cancel()
+            }
+            let result = await collector.value
+            timer.cancel()
+            linkWatch.cancel()
+            reconnections.cancel()
+            let counters = remote.counters
+            let summary = Summary(presses: result.presses, releases: result.releases, reports: counters.reports, malformed: counters.malformed)
+            if json {
+                try JSONOutput.print(summary)
+            } else {
+                print("\(summary.presses) presses, \(summary.releases) releases, \(summary.reports) reports, \(summary.malformed) malformed")
+            }
+            if !result.completed, reconnect, let error = remote.lastError { throw RemoteCommandError.reconnectFailed(error) }
+            if !result.completed, let lost = LinkLost(remote.connection, device: "remote") { throw lost }
+            _ = try? await remote.connection.disconnect()
         }
-        let timer = Task {
-            try? await session.clock.sleep(for: .milliseconds(Int64(duration * 1000)))
-            collector.cancel()
-        }
-        let result = await collector.value
-        timer.cancel()
-        linkWatch.cancel()
-        reconnections.cancel()
-        let counters = remote.counters
-        let summary = Summary(presses: result.presses, releases: result.releases, reports: counters.reports, malformed: counters.malformed)
-        if json {
-            try JSONOutput.print(summary)
-        } else {
-            print("\(summary.presses) presses, \(summary.releases) releases, \(summary.reports) reports, \(summary.malformed) malformed")
-        }
-        if !result.completed, reconnect, let error = remote.lastError { throw RemoteCommandError.reconnectFailed(error) }
-        if !result.completed, let lost = LinkLost(remote.connection, device: "remote") { throw lost }
-        _ = try? await remote.connection.disconnect()
     }
 }
 

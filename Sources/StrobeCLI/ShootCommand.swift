@@ -67,88 +67,89 @@ struct ShootCommand: AsyncParsableCommand {
 
     func run() async throws {
         let session = try await ControllerSession.open(global)
-        defer { try? session.close() }
-        let central = session.central
-        let manager = NovaFlashManager(host: session.host, configuration: .init(scanBurst: .milliseconds(scanMs)))
-        let connected = try await manager.connect(.all)
-        guard !connected.isEmpty else { throw FlashCommandError.noFlash(scannedMs: scanMs) }
-        var lights: ModellingLights?
-        var lightsClient: Client?
-        if let modellingLights {
-            let backend = try await LightOptions.makeBackend(lightsBackend, discoverMs: scanMs, scenes: LocalScenes(file: LocalScenes.defaultFile),
-                                                             apiURL: LightOptions.defaultAPIURL, tokenFile: nil) { session.host }
-            let client = Client(backend: backend)
-            lightsClient = client
-            try await client.fetch()
-            let target = client.lightTargetWithSelector(try LightSelector(modellingLights))
-            guard target.count > 0 else { throw LightsError.noLights(target.selector) }
-            lights = ModellingLights(target: target, shotBrightness: lightsBrightness, deadline: .milliseconds(lightsDeadlineMs))
-            if !json { print("\(target.count) modelling light(s): \(target.lights.map { "\"\($0.label)\"" }.joined(separator: ", "))") }
-        }
-        let sequencer = ShutterSequencer(
-            flashes: manager, camera: ShutterSequencer.testCamera(exposure: .milliseconds(exposureMs), clock: session.clock),
-            policy: ShotPolicy(settings: preset.settings, ackDeadline: .milliseconds(ackDeadlineMs), onMissingAck: policy.value),
-            clock: session.clock, hostTime: session.hostTime, modellingLights: lights)
-        await sequencer.arm()
-        if !json { print("\(connected.count) flash(es): \(connected.map { "\($0.address) \"\($0.name)\"" }.joined(separator: ", "))") }
-        let feed = RecordFeed(sequencer.records(), clock: session.clock)
-        let triggerConnection = try await follow(trigger, central: central, sequencer: sequencer)
+        try await session.closing {
+            let central = session.central
+            let manager = NovaFlashManager(host: session.host, configuration: .init(scanBurst: .milliseconds(scanMs)))
+            let connected = try await manager.connect(.all)
+            guard !connected.isEmpty else { throw FlashCommandError.noFlash(scannedMs: scanMs) }
+            var lights: ModellingLights?
+            var lightsClient: Client?
+            if let modellingLights {
+                let backend = try await LightOptions.makeBackend(lightsBackend, discoverMs: scanMs, scenes: LocalScenes(file: LocalScenes.defaultFile),
+                                                                 apiURL: LightOptions.defaultAPIURL, tokenFile: nil) { session.host }
+                let client = Client(backend: backend)
+                lightsClient = client
+                try await client.fetch()
+                let target = client.lightTargetWithSelector(try LightSelector(modellingLights))
+                guard target.count > 0 else { throw LightsError.noLights(target.selector) }
+                lights = ModellingLights(target: target, shotBrightness: lightsBrightness, deadline: .milliseconds(lightsDeadlineMs))
+                if !json { print("\(target.count) modelling light(s): \(target.lights.map { "\"\($0.label)\"" }.joined(separator: ", "))") }
+            }
+            let sequencer = ShutterSequencer(
+                flashes: manager, camera: ShutterSequencer.testCamera(exposure: .milliseconds(exposureMs), clock: session.clock),
+                policy: ShotPolicy(settings: preset.settings, ackDeadline: .milliseconds(ackDeadlineMs), onMissingAck: policy.value),
+                clock: session.clock, hostTime: session.hostTime, modellingLights: lights)
+            await sequencer.arm()
+            if !json { print("\(connected.count) flash(es): \(connected.map { "\($0.address) \"\($0.name)\"" }.joined(separator: ", "))") }
+            let feed = RecordFeed(sequencer.records(), clock: session.clock)
+            let triggerConnection = try await follow(trigger, central: central, sequencer: sequencer)
 
-        var outcomes: [String: Int] = [:]
-        var shots = 0
-        var linkLost: LinkLost?
-        var lit = Histogram<UInt64>(highestTrackableValue: 60_000_000_000, numberOfSignificantValueDigits: .three)
-        var skew = Histogram<UInt64>(highestTrackableValue: 60_000_000_000, numberOfSignificantValueDigits: .three)
-        for index in 0..<count {
-            let record: ShotRecord
-            if trigger == .none {
-                if index > 0 { try await session.clock.sleep(for: .milliseconds(intervalMs)) }
-                record = await sequencer.shoot()
-            } else {
-                guard let next = await feed.next(within: .milliseconds(Int64(triggerTimeout * 1000))) else {
-                    if let connection = triggerConnection, let lost = LinkLost(connection, device: trigger.rawValue) { linkLost = lost; break }
-                    throw ShootCommandError.noPress(trigger.rawValue, seconds: triggerTimeout, shots: shots)
+            var outcomes: [String: Int] = [:]
+            var shots = 0
+            var linkLost: LinkLost?
+            var lit = Histogram<UInt64>(highestTrackableValue: 60_000_000_000, numberOfSignificantValueDigits: .three)
+            var skew = Histogram<UInt64>(highestTrackableValue: 60_000_000_000, numberOfSignificantValueDigits: .three)
+            for index in 0..<count {
+                let record: ShotRecord
+                if trigger == .none {
+                    if index > 0 { try await session.clock.sleep(for: .milliseconds(intervalMs)) }
+                    record = await sequencer.shoot()
+                } else {
+                    guard let next = await feed.next(within: .milliseconds(Int64(triggerTimeout * 1000))) else {
+                        if let connection = triggerConnection, let lost = LinkLost(connection, device: trigger.rawValue) { linkLost = lost; break }
+                        throw ShootCommandError.noPress(trigger.rawValue, seconds: triggerTimeout, shots: shots)
+                    }
+                    record = next
                 }
-                record = next
+                shots += 1
+                outcomes[record.outcome.rawValue, default: 0] += 1
+                if let time = record.triggerToLit { lit.record(time) }
+                skew.record(record.skew)
+                if json {
+                    try JSONOutput.print(record)
+                } else {
+                    let litText = record.triggerToLit.map { String(format: "%.2f ms", Double($0) / 1e6) } ?? "-"
+                    var lightsText = ""
+                    if let lights = record.modellingLights {
+                        lightsText = lights.failure.map { "; modelling lights: \($0)" }
+                            ?? lights.dimmed.map { String(format: "; modelling lights down after %.2f ms, back after the OFF", Double($0 - record.triggerReceived) / 1e6) } ?? ""
+                    }
+                    print("shot \(record.shot): \(record.outcome.rawValue), lit after \(litText), skew \(String(format: "%.3f", Double(record.skew) / 1e6)) ms"
+                        + lightsText)
+                }
+                // A flash whose link went down ends the run: the shots left would fire without it.
+                linkLost = connected.lazy.compactMap { LinkLost($0.connection, device: "flash \($0.address)") }.first
+                if linkLost != nil { break }
             }
-            shots += 1
-            outcomes[record.outcome.rawValue, default: 0] += 1
-            if let time = record.triggerToLit { lit.record(time) }
-            skew.record(record.skew)
+            func percentiles(_ histogram: Histogram<UInt64>) -> Percentiles? {
+                guard histogram.totalCount > 0 else { return nil }
+                return Percentiles(p50: Double(histogram.valueAtPercentile(50)) / 1000, p99: Double(histogram.valueAtPercentile(99)) / 1000,
+                                   max: Double(histogram.max) / 1000)
+            }
+            let summary = Summary(shots: shots, outcomes: outcomes, triggerToLitMicroseconds: percentiles(lit), skewMicroseconds: percentiles(skew))
             if json {
-                try JSONOutput.print(record)
+                try JSONOutput.print(["summary": summary])
             } else {
-                let litText = record.triggerToLit.map { String(format: "%.2f ms", Double($0) / 1e6) } ?? "-"
-                var lightsText = ""
-                if let lights = record.modellingLights {
-                    lightsText = lights.failure.map { "; modelling lights: \($0)" }
-                        ?? lights.dimmed.map { String(format: "; modelling lights down after %.2f ms, back after the OFF", Double($0 - record.triggerReceived) / 1e6) } ?? ""
+                print("\(shots) shots: " + outcomes.sorted { $0.key < $1.key }.map { "\($0.value) \($0.key)" }.joined(separator: ", "))
+                if let p = summary.triggerToLitMicroseconds {
+                    print(String(format: "trigger to lit: p50 %.0f µs, p99 %.0f µs, max %.0f µs", p.p50, p.p99, p.max))
                 }
-                print("shot \(record.shot): \(record.outcome.rawValue), lit after \(litText), skew \(String(format: "%.3f", Double(record.skew) / 1e6)) ms"
-                    + lightsText)
             }
-            // A flash whose link went down ends the run: the shots left would fire without it.
-            linkLost = connected.lazy.compactMap { LinkLost($0.connection, device: "flash \($0.address)") }.first
-            if linkLost != nil { break }
+            await manager.disable()
+            await lightsClient?.close()
+            if let connection = triggerConnection { try await connection.disconnect() }
+            if let linkLost { throw linkLost }
         }
-        func percentiles(_ histogram: Histogram<UInt64>) -> Percentiles? {
-            guard histogram.totalCount > 0 else { return nil }
-            return Percentiles(p50: Double(histogram.valueAtPercentile(50)) / 1000, p99: Double(histogram.valueAtPercentile(99)) / 1000,
-                               max: Double(histogram.max) / 1000)
-        }
-        let summary = Summary(shots: shots, outcomes: outcomes, triggerToLitMicroseconds: percentiles(lit), skewMicroseconds: percentiles(skew))
-        if json {
-            try JSONOutput.print(["summary": summary])
-        } else {
-            print("\(shots) shots: " + outcomes.sorted { $0.key < $1.key }.map { "\($0.value) \($0.key)" }.joined(separator: ", "))
-            if let p = summary.triggerToLitMicroseconds {
-                print(String(format: "trigger to lit: p50 %.0f µs, p99 %.0f µs, max %.0f µs", p.p50, p.p99, p.max))
-            }
-        }
-        await manager.disable()
-        await lightsClient?.close()
-        if let connection = triggerConnection { _ = try? await connection.disconnect() }
-        if let linkLost { throw linkLost }
     }
 
     /// Connects the grip or the remote and has the sequencer follow its presses.

@@ -49,47 +49,48 @@ struct StylusStreamCommand: AsyncParsableCommand {
 
     func run() async throws {
         let session = try await ControllerSession.open(global)
-        defer { try? session.close() }
-        let central = session.central
-        let connection = try await device.connect(central, prefix: StylusProfile.localNamePrefix)
-        let stylus = channel ? try await Stylus.attachOverChannel(to: connection) : try await Stylus.attach(to: connection.gatt)
-        if !json {
-            print("stylus \(connection.peerAddress), pen \(stylus.penIdentifier ?? "unknown"), side buttons \(stylus.buttonMap.side1) and "
-                + "\(stylus.buttonMap.side2)" + (stylus.channel.map { ", samples over \($0)" } ?? ""))
-        }
-        let elapsed = Self.stopwatch(session.clock)
-        var samples = 0
-        let frame = Duration.microseconds(Int64(1_000_000 / frameRate))
-        // Until the duration passes or the link goes down (an error, after the summary).
-        while elapsed() < .milliseconds(Int64(duration * 1000)), connection.disconnectReason == nil {
-            try await session.clock.sleep(for: frame)
-            stylus.drain { event in
-                switch event {
-                case .sample(let sample, let phase, let timestamp):
-                    samples += 1
-                    if json {
-                        try? JSONOutput.print(Sample(phase: "\(phase)", pressure: Double(sample.pressure), buttons: sample.buttons.rawValue,
-                                                     timestampNanoseconds: timestamp.nanoseconds))
+        try await session.closing {
+            let central = session.central
+            let connection = try await device.connect(central, prefix: StylusProfile.localNamePrefix)
+            let stylus = channel ? try await Stylus.attachOverChannel(to: connection) : try await Stylus.attach(to: connection.gatt)
+            if !json {
+                print("stylus \(connection.peerAddress), pen \(stylus.penIdentifier ?? "unknown"), side buttons \(stylus.buttonMap.side1) and "
+                    + "\(stylus.buttonMap.side2)" + (stylus.channel.map { ", samples over \($0)" } ?? ""))
+            }
+            let elapsed = Self.stopwatch(session.clock)
+            var samples = 0
+            let frame = Duration.microseconds(Int64(1_000_000 / frameRate))
+            // Until the duration passes or the link goes down (an error, after the summary).
+            while elapsed() < .milliseconds(Int64(duration * 1000)), connection.disconnectReason == nil {
+                try await session.clock.sleep(for: frame)
+                stylus.drain { event in
+                    switch event {
+                    case .sample(let sample, let phase, let timestamp):
+                        samples += 1
+                        if json {
+                            try? JSONOutput.print(Sample(phase: "\(phase)", pressure: Double(sample.pressure), buttons: sample.buttons.rawValue,
+                                                         timestampNanoseconds: timestamp.nanoseconds))
+                        }
+                    case .sideButtonAction(let action, let button, _):
+                        if !json { print("side button \(button): \(action)") }
                     }
-                case .sideButtonAction(let action, let button, _):
-                    if !json { print("side button \(button): \(action)") }
                 }
             }
+            let took = elapsed()
+            let seconds = Double(took.components.seconds) + Double(took.components.attoseconds) / 1e18
+            let counters = stylus.counters
+            let summary = Summary(samples: samples, samplesPerSecond: Double(samples) / seconds, batches: counters.batches,
+                                  lostBatches: counters.lostBatches, droppedInRing: stylus.ring.counters.dropped,
+                                  malformedBatches: counters.malformedBatches)
+            if json {
+                try JSONOutput.print(["summary": summary])
+            } else {
+                print(String(format: "%d samples in %.1f s (%.0f samples/s), %llu batches, %llu lost, %llu dropped in the ring, %llu malformed",
+                             samples, seconds, summary.samplesPerSecond, counters.batches, counters.lostBatches,
+                             summary.droppedInRing, counters.malformedBatches))
+            }
+            if let lost = LinkLost(connection, device: "stylus") { throw lost }
+            try await connection.disconnect()
         }
-        let took = elapsed()
-        let seconds = Double(took.components.seconds) + Double(took.components.attoseconds) / 1e18
-        let counters = stylus.counters
-        let summary = Summary(samples: samples, samplesPerSecond: Double(samples) / seconds, batches: counters.batches,
-                              lostBatches: counters.lostBatches, droppedInRing: stylus.ring.counters.dropped,
-                              malformedBatches: counters.malformedBatches)
-        if json {
-            try JSONOutput.print(["summary": summary])
-        } else {
-            print(String(format: "%d samples in %.1f s (%.0f samples/s), %llu batches, %llu lost, %llu dropped in the ring, %llu malformed",
-                         samples, seconds, summary.samplesPerSecond, counters.batches, counters.lostBatches,
-                         summary.droppedInRing, counters.malformedBatches))
-        }
-        if let lost = LinkLost(connection, device: "stylus") { throw lost }
-        _ = try? await connection.disconnect()
     }
 }

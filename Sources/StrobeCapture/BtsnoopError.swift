@@ -36,6 +36,8 @@ public enum BtsnoopError: Error, Sendable, Equatable, CustomStringConvertible {
     case notMonitorFormat(BtsnoopDatalink)
     /// The writer or reader was used after `close()`.
     case closed
+    /// A recording finished with `count` packets it could not write; `reason` is the last one's.
+    case recordsNotWritten(count: Int, reason: String)
 
     /// A one-line message naming the file, record (index and byte offset) or packet and what was
     /// wrong with it, with the system's text for an `errno`.
@@ -74,6 +76,8 @@ public enum BtsnoopError: Error, Sendable, Equatable, CustomStringConvertible {
             return "monitor records need datalink 2001, this file is \(datalink)"
         case .closed:
             return "the capture file is closed"
+        case .recordsNotWritten(let count, let reason):
+            return "the capture is incomplete: \(count) packet\(count == 1 ? "" : "s") could not be written (\(reason))"
         }
     }
 

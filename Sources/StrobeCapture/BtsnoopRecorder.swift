@@ -82,8 +82,17 @@ public final class BtsnoopRecorder: HCITransport {
         transport.close()
     }
 
-    /// Flushes and closes the file now (the transport keeps running, unrecorded).
+    /// Flushes and closes the file now (the transport keeps running, unrecorded). Throws when
+    /// the file cannot be closed, or when packets could not be recorded (`recordsNotWritten`):
+    /// the capture is then not the whole session.
     public func finishRecording() throws(BtsnoopError) {
+        try closeFile()
+        let (failures, lastError) = state.withLock { ($0.statistics.failures, $0.statistics.lastError) }
+        if failures > 0 { throw .recordsNotWritten(count: failures, reason: lastError.map(String.init(describing:)) ?? "unknown") }
+    }
+
+    /// Flushes and closes the file, once.
+    private func closeFile() throws(BtsnoopError) {
         let writer = state.withLock { state in
             defer { state.writer = nil }
             return state.writer.take()
@@ -128,7 +137,7 @@ public final class BtsnoopRecorder: HCITransport {
 
     func transportClosed() {
         do throws(BtsnoopError) {
-            try finishRecording()
+            try closeFile()
         } catch {
             state.withLock { state in
                 state.statistics.failures += 1

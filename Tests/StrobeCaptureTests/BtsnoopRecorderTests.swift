@@ -187,6 +187,11 @@ final class TickingClock: Sendable {
         #expect(recorder.statistics.lastError == .unrepresentable(type: .command, direction: .controllerToHost, datalink: .linuxMonitor))
         let records = try readAll(try BtsnoopReader(path: path))
         #expect(records.map(\.kind) == [.hci(.event)])
+        // Finishing says the capture is incomplete, with why.
+        let why = BtsnoopError.unrepresentable(type: .command, direction: .controllerToHost, datalink: .linuxMonitor)
+        #expect(throws: BtsnoopError.recordsNotWritten(count: 1, reason: why.description)) {
+            try recorder.finishRecording()
+        }
     }
 
     @Test func defaultClockIsTheWallClock() async throws {

@@ -194,7 +194,8 @@ public final class Central: Sendable {
                         timeout: Duration? = nil,
                         beforeEncrypting: (LEConnection) -> Void = { _ in }) async throws(StrobeError) -> LEConnection {
         try await filingErrors {
-            guard let bond = try? security.store?.bonds().first(where: { $0.peer.address == identity }) else {
+            // A store that cannot be read says so; only a readable one without the bond is noBond.
+            guard let bond = try security.store?.bonds().first(where: { $0.peer.address == identity }) else {
                 throw SecurityError.noBond(address: identity)
             }
             let elapsed = stopwatch(clock)
@@ -429,7 +430,9 @@ public final class Central: Sendable {
         case .staticRandom(let address):
             own = OwnAddressInUse(address: address, type: .random, identity: IdentityAddress(address: address, isRandom: true))
         case .resolvablePrivate(let rotation):
-            let irk = (try? security.store?.localIRK()) ?? state.withLock { s in
+            // The store's IRK, so that bonded peers resolve this address; an ephemeral one only
+            // without a store (a store that cannot be read fails the connection instead).
+            let irk = try security.store?.localIRK() ?? state.withLock { s in
                 if s.ephemeralIRK == nil { s.ephemeralIRK = .random() }
                 return s.ephemeralIRK!
             }

@@ -5,8 +5,8 @@ set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 cd "$root"
 Scripts/install-test-deps.sh >/dev/null
-swift build --product strobe >/dev/null
-strobe="$(swift build --show-bin-path)/strobe"
+swift build -c release --product strobe >/dev/null
+strobe="$(swift build -c release --show-bin-path)/strobe"
 
 run() {
   echo "\$ strobe $*"

@@ -1,12 +1,14 @@
 #!/usr/bin/env bash
 # The test command: installs missing test dependencies, builds once, runs the whole Swift suite
-# (Scripts/swift-suite.sh) with the kernel suite (the build's strobe-lite on the real Linux HCI
-# user channel, in a qemu guest) and the fuzz targets (Scripts/fuzz.sh --check: the build's
-# strobe-fuzz on every target's regressions, seeds and 20000 fixed mutations of them) beside it,
-# then the conformance suite (avatar's LE classes against the build's strobe-pandora,
-# Scripts/conformance.sh). Before the suites, the DocC catalog builds without a warning
-# (Scripts/docs.sh). Every phase runs even when an earlier one failed; at the end one line
-# per phase gives its time and counts, then the "N passed, M failed" total.
+# (Scripts/swift-suite.sh) with the release phase beside it (Scripts/release-check.sh: the
+# products built as a user builds them, `-c release`, and each run for real), then the kernel
+# suite (the release strobe-lite on the real Linux HCI user channel, in a qemu guest) and the
+# fuzz targets (Scripts/fuzz.sh --check: the build's strobe-fuzz on every target's regressions,
+# seeds and 20000 fixed mutations of them), then the conformance suite (avatar's LE classes
+# against the release strobe-pandora, Scripts/conformance.sh). Before the suites, the DocC
+# catalog builds without a warning (Scripts/docs.sh). Every phase runs even when an earlier one
+# failed; at the end one line per phase gives its time and counts, then the "N passed, M
+# failed" total.
 #
 #   Scripts/test.sh               everything
 #   Scripts/test.sh --repeat N    only the Swift suite, N times, then every test that failed in any run
@@ -79,9 +81,11 @@ if [ $# -gt 0 ]; then
 fi
 
 # After the build the Swift suite (which waits on foreign peers and virtual time) runs with the
-# kernel suite (qemu, one core) and the fuzz targets beside it; the conformance suite,
-# whose six shards keep both cores busy, runs alone after them. Each job runs in a process group
-# of its own, ended when the test command is interrupted; its time is its own wall time.
+# release build and its checks beside it, so that it also runs on a busy machine, as a user's
+# suite does; then the kernel suite (qemu, one core) on the release strobe-lite, with the fuzz
+# targets; the conformance suite, whose six shards keep both cores busy, runs alone after them,
+# on the release strobe-pandora. Each job runs in a process group of its own, ended when the
+# test command is interrupted; its time is its own wall time.
 declare -A pid_of=()
 # Every process of every job (each is a session of its own: qemu under `timeout` is in a group
 # of its own within it), then the test command itself.
@@ -117,10 +121,16 @@ read -r docs_passed docs_failed < <(last_counts "$logs/docs.log")
 [ "$docs_status" -eq 0 ] || [ "$docs_failed" -gt 0 ] || docs_failed=1
 docs_time=$((SECONDS - start))
 
-# The executables the build made: building them again here would wait on the Swift suite's lock.
+# The executables the builds made: building them again here would wait on the Swift suite's lock.
 bin=$(swift build --show-bin-path)
+release_bin=$(swift build -c release --scratch-path "$root/.build-release" --show-bin-path)
 begin swift Scripts/swift-suite.sh
-begin kernel Scripts/kernel-test.sh --strobe "$bin/strobe-lite"
+begin release Scripts/release-check.sh
+end release
+read -r release_passed release_failed < <(last_counts "$logs/release.log")
+[ "$job_status" -eq 0 ] || [ "$release_failed" -gt 0 ] || release_failed=1
+release_time=$job_time
+begin kernel Scripts/kernel-test.sh --strobe "$release_bin/strobe-lite"
 begin fuzz Scripts/fuzz.sh --check --strobe-fuzz "$bin/strobe-fuzz"
 end swift
 read -r passed failed < <(last_counts "$logs/swift.log")
@@ -135,7 +145,7 @@ fuzz_clean=$(grep -c '^fuzz: .*, no crash$' "$logs/fuzz.log" || true)
 fuzz_failed=$([ "$job_status" -eq 0 ] && echo 0 || echo 1)
 fuzz_time=$job_time
 
-export STROBE_PANDORA=$bin/strobe-pandora
+export STROBE_PANDORA=$release_bin/strobe-pandora
 begin conformance Scripts/conformance.sh
 end conformance
 read -r conformance_passed conformance_failed < <(last_counts "$logs/conformance.log")
@@ -147,7 +157,8 @@ record install "$install_time"
 record build "$build_time"
 record docs "$docs_time" "$docs_passed" "$docs_failed" "swift package generate-documentation --target Strobe, no warning; every public symbol documented"
 record swift-suite "$swift_time" "$passed" "$failed"
-record kernel-suite "$kernel_time" "$kernel_passed" "$kernel_failed" "beside the Swift suite"
+record release "$release_time" "$release_passed" "$release_failed" "beside the Swift suite: swift build -c release, then each product run"
+record kernel-suite "$kernel_time" "$kernel_passed" "$kernel_failed" "after the release build, beside the Swift suite; the release strobe-lite"
 record fuzzers "$fuzz_time" "$fuzz_clean" "$fuzz_failed" "beside the Swift suite; targets without a crash on their regressions, seeds and 20000 mutations each"
 record conformance "$conformance_time" "$conformance_passed" "$conformance_failed"
 echo

@@ -6,7 +6,7 @@ import Testing
 /// mid-stream (`FaultProxy`): the link ends with the cause, the notifications that arrived are an
 /// exact prefix of what was sent (nothing silently lost or reordered before the break), and no
 /// wait is left hanging.
-@Suite(.serialized, .timeLimit(.minutes(2))) struct BumbleFaultProxyTests {
+@Suite(.serialized, .timeLimit(.minutes(5))) struct BumbleFaultProxyTests {
     static let causes: [(fault: String, cause: String)] = [
         ("close", "the controller closed the link"),
         ("truncate", "the stream ended inside an ACL packet begun at byte "),

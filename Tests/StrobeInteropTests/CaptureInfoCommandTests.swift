@@ -2,7 +2,7 @@ import Foundation
 import Testing
 
 /// `strobe capture info --json` on every capture in Captures/, against tshark's reading of it.
-@Suite(.timeLimit(.minutes(2))) struct CaptureInfoCommandTests {
+@Suite(.timeLimit(.minutes(5))) struct CaptureInfoCommandTests {
     static let captures: [String] = (try? FileManager.default.contentsOfDirectory(atPath: RepositoryPaths.captures.path))?
         .filter { !$0.hasSuffix(".md") && $0 != "SHA256SUMS" }.sorted() ?? []
 
@@ -26,7 +26,7 @@ import Testing
 
 /// `strobe capture decode --tsv` on every capture: frame, connection handle and opcode of every
 /// ATT PDU as tshark prints them (handles and values are checked in StrobeCaptureTests).
-@Suite(.timeLimit(.minutes(2))) struct CaptureDecodeCommandTests {
+@Suite(.timeLimit(.minutes(5))) struct CaptureDecodeCommandTests {
     @Test(arguments: CaptureInfoCommandTests.captures)
     func attPDUsMatchTShark(_ name: String) async throws {
         let path = RepositoryPaths.captures.appendingPathComponent(name).path

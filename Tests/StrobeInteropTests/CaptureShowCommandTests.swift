@@ -3,7 +3,7 @@ import Testing
 
 /// `strobe capture show` over every capture in `Captures/`: every record once, in order, with the
 /// HCI packet type, command opcode, event code, ATT opcode and SMP code that tshark finds in it.
-@Suite(.timeLimit(.minutes(3))) struct CaptureShowCommandTests {
+@Suite(.timeLimit(.minutes(5))) struct CaptureShowCommandTests {
     static let captures = ReplayScanTests.captures
 
     /// tshark's numbers as text ("0x0c03"), our numbers as integers: both as integers here.

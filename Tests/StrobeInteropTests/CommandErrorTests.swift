@@ -7,7 +7,7 @@ import Glibc
 
 /// What the user sees when something is wrong: one line on stderr, exit status 1 for a runtime
 /// failure and 2 for bad usage. Never a crash.
-@Suite(.timeLimit(.minutes(1))) struct CommandErrorTests {
+@Suite(.timeLimit(.minutes(5))) struct CommandErrorTests {
     /// Found independently of the code under test: does this kernel refuse HCI sockets?
     static let kernelLacksBluetooth: Bool = {
         let fd = socket(AF_BLUETOOTH, Int32(SOCK_RAW.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 1)  // BTPROTO_HCI

@@ -3,7 +3,7 @@ import Testing
 
 /// `strobe connect` against Bumble's peripheral (which asks for new connection parameters once
 /// connected) and the simulated world.
-@Suite(.timeLimit(.minutes(2))) struct ConnectCommandTests {
+@Suite(.timeLimit(.minutes(5))) struct ConnectCommandTests {
     @Test func printsTheConnectionAndWithHoldTheParameterUpdateThePeerAskedFor() async throws {
         // 30-50 ms interval, latency 0, 4 s supervision timeout.
         let peripheral = try await BumblePeripheral(arguments: ["--conn-update", "30,50,0,4000"])

@@ -44,7 +44,7 @@ import Testing
     func aBrokenStreamFailsTheCommandWithTheCause(fault: String, cause: String, command: [String], device: String) async throws {
         let scenario = try Self.scenario()
         defer { try? FileManager.default.removeItem(atPath: scenario) }
-        let server = try await SimServer(duration: 60, scenario: scenario)
+        let server = try await SimServer(duration: 300, scenario: scenario)
         defer { withExtendedLifetime(server) {} }
         let proxy = try await FaultProxy(upstream: server.endpoint, fault: fault, at: 40)
         let result = try await StrobeCommand.run(
@@ -66,7 +66,7 @@ import Testing
     /// summary counts the shots that were taken.
     @Test(arguments: ["close", "junk"])
     func shootStopsWhenAFlashLinkBreaks(fault: String) async throws {
-        let server = try await SimServer(duration: 60)
+        let server = try await SimServer(duration: 300)
         defer { withExtendedLifetime(server) {} }
         let proxy = try await FaultProxy(upstream: server.endpoint, fault: fault, at: 60)
         let result = try await StrobeCommand.run(

@@ -5,7 +5,7 @@ import Testing
 
 /// The connection layer, L2CAP and the GATT client against Bumble's GATT server on Bumble's
 /// virtual controller: a peer someone else wrote.
-@Suite(.timeLimit(.minutes(2))) struct GATTInteropTests {
+@Suite(.timeLimit(.minutes(5))) struct GATTInteropTests {
     static let service = BluetoothUUID("6E400001-B5A3-F393-E0A9-E50E24DC0001")
     static let longRead = BluetoothUUID("6E400002-B5A3-F393-E0A9-E50E24DC0001")
     static let write = BluetoothUUID("6E400003-B5A3-F393-E0A9-E50E24DC0001")
@@ -155,7 +155,7 @@ extension GATTInteropTests {
 
 /// Connecting to what is not there: a typed timeout, and cancellation, on Bumble's controller
 /// (which answers LE Create Connection Cancel as the spec says).
-@Suite(.timeLimit(.minutes(1))) struct ConnectInteropTests {
+@Suite(.timeLimit(.minutes(5))) struct ConnectInteropTests {
     static let absent = BluetoothAddress("C0:FF:EE:00:00:01")!
 
     @Test func connectingToAnAbsentPeripheralTimesOut() async throws {

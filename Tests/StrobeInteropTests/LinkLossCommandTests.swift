@@ -5,7 +5,7 @@ import Testing
 /// Streaming commands whose link goes down before their duration fail with the cause, after
 /// printing what they had: the simulated world's devices are switched off after 30 s (of virtual
 /// time) while `grip events` and `stylus stream` are still reading for 60.
-@Suite(.timeLimit(.minutes(2))) struct LinkLossCommandTests {
+@Suite(.timeLimit(.minutes(5))) struct LinkLossCommandTests {
     /// The devices go at 30 s, as `strobe sim serve --duration 30` ends its links.
     @Sendable static func switchOffAfter30Seconds(_ world: SimWorld, _ clock: any Clock<Duration>) {
         Task {

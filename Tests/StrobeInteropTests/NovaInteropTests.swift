@@ -5,7 +5,7 @@ import Testing
 
 /// The Nova kit against the project's Bumble-based Nova V1 and V2 flashes (written from the
 /// protocol facts, run by Bumble's GATT server on Bumble's virtual controller).
-@Suite(.timeLimit(.minutes(1))) struct NovaInteropTests {
+@Suite(.timeLimit(.minutes(5))) struct NovaInteropTests {
     static func manager(_ host: HostUnderTest, ackTimeout: Duration = .seconds(2)) -> NovaFlashManager {
         NovaFlashManager(central: host.central, clock: ContinuousClock(), mode: .closest,
                          configuration: .init(scanBurst: .milliseconds(300), ackTimeout: ackTimeout))

@@ -6,7 +6,7 @@ import Testing
 /// Strobe's peripheral role and GATT server against Bumble's own host as the central and GATT
 /// client: it scans for Strobe's advertisement, connects, discovers, reads (the GAP service's name
 /// and appearance too), writes and subscribes.
-@Suite(.timeLimit(.minutes(1))) struct PeripheralInteropTests {
+@Suite(.timeLimit(.minutes(5))) struct PeripheralInteropTests {
     static let service = BluetoothUUID("8D1E0001-3B5A-4C6E-9F00-5A7B0BE0C0DE")
     static let readable = BluetoothUUID("8D1E0002-3B5A-4C6E-9F00-5A7B0BE0C0DE")
     static let writable = BluetoothUUID("8D1E0003-3B5A-4C6E-9F00-5A7B0BE0C0DE")

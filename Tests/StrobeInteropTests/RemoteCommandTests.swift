@@ -4,7 +4,7 @@ import Testing
 /// `strobe remote events` and `strobe shoot --trigger remote|grip` on the simulated world's AB
 /// Shutter3 (HID over GATT, encryption required: the command pairs first) and grip: the shoot
 /// family's process boundary through the built tool, its remote-triggered run in virtual time.
-@Suite(.timeLimit(.minutes(2))) struct RemoteCommandTests {
+@Suite(.timeLimit(.minutes(5))) struct RemoteCommandTests {
     @Test func remoteEventsPrintsEachPressAndReleaseThenASummary() async throws {
         let result = try await StrobeCommand.run(["remote", "events", "--count", "3", "--json"])
         #expect(result.status == 0, "\(result.stderr)")

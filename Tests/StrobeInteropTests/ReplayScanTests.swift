@@ -4,7 +4,7 @@ import Testing
 /// `strobe --transport replay:CAPTURE scan` on every capture in `Captures/`: the replay answers
 /// the host's init and scan commands as the capture's controller and then plays its advertising
 /// reports, so the scan lists exactly the advertisers tshark finds in the capture's reports.
-@Suite(.timeLimit(.minutes(3))) struct ReplayScanTests {
+@Suite(.timeLimit(.minutes(5))) struct ReplayScanTests {
     static let captures: [String] = {
         let names = (try? FileManager.default.contentsOfDirectory(atPath: RepositoryPaths.captures.path)) ?? []
         return names.filter { $0.hasSuffix(".btsnoop") }.sorted()

@@ -3,7 +3,7 @@ import Testing
 
 /// `strobe info` and `strobe scan` against a Bumble virtual controller over H4/TCP: the init
 /// sequence runs and the Bumble peripheral's advertisement is found by name.
-@Suite(.timeLimit(.minutes(2))) struct ScanCommandTests {
+@Suite(.timeLimit(.minutes(5))) struct ScanCommandTests {
     @Test func infoReportsTheVirtualControllersAddressAndBuffers() async throws {
         let peripheral = try await BumblePeripheral()
         let result = try await StrobeCommand.run(["--transport", peripheral.transport, "info", "--json"])
@@ -55,7 +55,7 @@ import Testing
 }
 
 /// With no transport at all, `strobe` runs on the simulated world: a newcomer sees devices.
-@Suite(.timeLimit(.minutes(1))) struct DefaultTransportTests {
+@Suite(.timeLimit(.minutes(5))) struct DefaultTransportTests {
     @Test func scanWithoutATransportListsTheSimulatedDevices() async throws {
         let result = try await StrobeCommand.run(["scan", "--duration", "1", "--json"])
         #expect(result.status == 0, "stderr: \(result.stderr)")
@@ -91,7 +91,7 @@ import Testing
             {"seed": 1, "withholdsCommandCreditsAfter": "0x200C", "devices": [
               {"kind": "nova2", "name": "Nova2", "rssi": -40, "advertisingIntervalMilliseconds": 50}]}
             """.utf8).write(to: file)
-        let server = try await SimServer(duration: 60, scenario: file.path)
+        let server = try await SimServer(duration: 300, scenario: file.path)
         let scan = try await StrobeCommand.run(["--transport", server.endpoint, "scan", "--duration", "1", "--mode", "legacy"])
         #expect(scan.status == 1, "stdout: \(scan.stdout)")
         // One line: the error, after the command deadline (2 s by default) from the disable's queueing.
@@ -103,7 +103,7 @@ import Testing
     }
 }
 
-@Suite(.timeLimit(.minutes(2))) struct ShootCommandTests {
+@Suite(.timeLimit(.minutes(5))) struct ShootCommandTests {
     /// In virtual time: every one of the hundred is captured.
     @Test func hundredShotsOnTheSimulatedWorldWithASummary() async throws {
         let run = await #expect(processExitsWith: .success, observing: [\.standardOutputContent]) {

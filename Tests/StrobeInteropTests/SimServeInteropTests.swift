@@ -5,9 +5,9 @@ import Testing
 /// Bumble's own host drives a controller of Strobe's simulated world over H4/TCP
 /// (`strobe sim serve`): it scans, connects, discovers and reads a simulated device's
 /// characteristics and receives its notifications.
-@Suite(.timeLimit(.minutes(1))) struct SimServeInteropTests {
+@Suite(.timeLimit(.minutes(5))) struct SimServeInteropTests {
     @Test func bumbleHostScansConnectsReadsAndIsNotified() async throws {
-        let server = try await SimServer(duration: 60)
+        let server = try await SimServer(duration: 300)
         // Serving until the test ends (its deinit stops it).
         defer { withExtendedLifetime(server) {} }
         let endpoint = server.endpoint
@@ -32,8 +32,8 @@ import Testing
 
     /// Every simulated device serves the GAP service: Bumble reads its name and appearance, as a
     /// phone does on connecting.
-    @Test(.timeLimit(.minutes(2))) func bumbleReadsEveryDevicesNameAndAppearance() async throws {
-        let server = try await SimServer(duration: 90)
+    @Test(.timeLimit(.minutes(5))) func bumbleReadsEveryDevicesNameAndAppearance() async throws {
+        let server = try await SimServer(duration: 300)
         defer { withExtendedLifetime(server) {} }
         let devices = SimScenario.standard.devices
         let client = try await StrobeCommand.run(executable: RepositoryPaths.bumblePython, [

@@ -2,7 +2,7 @@ import Foundation
 import Testing
 
 /// `--verbose` shows what the stack logs on stderr; without it the stack says nothing there.
-@Suite(.timeLimit(.minutes(1))) struct VerboseOptionTests {
+@Suite(.timeLimit(.minutes(5))) struct VerboseOptionTests {
     @Test func verboseLogsTheControllerAndTheLinksOnStderr() async throws {
         let quiet = try await StrobeCommand.run(["grip", "events", "--count", "1"])
         #expect(quiet.status == 0, "\(quiet.stderr)")

@@ -26,13 +26,16 @@ final class BumblePeripheral: Sendable {
         guard FileManager.default.isExecutableFile(atPath: python.path) else {
             throw LaunchError(description: "no Bumble venv at \(python.path): run Scripts/test.sh (it creates it)")
         }
-        let (process, output) = try LineCollector.launch(
-            python, [RepositoryPaths.bumbleFixtures.appendingPathComponent(script).path,
-                     "--hci-listen", "tcp:127.0.0.1:0", "--timeout", "120"] + arguments)
+        let (process, output, ready) = try await PeerStarts.slots.holding {
+            let (process, output) = try LineCollector.launch(
+                python, [RepositoryPaths.bumbleFixtures.appendingPathComponent(script).path,
+                         "--hci-listen", "tcp:127.0.0.1:0", "--timeout", "120"] + arguments)
+            return (process, output, try await output.firstLine(withPrefix: "READY ", timeout: readyTimeout))
+        }
         self.process = process
         self.output = output
 
-        guard let ready = try await output.firstLine(withPrefix: "READY ", timeout: readyTimeout) else {
+        guard let ready else {
             process.terminate()
             throw LaunchError(description: "peripheral.py exited before READY: \(output.lines.joined(separator: "\n"))")
         }

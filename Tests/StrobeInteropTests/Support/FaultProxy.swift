@@ -15,13 +15,16 @@ final class FaultProxy: Sendable {
     private let output: LineCollector
 
     init(upstream: String, fault: String, at aclPacket: Int) async throws {
-        let (process, output) = try LineCollector.launch(
-            RepositoryPaths.bumblePython,
-            [RepositoryPaths.faultProxy.path, "--upstream", String(upstream.dropFirst("tcp:".count)),
-             "--fault", fault, "--at", "\(aclPacket)"])
+        let (process, output, ready) = try await PeerStarts.slots.holding {
+            let (process, output) = try LineCollector.launch(
+                RepositoryPaths.bumblePython,
+                [RepositoryPaths.faultProxy.path, "--upstream", String(upstream.dropFirst("tcp:".count)),
+                 "--fault", fault, "--at", "\(aclPacket)"])
+            return (process, output, try await output.firstLine(withPrefix: "READY hci=", timeout: .seconds(60)))
+        }
         self.process = process
         self.output = output
-        guard let ready = try await output.firstLine(withPrefix: "READY hci=", timeout: .seconds(20)) else {
+        guard let ready else {
             process.terminate()
             throw LaunchError(description: "fault_proxy.py did not start: \(output.lines)")
         }

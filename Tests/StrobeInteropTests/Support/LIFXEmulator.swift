@@ -64,13 +64,15 @@ final class LIFXEmulator: Sendable {
         process.currentDirectoryURL = directory
         process.standardOutput = FileHandle.nullDevice
         process.standardError = FileHandle.nullDevice
-        try process.run()
-        // Ready when its management API answers (it starts after the UDP server).
-        let deadline = ContinuousClock.now + .seconds(60)
-        while (try? await self.devices()) == nil {
-            guard process.isRunning else { throw Failure(description: "lifx-emulator exited with \(process.terminationStatus)") }
-            guard ContinuousClock.now < deadline else { throw Failure(description: "lifx-emulator did not start within 60 s") }
-            try await Task.sleep(for: .milliseconds(100))
+        try await PeerStarts.slots.holding {
+            try process.run()
+            // Ready when its management API answers (it starts after the UDP server).
+            let deadline = ContinuousClock.now + .seconds(90)
+            while (try? await self.devices()) == nil {
+                guard process.isRunning else { throw Failure(description: "lifx-emulator exited with \(process.terminationStatus)") }
+                guard ContinuousClock.now < deadline else { throw Failure(description: "lifx-emulator did not start within 90 s") }
+                try await Task.sleep(for: .milliseconds(100))
+            }
         }
     }
 

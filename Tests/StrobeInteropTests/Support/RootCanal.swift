@@ -130,8 +130,10 @@ final class BumbleSMPPeer: Sendable {
         var attempt = 0
         while true {
             attempt += 1
-            let launched = try Self.launch(python, fullArguments)
-            let ready = try? await launched.output.firstLine(withPrefix: "READY ", timeout: .seconds(45))
+            let (launched, ready) = try await PeerStarts.slots.holding {
+                let launched = try Self.launch(python, fullArguments)
+                return (launched, try? await launched.output.firstLine(withPrefix: "READY ", timeout: .seconds(45)))
+            }
             guard let ready else {
                 await launched.process.killAndWait()
                 if attempt < 2 { continue }

@@ -6,7 +6,8 @@ import Synchronization
 
 /// Runs a process's asynchronous work the way a discrete-event simulator does: every job on one
 /// thread, one at a time in the order it was enqueued, and the virtual clock moved to the next
-/// timer only once no job is left to run. A world on a `VirtualClock` then goes through minutes
+/// timer only once no job is left to run. (A sleep on a real clock, which the runtime wakes on a
+/// thread of its own, enqueues from there into the same queue.) A world on a `VirtualClock` then goes through minutes
 /// of air time in milliseconds, and the same seed gives the same run, packet for packet.
 ///
 /// It takes over the process's global executor (the runtime's enqueue hook) while it runs, so it
@@ -135,7 +136,26 @@ private struct Scheduler: @unchecked Sendable {
     }
 }
 
-private let scheduler = Mutex(Scheduler())
+/// The scheduler's lock: a pthread mutex rather than `Mutex`, because the enqueue hook also runs
+/// on Dispatch's threads (a sleep on a real clock wakes there) while the driver pops, and
+/// ThreadSanitizer cannot see `Mutex`'s contended hand-over (a futex in an uninstrumented
+/// library), so it reported every such meeting as a race. The two meet here by design.
+private final class SchedulerLock: @unchecked Sendable {
+    private let mutex: UnsafeMutablePointer<pthread_mutex_t> = {
+        let mutex = UnsafeMutablePointer<pthread_mutex_t>.allocate(capacity: 1)
+        pthread_mutex_init(mutex, nil)
+        return mutex
+    }()
+    private var state = Scheduler()
+
+    func withLock<R, E: Error>(_ body: (inout Scheduler) throws(E) -> R) throws(E) -> R {
+        pthread_mutex_lock(mutex)
+        defer { pthread_mutex_unlock(mutex) }
+        return try body(&state)
+    }
+}
+
+private let scheduler = SchedulerLock()
 
 private func install() throws(VirtualTimeError) {
     guard let hook = Hook.shared else { throw .hookUnavailable }

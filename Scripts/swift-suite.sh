@@ -9,11 +9,12 @@
 # held both threads of a 2-core machine, and every other test waited for them: trivial tests took
 # 30 to 60 s, and one-minute limits were hit. Alone, the children take seconds.
 #
-#   Scripts/swift-suite.sh
+#   Scripts/swift-suite.sh           the debug build in .build
+#   Scripts/swift-suite.sh ARGS...   another build, named by swift test's ARGS (Scripts/tsan.sh's)
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 cd "$root"
-logs="$root/.build/test-logs"
+logs="${STROBE_TEST_LOGS:-$root/.build/test-logs}"
 mkdir -p "$logs"
 
 # MODULE.TYPE of every top-level type in Tests/ with an exit test in its body, found in the
@@ -50,9 +51,9 @@ for run in children rest; do
   log="$logs/swift-$run.log"
   status=0
   if [ "$run" = children ]; then
-    swift test --skip-build --filter "$pattern" >"$log" 2>&1 || status=$?
+    swift test --skip-build "$@" --filter "$pattern" >"$log" 2>&1 || status=$?
   else
-    swift test --skip-build --skip "$pattern" >"$log" 2>&1 || status=$?
+    swift test --skip-build "$@" --skip "$pattern" >"$log" 2>&1 || status=$?
   fi
   cat "$log"
   read -r passed failed < <(counts "$log")

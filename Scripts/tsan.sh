@@ -1,6 +1,9 @@
 #!/usr/bin/env bash
 # The whole Swift suite under ThreadSanitizer, exit-test children included: builds the tests
-# with --sanitize thread in .build-tsan, runs them as Scripts/swift-suite.sh does, and gathers
+# with --sanitize thread in .build-tsan (and STROBE_TSAN, which makes the stack's `Lock` a
+# pthread mutex: TSan cannot follow `Synchronization.Mutex`'s contended hand-over, a futex in an
+# uninstrumented library, and reports every contended lock as a race), runs them as
+# Scripts/swift-suite.sh does, and gathers
 # every process's reports (each writes its own file through TSAN_OPTIONS' log_path; a report
 # does not change a process's exit status, so a child's report is counted, not taken for a
 # failed test). False positives are suppressed only in Tests/tsan-suppressions.txt, each with a
@@ -17,7 +20,7 @@ Scripts/install-test-deps.sh
 export STROBE_BUMBLE_PYTHON="$root/.venv-bumble/bin/python"
 
 start=$SECONDS
-if ! swift build --build-tests --sanitize thread --scratch-path "$scratch"; then
+if ! swift build --build-tests --sanitize thread -Xswiftc -DSTROBE_TSAN --scratch-path "$scratch"; then
   echo "tsan: the sanitized build failed"
   echo "0 passed, 1 failed"
   exit 1
@@ -29,7 +32,7 @@ mkdir -p "$reports"
 export TSAN_OPTIONS="log_path=$reports/tsan exitcode=0 halt_on_error=0 second_deadlock_stack=1 suppressions=$root/Tests/tsan-suppressions.txt"
 start=$SECONDS
 status=0
-STROBE_TEST_LOGS="$scratch/test-logs" Scripts/swift-suite.sh --sanitize thread --scratch-path "$scratch" >"$scratch/suite.log" 2>&1 || status=$?
+STROBE_TEST_LOGS="$scratch/test-logs" Scripts/swift-suite.sh --sanitize thread -Xswiftc -DSTROBE_TSAN --scratch-path "$scratch" >"$scratch/suite.log" 2>&1 || status=$?
 suite_time=$((SECONDS - start))
 grep -E '^✘' "$scratch/suite.log" | grep -v '^✘ Test run with' | head -50
 line=$(grep -E '^[0-9]+ passed, [0-9]+ failed$' "$scratch/suite.log" | tail -1)

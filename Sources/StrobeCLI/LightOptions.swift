@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import Strobe
 import StrobeLights
+import StrobeBase
 import Synchronization
 
 /// Makes the LIFX HTTP API's backend from a token and the API's base URL: the `strobe`
@@ -30,7 +31,7 @@ struct LightOptions: ParsableArguments {
     /// How the running executable makes the LIFX HTTP API's backend, if it has one: set once by
     /// `runStrobeTool`, read by any command. A process-wide value, not a task-local: Swift 6.3's
     /// release builds crash in `swift_task_localValuePush` when top-level code binds one.
-    static let lifxHTTPBackendFactory = Mutex<LIFXHTTPBackendFactory?>(nil)
+    static let lifxHTTPBackendFactory = Lock<LIFXHTTPBackendFactory?>(nil)
 
     /// LIFXHTTPBackend's, here too in a strobe built without it.
     static let defaultAPIURL = "https://api.lifx.com/v1/"

@@ -1,5 +1,6 @@
 import Dispatch
 import StrobeHCI
+import StrobeBase
 import Synchronization
 
 /// A btsnoop capture acting as the controller it recorded (`replay:FILE`): each command the
@@ -37,7 +38,7 @@ package final class AnsweringReplayTransport: HCITransport {
     }
 
     private let source: Source
-    private let state = Mutex(State())
+    private let state = Lock(State())
     /// Wakes the reader thread: a command arrived, or the transport is closing.
     private let wake = DispatchSemaphore(value: 0)
 

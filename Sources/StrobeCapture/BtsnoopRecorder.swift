@@ -1,4 +1,5 @@
 import StrobeHCI
+import StrobeBase
 import Synchronization
 
 /// Counters of a recording.
@@ -25,7 +26,7 @@ public final class BtsnoopRecorder: HCITransport {
     /// The transport being recorded; every call is passed on to it.
     public let transport: any HCITransport
     private let timestamp: @Sendable () -> BtsnoopTimestamp
-    private let state: Mutex<State>
+    private let state: Lock<State>
 
     private struct State {
         var writer: BtsnoopWriter?
@@ -49,7 +50,7 @@ public final class BtsnoopRecorder: HCITransport {
     ) {
         self.transport = transport
         self.timestamp = clock
-        state = Mutex(State(writer: writer))
+        state = Lock(State(writer: writer))
     }
 
     /// The wrapped transport's name followed by ` (recorded)`.

@@ -1,4 +1,5 @@
 import StrobeHCI
+import StrobeBase
 import Synchronization
 
 /// How `ReplayTransport` stamps the packets it delivers.
@@ -51,7 +52,7 @@ package final class ReplayTransport: HCITransport {
     }
 
     private let source: Source
-    private let state = Mutex(State.idle)
+    private let state = Lock(State.idle)
     private let stopRequested = Atomic(false)
     private let delivered = Atomic(0)
     private let skipped = Atomic(0)

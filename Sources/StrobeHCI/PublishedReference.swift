@@ -1,3 +1,4 @@
+import StrobeBase
 import Synchronization
 
 /// A value that a receive path reads with no lock (two atomic adds and an atomic load) while
@@ -10,7 +11,7 @@ import Synchronization
 package struct PublishedReference<Value: AnyObject & Sendable>: ~Copyable, Sendable {
     @usableFromInline let current: Atomic<Unmanaged<Value>?>
     @usableFromInline let readers = Atomic<Int>(0)
-    private let retired = Mutex<[Unmanaged<Value>]>([])
+    private let retired = Lock<[Unmanaged<Value>]>([])
 
     package init(_ value: Value?) {
         current = Atomic(value.map { Unmanaged.passRetained($0) })

@@ -1,5 +1,6 @@
 import Logging
 import Strobe
+import StrobeBase
 import Synchronization
 
 /// The device under test behind the Pandora services: the transport it was started on, the
@@ -60,7 +61,7 @@ final class PandoraDevice: Sendable {
 
 /// The stack open now, if any.
 private final class CurrentStack: Sendable {
-    private let value = Mutex<PandoraStack?>(nil)
+    private let value = Lock<PandoraStack?>(nil)
 
     var stack: PandoraStack? {
         get { value.withLock { $0 } }

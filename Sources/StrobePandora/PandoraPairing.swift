@@ -1,5 +1,6 @@
 import Foundation
 import Strobe
+import StrobeBase
 import Synchronization
 import SwiftProtobuf
 
@@ -25,7 +26,7 @@ final class PandoraPairing: PairingDelegate, Sendable {
         var questions: [Question] = []
     }
 
-    private let state = Mutex(State())
+    private let state = Lock(State())
     /// The cookie of the link to a peer (questions name the peer by its address).
     private let connectionFor: @Sendable (BluetoothAddress) -> Pandora_Connection?
 

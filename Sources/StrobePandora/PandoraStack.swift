@@ -1,6 +1,7 @@
 import Logging
 import Strobe
 import StrobeSim
+import StrobeBase
 import Synchronization
 
 /// One opened Strobe stack for the Pandora services: the controller on the transport (reset
@@ -19,7 +20,7 @@ final class PandoraStack: Sendable {
     /// reset finds nothing.
     private final class Links: Sendable {
         private static let nextID = Atomic<UInt64>(0)
-        private let byID = Mutex<[UInt64: LEConnection]>([:])
+        private let byID = Lock<[UInt64: LEConnection]>([:])
 
         func register(_ connection: LEConnection) -> UInt64 {
             byID.withLock { links in

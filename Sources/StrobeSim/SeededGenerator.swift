@@ -1,3 +1,4 @@
+import StrobeBase
 import Synchronization
 /// SplitMix64: a small, fast generator whose whole state is one seed, so that a simulated
 /// world's latency, jitter and loss repeat exactly from run to run.
@@ -23,9 +24,9 @@ package struct SeededGenerator: RandomNumberGenerator, Sendable {
 /// Random octets from a seeded generator, for the parts of a simulated world that draw random
 /// values (pairing's nonces and keys), so that a seed replays a run byte for byte.
 package final class SeededRandomSource: Sendable {
-    private let generator: Mutex<SeededGenerator>
+    private let generator: Lock<SeededGenerator>
 
-    package init(seed: UInt64) { generator = Mutex(SeededGenerator(seed: seed)) }
+    package init(seed: UInt64) { generator = Lock(SeededGenerator(seed: seed)) }
 
     package func bytes(_ count: Int) -> [UInt8] {
         generator.withLock { g in (0..<count).map { _ in UInt8(truncatingIfNeeded: g.next()) } }

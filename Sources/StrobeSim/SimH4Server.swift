@@ -3,6 +3,7 @@ import Glibc
 #endif
 import Foundation
 import StrobeHCI
+import StrobeBase
 import Synchronization
 import SystemPackage
 
@@ -39,7 +40,7 @@ package final class SimH4Server: Sendable {
     private let listener: Int32
     private let closed = Atomic<Bool>(false)
     /// The host being served now, if any.
-    private let serving = Mutex<VirtualController?>(nil)
+    private let serving = Lock<VirtualController?>(nil)
 
     package init(world: SimWorld, listen: Endpoint) throws {
         self.world = world
@@ -160,7 +161,7 @@ package final class SimH4Server: Sendable {
 /// Writes the controller's packets to the host's socket, each H4 packet in one write.
 private final class SocketSink: HCIPacketSink, Sendable {
     private let fd: Int32
-    private let lock = Mutex(false)
+    private let lock = Lock(false)
 
     init(fd: Int32) { self.fd = fd }
 

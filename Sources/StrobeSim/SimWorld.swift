@@ -1,4 +1,5 @@
 import StrobeHCI
+import StrobeBase
 import Synchronization
 
 /// A whole simulated world: a virtual air, the devices of a scenario each on its own virtual
@@ -8,7 +9,7 @@ public final class SimWorld: Sendable {
     public let scenario: SimScenario
     package let air: VirtualAir
     package let devices: [SimulatedDevice]
-    private let hostControllers = Mutex<Int>(0)
+    private let hostControllers = Lock<Int>(0)
 
     /// Builds the air and one virtual controller per device on `clock`; nothing advertises until
     /// `start()`.

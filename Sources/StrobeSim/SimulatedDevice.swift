@@ -2,6 +2,7 @@ import StrobeDevices
 import StrobeHCI
 import StrobeHost
 import StrobeSecurity
+import StrobeBase
 import Synchronization
 
 /// A device in the simulated world: its own virtual controller, Strobe's host stack in the
@@ -13,7 +14,7 @@ package final class SimulatedDevice: Sendable {
     let clock: any Clock<Duration>
     private let hci: HCIController
     private let behaviour: any SimulatedBehaviour
-    let peripheral = Mutex<Peripheral?>(nil)
+    let peripheral = Lock<Peripheral?>(nil)
     /// The bonds the device keeps, and the seeded source of its pairing's random values.
     package let bonds: InMemoryBondStore
     private let random: SeededRandomSource
@@ -80,7 +81,7 @@ extension SimulatedBehaviour {
 
 /// A thread-safe list of what happened, with a bound.
 final class SimLog: Sendable {
-    private let entries = Mutex<[String]>([])
+    private let entries = Lock<[String]>([])
     func append(_ entry: String) { entries.withLock { if $0.count < 10_000 { $0.append(entry) } } }
     var all: [String] { entries.withLock { $0 } }
 }

@@ -1,6 +1,7 @@
 import StrobeDevices
 import StrobeHCI
 import StrobeHost
+import StrobeBase
 import Synchronization
 
 /// A camera grip (reference profile v1): firmware revision, battery, and a scripted sequence of
@@ -22,7 +23,7 @@ final class SimulatedGrip: SimulatedBehaviour {
 
     var log: [String] { events.all }
 
-    private let eventsHandle = Mutex<AttributeHandle>(.reserved)
+    private let eventsHandle = Lock<AttributeHandle>(.reserved)
 
     func build(_ database: GATTAttributeDatabase) {
         database.addPrimaryService(GripProfile.service)

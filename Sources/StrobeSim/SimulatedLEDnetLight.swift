@@ -1,13 +1,14 @@
 import StrobeHost
 import StrobeLights
+import StrobeBase
 import Synchronization
 
 /// A LEDnet ("Triones") Bluetooth light: service 0xFFD5 with the write characteristic 0xFFD9,
 /// service 0xFFD0 with the notify characteristic 0xFFD4; takes power, colour and warm-white
 /// commands and answers the state query with its 12-byte state.
 final class SimulatedLEDnetLight: SimulatedBehaviour {
-    private let state = Mutex(LEDnetState(power: true, red: 0, green: 0, blue: 0, warmWhite: 255))
-    private let notifyHandle = Mutex<AttributeHandle>(.reserved)
+    private let state = Lock(LEDnetState(power: true, red: 0, green: 0, blue: 0, warmWhite: 255))
+    private let notifyHandle = Lock<AttributeHandle>(.reserved)
     private let events = SimLog()
     private let box = PeripheralBox()
 

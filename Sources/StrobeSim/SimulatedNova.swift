@@ -1,6 +1,7 @@
 import StrobeDevices
 import StrobeHCI
 import StrobeHost
+import StrobeBase
 import Synchronization
 
 /// A Nova flash (V1 or V2) following the protocol facts: every ping, flash and off is acked with
@@ -12,7 +13,7 @@ final class SimulatedNova: SimulatedBehaviour {
     let triggerPresses: [Duration]
     let battery: UInt8
     let misbehaviour: SimulatedDeviceDescription.NovaMisbehaviour?
-    private let state = Mutex(State())
+    private let state = Lock(State())
     private let events = SimLog()
     private let box = PeripheralBox()
 
@@ -153,5 +154,5 @@ final class SimulatedNova: SimulatedBehaviour {
 
 /// The peripheral a behaviour talks through, known once the device has started.
 final class PeripheralBox: Sendable {
-    let peripheral = Mutex<Peripheral?>(nil)
+    let peripheral = Lock<Peripheral?>(nil)
 }

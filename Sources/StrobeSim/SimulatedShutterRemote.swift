@@ -1,6 +1,7 @@
 import StrobeDevices
 import StrobeHCI
 import StrobeHost
+import StrobeBase
 import Synchronization
 
 /// A Bluetooth camera shutter remote of the common "AB Shutter3" kind: HID over GATT with a
@@ -15,7 +16,7 @@ final class SimulatedShutterRemote: SimulatedBehaviour {
     let battery: UInt8
     let bootKeyboardOnly: Bool
     private let events = SimLog()
-    private let consumerHandle = Mutex<AttributeHandle>(.reserved)
+    private let consumerHandle = Lock<AttributeHandle>(.reserved)
 
     /// The Report Map: keyboard (ID 1: modifiers, reserved, six keys) and consumer control (ID 2: Volume Up,
     /// Volume Down, six bits of padding).

@@ -1,6 +1,7 @@
 import StrobeDevices
 import StrobeHCI
 import StrobeHost
+import StrobeBase
 import Synchronization
 
 /// A pressure stylus (reference profile v1): once subscribed, a stroke of samples at 1,000 per
@@ -13,8 +14,8 @@ final class SimulatedStylus: SimulatedBehaviour {
     let channelPSM: UInt16?
     let interval: Duration
     private let events = SimLog()
-    private let buttonMap = Mutex(StylusButtonMap(side1: .undo, side2: .erase))
-    private let samplesHandle = Mutex<AttributeHandle>(.reserved)
+    private let buttonMap = Lock(StylusButtonMap(side1: .undo, side2: .erase))
+    private let samplesHandle = Lock<AttributeHandle>(.reserved)
 
     init(clock: any Clock<Duration>, batches: Int, channelPSM: UInt16? = nil, interval: Duration = .milliseconds(8)) {
         self.clock = clock

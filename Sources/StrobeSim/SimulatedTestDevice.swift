@@ -1,5 +1,6 @@
 import StrobeHCI
 import StrobeHost
+import StrobeBase
 import Synchronization
 
 /// A generic device for tests: a readable 300-byte value, a writable one, a notifying one
@@ -24,7 +25,7 @@ final class SimulatedTestDevice: SimulatedBehaviour {
 
     var log: [String] { events.all }
 
-    private let counterHandle = Mutex<AttributeHandle>(.reserved)
+    private let counterHandle = Lock<AttributeHandle>(.reserved)
 
     func build(_ database: GATTAttributeDatabase) {
         database.addPrimaryService(Self.service)

@@ -1,4 +1,5 @@
 import StrobeHCI
+import StrobeBase
 import Synchronization
 
 /// The radio between virtual controllers: advertising reaches the scanners, connection requests
@@ -9,7 +10,7 @@ package final class VirtualAir: Sendable {
     package let clock: any Clock<Duration>
     private let origin: ContinuousClock.Instant
     private let elapsed: @Sendable () -> Duration
-    private let state: Mutex<State>
+    private let state: Lock<State>
 
     struct Advertising {
         var interval: Duration = .milliseconds(100)
@@ -109,7 +110,7 @@ package final class VirtualAir: Sendable {
         origin = ContinuousClock.now
         let start = clock.now
         elapsed = { start.duration(to: clock.now) }
-        state = Mutex(State(random: SeededGenerator(seed: seed)))
+        state = Lock(State(random: SeededGenerator(seed: seed)))
     }
 
     /// A new controller in this air.

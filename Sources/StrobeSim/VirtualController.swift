@@ -1,4 +1,5 @@
 import StrobeHCI
+import StrobeBase
 import Synchronization
 
 /// An LE controller in software that speaks HCI to its host exactly as a transport does, so the
@@ -34,10 +35,10 @@ package final class VirtualController: HCITransport, Sendable {
     let id: Int
     private let outbox: AsyncStream<[UInt8]>.Continuation
     private let inbox: AsyncStream<[UInt8]>
-    private let sink = Mutex<(any HCIPacketSink)?>(nil)
+    private let sink = Lock<(any HCIPacketSink)?>(nil)
     private let started = Atomic<Bool>(false)
     /// Callers of `flush`, in order; each is resumed by the empty packet it queued.
-    private let flushes = Mutex<[CheckedContinuation<Void, Never>]>([])
+    private let flushes = Lock<[CheckedContinuation<Void, Never>]>([])
 
     init(air: VirtualAir, id: Int, configuration: Configuration) {
         self.air = air

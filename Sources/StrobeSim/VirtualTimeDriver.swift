@@ -2,6 +2,7 @@
 import Glibc
 #endif
 import StrobeHCI
+import StrobeBase
 import Synchronization
 
 /// Runs a process's asynchronous work the way a discrete-event simulator does: every job on one
@@ -78,7 +79,7 @@ public enum VirtualTimeDriver {
 
 /// Where the body's result waits for the driver to finish.
 private final class Outcome<T: Sendable>: Sendable {
-    let value = Mutex<Result<T, any Error>?>(nil)
+    let value = Lock<Result<T, any Error>?>(nil)
 }
 
 /// Why a virtual-time run ended before its body did.
@@ -136,26 +137,9 @@ private struct Scheduler: @unchecked Sendable {
     }
 }
 
-/// The scheduler's lock: a pthread mutex rather than `Mutex`, because the enqueue hook also runs
-/// on Dispatch's threads (a sleep on a real clock wakes there) while the driver pops, and
-/// ThreadSanitizer cannot see `Mutex`'s contended hand-over (a futex in an uninstrumented
-/// library), so it reported every such meeting as a race. The two meet here by design.
-private final class SchedulerLock: @unchecked Sendable {
-    private let mutex: UnsafeMutablePointer<pthread_mutex_t> = {
-        let mutex = UnsafeMutablePointer<pthread_mutex_t>.allocate(capacity: 1)
-        pthread_mutex_init(mutex, nil)
-        return mutex
-    }()
-    private var state = Scheduler()
-
-    func withLock<R, E: Error>(_ body: (inout Scheduler) throws(E) -> R) throws(E) -> R {
-        pthread_mutex_lock(mutex)
-        defer { pthread_mutex_unlock(mutex) }
-        return try body(&state)
-    }
-}
-
-private let scheduler = SchedulerLock()
+/// Taken by the driver and by the enqueue hook, which also runs on Dispatch's threads (a sleep on
+/// a real clock wakes there): the two meet here by design.
+private let scheduler = Lock(Scheduler())
 
 private func install() throws(VirtualTimeError) {
     guard let hook = Hook.shared else { throw .hookUnavailable }

@@ -1,5 +1,6 @@
 import Foundation
 import StrobeHCI
+import StrobeBase
 import Synchronization
 import Testing
 
@@ -8,7 +9,7 @@ import Testing
 /// A transport driven by the test: `deliver` plays the controller, `send` is kept.
 final class ScriptedTransport: HCITransport {
     let name = "scripted"
-    private let state = Mutex<(sink: (any HCIPacketSink)?, sent: [[UInt8]], closed: Bool)>((nil, [], false))
+    private let state = Lock<(sink: (any HCIPacketSink)?, sent: [[UInt8]], closed: Bool)>((nil, [], false))
 
     func start(_ sink: any HCIPacketSink) throws(TransportError) {
         state.withLock { $0.sink = sink }

@@ -1,5 +1,6 @@
 import Foundation
 import StrobeHCI
+import StrobeBase
 import Synchronization
 import Testing
 
@@ -122,7 +123,7 @@ final class CollectingSink: HCIPacketSink {
         var time: HostTime
     }
 
-    private let state = Mutex<(packets: [Packet], closes: [TransportError?])>(([], []))
+    private let state = Lock<(packets: [Packet], closes: [TransportError?])>(([], []))
     private let closeStream: AsyncStream<TransportError?>
     private let closeContinuation: AsyncStream<TransportError?>.Continuation
     /// Runs on the reader thread after each packet is stored, with the count so far.

@@ -1,5 +1,6 @@
 import Foundation
 import Strobe
+import StrobeBase
 import Synchronization
 import Testing
 
@@ -43,7 +44,7 @@ extension RootCanalTests {
                 let peer = try await BumbleSMPPeer(on: rootCanal, arguments: ["--role", "peripheral", "--add-service-after", "2"])
                 let capture = FileManager.default.temporaryDirectory.appendingPathComponent("strobe-gatt-cache-\(UUID().uuidString).btsnoop").path
                 defer { try? FileManager.default.removeItem(atPath: capture) }
-                let recorder = Mutex<BtsnoopRecorder?>(nil)
+                let recorder = Lock<BtsnoopRecorder?>(nil)
                 let store = InMemoryBondStore()
                 let host = try await HostUnderTest(transport: rootCanal.transport, security: SecurityManager(store: store)) { transport in
                     let recording = try! BtsnoopRecorder(wrapping: transport, path: capture)

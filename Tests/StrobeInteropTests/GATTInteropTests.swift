@@ -1,5 +1,6 @@
 import Foundation
 import Strobe
+import StrobeBase
 import Synchronization
 import Testing
 
@@ -72,7 +73,7 @@ extension GATTInteropTests {
         let host = try await HostUnderTest(transport: peripheral.transport)
         defer { host.close() }
         let (connection, characteristics) = try await Self.connect(host, name: peripheral.name)
-        let received = Mutex(0)
+        let received = Lock(0)
         let (done, finished) = AsyncStream.makeStream(of: Void.self)
         let handler = ATTValueClosureHandler { _, _, kind, _ in
             guard kind == .indication else { return }

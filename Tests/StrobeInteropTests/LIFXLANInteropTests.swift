@@ -1,5 +1,6 @@
 import Foundation
 import StrobeLights
+import StrobeBase
 import Synchronization
 import Testing
 
@@ -180,7 +181,7 @@ import Testing
 }
 
 final class Observed: Sendable {
-    private let state = Mutex<[Bool]>([])
+    private let state = Lock<[Bool]>([])
     func append(_ value: Bool) { state.withLock { $0.append(value) } }
     var values: [Bool] { state.withLock { $0 } }
 }

@@ -1,5 +1,6 @@
 import Foundation
 import Strobe
+import StrobeBase
 import Synchronization
 import Testing
 
@@ -13,7 +14,7 @@ import Testing
     static let events = BluetoothUUID("8D1E0004-3B5A-4C6E-9F00-5A7B0BE0C0DE")
 
     final class Written: Sendable {
-        let values = Mutex<[[UInt8]]>([])
+        let values = Lock<[[UInt8]]>([])
     }
 
     @Test func bumbleCentralDiscoversReadsWritesAndReceivesNotifications() async throws {

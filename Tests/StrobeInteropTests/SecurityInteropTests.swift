@@ -1,5 +1,6 @@
 import Foundation
 import Strobe
+import StrobeBase
 import Synchronization
 import Testing
 
@@ -21,10 +22,10 @@ extension RootCanalTests {
             let typed: UInt32?
             /// The Bumble peer once started, and who waits for it: a central Bumble pairs as soon
             /// as it is up, so Strobe can ask for the passkey before the test has its handle.
-            private let peer = Mutex<(started: BumbleSMPPeer?, waiting: [CheckedContinuation<BumbleSMPPeer, Never>])>((nil, []))
+            private let peer = Lock<(started: BumbleSMPPeer?, waiting: [CheckedContinuation<BumbleSMPPeer, Never>])>((nil, []))
             let shown: AsyncStream<UInt32>
             private let show: AsyncStream<UInt32>.Continuation
-            let compared = Mutex<UInt32?>(nil)
+            let compared = Lock<UInt32?>(nil)
 
             init(_ io: SMPIOCapability, confirms: Bool = true, typed: UInt32? = nil) {
                 ioCapability = io

@@ -1,4 +1,5 @@
 import StrobeLights
+import StrobeBase
 import Synchronization
 
 /// A test double for a unit: lights it reports, results it gives (per light id), errors it
@@ -19,10 +20,10 @@ final class ScriptedBackend: LightsBackend {
         var maxInFlight = 0
     }
 
-    private let state: Mutex<State>
+    private let state: Lock<State>
 
     init(lights: [Light], scenes: [Scene] = []) {
-        state = Mutex(State(lights: lights, scenes: scenes))
+        state = Lock(State(lights: lights, scenes: scenes))
     }
 
     func setLights(_ lights: [Light]) { state.withLock { $0.lights = lights } }
@@ -73,7 +74,7 @@ extension Light {
 
 /// What observers heard, in order.
 final class Heard: Sendable {
-    private let state = Mutex<[String]>([])
+    private let state = Lock<[String]>([])
     func append(_ value: String) { state.withLock { $0.append(value) } }
     var values: [String] { state.withLock { $0 } }
 }

@@ -2,6 +2,7 @@ import StrobeDevices
 import StrobeHCI
 import StrobeHost
 import StrobeSim
+import StrobeBase
 import Synchronization
 import Testing
 
@@ -39,7 +40,7 @@ import StrobeLights
     }
 
     final class Captures: Sendable {
-        let count = Mutex(0)
+        let count = Lock(0)
     }
 
     @Test func aMissedAckDeadlineAbortsWhenThePolicySaysSo() async {

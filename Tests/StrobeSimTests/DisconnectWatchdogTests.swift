@@ -1,5 +1,6 @@
 import StrobeHCI
 import StrobeHost
+import StrobeBase
 import Synchronization
 import Testing
 
@@ -10,7 +11,7 @@ import Testing
     /// Passes everything through except Disconnection Complete events on the way to the host.
     final class SwallowDisconnectionComplete: HCITransport, HCIPacketSink, Sendable {
         let inner: any HCITransport
-        private let sink = Mutex<(any HCIPacketSink)?>(nil)
+        private let sink = Lock<(any HCIPacketSink)?>(nil)
         init(_ inner: any HCITransport) { self.inner = inner }
         var name: String { inner.name }
         func start(_ sink: any HCIPacketSink) throws(TransportError) {

@@ -1,6 +1,7 @@
 import StrobeDevices
 import StrobeHCI
 import StrobeHost
+import StrobeBase
 import Synchronization
 import Testing
 
@@ -192,7 +193,7 @@ final class GripEventCollector: ATTValueHandler {
 
     init() { (values, sink) = AsyncStream.makeStream(of: [UInt8].self) }
 
-    private let received = Mutex(0)
+    private let received = Lock(0)
 
     func attributeValueReceived(_ value: UnsafeRawBufferPointer, handle: AttributeHandle, kind: ATTValueKind, at time: HostTime) {
         received.withLock { $0 += 1 }

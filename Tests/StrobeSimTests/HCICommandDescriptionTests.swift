@@ -1,4 +1,5 @@
 import Foundation
+import StrobeBase
 import Synchronization
 import Testing
 
@@ -255,11 +256,11 @@ import Testing
 
     /// The status of each command's Command Complete or Command Status.
     final class AnswerSink: HCIPacketSink {
-        let answers = Mutex<[HCIOpcode: HCIStatus]>([:])
+        let answers = Lock<[HCIOpcode: HCIStatus]>([:])
         /// Commands whose Command Complete returned what their description says (no byte short,
         /// none left over), and those whose did not.
-        let returnsFitting = Mutex<Set<HCIOpcode>>([])
-        let returnsNotFitting = Mutex<[HCIOpcode]>([])
+        let returnsFitting = Lock<Set<HCIOpcode>>([])
+        let returnsNotFitting = Lock<[HCIOpcode]>([])
 
         static func fits<C: HCICommand>(_: C.Type, _ bytes: [UInt8]) -> Bool {
             (try? bytes.withUnsafeBytes { raw throws(HCIError) in try C.ReturnParameters(decoding: raw, packet: "test") }) != nil

@@ -1,5 +1,6 @@
 import StrobeHCI
 import StrobeHost
+import StrobeBase
 import Synchronization
 import Testing
 
@@ -70,7 +71,7 @@ import Testing
                 for sdu in sdus.prefix(3) { try await channel.send(sdu) }
                 try await clock.sleep(for: .seconds(1))
 
-                let received = Mutex<[[UInt8]]>([])
+                let received = Lock<[[UInt8]]>([])
                 let (ends, end) = AsyncStream<L2CAPChannelError?>.makeStream()
                 try accepted.receive({ bytes, _ in received.withLock { $0.append(Array(bytes)) } }, ended: { end.yield($0) })
                 #expect(received.withLock { $0 } == Array(sdus.prefix(3)))
@@ -104,7 +105,7 @@ import Testing
                 let channel = try await served.openChannel(psm: 0x0083, parameters: .init(mtu: 100, mps: 64, initialCredits: 8))
                 let accepted = try #require(await channels.next())
                 // What the handler saw, and whether the end came while it was inside.
-                let log = Mutex<(sdus: [UInt8], inside: Bool, endedInside: Bool, ends: Int)>(([], false, false, 0))
+                let log = Lock<(sdus: [UInt8], inside: Bool, endedInside: Bool, ends: Int)>(([], false, false, 0))
                 let (ends, end) = AsyncStream<L2CAPChannelError?>.makeStream()
                 try accepted.receive({ bytes, _ in
                     let count = log.withLock { log in

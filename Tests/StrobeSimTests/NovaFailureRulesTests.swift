@@ -1,6 +1,7 @@
 import StrobeDevices
 import StrobeHCI
 import StrobeHost
+import StrobeBase
 import Synchronization
 import Testing
 
@@ -133,7 +134,7 @@ extension Result where Failure == any Error {
 }
 
 final class StatusLog: Sendable {
-    private let entries = Mutex<[NovaFlashManager.Status]>([])
+    private let entries = Lock<[NovaFlashManager.Status]>([])
     func append(_ status: NovaFlashManager.Status) { entries.withLock { $0.append(status) } }
     var all: [NovaFlashManager.Status] { entries.withLock { $0 } }
 }

@@ -1,6 +1,7 @@
 import StrobeDevices
 import StrobeHCI
 import StrobeHost
+import StrobeBase
 import Synchronization
 import Testing
 
@@ -144,7 +145,7 @@ import Testing
         scenario.devices = scenario.devices.filter { $0.kind == .grip }
         let host = try await Self.host(scenario, clock: clock)
         let connection = try await host.central.connect(name: "Grip-S1")
-        let received = Mutex<[GripEvent]>([])
+        let received = Lock<[GripEvent]>([])
         let (done, finish) = AsyncStream.makeStream(of: Void.self)
         let grip = try await Grip.attach(to: connection.gatt) { occurrence in
             if received.withLock({ $0.append(occurrence.event); return $0.count }) == 3 { finish.yield() }

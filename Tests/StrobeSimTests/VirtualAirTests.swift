@@ -1,6 +1,7 @@
 import StrobeDevices
 import StrobeHCI
 import StrobeHost
+import StrobeBase
 import Synchronization
 import Testing
 
@@ -27,7 +28,7 @@ import Testing
 
     /// Counts what reaches it, as a host stack would take it.
     final class CountingSink: HCIPacketSink {
-        let events = Mutex(0)
+        let events = Lock(0)
         func transportDidReceive(_ type: HCIPacketType, payload: UnsafeRawBufferPointer, at time: HostTime) {
             if type == .event { events.withLock { $0 += 1 } }
         }

@@ -1,6 +1,7 @@
 import Foundation
 import Strobe
 import StrobeSim
+import StrobeBase
 import Synchronization
 import Testing
 
@@ -12,7 +13,7 @@ import Testing
 
     @Test func theProgramScansConnectsReadsSubscribesAndPairs() async {
         await #expect(processExitsWith: .success) {
-            let printed = Mutex<[String]>([])
+            let printed = Lock<[String]>([])
             try await VirtualTimeDriver.run { clock in
                 try await SimTransport.$environment.withValue(SimTransport.Environment(clock: clock)) {
                     try await gettingStarted { line in printed.withLock { $0.append(line) } }

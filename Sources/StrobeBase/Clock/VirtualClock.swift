@@ -54,12 +54,12 @@ public final class VirtualClock: Clock, Sendable {
         var sleeperWaiters: [SleeperWaiter] = []
     }
 
-    private let state: Mutex<State>
+    private let state: Lock<State>
 
     /// A clock that starts at `now` (default: the origin) and moves only through `advance(by:)` or
     /// `advance(to:)`.
     public init(now: Instant = Instant(offset: .zero)) {
-        state = Mutex(State(now: now))
+        state = Lock(State(now: now))
     }
 
     /// The current virtual time; it changes only when `advance(by:)` or `advance(to:)` moves it.

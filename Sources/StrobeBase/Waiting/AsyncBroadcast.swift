@@ -9,7 +9,7 @@ package final class AsyncBroadcast<Element: Sendable>: Sendable {
         var finished = false
     }
 
-    private let state = Mutex(State())
+    private let state = Lock(State())
 
     package init() {}
 

@@ -9,7 +9,7 @@ package final class AsyncSerialGate: Sendable {
         var nextID: UInt64 = 0
     }
 
-    private let state = Mutex(State())
+    private let state = Lock(State())
 
     package init() {}
 

@@ -10,8 +10,8 @@ import Synchronization
 /// clock otherwise.
 package final class DeadlineTimer: Sendable {
     private let clock: ElapsedClock
-    private let fire = Mutex<(@Sendable (Duration) -> Void)?>(nil)
-    private let state = Mutex(State())
+    private let fire = Lock<(@Sendable (Duration) -> Void)?>(nil)
+    private let state = Lock(State())
 
     private struct State {
         var armedAt: Duration?

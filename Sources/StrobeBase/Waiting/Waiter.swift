@@ -25,7 +25,7 @@ package final class Waiter<Value: Sendable>: Sendable, Equatable {
         case handled(@Sendable (Result<Value, any Error>) -> Void)
     }
 
-    private let state = Mutex(State.pending)
+    private let state = Lock(State.pending)
 
     package init() {}
 

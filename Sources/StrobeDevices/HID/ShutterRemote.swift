@@ -1,5 +1,6 @@
 import StrobeHCI
 import StrobeHost
+import StrobeBase
 import Synchronization
 
 /// A Bluetooth shutter remote, keyboard or presenter used as a trigger: a HID-over-GATT device
@@ -49,7 +50,7 @@ public final class ShutterRemote: Sendable {
     private let broadcast = AsyncBroadcast<ShutterRemoteEvent>()
     private let linkChanges = AsyncBroadcast<LEConnection>()
     private let counts = Counts()
-    private let link: Mutex<Link>
+    private let link: Lock<Link>
 
     private struct Link {
         var connection: LEConnection
@@ -80,7 +81,7 @@ public final class ShutterRemote: Sendable {
         self.device = device
         self.map = map
         self.handler = ReaderHandoff(HandlerSlot(handler))
-        link = Mutex(Link(connection: connection))
+        link = Lock(Link(connection: connection))
     }
 
     /// The link the remote is on: a new one after each reconnection.

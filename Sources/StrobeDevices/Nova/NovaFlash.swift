@@ -1,5 +1,6 @@
 import StrobeHCI
 import StrobeHost
+import StrobeBase
 import Synchronization
 
 /// One connected Nova flash, V1 or V2 (chosen by the service it exposes), driven with the
@@ -18,7 +19,7 @@ public final class NovaFlash: ATTValueHandler, Sendable {
     let batteryHandle: AttributeHandle?
     private let clock: DeviceClock
     private let writes: AsyncStream<[UInt8]>.Continuation
-    private let state: Mutex<State>
+    private let state: Lock<State>
     /// The queue's one timer (ack deadlines, the light's safety timeout).
     private let timer: DeadlineTimer
     private let broadcast = AsyncBroadcast<NovaFlashEvent>()
@@ -113,7 +114,7 @@ public final class NovaFlash: ATTValueHandler, Sendable {
         self.countersHandle = countersHandle
         self.batteryHandle = batteryHandle
         self.clock = clock
-        state = Mutex(State(queue: NovaCommandQueue(model: model, ackTimeout: ackTimeout)))
+        state = Lock(State(queue: NovaCommandQueue(model: model, ackTimeout: ackTimeout)))
         timer = DeadlineTimer(clock: clock.elapsed)
         // One writer, so that requests reach the flash in queue order.
         let (stream, continuation) = AsyncStream.makeStream(of: [UInt8].self)

@@ -1,5 +1,6 @@
 import StrobeHCI
 import StrobeHost
+import StrobeBase
 import Synchronization
 
 /// Finds, connects and drives Nova flashes, as the reference SDK does: auto-pair `none`,
@@ -75,7 +76,7 @@ public final class NovaFlashManager: Sendable {
     public let configuration: Configuration
     private let clock: any Clock<Duration>
     private let makeFlash: @Sendable (GATTClient) async throws -> NovaFlash
-    private let state: Mutex<State>
+    private let state: Lock<State>
     private let statuses = AsyncBroadcast<Status>()
 
     private struct State {
@@ -96,7 +97,7 @@ public final class NovaFlashManager: Sendable {
         self.clock = clock
         let ackTimeout = configuration.ackTimeout
         makeFlash = { gatt in try await NovaFlash.attach(to: gatt, clock: clock, ackTimeout: ackTimeout) }
-        state = Mutex(State(mode: mode))
+        state = Lock(State(mode: mode))
     }
 
     // MARK: Status

@@ -1,5 +1,6 @@
 import StrobeHCI
 import StrobeHost
+import StrobeBase
 import Synchronization
 
 /// One connected pressure stylus (reference profile v1). Sample batches go from the transport's
@@ -17,7 +18,7 @@ public final class Stylus: ATTValueHandler, Sendable {
     let batteryHandle: AttributeHandle?
     /// The channel the batches come on, when they do not come as notifications.
     public let channel: L2CAPChannel?
-    private let consumer: Mutex<Consumer>
+    private let consumer: Lock<Consumer>
 
     /// Consumer-side state: touched by `drain` only.
     private struct Consumer {
@@ -106,7 +107,7 @@ public final class Stylus: ATTValueHandler, Sendable {
         self.buttonMapHandle = buttonMapHandle
         self.batteryHandle = batteryHandle
         ring = NotificationRing(capacity: ringCapacity, maxValueSize: 512)
-        consumer = Mutex(Consumer(decoder: StylusSampleDecoder(buttonMap: buttonMap)))
+        consumer = Lock(Consumer(decoder: StylusSampleDecoder(buttonMap: buttonMap)))
     }
 
     // MARK: Receive path (reader thread)

@@ -1,5 +1,6 @@
 import StrobeHCI
 import StrobeHost
+import StrobeBase
 import Synchronization
 
 /// Finds and connects every pressure stylus in range (advertised names starting with `Pen`) and
@@ -35,7 +36,7 @@ public final class StylusManager: Sendable {
     public let central: Central
     /// How long each `start()` scans; 1 s by default.
     public let scanDuration: Duration
-    private let state = Mutex<[ConnectedStylus]>([])
+    private let state = Lock<[ConnectedStylus]>([])
 
     /// A manager with no stylus connected whose `start()` scans for `scanDuration` (1 s by default).
     package init(central: Central, scanDuration: Duration = .seconds(1)) {

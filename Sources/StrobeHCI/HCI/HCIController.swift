@@ -1,4 +1,5 @@
 import Logging
+import StrobeBase
 import Synchronization
 
 /// The controller driver: owns a transport, runs the init sequence, and does the I/O for the
@@ -70,7 +71,7 @@ public final class HCIController: HCIPacketSink {
     /// `configuration.logger`, for the layers built on this controller.
     public var logger: Logger { configuration.logger }
     let clock: ElapsedClock
-    let state = Mutex(Control())
+    let state = Lock(Control())
     /// The one timer behind every command and ACL deadline.
     let timer: DeadlineTimer
     /// Where received ACL data goes, by connection handle: the reader's own copy of `Control.routes`.
@@ -96,7 +97,7 @@ public final class HCIController: HCIPacketSink {
         self.configuration = configuration
         self.clock = ElapsedClock(clock)
         timer = DeadlineTimer(clock: self.clock)
-        let scanStep = Mutex<(@Sendable (LEScanArbiter.Step) async throws -> Void)?>(nil)
+        let scanStep = Lock<(@Sendable (LEScanArbiter.Step) async throws -> Void)?>(nil)
         scanning = LEScanOwner { step in
             guard let perform = scanStep.withLock({ $0 }) else { throw HCIError.closed(nil) }
             try await perform(step)

@@ -1,3 +1,4 @@
+import StrobeBase
 import Synchronization
 
 /// The controller's one scan, shared by every scanner on it (`HCIController.scanning`). Runs
@@ -8,7 +9,7 @@ package final class LEScanOwner: Sendable {
     package typealias Settings = LEScanArbiter.Settings
 
     private let perform: @Sendable (LEScanArbiter.Step) async throws -> Void
-    private let state = Mutex(State())
+    private let state = Lock(State())
 
     private struct State {
         var arbiter = LEScanArbiter()

@@ -1,3 +1,4 @@
+import StrobeBase
 import Synchronization
 import SystemPackage
 
@@ -52,10 +53,10 @@ final class DescriptorLink: Sendable {
     /// Set once by `close()`; read by the reader at each read and each packet. Release/acquire
     /// so the reader that sees it also sees that the host, not the peer, ended the link.
     private let closing = Atomic<Bool>(false)
-    private let control = Mutex(Control())
+    private let control = Lock(Control())
     /// Held for each whole-packet write, and while the descriptors are closed, so that a write
     /// never reaches a descriptor number the process has reused.
-    private let writer = Mutex(WriterState.notStarted)
+    private let writer = Lock(WriterState.notStarted)
     /// Each `write()` is one whole packet (the kernel's HCI socket): writers need no lock, only
     /// `writeGate` and `writersInside` keep them off a closed descriptor.
     private let packetPerWrite: Bool

@@ -1,3 +1,4 @@
+import StrobeBase
 import Synchronization
 
 /// A controller reached through the Linux kernel's HCI user channel (`HCI_CHANNEL_USER`):
@@ -26,7 +27,7 @@ public final class HCIUserChannelTransport: HCITransport {
         case closed
     }
 
-    private let state = Mutex(State.idle)
+    private let state = Lock(State.idle)
     /// The open link, for `send` to reach with no lock (it may run on a receive path).
     private let openLink = PublishedReference<DescriptorLink>(nil)
 

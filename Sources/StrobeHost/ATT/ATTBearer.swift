@@ -1,4 +1,5 @@
 import StrobeHCI
+import StrobeBase
 import Synchronization
 
 /// The ATT bearer of one LE link (Core Specification Vol 3, Part F, 3.3): the one owner of the
@@ -30,12 +31,12 @@ package final class ATTBearer: Sendable {
     /// The receive MTU we announce: the configured one, within 23...517 and the channel's limit.
     package let localMTU: Int
     let channel: any ATTChannel
-    private let state: Mutex<State>
+    private let state: Lock<State>
     private let timer: DeadlineTimer
     /// The handlers of pushed values, as the receive path uses them.
     private let valueRoutes = ReaderHandoff<ValueRoutes>(ValueRoutes(handlers: [:], defaultHandler: nil))
     private let valueCounts = ValueCounts()
-    private let securityEscalation = Mutex<SecurityEscalation?>(nil)
+    private let securityEscalation = Lock<SecurityEscalation?>(nil)
 
     package init(
         channel: any ATTChannel,
@@ -45,7 +46,7 @@ package final class ATTBearer: Sendable {
         self.channel = channel
         self.configuration = configuration
         localMTU = max(ATTMTU.minimum, min(configuration.preferredMTU, ATTMTU.maximum, channel.maximumPayload))
-        state = Mutex(State(transactions: ATTTransactions(timeout: configuration.transactionTimeout)))
+        state = Lock(State(transactions: ATTTransactions(timeout: configuration.transactionTimeout)))
         timer = DeadlineTimer(clock: clock)
         timer.onFire { [weak self] now in self?.deadlinePassed(now) }
     }

@@ -1,3 +1,4 @@
+import StrobeBase
 import Synchronization
 
 /// What one link keeps with the peer's bond for GATT, both ways: as client, the peer's
@@ -9,7 +10,7 @@ import Synchronization
 final class BondedGATT: Sendable {
     private let security: LinkSecurity
     private let gatt: GATTClient
-    private let state = Mutex(State())
+    private let state = Lock(State())
 
     private struct State {
         var discovered: GATTDatabaseCache?

@@ -1,6 +1,7 @@
 import Logging
 import StrobeHCI
 import StrobeSecurity
+import StrobeBase
 import Synchronization
 
 /// The central role on one controller: connects to peripherals (by address, or by name after a
@@ -57,7 +58,7 @@ public final class Central: Sendable {
     /// Pairing, bonds and encryption for every link of this central (and its peripheral role).
     public let security: SecurityManager
     private let clock: any Clock<Duration>
-    private let state: Mutex<State>
+    private let state: Lock<State>
     /// One LE Create Connection at a time: the controller allows no more.
     private let initiating = AsyncSerialGate()
     /// The pending attempt's deadline (when it passes, the attempt is cancelled) and the
@@ -104,7 +105,7 @@ public final class Central: Sendable {
         self.configuration = configuration
         self.security = security
         self.clock = clock
-        state = Mutex(State())
+        state = Lock(State())
         timer = DeadlineTimer(clock: clock)
         timer.onFire { [weak self] now in self?.deadlinesPassed(now) }
         // The controller keeps the central as long as it is open: its connections need it to

@@ -1,4 +1,5 @@
 import StrobeHCI
+import StrobeBase
 import Synchronization
 
 /// An LE credit-based channel on a connection (Core Vol 3, Part A, 10.1): SDUs both ways
@@ -18,9 +19,9 @@ public final class L2CAPChannel: Sendable, CustomStringConvertible {
     public var peerMTU: Int { peerMTUValue.load(ordering: .relaxed) }
     private let peerMTUValue: Atomic<Int>
     private let link: L2CAPLink
-    private let inbox = Mutex(Inbox())
+    private let inbox = Lock(Inbox())
     /// Held over each call into the receive handler: one at a time, in order.
-    private let handlerTurn = Mutex(())
+    private let handlerTurn = Lock(())
 
     private struct Inbox {
         /// SDUs waiting for a reader, with when each was read.

@@ -1,6 +1,7 @@
 import Logging
 import StrobeHCI
 import StrobeSecurity
+import StrobeBase
 import Synchronization
 
 /// The receiving side of L2CAP on one LE-U link, as the controller hands it the link's ACL data
@@ -25,8 +26,8 @@ final class L2CAPLink: HCIACLHandler, @unchecked Sendable {
     private let parameterPolicy: ConnectionParameterPolicy
     private let reassemblyBuffer: UnsafeMutableRawBufferPointer
     /// Written on the error path only.
-    private let lastErrorSeen = Mutex<L2CAPError?>(nil)
-    private let signaling = Mutex(SignalingCounts())
+    private let lastErrorSeen = Lock<L2CAPError?>(nil)
+    private let signaling = Lock(SignalingCounts())
     /// The one timer behind the link's signalling deadlines (`LinkDeadline`).
     private let timer: DeadlineTimer
 

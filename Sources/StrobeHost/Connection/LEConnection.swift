@@ -1,6 +1,7 @@
 import Logging
 import StrobeHCI
 import StrobeSecurity
+import StrobeBase
 import Synchronization
 
 /// One LE connection: its parameters, its L2CAP link, and the ATT bearer with the GATT client
@@ -25,7 +26,7 @@ public final class LEConnection: Sendable, CustomStringConvertible {
     let sender: L2CAPSender
     private let controller: HCIController
     private let clock: any Clock<Duration>
-    private let state: Mutex<State>
+    private let state: Lock<State>
     /// The one timer behind the link's own deadlines (`Deadline`).
     private let timer: DeadlineTimer
 
@@ -73,7 +74,7 @@ public final class LEConnection: Sendable, CustomStringConvertible {
         role = event.role
         self.controller = controller
         self.clock = clock
-        state = Mutex(State(parameters: LEConnectionParametersInUse(
+        state = Lock(State(parameters: LEConnectionParametersInUse(
             interval: event.connectionInterval, latency: event.peripheralLatency, supervisionTimeout: event.supervisionTimeout)))
         // The sender fails the link when the controller stops returning buffers; it reports
         // here through a box, since the connection does not exist yet.
@@ -575,7 +576,7 @@ public final class LEConnection: Sendable, CustomStringConvertible {
 
 /// Carries the sender's one failure report to the connection made after it.
 private final class LinkFailureRelay: Sendable {
-    private let state = Mutex<(target: (@Sendable (HCIError) -> Void)?, pending: (HCIError)?)>((nil, nil))
+    private let state = Lock<(target: (@Sendable (HCIError) -> Void)?, pending: (HCIError)?)>((nil, nil))
 
     func report(_ error: HCIError) {
         let target = state.withLock { s -> (@Sendable (HCIError) -> Void)? in

@@ -1,4 +1,5 @@
 import StrobeHCI
+import StrobeBase
 import Synchronization
 
 /// The peripheral role: advertises, and serves a GATT database to every central that connects,
@@ -13,7 +14,7 @@ public final class Peripheral: Sendable {
     /// brought its own).
     package let genericServices: GATTGenericServices?
     private let advertiser: LEAdvertiser
-    private let state = Mutex(State())
+    private let state = Lock(State())
 
     private struct State {
         var advertising: (data: AdvertisingData, scanResponse: AdvertisingData?, interval: Duration)?

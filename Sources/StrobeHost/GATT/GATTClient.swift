@@ -1,4 +1,5 @@
 import StrobeHCI
+import StrobeBase
 import Synchronization
 
 /// The GATT client of one connection (Vol 3, Part G, 4): discovery, reads, writes,
@@ -9,7 +10,7 @@ public final class GATTClient: Sendable {
     /// Cache events (Service Changed). Single consumer; the newest 16 are kept when unread.
     package let databaseEvents: AsyncStream<GATTDatabaseEvent>
     let events: AsyncStream<GATTDatabaseEvent>.Continuation
-    let state = Mutex(State())
+    let state = Lock(State())
 
     struct State {
         var database: GATTDatabase?

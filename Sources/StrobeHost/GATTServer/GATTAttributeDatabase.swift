@@ -1,4 +1,5 @@
 import StrobeSecurity
+import StrobeBase
 import Synchronization
 
 /// What a client may do with an attribute.
@@ -53,7 +54,7 @@ public final class GATTAttributeDatabase: Sendable {
         var security = SMPSecurityLevel.none
     }
 
-    private let attributes = Mutex<[Attribute]>([])
+    private let attributes = Lock<[Attribute]>([])
 
     /// Creates an empty table; the first attribute added gets handle 0x0001.
     public init() {}

@@ -1,4 +1,5 @@
 import StrobeHCI
+import StrobeBase
 import Synchronization
 
 /// What the GAP service (0x1800, Vol 3, Part C, 12) tells a client about this device.
@@ -31,13 +32,13 @@ package final class GATTGenericServices: Sendable {
     package let serviceChanged: GATTServerCharacteristic
     package let clientSupportedFeaturesHandle: AttributeHandle
     package let databaseHashHandle: AttributeHandle
-    private let access: Mutex<GATTGenericAccess>
+    private let access: Lock<GATTGenericAccess>
     /// Client Supported Features, per client (Vol 3, Part G, 7.2).
-    private let features = Mutex<[GATTServerConnectionID: [UInt8]]>([:])
+    private let features = Lock<[GATTServerConnectionID: [UInt8]]>([:])
 
     /// Appends both services to `database`.
     package init(adding access: GATTGenericAccess, to database: GATTAttributeDatabase) {
-        self.access = Mutex(access)
+        self.access = Lock(access)
         let box = WeakBox<GATTGenericServices>()
         database.addPrimaryService(.genericAccessService)
         deviceNameHandle = database.addCharacteristic(.deviceName, properties: .read) { _ in
@@ -97,7 +98,7 @@ package final class GATTGenericServices: Sendable {
 /// A reference that does not keep its object alive: the table's handlers point back at their
 /// owner, which the table must not retain.
 final class WeakBox<Object: AnyObject & Sendable>: Sendable {
-    private let reference = Mutex<Weak?>(nil)
+    private let reference = Lock<Weak?>(nil)
     private struct Weak: @unchecked Sendable { weak var object: Object? }
 
     var value: Object? {

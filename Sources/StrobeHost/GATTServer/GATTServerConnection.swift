@@ -1,5 +1,6 @@
 import StrobeHCI
 import StrobeSecurity
+import StrobeBase
 import Synchronization
 
 /// The GATT server as one client sees it: answers that client's ATT requests from the attribute
@@ -19,7 +20,7 @@ public final class GATTServerConnection: Sendable {
     private let indicationTimeout: Duration
     private let linkSecurity: @Sendable () -> GATTLinkSecurity
     private let timer: DeadlineTimer
-    private let state: Mutex<State>
+    private let state: Lock<State>
 
     private struct State {
         var configurations: [AttributeHandle: GATTClientConfiguration] = [:]  // by CCCD handle
@@ -46,7 +47,7 @@ public final class GATTServerConnection: Sendable {
         self.database = database
         self.bearer = bearer
         self.indicationTimeout = indicationTimeout
-        state = Mutex(State())
+        state = Lock(State())
         timer = DeadlineTimer(clock: clock)
         timer.onFire { [weak self] now in self?.indicationDeadlinePassed(now) }
         bearer.attach(self)

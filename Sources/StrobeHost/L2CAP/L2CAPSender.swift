@@ -1,4 +1,5 @@
 import StrobeHCI
+import StrobeBase
 import Synchronization
 
 /// The sending side of one LE-U link, for every channel on it (ATT, LE signalling, SMP): whole
@@ -123,7 +124,7 @@ final class L2CAPSender: ATTChannel, Sendable {
 
 /// The first error that made a link unusable; later ones are not kept.
 final class FirstFailure: Sendable {
-    private let kept = Mutex<(any Error)?>(nil)
+    private let kept = Lock<(any Error)?>(nil)
 
     var error: (any Error)? { kept.withLock { $0 } }
 

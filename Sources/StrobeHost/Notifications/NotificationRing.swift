@@ -1,4 +1,5 @@
 import StrobeHCI
+import StrobeBase
 import Synchronization
 
 /// A lock-free single-producer, single-consumer ring of notifications for one GATT subscription.
@@ -49,7 +50,7 @@ public final class NotificationRing: @unchecked Sendable {
     @usableFromInline let tailLine: UnsafeMutablePointer<IndexLine>
     @usableFromInline let shared: UnsafeMutablePointer<SharedLine>
     /// The parked consumer, if any. Held by the consumer only to store it, by a waker only to take it.
-    private let waiter = Mutex<UnsafeContinuation<Void, Never>?>(nil)
+    private let waiter = Lock<UnsafeContinuation<Void, Never>?>(nil)
     private let handler: (@Sendable (NotificationView) -> Void)?
 
     // Slot layout: sequence, timestamp, handle, length (a UInt16: `maxValueSize` is at most

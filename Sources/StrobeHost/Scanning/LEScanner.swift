@@ -1,3 +1,4 @@
+import StrobeBase
 import Synchronization
 import StrobeHCI
 
@@ -73,7 +74,7 @@ public final class LEScanner: Sendable {
     public let controller: HCIController
     /// This scanner as a client of the controller's one scan.
     private let client: UInt64
-    private let state = Mutex(State())
+    private let state = Lock(State())
     private let reportBroadcast = AsyncBroadcast<ScanReport>()
 
     /// A scan client on `controller` (apps get theirs from `BluetoothHost.scanner()`).

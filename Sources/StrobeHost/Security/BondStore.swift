@@ -1,5 +1,6 @@
 import StrobeHCI
 import StrobeSecurity
+import StrobeBase
 import Synchronization
 
 /// Where bonds are kept. Every failure is a `BondStoreError` naming the store; none carries a
@@ -32,11 +33,11 @@ extension BondStore {
 
 /// Bonds for the life of the process.
 public final class InMemoryBondStore: BondStore {
-    private let state: Mutex<(bonds: [Bond], irk: IdentityResolvingKey)>
+    private let state: Lock<(bonds: [Bond], irk: IdentityResolvingKey)>
 
     /// A store that holds `bonds`, with `localIRK` (a random one by default) as this host's IRK.
     public init(bonds: [Bond] = [], localIRK: IdentityResolvingKey = .random()) {
-        state = Mutex((bonds, localIRK))
+        state = Lock((bonds, localIRK))
     }
 
     /// The bonds held, the most recently saved last.

@@ -1,6 +1,7 @@
 import Logging
 import StrobeHCI
 import StrobeSecurity
+import StrobeBase
 import Synchronization
 
 /// The Security Manager on one link, the owner of its machines and their I/O: which pairing a
@@ -22,7 +23,7 @@ final class LinkSecurity: Sendable {
     private let controller: HCIController
     private let sender: L2CAPSender
     private let timer: DeadlineTimer
-    private let state: Mutex<State>
+    private let state: Lock<State>
     private let levels = AsyncBroadcast<SMPSecurityLevel>()
 
     /// The SMP timer (Core Vol 3, Part H, 3.4).
@@ -64,7 +65,7 @@ final class LinkSecurity: Sendable {
         addresses = role == .central
             ? SMPPairing.Addresses(initiator: local, initiatorType: localType, responder: peer, responderType: peerType)
             : SMPPairing.Addresses(initiator: peer, initiatorType: peerType, responder: local, responderType: localType)
-        state = Mutex(State(pairing: LinkPairing(role: role)))
+        state = Lock(State(pairing: LinkPairing(role: role)))
         timer = DeadlineTimer(clock: clock)
         timer.onFire { [weak self] now in self?.deadlinesPassed(now) }
     }

@@ -1,5 +1,6 @@
 import StrobeHCI
 import StrobeSecurity
+import StrobeBase
 import Synchronization
 
 /// The host's Security Manager settings, shared by every link: how to pair, where bonds are
@@ -41,7 +42,7 @@ public final class SecurityManager: Sendable {
     /// Random octets for pairing (nonces, keys, the P-256 key pair): the system's generator
     /// unless a simulated world gives a seeded one to repeat itself.
     let random: @Sendable (Int) -> [UInt8]
-    private let settings: Mutex<(configuration: Configuration, delegate: (any PairingDelegate)?)>
+    private let settings: Lock<(configuration: Configuration, delegate: (any PairingDelegate)?)>
 
     /// Settings for every link: `configuration`, a `store` for bonds (none by default) and a
     /// `delegate` for the user's part (none: Just Works only, every peer accepted).
@@ -54,7 +55,7 @@ public final class SecurityManager: Sendable {
                  random: @escaping @Sendable (Int) -> [UInt8]) {
         self.store = store
         self.random = random
-        settings = Mutex((configuration, delegate))
+        settings = Lock((configuration, delegate))
     }
 
     /// The settings in force; a change applies to pairings and encryptions started after it.

@@ -1,5 +1,6 @@
 import StrobeHCI
 import StrobeHost
+import StrobeBase
 import Synchronization
 
 /// Bluetooth LE lights speaking the LEDnet ("Triones") protocol, through Strobe's own GATT
@@ -43,7 +44,7 @@ public final class LEDnetBackend: LightsBackend {
     public let central: Central
     /// The settings the backend was made with.
     public let configuration: Configuration
-    private let links = Mutex<[String: Link]>([:])
+    private let links = Lock<[String: Link]>([:])
 
     /// A backend that scans and connects through `central`; nothing is sent until `fetchLights`.
     package init(central: Central, configuration: Configuration = Configuration()) {

@@ -1,5 +1,6 @@
 import StrobeHCI
 import StrobeHost
+import StrobeBase
 import Synchronization
 
 /// Takes a light's state notifications and hands each to whoever waits for one; notifications
@@ -11,7 +12,7 @@ final class LEDnetStateReceiver: ATTValueHandler {
         var malformed = 0
     }
 
-    private let state = Mutex(State())
+    private let state = Lock(State())
 
     var malformedCount: Int { state.withLock { $0.malformed } }
 

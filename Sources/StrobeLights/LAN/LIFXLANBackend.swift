@@ -1,6 +1,7 @@
 import Foundation
 import StrobeHCI
 import StrobeHost
+import StrobeBase
 import Synchronization
 
 /// Lights on the LIFX LAN protocol (UDP 56700): discovered by GetService sent to broadcast or
@@ -60,9 +61,9 @@ public final class LIFXLANBackend: LightsBackend {
     /// This client's id in every header (non-zero, so that lights answer it alone).
     public let source: UInt32
     private let discoveryEndpoints: [UDPEndpoint]
-    private let state = Mutex(State())
+    private let state = Lock(State())
     private let malformed = Atomic<Int>(0)
-    private let socket = Mutex<UDPSocket?>(nil)
+    private let socket = Lock<UDPSocket?>(nil)
 
     /// Opens a UDP socket that may broadcast, on an ephemeral port, with a random non-zero source
     /// id. Throws `LightsError.badAddress` for a discovery host that is no IPv4 address, or

@@ -1,6 +1,7 @@
 import Foundation
 import StrobeHCI
 import StrobeHost
+import StrobeBase
 import Synchronization
 
 /// Lights in the model of LIFXHTTPKit's `Client`: fetches lights and scenes from a backend and
@@ -13,7 +14,7 @@ import Synchronization
 public final class Client: Sendable {
     /// Where lights are fetched from and changes are sent: the LAN protocol, the HTTP API or Bluetooth lights.
     public let backend: any LightsBackend
-    private let state = Mutex(State())
+    private let state = Lock(State())
     private let gate = AsyncSerialGate()
 
     private struct State {

@@ -1,4 +1,5 @@
 import Logging
+import StrobeBase
 import Synchronization
 import Testing
 @testable import StrobeHCI
@@ -13,7 +14,7 @@ import Testing
             var message: String
             var metadata: [String: String]
         }
-        private let storage = Mutex<[Record]>([])
+        private let storage = Lock<[Record]>([])
         var all: [Record] { storage.withLock { $0 } }
         func append(_ record: Record) { storage.withLock { $0.append(record) } }
 

@@ -1,9 +1,10 @@
+import StrobeBase
 import Synchronization
 @testable import StrobeHCI
 
 /// Values gathered from callbacks on the reader thread.
 final class Collector<Element: Sendable>: Sendable {
-    private let storage = Mutex<[Element]>([])
+    private let storage = Lock<[Element]>([])
     func append(_ element: Element) { storage.withLock { $0.append(element) } }
     var values: [Element] { storage.withLock { $0 } }
 }

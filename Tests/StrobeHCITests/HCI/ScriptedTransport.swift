@@ -1,3 +1,4 @@
+import StrobeBase
 import Synchronization
 import StrobeHCI
 
@@ -19,7 +20,7 @@ final class ScriptedTransport: HCITransport {
     }
 
     let name = "scripted"
-    private let state = Mutex(State())
+    private let state = Lock(State())
 
     init(responder: Responder? = nil, startError: TransportError? = nil) {
         state.withLock {

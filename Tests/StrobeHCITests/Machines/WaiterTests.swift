@@ -1,3 +1,4 @@
+import StrobeBase
 import Synchronization
 import Testing
 @testable import StrobeHCI
@@ -110,7 +111,7 @@ import Testing
 @Suite(.timeLimit(.minutes(1))) struct DeadlineTimerTests {
     @Test func firesAtTheEarliestDeadlineAndStopsWhenNothingIsLeft() async throws {
         let clock = VirtualClock()
-        let fired = Mutex<[Duration]>([])
+        let fired = Lock<[Duration]>([])
         let timer = DeadlineTimer(clock: clock)
         timer.onFire { now in fired.withLock { $0.append(now) } }
         timer.schedule(.seconds(5))

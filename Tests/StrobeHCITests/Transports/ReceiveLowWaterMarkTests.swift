@@ -1,3 +1,4 @@
+import StrobeBase
 import Synchronization
 import Testing
 @testable import StrobeHCI
@@ -18,7 +19,7 @@ private final class OwedSink: HCIPacketSink, HCIReceiveLowWater {
         var marks: [(mark: Int32, bounded: Bool)] = []
         var waiters: [(count: Int, continuation: CheckedContinuation<[(mark: Int32, bounded: Bool)], Never>)] = []
     }
-    private let asks = Mutex(Asks())
+    private let asks = Lock(Asks())
     private let socket = Atomic<Int32>(-1)
 
     init(owed: @escaping @Sendable (Int) -> Int, onFirstAsk: (@Sendable () -> Void)? = nil) {

@@ -1,3 +1,4 @@
+import StrobeBase
 import Synchronization
 import Testing
 @testable import StrobeHCI
@@ -74,7 +75,7 @@ final class RecordingSink: HCIPacketSink {
         var closeWaiters: [CheckedContinuation<TransportError?, Never>] = []
     }
 
-    private let state = Mutex(State())
+    private let state = Lock(State())
     /// Called on the reader thread after each packet is recorded (to close from inside the sink).
     private let onPacket: (@Sendable (Int) -> Void)?
     /// Called on the reader thread after the close is recorded.

@@ -1,4 +1,5 @@
 import StrobeHCI
+import StrobeBase
 import Synchronization
 import Testing
 @testable import StrobeHost
@@ -214,7 +215,7 @@ import Testing
 
     @Test func indicationIsDeliveredThenConfirmed() async throws {
         let h = ATTTestHarness()
-        let confirmationsAtDelivery = Mutex<[Int]>([])
+        let confirmationsAtDelivery = Lock<[Int]>([])
         let channel = h.channel
         let handler = RecordingValueHandler()
         h.bearer.setValueHandler(ATTValueClosureHandler { value, handle, kind, time in

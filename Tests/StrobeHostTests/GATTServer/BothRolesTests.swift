@@ -1,4 +1,5 @@
 import StrobeHCI
+import StrobeBase
 import Synchronization
 import Testing
 @testable import StrobeHost
@@ -40,7 +41,7 @@ import Testing
     static func notifiedLength(from server: Side, to client: Side) async throws -> Int {
         let database = try await client.client.discoverDatabase(subscribeToServiceChanged: false)
         let characteristic = try #require(database.characteristic(stream, inService: service)).characteristic
-        let received = Mutex<[Int]>([])
+        let received = Lock<[Int]>([])
         let arrived = Waiter<Void>()
         try await client.client.subscribe(characteristic, handler: ATTValueClosureHandler { value, _, _, _ in
             received.withLock { $0.append(value.count) }

@@ -1,5 +1,6 @@
 import StrobeHCI
 import StrobeSecurity
+import StrobeBase
 import Synchronization
 import Testing
 
@@ -12,8 +13,8 @@ import Testing
     static let secret = BluetoothUUID("8D1E0102-3B5A-4C6E-9F00-5A7B0BE0C0DE")
 
     final class Link: Sendable {
-        let security = Mutex(GATTLinkSecurity(level: .none, bonded: false))
-        let escalations = Mutex<[ATTErrorCode]>([])
+        let security = Lock(GATTLinkSecurity(level: .none, bonded: false))
+        let escalations = Lock<[ATTErrorCode]>([])
     }
 
     static func makePair(requires: SMPSecurityLevel, link: Link) -> (client: GATTClient, bearer: ATTBearer, value: AttributeHandle) {

@@ -1,4 +1,5 @@
 import StrobeHCI
+import StrobeBase
 import Synchronization
 import Testing
 
@@ -11,7 +12,7 @@ final class PipeChannel: ATTChannel, Sendable {
     private let receiver = Receiver()
 
     private final class Receiver: Sendable {
-        let body = Mutex<(@Sendable ([UInt8]) -> Void)?>(nil)
+        let body = Lock<(@Sendable ([UInt8]) -> Void)?>(nil)
     }
 
     init() {
@@ -48,7 +49,7 @@ final class PipeChannel: ATTChannel, Sendable {
     }
 
     final class WrittenValues: Sendable {
-        private let values = Mutex<[[UInt8]]>([])
+        private let values = Lock<[[UInt8]]>([])
         func append(_ value: [UInt8]) { values.withLock { $0.append(value) } }
         var all: [[UInt8]] { values.withLock { $0 } }
     }
@@ -164,9 +165,9 @@ final class PipeChannel: ATTChannel, Sendable {
         let pair = Self.makePair()
         let database = try await pair.client.discoverDatabase(subscribeToServiceChanged: false)
         let alarms = try #require(database.characteristic(Self.alarms, inService: Self.service)).characteristic
-        let subscribed = Mutex<[AttributeHandle: GATTClientConfiguration]>([:])
+        let subscribed = Lock<[AttributeHandle: GATTClientConfiguration]>([:])
         pair.server.setSubscriptionHandler { handle, configuration in subscribed.withLock { $0[handle] = configuration } }
-        let count = Mutex(0)
+        let count = Lock(0)
         try await pair.client.subscribe(alarms, to: .indication, handler: ATTValueClosureHandler { _, _, _, _ in
             count.withLock { $0 += 1 }
         })

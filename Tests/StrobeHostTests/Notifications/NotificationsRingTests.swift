@@ -1,4 +1,5 @@
 import StrobeHCI
+import StrobeBase
 import Synchronization
 import Testing
 @testable import StrobeHost
@@ -136,7 +137,7 @@ struct NotificationsRingTests {
     }
 
     @Test func callbackModeDeliversOnThePushingThread() {
-        let received = Mutex<[GATTNotification]>([])
+        let received = Lock<[GATTNotification]>([])
         let ring = NotificationRing(capacity: 2, maxValueSize: 4) { view in
             received.withLock { $0.append(GATTNotification(view)) }
         }
@@ -151,8 +152,8 @@ struct NotificationsRingTests {
     }
 
     @Test func pushFromInsideTheCallbackIsRefusedNotRaced() {
-        let inner = Mutex<NotificationPushOutcome?>(nil)
-        let ringBox = Mutex<NotificationRing?>(nil)
+        let inner = Lock<NotificationPushOutcome?>(nil)
+        let ringBox = Lock<NotificationRing?>(nil)
         let ring = NotificationRing(capacity: 4, maxValueSize: 4) { _ in
             guard let ring = ringBox.withLock({ $0 }) else { return }
             let outcome = [UInt8(1)].withUnsafeBytes { ring.tryPush(handle: 1, value: $0, at: HostTime(nanoseconds: 0)) }

@@ -6,6 +6,7 @@ import Darwin
 
 import Foundation
 import StrobeHCI
+import StrobeBase
 import Synchronization
 import Testing
 @testable import StrobeHost
@@ -176,7 +177,7 @@ private final class TestThread: Sendable {
         var finished = false
         var joiner: CheckedContinuation<Void, Never>?
     }
-    private let state = Mutex(State())
+    private let state = Lock(State())
 
     init(_ run: @escaping @Sendable () -> Void) {
         Thread.detachNewThread { [self] in

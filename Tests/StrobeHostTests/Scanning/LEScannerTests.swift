@@ -1,5 +1,6 @@
 import StrobeHCI
 import Testing
+import StrobeBase
 import Synchronization
 @testable import StrobeHost
 
@@ -229,7 +230,7 @@ private func openScanner(extendedScanning: Bool, clock: VirtualClock = VirtualCl
     /// scanning fails too, that one is told (it is no longer scanning, and leaves nothing behind).
     @Test func aScannerDroppedByAFailedRestartStopsScanning() async throws {
         let base = scriptedController(extendedScanning: false)
-        let parameters = Mutex(0)
+        let parameters = Lock(0)
         let transport = ScriptedTransport { packet in
             guard opcode(of: packet) == .leSetScanParameters else { return base.answers(to: packet) }
             let refused = parameters.withLock { n in

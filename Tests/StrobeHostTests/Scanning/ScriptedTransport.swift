@@ -1,3 +1,4 @@
+import StrobeBase
 import Synchronization
 import StrobeHCI
 
@@ -16,7 +17,7 @@ final class ScriptedTransport: HCITransport {
     }
 
     let name = "scripted"
-    private let state = Mutex(State())
+    private let state = Lock(State())
 
     init(responder: Responder? = nil) {
         state.withLock { $0.responder = responder }

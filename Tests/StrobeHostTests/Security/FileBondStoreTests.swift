@@ -1,4 +1,5 @@
 import Foundation
+import StrobeBase
 import Synchronization
 import StrobeHCI
 import StrobeSecurity
@@ -117,7 +118,7 @@ struct FileBondStoreTests {
             try Data("target".utf8).write(to: URL(fileURLWithPath: target))
             // Another process guessed the next temporary name and planted a link there.
             try FileManager.default.createSymbolicLink(atPath: directory + "/planted", withDestinationPath: target)
-            let names = Mutex(["planted", "planted", "fresh"])
+            let names = Lock(["planted", "planted", "fresh"])
             let store = FileBondStore(path: directory + "/bonds.json") { names.withLock { $0.removeFirst() } }
             try store.save(Self.bond)
             #expect(try String(contentsOfFile: target, encoding: .utf8) == "target")

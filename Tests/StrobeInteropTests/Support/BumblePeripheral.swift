@@ -1,5 +1,6 @@
 import Foundation
 import StrobeTestSupport
+import StrobeBase
 import Synchronization
 
 /// A Bumble virtual LE controller linked to a Bumble GATT peripheral, in its own Python process
@@ -90,7 +91,7 @@ final class LineCollector: Sendable {
         var ended = false
         var waiters: [UUID: (matches: @Sendable (String) -> Bool, continuation: CheckedContinuation<String?, Never>)] = [:]
     }
-    private let state = Mutex(State())
+    private let state = Lock(State())
 
     init(_ handle: FileHandle) {
         let thread = Thread { [self] in

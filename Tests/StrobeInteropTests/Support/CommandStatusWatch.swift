@@ -1,4 +1,5 @@
 import Strobe
+import StrobeBase
 import Synchronization
 
 /// Wraps a transport and reports when the controller answers a given command with Command
@@ -8,7 +9,7 @@ final class CommandStatusWatch: HCITransport, HCIPacketSink {
     let opcodes: Set<UInt16>
     let statuses: AsyncStream<UInt16>
     private let continuation: AsyncStream<UInt16>.Continuation
-    private let downstream = Mutex<(any HCIPacketSink)?>(nil)
+    private let downstream = Lock<(any HCIPacketSink)?>(nil)
 
     init(wrapping inner: any HCITransport, opcodes: Set<UInt16>) {
         self.inner = inner

@@ -1,6 +1,7 @@
 import AsyncHTTPClient
 import Foundation
 import StrobeTestSupport
+import StrobeBase
 import Synchronization
 import NIOCore
 import NIOHTTP1
@@ -134,7 +135,7 @@ final class LIFXEmulator: Sendable {
     /// probe socket closes, so two worlds starting at once could be given the same one, and a
     /// host could reach another RootCanal's port instead of its controller (seen once: the H4
     /// stream began with 0x1B); no port is handed out twice.
-    private static let handedOut = Mutex<Set<UInt16>>([])
+    private static let handedOut = Lock<Set<UInt16>>([])
 
     /// A port the kernel just handed out on loopback, not handed out before in this run (free,
     /// barring a race with another process).

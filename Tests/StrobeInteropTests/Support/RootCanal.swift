@@ -1,5 +1,6 @@
 import Foundation
 import StrobeTestSupport
+import StrobeBase
 import Synchronization
 #if canImport(Glibc)
 import Glibc
@@ -17,7 +18,7 @@ final class RootCanal: Sendable {
     private let process: Process
     private let output: LineCollector
     /// The peers started on it, stopped with it.
-    private let peers = Mutex<[BumbleSMPPeer]>([])
+    private let peers = Lock<[BumbleSMPPeer]>([])
 
     /// How many RootCanal worlds run at once: each brings Python peers whose start keeps a core
     /// busy, and a two-core machine running every one at once would starve the real-time tests.

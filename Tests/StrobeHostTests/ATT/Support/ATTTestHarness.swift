@@ -1,5 +1,6 @@
 import StrobeHCI
 @testable import StrobeHost
+import StrobeBase
 import Synchronization
 
 /// A bearer and GATT client wired through a fake channel to a test server, on a virtual clock.
@@ -44,7 +45,7 @@ final class RecordingValueHandler: ATTValueHandler {
         var time: HostTime
     }
 
-    private let values = Mutex<[Value]>([])
+    private let values = Lock<[Value]>([])
     var received: [Value] { values.withLock { $0 } }
 
     func attributeValueReceived(_ value: UnsafeRawBufferPointer, handle: AttributeHandle, kind: ATTValueKind, at time: HostTime) {

@@ -1,5 +1,6 @@
 import StrobeHCI
 import StrobeHost
+import StrobeBase
 import Synchronization
 
 /// An in-memory L2CAP channel: records every PDU the bearer sends and hands it to a peer
@@ -17,7 +18,7 @@ final class FakeATTChannel: ATTChannel {
         var armed: [FakeArmedPacket] = []
     }
 
-    private let state = Mutex(State())
+    private let state = Lock(State())
 
     init(maximumPayload: Int = 1024) { self.maximumPayload = maximumPayload }
 

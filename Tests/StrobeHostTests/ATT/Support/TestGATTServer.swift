@@ -1,5 +1,6 @@
 import StrobeHCI
 import StrobeHost
+import StrobeBase
 import Synchronization
 
 /// An in-memory attribute database that answers ATT requests the way a GATT server does
@@ -32,8 +33,8 @@ final class TestGATTServer: Sendable {
         var attributeNotLongOnShortBlob = false
     }
 
-    let state = Mutex(State())
-    private let client = Mutex<(@Sendable ([UInt8]) -> Void)?>(nil)
+    let state = Lock(State())
+    private let client = Lock<(@Sendable ([UInt8]) -> Void)?>(nil)
 
     init(rxMTU: Int = 517) { state.withLock { $0.rxMTU = rxMTU } }
 

@@ -75,7 +75,7 @@ import Testing
         var iterator = moreEvents.makeAsyncIterator()
         #expect(await iterator.next()?.event == .shutterButtonHalfDown)
 
-        await again.disconnectAndForgetBondedGrip()
+        try await again.disconnectAndForgetBondedGrip()
         #expect(again.rememberedGrip == nil)
         #expect(again.currentState == .ready)
         #expect(try FileBondStore(path: bonds).bonds().isEmpty)

@@ -40,7 +40,7 @@ import Testing
         #expect(try #require(await discoveries.next()).name == "Grip-S1")
         #expect(grips.currentState == .scanningForGrips)
         #expect(virtual.isScanning)
-        grips.stopScanning()
+        try await grips.stopScanning()
         #expect(await eventually(clock) { !virtual.isScanning }, "the last scanner gone, the controller's scan is off")
     }
 }

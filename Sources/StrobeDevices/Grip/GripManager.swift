@@ -1,6 +1,7 @@
 import Foundation
 import StrobeHCI
 import StrobeHost
+import StrobeBase
 import Synchronization
 
 /// Finds, connects, bonds and remembers a camera grip, as grip SDKs do: `connect(toGrip:)`
@@ -83,7 +84,7 @@ public final class GripManager: Sendable {
     public let central: Central
     /// The settings given at creation.
     public let configuration: Configuration
-    private let state: Mutex<Inner>
+    private let state: Lock<Inner>
     private let stateChanges = AsyncBroadcast<State>()
     private let discoveryUpdates = AsyncBroadcast<DiscoveredGrip>()
     private let gripEvents = AsyncBroadcast<GripEventOccurrence>()
@@ -93,7 +94,7 @@ public final class GripManager: Sendable {
         var grip: Grip?
         var connection: LEConnection?
         var discovered: [String: DiscoveredGrip] = [:]
-        var scanning: Task<Void, Never>?
+        var scanning: Task<Void, any Error>?
         var onEvent: Grip.EventHandler?
         var lastError: GripError?
     }
@@ -103,7 +104,7 @@ public final class GripManager: Sendable {
     package init(central: Central, configuration: Configuration = Configuration()) {
         self.central = central
         self.configuration = configuration
-        state = Mutex(Inner())
+        state = Lock(Inner())
     }
 
     /// The state now; `states()` follows its changes.
@@ -163,11 +164,22 @@ public final class GripManager: Sendable {
         }
         set(.scanningForBondedGrip)
         let bond = central.security.bond(for: address, type: LEAddressType.named(remembered.addressType) ?? .random)
-        // A scan that cannot start, finds nothing in time, or is cancelled leaves the manager ready.
-        let seen = try? await central.firstSeen(within: configuration.reconnectTimeout) { device in
-            device.address == address || bond?.matches(device.address, type: device.addressType) == true
+        // A scan that finds nothing in time, or is cancelled, leaves the manager ready; one that
+        // cannot start or stop too, with why in `lastError`.
+        let found: DiscoveredDevice?
+        do {
+            found = try await central.firstSeen(within: configuration.reconnectTimeout) { device in
+                device.address == address || bond?.matches(device.address, type: device.addressType) == true
+            }
+        } catch is CancellationError {
+            found = nil
+        } catch let error as StrobeError where error == .cancelled {
+            found = nil
+        } catch {
+            state.withLock { $0.lastError = GripError(filing: error) }
+            found = nil
         }
-        guard let found = seen ?? nil else {
+        guard let found else {
             set(.ready)
             return
         }
@@ -195,20 +207,27 @@ public final class GripManager: Sendable {
                 }
                 if changed { self.discoveryUpdates.yield(grip) }
             }
-            try? await scanner.stop()
+            try await scanner.stop()
         }
         state.withLock { $0.scanning = task }
     }
 
     /// Stops the scan that `startScanning()` began; the state goes back to `.ready` if it was
-    /// `.scanningForGrips`. Grips found stay in `discoveredGrips`.
-    public func stopScanning() {
-        let task = state.withLock { s -> Task<Void, Never>? in
+    /// `.scanningForGrips`. Grips found stay in `discoveredGrips`. Throws when the controller's
+    /// scan could not be stopped.
+    public func stopScanning() async throws(GripError) {
+        let task = state.withLock { s -> Task<Void, any Error>? in
             defer { s.scanning = nil }
             return s.scanning
         }
         task?.cancel()
         if case .scanningForGrips = currentState { set(.ready) }
+        guard let task else { return }
+        do {
+            try await task.value
+        } catch {
+            throw GripError(filing: error)
+        }
     }
 
     /// Connects, bonds (or, bonded already, encrypts with the bond's key), checks the firmware
@@ -220,7 +239,7 @@ public final class GripManager: Sendable {
     }
 
     private func connecting(_ grip: DiscoveredGrip) async throws -> Grip {
-        stopScanning()
+        try await stopScanning()
         guard let address = BluetoothAddress(grip.address), let type = LEAddressType.named(grip.addressType) else {
             throw GripError.notAGrip(services: [])
         }
@@ -236,11 +255,17 @@ public final class GripManager: Sendable {
                 _ = try? await connection.disconnect()
                 throw error
             }
+            do {
+                try remember(grip)
+            } catch {
+                // Not remembered, the next start() could not find it again: the connect fails.
+                _ = try? await connection.disconnect()
+                throw error
+            }
             state.withLock {
                 $0.grip = attached
                 $0.connection = connection
             }
-            try? remember(grip)
             set(.connected(grip))
             Task { [weak self] in
                 _ = await connection.disconnected()
@@ -258,14 +283,26 @@ public final class GripManager: Sendable {
         }
     }
 
-    /// Disconnects the grip, and forgets it and its bond.
-    public func disconnectAndForgetBondedGrip() async {
+    /// Disconnects the grip, and forgets it and its bond. Throws when the bond or the remembered
+    /// grip could not be removed, or the link could not be ended; what could be done is done.
+    public func disconnectAndForgetBondedGrip() async throws(GripError) {
+        var failure: GripError?
         if let remembered = rememberedGrip, let address = BluetoothAddress(remembered.address) {
             let type = LEAddressType.named(remembered.addressType) ?? .random
             let identity = central.security.bond(for: address, type: type)?.peer.address ?? address
-            _ = try? central.security.store?.removeBond(for: identity)
+            do {
+                try central.security.store?.removeBond(for: identity)
+            } catch {
+                failure = GripError(filing: error)
+            }
         }
-        try? FileManager.default.removeItem(at: configuration.rememberedGripFile)
+        do {
+            try FileManager.default.removeItem(at: configuration.rememberedGripFile)
+        } catch let error as CocoaError where error.code == .fileNoSuchFile {
+            // Nothing remembered: nothing to forget.
+        } catch {
+            failure = failure ?? GripError(filing: error)
+        }
         let connection = state.withLock { s -> LEConnection? in
             defer {
                 s.connection = nil
@@ -274,7 +311,12 @@ public final class GripManager: Sendable {
             return s.connection
         }
         set(.ready)
-        _ = try? await connection?.disconnect()
+        do throws(StrobeError) {
+            _ = try await connection?.disconnect()
+        } catch {
+            failure = failure ?? GripError(filing: error)
+        }
+        if let failure { throw failure }
     }
 
     /// Reads the connected grip's Battery Level. Throws `GripError.notAGrip` with no services

@@ -6,7 +6,9 @@ import Testing
 /// family's process boundary through the built tool, its remote-triggered run in virtual time.
 @Suite(.timeLimit(.minutes(5))) struct RemoteCommandTests {
     @Test func remoteEventsPrintsEachPressAndReleaseThenASummary() async throws {
-        let result = try await StrobeCommand.run(["remote", "events", "--count", "3", "--json"])
+        // By name, so that the scan ends at the remote's first advertisement, however late a busy
+        // machine starts the world (the default picks the strongest after a 2 s scan).
+        let result = try await StrobeCommand.run(["remote", "events", "--name", "AB Shutter3", "--scan-ms", "30000", "--count", "3", "--json"])
         #expect(result.status == 0, "\(result.stderr)")
         let lines = try JSONLines.objects(result.stdout)
         let events = lines.filter { $0["event"] != nil }

@@ -102,7 +102,7 @@ struct RemoteEventsCommand: AsyncParsableCommand {
             }
             if !result.completed, reconnect, let error = remote.lastError { throw RemoteCommandError.reconnectFailed(error) }
             if !result.completed, let lost = LinkLost(remote.connection, device: "remote") { throw lost }
-            _ = try? await remote.connection.disconnect()
+            try await remote.connection.disconnect()
         }
     }
 }

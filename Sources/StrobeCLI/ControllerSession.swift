@@ -29,8 +29,9 @@ struct ControllerSession {
             let air = sim.world.air
             hostTime = { air.hostTime() }
             // The simulated world runs in this process and answers every command at once: a late
-            // answer means a busy machine, not a silent controller.
-            configuration.commandTimeout = .seconds(15)
+            // answer means a busy machine, not a silent controller (over TCP the same world is
+            // given the default 2 s, and makes it on a loaded machine).
+            configuration.commandTimeout = .seconds(5)
         } else {
             hostTime = { HostTime.now() }
         }

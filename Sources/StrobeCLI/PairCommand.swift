@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import StrobeHCI
 import Strobe
 
 /// `strobe pair`: connects, pairs, prints the method, the level reached, the keys (by name) and
@@ -108,11 +109,17 @@ struct BondsCommand: AsyncParsableCommand {
             }
         case .forget:
             if all {
-                let count = try store.bonds().count
-                try store.removeAll()
+                // Off the pool: the store's lock and file.
+                let count = try await onThreadOfItsOwn { () throws(BondStoreError) in
+                    let count = try store.bonds().count
+                    try store.removeAll()
+                    return count
+                }
                 if json { try JSONOutput.print(["forgotten": count]) } else { print("forgot \(count) bond\(count == 1 ? "" : "s")") }
             } else if let address, let peer = BluetoothAddress(address) {
-                guard try store.removeBond(for: peer) else { throw BondsCommandError.noBond(address) }
+                guard try await onThreadOfItsOwn({ () throws(BondStoreError) in try store.removeBond(for: peer) }) else {
+                    throw BondsCommandError.noBond(address)
+                }
                 if json { try JSONOutput.print(["forgotten": 1]) } else { print("forgot the bond with \(peer)") }
             }
         }

@@ -291,7 +291,8 @@ public final class GripManager: Sendable {
             let type = LEAddressType.named(remembered.addressType) ?? .random
             let identity = central.security.bond(for: address, type: type)?.peer.address ?? address
             do {
-                try central.security.store?.removeBond(for: identity)
+                let store = central.security.store
+                try await central.security.callingStore { () throws(BondStoreError) in _ = try store?.removeBond(for: identity) }
             } catch {
                 failure = GripError(filing: error)
             }

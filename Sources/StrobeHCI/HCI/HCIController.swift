@@ -270,7 +270,9 @@ public final class HCIController: HCIPacketSink {
                 fail(.unresponsive(probe: "Read BD_ADDR", after: configuration.commandTimeout))
                 return
             } catch {
-                return
+                // An answer with an error status is still an answer; a closed controller ends
+                // the loop above.
+                if closeError == nil { logger.warning("liveness probe failed", metadata: ["error": "\(error)"]) }
             }
         }
     }

@@ -107,13 +107,13 @@ final class BondedGATT: Sendable {
         later {
             let hash = try? await self.verifiedHash(of: database)
             self.state.withLock { $0.discovered = GATTDatabaseCache(database: database, hash: hash) }
-            self.write()
+            await self.security.manager.callingStore { self.write() }
         }
     }
 
     @discardableResult
     private func save() -> Task<Void, Never> {
-        later { self.write() }
+        later { await self.security.manager.callingStore { self.write() } }
     }
 
     /// Runs `job` after every job queued before it.

@@ -433,7 +433,10 @@ public final class Central: Sendable {
         case .resolvablePrivate(let rotation):
             // The store's IRK, so that bonded peers resolve this address; an ephemeral one only
             // without a store (a store that cannot be read fails the connection instead).
-            let irk = try security.store?.localIRK() ?? state.withLock { s in
+            // The first use makes and stores it, under the store's lock.
+            let store = security.store
+            let stored = try await security.callingStore { () throws(BondStoreError) in try store?.localIRK() }
+            let irk = stored ?? state.withLock { s in
                 if s.ephemeralIRK == nil { s.ephemeralIRK = .random() }
                 return s.ephemeralIRK!
             }

@@ -4,8 +4,12 @@ import StrobeBase
 import Synchronization
 
 /// Where bonds are kept. Every failure is a `BondStoreError` naming the store; none carries a
-/// key.
+/// key. A store whose calls block (`FileBondStore`: its file, and for a change another
+/// process's lock, up to 10 s) is called on a thread of its own, never on the reader's thread or
+/// Swift's cooperative pool; an app should do likewise.
 public protocol BondStore: Sendable {
+    /// Whether a call may block on I/O or a lock; true unless the store says otherwise.
+    var blocks: Bool { get }
     /// Every bond in the store. Throws when the store cannot be read or is corrupt.
     func bonds() throws(BondStoreError) -> [Bond]
     /// Adds the bond, replacing one for the same peer.
@@ -25,6 +29,8 @@ public protocol BondStore: Sendable {
 }
 
 extension BondStore {
+    public var blocks: Bool { true }
+
     /// The bond for a peer seen at `address`: by identity, or through its IRK.
     public func bond(for address: BluetoothAddress, type: LEAddressType) throws(BondStoreError) -> Bond? {
         try bonds().first { $0.matches(address, type: type) }
@@ -39,6 +45,9 @@ public final class InMemoryBondStore: BondStore {
     public init(bonds: [Bond] = [], localIRK: IdentityResolvingKey = .random()) {
         state = Lock((bonds, localIRK))
     }
+
+    /// Never: memory does not wait.
+    public var blocks: Bool { false }
 
     /// The bonds held, the most recently saved last.
     public func bonds() -> [Bond] { state.withLock { $0.bonds } }

@@ -244,7 +244,8 @@ final class LinkSecurity: Sendable {
     /// waits for the central to pair. Joins a pairing already under way.
     func pair() async throws -> SMPPairingResult {
         let waiter = Waiter<SMPPairingResult>()
-        let wait = try beginPairing(waiter)
+        // Where the store may block: its IRK may wait for its lock and file.
+        let wait = try await manager.callingStore { () throws -> Int in try self.beginPairing(waiter) }
         defer { endWait(wait) }
         return try await waiter.wait()
     }
@@ -355,7 +356,7 @@ final class LinkSecurity: Sendable {
     /// Central: the peripheral asked for security. Encrypt with its bond, else pair.
     private func securityRequested() {
         // Off the reader's thread: the bond is read from its store, a pairing makes its key.
-        offThread { self.answerSecurityRequest() }
+        manager.callingStore { self.answerSecurityRequest() }
     }
 
     private func answerSecurityRequest() {
@@ -431,7 +432,7 @@ final class LinkSecurity: Sendable {
         guard let sent else { return body() }
         // Not on the sender's thread, which would hold every PDU of the link meanwhile: storing a
         // bond takes the store's lock and flushes a file.
-        sent.whenResolved { _ in self.offThread(body) }
+        sent.whenResolved { _ in self.manager.callingStore(body) }
     }
 
     /// Asks the delegate (none: the answer is no) and feeds the answer to pairing `number`.
@@ -466,9 +467,9 @@ final class LinkSecurity: Sendable {
         }
     }
 
-    /// Runs `work` on the cooperative pool: for what may block or wait long (the app's delegate,
-    /// a Security Request's answer, a bond store's save after our last PDU) away from the
-    /// reader's, a timer's or the sender's thread.
+    /// Runs `work` on the cooperative pool: for what waits long without blocking (the app's
+    /// delegate) away from the reader's, a timer's or the sender's thread. What calls the bond
+    /// store goes through `manager.callingStore` instead.
     @discardableResult
     private func offThread(_ work: @escaping @Sendable () async -> Void) -> Task<Void, Never> {
         Task { await work() }
@@ -516,7 +517,7 @@ final class LinkSecurity: Sendable {
                 case .askToReplace(let existing, let bond, let reason):
                     let asked = settlement
                     consult { delegate, _ in await delegate.replaceBond(existing, with: bond, reason: reason) } then: { yes in
-                        self.settle(asked, asked.answered(yes), in: store, waiters: waiters)
+                        self.manager.callingStore { self.settle(asked, asked.answered(yes), in: store, waiters: waiters) }
                     }
                 case .save(let bond, let existing, let connectionAddress):
                     next += settlement.saved(Result { () throws(BondStoreError) in

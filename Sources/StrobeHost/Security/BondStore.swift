@@ -29,6 +29,7 @@ public protocol BondStore: Sendable {
 }
 
 extension BondStore {
+    /// True: a store that does not say otherwise is taken to block, and is called off the pool.
     public var blocks: Bool { true }
 
     /// The bond for a peer seen at `address`: by identity, or through its IRK.

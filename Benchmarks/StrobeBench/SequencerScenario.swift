@@ -105,9 +105,13 @@ enum SequencerScenario {
                                          modellingLights: lights)
         var records = sequencer.records().makeAsyncIterator()
         switch trigger {
-        case .grip: await sequencer.follow(try await Grip.attach(to: try await central.connect(name: "Grip-S1").gatt))
+        case .grip:
+            await sequencer.arm()
+            _ = try await Grip.attach(to: try await central.connect(name: "Grip-S1").gatt, handler: sequencer.gripEventHandler())
         // Pairs first (the remote's reports need an encrypted link), outside the measured window.
-        case .remote: await sequencer.follow(try await ShutterRemote.attach(to: try await central.connect(name: "AB Shutter3")))
+        case .remote:
+            await sequencer.arm()
+            _ = try await ShutterRemote.attach(to: try await central.connect(name: "AB Shutter3"), handler: sequencer.remoteEventHandler())
         }
 
         var outcomes: [String: Int] = [:]
@@ -117,7 +121,7 @@ enum SequencerScenario {
             outcomes[record.outcome.rawValue, default: 0] += 1
             if record.modellingLights?.restored != nil, record.modellingLights?.failure == nil { lightsRestored += 1 }
         }
-        await manager.disable()
+        try await manager.disable()
         var latency = Histogram<UInt64>(highestTrackableValue: 10_000_000_000, numberOfSignificantValueDigits: .three)
         let samples = transport.samples.withLock { Array($0.dropFirst(10)) }
         for sample in samples { latency.record(sample.latency) }

@@ -119,11 +119,12 @@ struct LightOptions: ParsableArguments {
         do {
             try await client.fetch()
             let result = try await body(client)
-            await client.close()
+            try await client.close()
             try session?.close()
             return result
         } catch {
-            await client.close()
+            // Already failing: the first error is the news.
+            try? await client.close()
             try? session?.close()
             throw error
         }

@@ -124,8 +124,9 @@ struct ShootCommand: AsyncParsableCommand {
                         lightsText = lights.failure.map { "; modelling lights: \($0)" }
                             ?? lights.dimmed.map { String(format: "; modelling lights down after %.2f ms, back after the OFF", Double($0 - record.triggerReceived) / 1e6) } ?? ""
                     }
+                    let offText = record.flashes.compactMap { flash in flash.offFailure.map { "; OFF of \(flash.address) failed: \($0)" } }.joined()
                     print("shot \(record.shot): \(record.outcome.rawValue), lit after \(litText), skew \(String(format: "%.3f", Double(record.skew) / 1e6)) ms"
-                        + lightsText)
+                        + lightsText + offText)
                 }
                 // A flash whose link went down ends the run: the shots left would fire without it.
                 linkLost = connected.lazy.compactMap { LinkLost($0.connection, device: "flash \($0.address)") }.first
@@ -145,8 +146,8 @@ struct ShootCommand: AsyncParsableCommand {
                     print(String(format: "trigger to lit: p50 %.0f µs, p99 %.0f µs, max %.0f µs", p.p50, p.p99, p.max))
                 }
             }
-            await manager.disable()
-            await lightsClient?.close()
+            try await manager.disable()
+            try await lightsClient?.close()
             if let connection = triggerConnection { try await connection.disconnect() }
             if let linkLost { throw linkLost }
         }
@@ -160,13 +161,16 @@ struct ShootCommand: AsyncParsableCommand {
         case .grip:
             let connection = try await DeviceSelectionOptions.connectStrongest(
                 central, scanMs: scanMs, describing: GripProfile.localNamePrefix + "…") { $0.name?.hasPrefix(GripProfile.localNamePrefix) == true }
-            await sequencer.follow(try await Grip.attach(to: connection))
+            // Armed and handled from the subscription on: a grip may send as soon as it is subscribed.
+            await sequencer.arm()
+            _ = try await Grip.attach(to: connection, handler: sequencer.gripEventHandler())
             if !json { print("trigger: grip \(connection.peerAddress)") }
             return connection
         case .remote:
             let connection = try await DeviceSelectionOptions.connectStrongest(
                 central, scanMs: scanMs, describing: "a HID device (service 0x1812)") { $0.serviceUUIDs.contains(HIDProfile.service) }
-            await sequencer.follow(try await ShutterRemote.attach(to: connection))
+            await sequencer.arm()
+            _ = try await ShutterRemote.attach(to: connection, handler: sequencer.remoteEventHandler())
             if !json { print("trigger: remote \(connection.peerAddress), security \(connection.securityLevel)") }
             return connection
         }

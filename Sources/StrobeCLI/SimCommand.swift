@@ -65,14 +65,34 @@ struct SimServeCommand: AsyncParsableCommand {
         server.run()
         print("serving the simulated world on \(server.endpoint) (\(world.devices.count) devices)")
         fflush(nil)  // the line is what a script waits for
-        if let duration {
-            try await Task.sleep(for: .milliseconds(Int64(duration * 1000)))
-        } else {
-            while true { try await Task.sleep(for: .seconds(3600)) }
+        // Serves for the duration (or until interrupted), unless the server stops accepting hosts.
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            group.addTask {
+                if let duration {
+                    try await Task.sleep(for: .milliseconds(Int64(duration * 1000)))
+                } else {
+                    while true { try await Task.sleep(for: .seconds(3600)) }
+                }
+            }
+            group.addTask { throw SimServeError.acceptFailed(reason: "\(try await server.acceptFailure())") }
+            defer { group.cancelAll() }
+            try await group.next()
         }
         server.close()
         world.stop()
         // The links' ends reach the host before the process exits and its socket closes.
         await server.flush()
+    }
+}
+
+/// Why `strobe sim serve` stopped before its time.
+enum SimServeError: Error, CustomStringConvertible {
+    /// The listening socket failed to accept a host: the world can be reached no more.
+    case acceptFailed(reason: String)
+
+    var description: String {
+        switch self {
+        case .acceptFailed(let reason): "accepting a host failed: \(reason)"
+        }
     }
 }

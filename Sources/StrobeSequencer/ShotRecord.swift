@@ -37,6 +37,9 @@ public struct FlashTiming: Sendable, Hashable, Codable {
     public var offAcknowledged: UInt64?
     /// nil when the flash acknowledged; otherwise why not.
     public var failure: String?
+    /// nil when the flash acknowledged the OFF; otherwise why not (it may still be lit, until
+    /// its own safety timeout).
+    public var offFailure: String?
 }
 
 /// The timing record of one shot: from the trigger to the light going out.

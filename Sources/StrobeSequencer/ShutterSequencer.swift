@@ -113,25 +113,42 @@ public final class ShutterSequencer: Sendable {
 
     /// Fires on a grip's full press (its bytes' read time is the trigger time), and turns the
     /// preflash on at a half press. Arms the connected flashes for the first press before it
-    /// returns.
+    /// returns. Presses the grip sent before this call are not followed: a grip may send as soon
+    /// as it is subscribed, so to follow from its first notification, `arm()` and then attach it
+    /// with ``gripEventHandler()`` (`Grip.attach(to:handler:)`).
     public func follow(_ grip: Grip) async {
+        grip.setEventHandler(gripEventHandler())
+        await arm()
+    }
+
+    /// Fires on a shutter remote's press of a usage mapped to the shutter (its report's read
+    /// time is the trigger time), through the same armed path as the grip; a half-press usage
+    /// turns the preflash on. Arms the connected flashes before it returns. As with a grip,
+    /// presses before this call are not followed: ``remoteEventHandler()`` given to
+    /// `ShutterRemote.attach(to:map:handler:)` follows from the first report.
+    public func follow(_ remote: ShutterRemote) async {
+        remote.setEventHandler(remoteEventHandler())
+        await arm()
+    }
+
+    /// The grip event handler that fires this sequencer's shots, as `follow(_:)` sets it: a
+    /// full press fires, a half press turns the preflash on. Runs on the receive path.
+    public func gripEventHandler() -> Grip.EventHandler {
         let trigger = Trigger(self)
-        grip.setEventHandler { [weak self] occurrence in
+        return { [weak self] occurrence in
             switch occurrence.event {
             case .shutterButtonDown: trigger.fire(receivedAt: occurrence.receivedAt)
             case .shutterButtonHalfDown: Task { await self?.preflash() }
             default: break
             }
         }
-        await arm()
     }
 
-    /// Fires on a shutter remote's press of a usage mapped to the shutter (its report's read
-    /// time is the trigger time), through the same armed path as the grip; a half-press usage
-    /// turns the preflash on. Arms the connected flashes before it returns.
-    public func follow(_ remote: ShutterRemote) async {
+    /// The shutter remote event handler that fires this sequencer's shots, as `follow(_:)` sets
+    /// it: a press of the shutter usage fires, of the half-press usage turns the preflash on.
+    public func remoteEventHandler() -> ShutterRemote.EventHandler {
         let trigger = Trigger(self)
-        remote.setEventHandler { [weak self] event in
+        return { [weak self] event in
             guard event.kind == .press else { return }
             switch event.role {
             case .shutter: trigger.fire(receivedAt: event.receivedAt)
@@ -139,7 +156,6 @@ public final class ShutterSequencer: Sendable {
             case .other: break
             }
         }
-        await arm()
     }
 
     /// The hot path a trigger takes on the receive path: the armed flag, then the armed
@@ -289,7 +305,12 @@ public final class ShutterSequencer: Sendable {
                 group.addTask {
                     var timing = lit
                     timing.offIssued = hostTime().nanoseconds
-                    if (try? await target.flash.endFlash()) != nil { timing.offAcknowledged = hostTime().nanoseconds }
+                    do {
+                        _ = try await target.flash.endFlash()
+                        timing.offAcknowledged = hostTime().nanoseconds
+                    } catch {
+                        timing.offFailure = "\(error)"
+                    }
                     return (index, timing)
                 }
             }
@@ -299,6 +320,8 @@ public final class ShutterSequencer: Sendable {
         }
         if let lights, let dim {
             // The dim may still be on its way (past its deadline): the restore goes after it.
+            // Its outcome is in the record already: the dim step above waited for it, or recorded
+            // its deadline passing.
             _ = try? await dim.value
             record.modellingLights?.restoreIssued = hostTime().nanoseconds
             do {
@@ -336,17 +359,28 @@ public final class ShutterSequencer: Sendable {
 
     /// A half press: the preflash (a dimmer light for focusing and framing) on every flash that
     /// stores one (Nova V2), with its stored settings. Flashes without it are left dark. Their
-    /// armed FLASH gives way to it and is armed again after.
-    public func preflash() async {
-        await withTaskGroup(of: Void.self) { group in
+    /// armed FLASH gives way to it and is armed again after. Returns each flash whose preflash
+    /// failed (its defaults could not be read, or it did not take the command), with why.
+    @discardableResult
+    public func preflash() async -> [(address: BluetoothAddress, error: NovaError)] {
+        let failures = await withTaskGroup(of: (address: BluetoothAddress, error: NovaError)?.self) { group in
             for target in flashes.flashes where target.flash.model == .v2 {
                 group.addTask {
-                    guard let defaults = try? await target.flash.readDefaults() else { return }
-                    _ = try? await target.flash.beginFlash(defaults.preflash)
+                    do throws(NovaError) {
+                        let defaults = try await target.flash.readDefaults()
+                        _ = try await target.flash.beginFlash(defaults.preflash)
+                        return nil
+                    } catch {
+                        return (target.address, error)
+                    }
                 }
             }
+            var failures: [(address: BluetoothAddress, error: NovaError)] = []
+            for await failure in group { if let failure { failures.append(failure) } }
+            return failures
         }
         await arm()
+        return failures
     }
 
     deinit {

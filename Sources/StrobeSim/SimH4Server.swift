@@ -41,6 +41,8 @@ package final class SimH4Server: Sendable {
     private let closed = Atomic<Bool>(false)
     /// The host being served now, if any.
     private let serving = Lock<VirtualController?>(nil)
+    /// Resolved when accepting a host failed other than by `close`: the server serves no more.
+    private let acceptFailed = Waiter<Errno>()
 
     package init(world: SimWorld, listen: Endpoint) throws {
         self.world = world
@@ -49,16 +51,28 @@ package final class SimH4Server: Sendable {
         endpoint = bound
     }
 
-    /// Accepts hosts one after the other on a thread of its own until `close`.
+    /// Accepts hosts one after the other on a thread of its own until `close`, or until an
+    /// accept fails (`acceptFailure()` then says why).
     package func run() {
         let thread = Thread { [self] in
             while !closed.load(ordering: .relaxed) {
-                guard let client = try? retryingOnInterrupt({ accept(listener, nil, nil) }) else { return }
+                let client: Int32
+                do throws(Errno) {
+                    client = try retryingOnInterrupt { accept(listener, nil, nil) }
+                } catch {
+                    // `close` ends the accept too: that is no failure.
+                    if !closed.load(ordering: .relaxed) { _ = acceptFailed.succeed(error) }
+                    return
+                }
                 serve(client)
             }
         }
         thread.start()
     }
+
+    /// Waits until accepting a host failed (not by `close`) and returns the errno: the server
+    /// accepts no more hosts.
+    package func acceptFailure() async throws -> Errno { try await acceptFailed.wait() }
 
     package func close() {
         closed.store(true, ordering: .relaxed)

@@ -84,6 +84,19 @@ final class SimLog: Sendable {
     private let entries = Lock<[String]>([])
     func append(_ entry: String) { entries.withLock { if $0.count < 10_000 { $0.append(entry) } } }
     var all: [String] { entries.withLock { $0 } }
+
+    /// A simulated device's notification on `server`: one that failed, or that the central had
+    /// not enabled, is written to the log with why, not dropped unseen. Returns whether it was sent.
+    @discardableResult
+    func notify(_ server: GATTServerConnection, valueHandle: AttributeHandle, value: [UInt8]) async -> Bool {
+        do {
+            if try await server.notify(valueHandle: valueHandle, value: value) { return true }
+            append("notification of \(valueHandle) not sent: notifications not enabled")
+        } catch {
+            append("notification of \(valueHandle) failed: \(error)")
+        }
+        return false
+    }
 }
 
 /// Runs `body` for each central that connects, once it has enabled notifications of the value

@@ -46,7 +46,7 @@ final class SimulatedGrip: SimulatedBehaviour {
                 // A zero delay sends at once, as a grip whose button is already down does.
                 if delay > .zero { try? await clock.sleep(for: delay) }
                 events.append("event \(event)")
-                _ = try? await server.notify(valueHandle: handle, value: GripEventRecord.encode([GripEventRecord(sequence: sequence, event: event)]))
+                await events.notify(server, valueHandle: handle, value: GripEventRecord.encode([GripEventRecord(sequence: sequence, event: event)]))
                 sequence &+= 1
             }
         }

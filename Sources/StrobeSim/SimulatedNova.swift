@@ -72,7 +72,7 @@ final class SimulatedNova: SimulatedBehaviour {
                 previous = press
                 for pressed in [true, false] {
                     self.events.append("trigger \(pressed ? "down" : "up")")
-                    _ = try? await server.notify(valueHandle: handle, value: NovaV2Message(requestID: 0, body: .trigger(pressed: pressed)).encoded())
+                    await self.events.notify(server, valueHandle: handle, value: NovaV2Message(requestID: 0, body: .trigger(pressed: pressed)).encoded())
                 }
             }
         }

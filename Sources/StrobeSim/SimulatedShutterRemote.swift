@@ -87,9 +87,9 @@ final class SimulatedShutterRemote: SimulatedBehaviour {
             for at in presses {
                 try? await clock.sleep(for: max(at - elapsed, .zero))
                 events.append("press")
-                _ = try? await server.notify(valueHandle: handle, value: down)
+                await events.notify(server, valueHandle: handle, value: down)
                 try? await clock.sleep(for: .milliseconds(80))
-                _ = try? await server.notify(valueHandle: handle, value: up)
+                await events.notify(server, valueHandle: handle, value: up)
                 elapsed = at + .milliseconds(80)
             }
         }

@@ -49,7 +49,7 @@ final class SimulatedStylus: SimulatedBehaviour {
     func attach(to peripheral: Peripheral) {
         let handle = samplesHandle.withLock { $0 }
         whenSubscribed(peripheral, to: handle) { [self] server in
-            await stroke { value in (try? await server.notify(valueHandle: handle, value: value)) == true }
+            await stroke { value in await events.notify(server, valueHandle: handle, value: value) }
         }
         guard let channelPSM else { return }
         // Made before the task runs, so that no connection comes before it listens.
@@ -59,7 +59,15 @@ final class SimulatedStylus: SimulatedBehaviour {
                 guard let channels = try? connection.listen(psm: channelPSM, parameters: StylusProfile.channelParameters) else { continue }
                 Task {
                     for await channel in channels {
-                        await stroke { value in (try? await channel.send(value)) != nil }
+                        await stroke { [events] value in
+                            do {
+                                try await channel.send(value)
+                                return true
+                            } catch {
+                                events.append("channel send failed: \(error)")
+                                return false
+                            }
+                        }
                     }
                 }
             }

@@ -44,11 +44,11 @@ final class SimulatedTestDevice: SimulatedBehaviour {
     func attach(to peripheral: Peripheral) {
         let handle = counterHandle.withLock { $0 }
         let count = notifications
-        whenSubscribed(peripheral, to: handle) { [clock] server in
+        whenSubscribed(peripheral, to: handle) { [clock, events] server in
             for index in 0..<count {
                 try? await clock.sleep(for: .milliseconds(10))
                 let value = withUnsafeBytes(of: UInt32(index).littleEndian) { Array($0) }
-                _ = try? await server.notify(valueHandle: handle, value: value)
+                await events.notify(server, valueHandle: handle, value: value)
             }
         }
     }

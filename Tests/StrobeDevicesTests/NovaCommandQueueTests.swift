@@ -55,6 +55,32 @@ private func ticket(_ raw: UInt64) -> NovaCommandTicket { NovaCommandTicket(rawV
         #expect(queue.isOpen)
     }
 
+    @Test func aFailedWriteFailsItsCommandAndTheNextCommandGoes() {
+        var queue = Queue(model: .v1)
+        let a = queue.enqueue(.flash(.gentle), now: t0)
+        let b = queue.enqueue(.ping, now: at(1))
+        // Another command's bytes (not the one in flight) change nothing.
+        #expect(queue.writeFailed(ascii("(07:P)"), reason: "closed", now: at(5)) == [])
+        #expect(queue.writeFailed(ascii("(00:L,7F,00,01F4)"), reason: "ATT timeout", now: at(10)) == [
+            .complete(a.ticket, .failed(.writeFailed("ATT timeout"))), .lightChanged(isLit: false), .write(ascii("(01:P)")),
+            .startTimer(deadline: at(2010)),
+        ])
+        #expect(queue.counters.failed == 1)
+        #expect(queue.isOpen)
+        #expect(queue.responseReceived(ascii("(01:A)"), now: at(20)) == [.complete(b.ticket, .acknowledged), .cancelTimer])
+    }
+
+    @Test func aWriteThatFailsAfterItsCommandTimedOutChangesNothing() {
+        var queue = Queue(model: .v1)
+        let a = queue.enqueue(.ping, now: t0)
+        _ = queue.enqueue(.ping, now: at(1))
+        #expect(queue.timerFired(now: at(2000)) == [
+            .complete(a.ticket, .failed(.ackTimeout)), .write(ascii("(01:P)")), .startTimer(deadline: at(4000)),
+        ])
+        #expect(queue.writeFailed(ascii("(00:P)"), reason: "ATT timeout", now: at(2500)) == [])
+        #expect(queue.pendingRequestID == 1)
+    }
+
     @Test func anAckForAnotherRequestDisconnectsAndFailsEverything() {
         var queue = Queue(model: .v1)
         let a = queue.enqueue(.ping, now: t0)

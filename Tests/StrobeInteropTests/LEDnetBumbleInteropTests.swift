@@ -20,7 +20,7 @@ import Testing
         try await client.fetch()
         #expect(client.lightTargetWithSelector(.label("LEDBLE-B2")).lights.first?.power == false)
         #expect(client.lightTargetWithSelector(.label("Triones-A1")).brightness == 0.4)
-        await client.close()
+        try await client.close()
         host.close()
         let summary = try await peer.stop()
         let lights = summary["lights"] as? [[String: Any]] ?? []
@@ -40,7 +40,7 @@ import Testing
         let results = try await client.allLightTarget().setPower(false, duration: .zero)
         #expect(results.map(\.status) == [.timedOut])
         #expect(client.lights.first?.power == light.power, "reverted")
-        await client.close()
+        try await client.close()
         host.close()
         _ = try await peer.stop()
     }

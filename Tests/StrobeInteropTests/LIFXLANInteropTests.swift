@@ -30,11 +30,12 @@ import Testing
         do {
             try await body(emulator, client, backend)
         } catch {
-            await client.close()
+            // Already failing: that error is the news.
+            try? await client.close()
             await emulator.stop()
             throw error
         }
-        await client.close()
+        try await client.close()
         await emulator.stop()
     }
 
@@ -83,7 +84,7 @@ import Testing
         } catch {
             Issue.record(error)
         }
-        await client.close()
+        try await client.close()
         await emulator.stop()
     }
 

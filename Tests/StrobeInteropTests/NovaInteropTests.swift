@@ -79,7 +79,7 @@ import Testing
         #expect(results.count == 3)
         #expect(results.allSatisfy { (try? $0.result.get()) != nil })
         _ = await manager.endFlash()
-        await manager.disable()
+        try await manager.disable()
         #expect(manager.status == .disabled)
         let summary = try await peripheral.stop()
         #expect(Self.requests(summary).map(\.count) == [2, 2, 2])

@@ -46,7 +46,7 @@ import Testing
         #expect(keyLight.color.hue == 240 && keyLight.color.saturation == 1)
         #expect(abs(keyLight.brightness - 0.5) < 0.01)
         #expect(client.lightTargetWithSelector(.label("Triones-Fill")).lights.first?.brightness == 1)
-        await client.close()
+        try await client.close()
     }
 
     @Test func aLightThatStopsAnsweringIsRevertedAndDisconnected() async {

@@ -30,7 +30,10 @@ import Testing
         let sequencer = ShutterSequencer(flashes: manager, camera: {}, policy: ShotPolicy(ackDeadline: .seconds(5)), clock: clock,
                                          keepWarm: .microseconds(200))
         var records = sequencer.records().makeAsyncIterator()
-        await sequencer.follow(try await Grip.attach(to: try await central.connect(name: "Grip-S1").gatt))
+        // Armed and handled from the subscription on: the grip's first press follows it by 0.3 s,
+        // which a loaded machine may take before a `follow` after the attach would run.
+        await sequencer.arm()
+        _ = try await Grip.attach(to: try await central.connect(name: "Grip-S1").gatt, handler: sequencer.gripEventHandler())
         var fired = 0
         for _ in 0..<presses {
             let record = try #require(await records.next())
@@ -42,6 +45,6 @@ import Testing
         }
         #expect(fired > 0)
         #expect(sequencer.warmReads > 0)
-        await manager.disable()
+        try await manager.disable()
     }
 }

@@ -121,7 +121,7 @@ import Testing
         var shots: [ShotRecord] = []
         while shots.count < setup.presses.count, let record = await records.next() { shots.append(record) }
         try recorder.finishRecording()
-        await manager.disable()
+        try await manager.disable()
         controller.close()
         world.stop()
         return RunResult(

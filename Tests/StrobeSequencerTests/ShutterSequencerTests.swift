@@ -19,8 +19,8 @@ import StrobeLights
         let central: Central
         let manager: NovaFlashManager
 
-        func close() async {
-            await manager.disable()
+        func close() async throws {
+            try await manager.disable()
             controller.close()
             world.stop()
         }
@@ -71,7 +71,7 @@ import StrobeLights
         #expect(record.flashes.first?.failure?.contains("no acknowledgement") == true)
         // Off is still sent, so a late light does not stay on.
         #expect(record.flashes.first?.offAcknowledged != nil)
-        await rig.close()
+        try await rig.close()
     }
 
     @Test func withNoFlashTheShotSaysSo() async {
@@ -82,7 +82,7 @@ import StrobeLights
         let rig = try await Self.rig(devices: [], clock: clock)
         let sequencer = ShutterSequencer(flashes: rig.manager, camera: {}, clock: clock)
         #expect(await sequencer.shoot().outcome == .noFlash)
-        await rig.close()
+        try await rig.close()
     }
 
     @Test func aGripsFullPressTriggersAShot() async {
@@ -101,7 +101,7 @@ import StrobeLights
         let record = try #require(await records.next())
         #expect(record.outcome == .captured)
         #expect(record.shot == 1)
-        await rig.close()
+        try await rig.close()
     }
 }
 
@@ -126,7 +126,7 @@ extension ShutterSequencerTests {
         #expect(await sequencer.shoot().outcome == .busy)
         releaser.yield()
         #expect(await first.value.outcome == .captured)
-        await rig.close()
+        try await rig.close()
     }
 
     @Test func aFlashThatDisconnectsMidShotFollowsThePolicy() async {
@@ -143,7 +143,7 @@ extension ShutterSequencerTests {
         let record = await sequencer.shoot()
         #expect(record.outcome == .aborted)
         #expect(record.flashes.first?.failure != nil)
-        await rig.close()
+        try await rig.close()
     }
 
     @Test func aHalfPressTurnsOnThePreflash() async {
@@ -158,7 +158,7 @@ extension ShutterSequencerTests {
         // The simulated Nova V2's stored preflash: warm 64, cool 0, 60 ms.
         let device = try #require(rig.world.devices.first)
         #expect(device.log.contains("light warm 64 cool 0"))
-        await rig.close()
+        try await rig.close()
     }
 }
 
@@ -193,7 +193,7 @@ extension ShutterSequencerTests {
         let light = try #require(rig.world.devices.first { $0.description.kind == .lednet })
         let powers = light.log.filter { $0.hasPrefix("command power") }
         #expect(powers == Array(repeating: ["command power(false)", "command power(true)"], count: 3).flatMap { $0 })
-        await client.close()
-        await rig.close()
+        try await client.close()
+        try await rig.close()
     }
 }

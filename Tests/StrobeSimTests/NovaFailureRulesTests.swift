@@ -115,7 +115,7 @@ extension Result where Failure == any Error {
         #expect(manager.flashes.map(\.name) == ["Nova2"])
         #expect(seen.all.starts(with: [.disconnected, .scanning, .connecting, .handshaking, .ready]))
 
-        await manager.setAutoPairMode(.all)
+        try await manager.setAutoPairMode(.all)
         while let status = await statuses.next(), status != .ready {}
         #expect(Set(manager.flashes.map(\.name)) == ["Nova", "Nova2"])
         let results = await manager.beginFlash(.gentle)
@@ -125,7 +125,7 @@ extension Result where Failure == any Error {
         }
         _ = await manager.endFlash()
 
-        await manager.disable()
+        try await manager.disable()
         #expect(manager.status == .disabled)
         #expect(manager.flashes.isEmpty)
         host.controller.close()

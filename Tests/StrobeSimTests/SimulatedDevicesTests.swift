@@ -106,7 +106,7 @@ import Testing
         let device = try #require(host.world.devices.first)
         #expect(device.log.contains("light warm 255 cool 255"))
         #expect(device.log.contains("light off (off)"))
-        await manager.disable()
+        try await manager.disable()
         host.controller.close()
         host.world.stop()
     }
@@ -131,7 +131,7 @@ import Testing
         #expect(!flash.isLit)
         let device = try #require(host.world.devices.first)
         #expect(device.log.contains("light off (safety timeout)"))
-        await manager.disable()
+        try await manager.disable()
         host.controller.close()
         host.world.stop()
     }
@@ -272,7 +272,7 @@ extension SimulatedDevicesTests {
         #expect(try await connected[0].stylus.powerLevel().percent == 92)
         try await connected[0].stylus.writeButtonMap(StylusButtonMap(side1: .redo, side2: .save))
         #expect(try await connected[0].stylus.readButtonMap() == StylusButtonMap(side1: .redo, side2: .save))
-        await manager.stop()
+        try await manager.stop()
         #expect(manager.styluses.isEmpty)
         host.controller.close()
         host.world.stop()

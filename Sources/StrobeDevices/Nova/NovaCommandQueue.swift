@@ -39,7 +39,8 @@ package struct NovaCommandQueue<Instant: InstantProtocol>: Sendable where Instan
         package var written: UInt64 = 0
         package var acknowledged: UInt64 = 0
         package var timedOut: UInt64 = 0
-        /// Commands failed by a disconnect or a protocol violation, or refused while closed.
+        /// Commands failed by a disconnect, a protocol violation or a failed write, or refused
+        /// while closed.
         package var failed: UInt64 = 0
         package var malformedResponses: UInt64 = 0
         /// Acks for the wrong request, or with none pending.
@@ -224,6 +225,22 @@ package struct NovaCommandQueue<Instant: InstantProtocol>: Sendable where Instan
             if light.failed(pending.entry.ticket) { actions.append(.lightChanged(isLit: false)) }
             writeNextIfIdle(now: now, into: &actions)
         }
+        armTimer(into: &actions)
+        return actions
+    }
+
+    /// The write of a command failed; `bytes` are what the owner wrote. The command in flight,
+    /// when those are its bytes, fails with `.writeFailed(reason)` and the next is written; a
+    /// command already settled (it timed out while its write was under way) changes nothing.
+    package mutating func writeFailed(_ bytes: [UInt8], reason: String, now: Instant) -> [Action] {
+        guard isOpen, let pending = inFlight, pending.entry.command.encoded(for: model, requestID: pending.requestID) == bytes else {
+            return []
+        }
+        inFlight = nil
+        counters.failed += 1
+        var actions: [Action] = [.complete(pending.entry.ticket, .failed(.writeFailed(reason)))]
+        if light.failed(pending.entry.ticket) { actions.append(.lightChanged(isLit: false)) }
+        writeNextIfIdle(now: now, into: &actions)
         armTimer(into: &actions)
         return actions
     }

@@ -30,12 +30,15 @@ public enum NovaCommandFailure: Error, Sendable, Hashable, CustomStringConvertib
     /// Armed for a trigger and withdrawn unwritten: another command or request needed the flash
     /// first, or the armed write could not go out.
     case withdrawn
+    /// The request could not be written to the flash (the GATT write failed, for the reason
+    /// given); the queue moved on.
+    case writeFailed(String)
 
     /// The flash broke the protocol (a malformed response or an ack out of turn).
     public var isProtocolViolation: Bool {
         switch self {
         case .malformedResponse, .unexpectedAck, .ackWithoutRequest: true
-        case .ackTimeout, .disconnected, .notConnected, .withdrawn: false
+        case .ackTimeout, .disconnected, .notConnected, .withdrawn, .writeFailed: false
         }
     }
 
@@ -50,6 +53,7 @@ public enum NovaCommandFailure: Error, Sendable, Hashable, CustomStringConvertib
         case .ackWithoutRequest(let received): "the flash broke the protocol: ack for request \(received) while none was pending"
         case .notConnected: "the flash is not connected"
         case .withdrawn: "the armed command was withdrawn before it was written"
+        case .writeFailed(let reason): "the request could not be written to the flash: \(reason)"
         }
     }
 }

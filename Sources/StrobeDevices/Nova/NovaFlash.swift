@@ -119,10 +119,13 @@ public final class NovaFlash: ATTValueHandler, Sendable {
         // One writer, so that requests reach the flash in queue order.
         let (stream, continuation) = AsyncStream.makeStream(of: [UInt8].self)
         writes = continuation
-        Task { [gatt, requestHandle] in
+        Task { [gatt, requestHandle, weak self] in
             for await bytes in stream {
-                // A failed write leaves the command to its ack timeout or to the disconnect.
-                try? await gatt.write(bytes, handle: requestHandle)
+                do throws(StrobeError) {
+                    try await gatt.write(bytes, handle: requestHandle)
+                } catch {
+                    self?.writeFailed(bytes, error)
+                }
             }
         }
         // The timer calls back into this flash, without keeping it alive.
@@ -421,6 +424,10 @@ public final class NovaFlash: ATTValueHandler, Sendable {
 
     private func timerFired() {
         transition { s, now in (s.queue.timerFired(now: now), ()) }
+    }
+
+    private func writeFailed(_ bytes: [UInt8], _ error: StrobeError) {
+        transition { s, now in (s.queue.writeFailed(bytes, reason: "\(error)", now: now), ()) }
     }
 }
 

@@ -140,8 +140,9 @@ public final class NovaFlashManager: Sendable {
         if status == .disabled { setStatus(.disconnected) }
     }
 
-    /// Stops auto-pairing and disconnects every flash.
-    public func disable() async {
+    /// Stops auto-pairing and disconnects every flash. Every flash is disconnected even when one
+    /// fails to; the first failure is thrown after.
+    public func disable() async throws(StrobeError) {
         let (loop, flashes) = state.withLock { s -> (Task<Void, Never>?, [ConnectedFlash]) in
             defer {
                 s.loop = nil
@@ -150,19 +151,24 @@ public final class NovaFlashManager: Sendable {
             return (s.loop, s.flashes)
         }
         loop?.cancel()
-        for flash in flashes { _ = try? await flash.connection.disconnect() }
+        var failure: StrobeError?
+        for flash in flashes {
+            do { _ = try await flash.connection.disconnect() } catch { failure = failure ?? error }
+        }
         setStatus(.disabled)
+        if let failure { throw failure }
     }
 
-    /// Changes the mode; while enabled, reconnects accordingly.
-    public func setAutoPairMode(_ mode: AutoPairMode) async {
+    /// Changes the mode; while enabled, reconnects accordingly (throws when a flash could not be
+    /// disconnected first; the manager is enabled again all the same).
+    public func setAutoPairMode(_ mode: AutoPairMode) async throws(StrobeError) {
         let enabled = state.withLock { s -> Bool in
             s.mode = mode
             return s.loop != nil
         }
         guard enabled else { return }
-        await disable()
-        enable()
+        defer { enable() }
+        try await disable()
     }
 
     private func run() async {

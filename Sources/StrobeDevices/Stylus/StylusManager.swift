@@ -67,13 +67,17 @@ public final class StylusManager: Sendable {
         return styluses
     }
 
-    /// Disconnects every stylus.
-    public func stop() async {
+    /// Disconnects every stylus, even when one fails to; the first failure is thrown after.
+    public func stop() async throws(StrobeError) {
         let all = state.withLock { list -> [ConnectedStylus] in
             defer { list.removeAll() }
             return list
         }
-        for stylus in all { _ = try? await stylus.connection.disconnect() }
+        var failure: StrobeError?
+        for stylus in all {
+            do { _ = try await stylus.connection.disconnect() } catch { failure = failure ?? error }
+        }
+        if let failure { throw failure }
     }
 }
 

@@ -62,7 +62,14 @@ final class BondedGATT: Sendable {
         let hash = try await verifiedHash(of: database)
         if bond != nil, let features = database.characteristic(.clientSupportedFeatures, inService: .genericAttributeService),
            features.characteristic.properties.contains(.write) {
-            try? await gatt.write([0x01], handle: features.characteristic.valueHandle)  // Robust Caching
+            // Robust Caching. A server may refuse it (an ATT error: it then keeps no change-aware
+            // state for us, and the Database Hash still guards the cache); a link that failed
+            // fails discovery.
+            do throws(StrobeError) {
+                try await gatt.write([0x01], handle: features.characteristic.valueHandle)
+            } catch {
+                guard case .att = error else { throw error }
+            }
         }
         state.withLock { $0.discovered = GATTDatabaseCache(database: database, hash: hash) }
         // Kept before this returns, so that a link that ends now has kept it.
@@ -81,7 +88,13 @@ final class BondedGATT: Sendable {
                 // The database changed since: the client must discover it again.
                 server.restore([changed.configuration: .indication])
                 // Not on the save chain: its confirmation may take the ATT timeout.
-                Task { _ = try? await server.indicate(valueHandle: changed.value, value: [0x01, 0x00, 0xFF, 0xFF]) }
+                Task { [security] in
+                    do throws(StrobeError) {
+                        try await server.indicate(valueHandle: changed.value, value: [0x01, 0x00, 0xFF, 0xFF])
+                    } catch {
+                        security.logUnconfirmedServiceChanged(error)
+                    }
+                }
             }
         }
         save()

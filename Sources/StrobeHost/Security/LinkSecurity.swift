@@ -98,6 +98,12 @@ final class LinkSecurity: Sendable {
         controller.logger.warning("GATT state not kept with the bond", metadata: ["handle": "\(handle)", "reason": "\(reason)"])
     }
 
+    /// A bonded client was told its database changed, and did not confirm: it may use a stale
+    /// cache until it discovers again.
+    func logUnconfirmedServiceChanged(_ error: StrobeError) {
+        controller.logger.warning("Service Changed not confirmed", metadata: ["handle": "\(handle)", "error": "\(error)"])
+    }
+
     private func announce(_ level: SMPSecurityLevel) {
         levels.yield(level)
         guard level > .none, let handler = state.withLock({ $0.onSecured }) else { return }

@@ -55,13 +55,18 @@ public final class LEDnetBackend: LightsBackend {
     /// State notifications that were no state frame, over every light.
     public var malformedCount: Int { links.withLock { $0.values.map(\.receiver.malformedCount).reduce(0, +) } }
 
-    /// Disconnects every light the backend connected.
-    public func close() async {
+    /// Disconnects every light the backend connected, even when one fails to; the first failure
+    /// is thrown after.
+    public func close() async throws(LightsError) {
         let open = links.withLock { l -> [Link] in
             defer { l = [:] }
             return Array(l.values)
         }
-        for link in open { _ = try? await link.connection.disconnect() }
+        var failure: StrobeError?
+        for link in open {
+            do { _ = try await link.connection.disconnect() } catch { failure = failure ?? error }
+        }
+        if let failure { throw LightsError(filing: failure) }
     }
 
     // MARK: LightsBackend

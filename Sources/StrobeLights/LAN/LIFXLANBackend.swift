@@ -130,13 +130,14 @@ public final class LIFXLANBackend: LightsBackend {
         }
     }
 
-    private func send(_ packet: LIFXPacket, to endpoint: UDPEndpoint) -> Bool {
-        guard let socket = socket.withLock({ $0 }) else { return false }
-        return (try? socket.send(packet.encoded(), to: endpoint)) != nil
+    private func send(_ packet: LIFXPacket, to endpoint: UDPEndpoint) throws(LightsError) {
+        guard let socket = socket.withLock({ $0 }) else { throw .socket(call: "sendto on a closed backend", errno: EBADF) }
+        try socket.send(packet.encoded(), to: endpoint)
     }
 
-    /// Sends `message` to one light until it answers with `expected` or the tries run out (nil).
-    func request(_ message: LIFXMessage, target: UInt64, at endpoint: UDPEndpoint, expecting expected: UInt16) async -> LIFXMessage? {
+    /// Sends `message` to one light until it answers with `expected` or the tries run out (nil);
+    /// throws the socket's error when a datagram cannot be sent at all.
+    func request(_ message: LIFXMessage, target: UInt64, at endpoint: UDPEndpoint, expecting expected: UInt16) async throws(LightsError) -> LIFXMessage? {
         var timeout = configuration.firstTimeout
         for _ in 0..<max(configuration.attempts, 1) {
             let sequence = nextSequence()
@@ -146,8 +147,10 @@ public final class LIFXLANBackend: LightsBackend {
                                     resRequired: expected != LIFXMessage.acknowledgement.type)
             let waiter = Waiter<LIFXMessage>()
             state.withLock { $0.pending[key] = Pending(expected: expected, waiter: waiter) }
-            let reply = send(packet, to: endpoint) ? try? await withTimeout(timeout, clock: ContinuousClock()) { try await waiter.wait() } : nil
-            state.withLock { _ = $0.pending.removeValue(forKey: key) }
+            defer { state.withLock { _ = $0.pending.removeValue(forKey: key) } }
+            try send(packet, to: endpoint)
+            // No answer within the timeout (the only error the wait has) is tried again.
+            let reply = try? await withTimeout(timeout, clock: ContinuousClock()) { try await waiter.wait() }
             if let reply { return reply }
             timeout *= 2
         }
@@ -165,9 +168,7 @@ public final class LIFXLANBackend: LightsBackend {
             // Twice, half a window apart: one lost datagram does not hide a light.
             do {
                 for _ in 0..<2 {
-                    for endpoint in discoveryEndpoints where !send(probe, to: endpoint) {
-                        throw LightsError.socket(call: "sendto \(endpoint)", errno: errno)
-                    }
+                    for endpoint in discoveryEndpoints { try send(probe, to: endpoint) }
                     try await Task.sleep(for: configuration.discoveryWindow / 2)
                 }
             } catch {
@@ -193,9 +194,11 @@ public final class LIFXLANBackend: LightsBackend {
     }
 
     private func describe(_ target: UInt64, at endpoint: UDPEndpoint) async -> Light {
-        async let lightState = request(.get, target: target, at: endpoint, expecting: 107)
-        async let group = request(.getGroup, target: target, at: endpoint, expecting: 53)
-        async let location = request(.getLocation, target: target, at: endpoint, expecting: 50)
+        // A light whose datagrams cannot be sent is described as one that did not answer:
+        // not connected.
+        async let lightState = try? request(.get, target: target, at: endpoint, expecting: 107)
+        async let group = try? request(.getGroup, target: target, at: endpoint, expecting: 53)
+        async let location = try? request(.getLocation, target: target, at: endpoint, expecting: 50)
         let serial = LIFXHeader.serial(of: target)
         var light = Light(id: serial, label: serial, power: false, brightness: 0, color: .white(kelvin: 3500), connected: false)
         if case .lightState(let hsbk, let power, let label)? = await lightState {
@@ -230,14 +233,19 @@ public final class LIFXLANBackend: LightsBackend {
             }
             var answered = true
             let duration = change.milliseconds
-            if change.color != nil || change.brightness != nil {
-                let hsbk = LIFXHSBK(color: light.color, brightness: light.brightness)
-                answered = await self.request(.setColor(hsbk, durationMilliseconds: duration), target: target, at: endpoint,
-                                              expecting: LIFXMessage.acknowledgement.type) != nil
-            }
-            if answered, let power = change.power {
-                answered = await self.request(.setPower(level: power ? 65535 : 0, durationMilliseconds: duration), target: target,
-                                              at: endpoint, expecting: LIFXMessage.acknowledgement.type) != nil
+            do throws(LightsError) {
+                if change.color != nil || change.brightness != nil {
+                    let hsbk = LIFXHSBK(color: light.color, brightness: light.brightness)
+                    answered = try await self.request(.setColor(hsbk, durationMilliseconds: duration), target: target, at: endpoint,
+                                                      expecting: LIFXMessage.acknowledgement.type) != nil
+                }
+                if answered, let power = change.power {
+                    answered = try await self.request(.setPower(level: power ? 65535 : 0, durationMilliseconds: duration), target: target,
+                                                      at: endpoint, expecting: LIFXMessage.acknowledgement.type) != nil
+                }
+            } catch {
+                // Its datagrams cannot be sent: it cannot be reached.
+                return LightResult(id: light.id, label: light.label, status: .offline)
             }
             return LightResult(id: light.id, label: light.label, status: answered ? .ok : .timedOut)
         }

@@ -79,7 +79,7 @@ public final class Client: Sendable {
     public func lightTargetWithSelector(_ selector: LightSelector) -> LightTarget { LightTarget(client: self, selector: selector) }
 
     /// Closes the backend (`LightsBackend.close()`): its UDP socket or Bluetooth connections.
-    public func close() async { await backend.close() }
+    public func close() async throws(LightsError) { try await backend.close() }
 
     // MARK: For targets
 

@@ -11,8 +11,9 @@ public protocol LightsBackend: Sendable {
     func apply(_ change: LightStateChange, selector: LightSelector, to lights: [Light]) async throws(LightsError) -> [LightResult]
     /// Applies a scene's states; `lights` are every known light.
     func activate(_ scene: Scene, duration: Duration, lights: [Light]) async throws(LightsError) -> [LightResult]
-    /// Releases sockets, links and connections.
-    func close() async
+    /// Releases sockets, links and connections: all of them, even when one fails; the first
+    /// failure is thrown after.
+    func close() async throws(LightsError)
 }
 
 extension LightsBackend {

@@ -36,7 +36,12 @@ make_venv() {
     touch "$stamp"
   fi
 }
-make_venv .venv-bumble Tests/Fixtures/Bumble/requirements.lock.txt
-make_venv .venv-lights Tests/Fixtures/LIFX/requirements.lock.txt
-make_venv .venv-rootcanal Tests/Fixtures/RootCanal/requirements.lock.txt
-make_venv .venv-avatar Tests/Conformance/requirements.lock.txt
+# The four at once: each waits mostly on downloads and unpacking.
+pids=()
+make_venv .venv-bumble Tests/Fixtures/Bumble/requirements.lock.txt & pids+=($!)
+make_venv .venv-lights Tests/Fixtures/LIFX/requirements.lock.txt & pids+=($!)
+make_venv .venv-rootcanal Tests/Fixtures/RootCanal/requirements.lock.txt & pids+=($!)
+make_venv .venv-avatar Tests/Conformance/requirements.lock.txt & pids+=($!)
+failed=0
+for pid in "${pids[@]}"; do wait "$pid" || failed=1; done
+[ "$failed" -eq 0 ] || { echo "install-test-deps: a venv could not be made (above)" >&2; exit 1; }

@@ -1,14 +1,16 @@
 #!/usr/bin/env bash
-# The test command: installs missing test dependencies, builds once, runs the whole Swift suite
-# (Scripts/swift-suite.sh) with the release phase beside it (Scripts/release-check.sh: the
-# products built as a user builds them, `-c release`, and each run for real), then the kernel
-# suite (the release strobe-lite on the real Linux HCI user channel, in a qemu guest) and the
-# fuzz targets (Scripts/fuzz.sh --check: the build's strobe-fuzz on every target's regressions,
-# seeds and 20000 fixed mutations of them), then the conformance suite (avatar's LE classes
-# against the release strobe-pandora, Scripts/conformance.sh). Before the suites, the DocC
-# catalog builds without a warning (Scripts/docs.sh). Every phase runs even when an earlier one
-# failed; at the end one line per phase gives its time and counts, then the "N passed, M
-# failed" total.
+# The test command: installs missing test dependencies, then builds twice at once: the debug
+# build with the tests (`swift build --build-tests`) and the products as a user builds them
+# (`swift build -c release`, in .build-release), so that one fills the core the other leaves idle.
+# Before the suites, the DocC catalog builds without a warning (Scripts/docs.sh). Then the whole
+# Swift suite (Scripts/swift-suite.sh) runs with everything else beside it, as a user's suite
+# runs on a busy machine: the release phase (Scripts/release-check.sh: each product run for
+# real), the kernel suite (the release strobe-lite on the real Linux HCI user channel, in a qemu
+# guest), the fuzz targets (Scripts/fuzz.sh --check: the build's strobe-fuzz on every target's
+# regressions, seeds and 20000 fixed mutations of them) and the conformance suite (avatar's LE
+# classes against the release strobe-pandora, Scripts/conformance.sh). Every phase runs even when
+# an earlier one failed; at the end one line per phase gives its time and counts, then the
+# "N passed, M failed" total.
 #
 #   Scripts/test.sh               everything
 #   Scripts/test.sh --repeat N    only the Swift suite, N times, then every test that failed in any run
@@ -49,11 +51,8 @@ if [ $# -gt 0 ] && [ "$1" != "--repeat" ]; then
   exec swift test "$@"
 fi
 
-start=$SECONDS
-swift build --build-tests
-build_time=$((SECONDS - start))
-
 if [ $# -gt 0 ]; then
+  swift build --build-tests
   runs=${2:?--repeat needs a count}
   [[ "$runs" =~ ^[1-9][0-9]*$ ]] || { echo "test.sh: --repeat takes a positive count" >&2; exit 2; }
   failures=()
@@ -80,12 +79,8 @@ if [ $# -gt 0 ]; then
   exit
 fi
 
-# After the build the Swift suite (which waits on foreign peers and virtual time) runs with the
-# release build and its checks beside it, so that it also runs on a busy machine, as a user's
-# suite does; then the kernel suite (qemu, one core) on the release strobe-lite, with the fuzz
-# targets; the conformance suite, whose six shards keep both cores busy, runs alone after them,
-# on the release strobe-pandora. Each job runs in a process group of its own, ended when the
-# test command is interrupted; its time is its own wall time.
+# Each job runs in a process group of its own, ended when the test command is interrupted; its
+# time is its own wall time.
 declare -A pid_of=()
 # Every process of every job (each is a session of its own: qemu under `timeout` is in a group
 # of its own within it), then the test command itself.
@@ -112,6 +107,15 @@ end() {
   job_status=1 job_time=0
   if [ -f "$logs/$name.status" ]; then read -r job_status job_time <"$logs/$name.status"; fi
 }
+# The release build beside the debug build: each leaves a core idle at times (a release build
+# optimises a whole module on one thread; both wait on the dependencies' C).
+start=$SECONDS
+begin release-build swift build -c release --scratch-path "$root/.build-release"
+build_status=0
+swift build --build-tests || build_status=$?
+build_time=$((SECONDS - start))
+[ "$build_status" -eq 0 ] || echo "test.sh: the debug build failed (exit $build_status)"
+
 # The DocC catalog, before the suites: it builds in .build too, and would wait on their lock.
 start=$SECONDS
 docs_status=0
@@ -121,21 +125,29 @@ read -r docs_passed docs_failed < <(last_counts "$logs/docs.log")
 [ "$docs_status" -eq 0 ] || [ "$docs_failed" -gt 0 ] || docs_failed=1
 docs_time=$((SECONDS - start))
 
-# The executables the builds made: building them again here would wait on the Swift suite's lock.
-bin=$(swift build --show-bin-path)
-release_bin=$(swift build -c release --scratch-path "$root/.build-release" --show-bin-path)
+# The executables the builds make: asking swift build would wait on the lock of the Swift suite
+# or of the release build (which may still run).
+bin=$root/.build/debug
+release_bin=$root/.build-release/release
 begin swift Scripts/swift-suite.sh
-begin release Scripts/release-check.sh
+begin fuzz Scripts/fuzz.sh --check --strobe-fuzz "$bin/strobe-fuzz"
+end release-build
+release_build_status=$job_status
+release_build_time=$job_time
+if [ "$release_build_status" -eq 0 ]; then
+  begin release Scripts/release-check.sh --skip-build
+else
+  begin release bash -c 'echo "release: swift build -c release failed"; echo "0 passed, 1 failed"; exit 1'
+fi
+begin kernel Scripts/kernel-test.sh --strobe "$release_bin/strobe-lite"
 end release
 read -r release_passed release_failed < <(last_counts "$logs/release.log")
 [ "$job_status" -eq 0 ] || [ "$release_failed" -gt 0 ] || release_failed=1
 release_time=$job_time
-begin kernel Scripts/kernel-test.sh --strobe "$release_bin/strobe-lite"
-begin fuzz Scripts/fuzz.sh --check --strobe-fuzz "$bin/strobe-fuzz"
-end swift
-read -r passed failed < <(last_counts "$logs/swift.log")
-[ "$job_status" -eq 0 ] || [ "$failed" -gt 0 ] || failed=1
-swift_time=$job_time
+# The conformance suite's six shards keep both cores busy: it starts once the release checks are
+# done, beside the rest of the Swift suite.
+export STROBE_PANDORA=$release_bin/strobe-pandora
+begin conformance Scripts/conformance.sh
 end kernel
 read -r kernel_passed kernel_failed < <(last_counts "$logs/kernel.log")
 [ "$job_status" -eq 0 ] || [ "$kernel_failed" -gt 0 ] || kernel_failed=1
@@ -144,9 +156,10 @@ end fuzz
 fuzz_clean=$(grep -c '^fuzz: .*, no crash$' "$logs/fuzz.log" || true)
 fuzz_failed=$([ "$job_status" -eq 0 ] && echo 0 || echo 1)
 fuzz_time=$job_time
-
-export STROBE_PANDORA=$release_bin/strobe-pandora
-begin conformance Scripts/conformance.sh
+end swift
+read -r passed failed < <(last_counts "$logs/swift.log")
+[ "$job_status" -eq 0 ] || [ "$failed" -gt 0 ] || failed=1
+swift_time=$job_time
 end conformance
 read -r conformance_passed conformance_failed < <(last_counts "$logs/conformance.log")
 [ "$job_status" -eq 0 ] || [ "$conformance_failed" -gt 0 ] || conformance_failed=1
@@ -154,15 +167,18 @@ conformance_time=$job_time
 trap - INT TERM
 
 record install "$install_time"
-record build "$build_time"
+# A build that failed counts as one failure.
+build_row() { if [ "$2" -eq 0 ]; then record "$1" "$3"; else record "$1" "$3" 0 1 "$4"; fi; }
+build_row build "$build_status" "$build_time" "swift build --build-tests failed"
+build_row release-build "$release_build_status" "$release_build_time" "swift build -c release failed"
 record docs "$docs_time" "$docs_passed" "$docs_failed" "swift package generate-documentation --target Strobe, no warning; every public symbol documented"
-record swift-suite "$swift_time" "$passed" "$failed"
-record release "$release_time" "$release_passed" "$release_failed" "beside the Swift suite: swift build -c release, then each product run"
-record kernel-suite "$kernel_time" "$kernel_passed" "$kernel_failed" "after the release build, beside the Swift suite; the release strobe-lite"
-record fuzzers "$fuzz_time" "$fuzz_clean" "$fuzz_failed" "beside the Swift suite; targets without a crash on their regressions, seeds and 20000 mutations each"
-record conformance "$conformance_time" "$conformance_passed" "$conformance_failed"
+record swift-suite "$swift_time" "$passed" "$failed" "beside every phase below"
+record release "$release_time" "$release_passed" "$release_failed" "each product of the release build run for real"
+record kernel-suite "$kernel_time" "$kernel_passed" "$kernel_failed" "the release strobe-lite"
+record fuzzers "$fuzz_time" "$fuzz_clean" "$fuzz_failed" "targets without a crash on their regressions, seeds and 20000 mutations each"
+record conformance "$conformance_time" "$conformance_passed" "$conformance_failed" "after the release phase"
 echo
 printf '%s\n' "${phases[@]}"
-echo "time: $SECONDS s in all, $((SECONDS - conformance_time)) s without the conformance suite"
+echo "time: $SECONDS s in all"
 echo "$total_passed passed, $total_failed failed"
 [ "$total_failed" -eq 0 ]

@@ -85,7 +85,13 @@ final class LinkSecurity: Sendable {
     /// link's pairing stored it); nil on a link not encrypted so, whatever its address says.
     var provenBond: Bond? {
         guard let identity = state.withLock({ $0.encryption.provenBond }) else { return nil }
-        return try? manager.store?.bonds().first { $0.peer == identity }
+        do {
+            return try manager.store?.bonds().first { $0.peer == identity }
+        } catch {
+            // What needs it (a bonded client's subscriptions, GATT state saves) goes without.
+            controller.logger.warning("the bond store could not be read", metadata: ["handle": "\(handle)", "error": "\(error)"])
+            return nil
+        }
     }
 
     /// Called, on the thread that learnt it, each time the link becomes encrypted (with a
@@ -382,7 +388,15 @@ final class LinkSecurity: Sendable {
             return
         }
         let paired = Waiter<SMPPairingResult>()
-        guard let wait = try? beginPairing(paired) else { return }
+        let wait: Int
+        do {
+            wait = try beginPairing(paired)
+        } catch {
+            // The peer waits for an answer: tell it, rather than leave it to its SMP timeout.
+            controller.logger.warning("Security Request refused", metadata: ["handle": "\(handle)", "error": "\(error)"])
+            sender.post(SMPPDU.pairingFailed(.unspecifiedReason).encoded, on: .smp)
+            return
+        }
         paired.whenResolved { [weak self] _ in self?.endWait(wait) }
     }
 

@@ -149,7 +149,7 @@ public final class LIFXLANBackend: LightsBackend {
             state.withLock { $0.pending[key] = Pending(expected: expected, waiter: waiter) }
             defer { state.withLock { _ = $0.pending.removeValue(forKey: key) } }
             try send(packet, to: endpoint)
-            // No answer within the timeout (the only error the wait has) is tried again.
+            // No answer within the timeout is tried again (a cancelled wait too: the tries are few).
             let reply = try? await withTimeout(timeout, clock: ContinuousClock()) { try await waiter.wait() }
             if let reply { return reply }
             timeout *= 2

@@ -23,6 +23,7 @@ extension GATTClient {
     /// indications (enabled on an earlier link: a server keeps a bonded client's CCCDs).
     public func adopt(_ database: GATTDatabase) async {
         state.withLock { $0.database = database }
+        // Nothing is written when not subscribing: this cannot fail.
         try? await armServiceChanged(in: database, subscribe: false)
     }
 

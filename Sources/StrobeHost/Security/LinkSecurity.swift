@@ -79,7 +79,16 @@ final class LinkSecurity: Sendable {
     /// The level now, then each change (encryption with a bond's key, pairing, encryption off).
     func levelChanges() -> AsyncStream<SMPSecurityLevel> { levels.stream(startingWith: level) }
     var lastResult: SMPPairingResult? { state.withLock { $0.pairing.lastResult } }
-    var bond: Bond? { manager.bond(for: peer, type: peerType) }
+    /// The peer's bond; nil when it has none, or when the store cannot be read (logged: a link
+    /// then goes on as one without a bond).
+    var bond: Bond? {
+        do {
+            return try manager.store?.bond(for: peer, type: peerType)
+        } catch {
+            controller.logger.warning("the bond store could not be read", metadata: ["handle": "\(handle)", "error": "\(error)"])
+            return nil
+        }
+    }
 
     /// The bond the peer proved to be its own on this link (its key encrypts the link, or this
     /// link's pairing stored it); nil on a link not encrypted so, whatever its address says.
@@ -174,8 +183,7 @@ final class LinkSecurity: Sendable {
     /// LE Long Term Key Request (this host is the peripheral): the pairing's key while pairing
     /// encrypts the link, else the bond's when EDIV and Rand name it, else a negative reply.
     func longTermKeyRequested(_ event: LELongTermKeyRequestEvent) {
-        let bond = manager.bond(for: peer, type: peerType)
-        let bondKey = bond.flatMap { bond in
+        let bondKey = self.bond.flatMap { bond in
             bond.role == .peripheral ? bond.longTermKey.map { Encryption.BondKey(key: $0, level: bond.securityLevel, identity: bond.peer) } : nil
         }
         let actions = state.withLock { s in

@@ -85,7 +85,8 @@ public final class SecurityManager: Sendable {
             confirmsJustWorks: delegate?.confirmsJustWorks ?? false)
     }
 
-    /// The bond for a peer seen at `address` (by identity, or resolved with its IRK).
+    /// The bond for a peer seen at `address` (by identity, or resolved with its IRK); nil also
+    /// when the store cannot be read: `store?.bond(for:type:)` throws why.
     public func bond(for address: BluetoothAddress, type: LEAddressType) -> Bond? {
         try? store?.bond(for: address, type: type)
     }

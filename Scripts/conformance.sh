@@ -16,7 +16,7 @@ cd "$root"
 venv="$root/.venv-avatar"
 Scripts/install-test-deps.sh
 
-# The test command has built it (with the tests) and says where; on its own this builds it.
+# The test command has built it (the release build) and says where; on its own this builds it.
 pandora="${STROBE_PANDORA:-}"
 if [ -z "$pandora" ]; then
   swift build --product strobe-pandora

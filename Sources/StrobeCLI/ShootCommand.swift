@@ -146,10 +146,14 @@ struct ShootCommand: AsyncParsableCommand {
                     print(String(format: "trigger to lit: p50 %.0f µs, p99 %.0f µs, max %.0f µs", p.p50, p.p99, p.max))
                 }
             }
-            try await manager.disable()
-            try await lightsClient?.close()
-            if let connection = triggerConnection { try await connection.disconnect() }
-            if let linkLost { throw linkLost }
+            // Every cleanup runs; a lost link is the news, else the first cleanup that failed.
+            var cleanupFailure: (any Error)?
+            do { try await manager.disable() } catch { cleanupFailure = cleanupFailure ?? error }
+            do { try await lightsClient?.close() } catch { cleanupFailure = cleanupFailure ?? error }
+            if let connection = triggerConnection {
+                do { try await connection.disconnect() } catch { cleanupFailure = cleanupFailure ?? error }
+            }
+            if let failure = linkLost ?? cleanupFailure { throw failure }
         }
     }
 

@@ -65,23 +65,30 @@ struct SimServeCommand: AsyncParsableCommand {
         server.run()
         print("serving the simulated world on \(server.endpoint) (\(world.devices.count) devices)")
         fflush(nil)  // the line is what a script waits for
-        // Serves for the duration (or until interrupted), unless the server stops accepting hosts.
-        try await withThrowingTaskGroup(of: Void.self) { group in
-            group.addTask {
-                if let duration {
-                    try await Task.sleep(for: .milliseconds(Int64(duration * 1000)))
-                } else {
-                    while true { try await Task.sleep(for: .seconds(3600)) }
+        // Serves for the duration (or until interrupted), unless the server stops accepting hosts:
+        // then it closes (a unix socket's file goes) and the world stops all the same.
+        var failure: (any Error)?
+        do {
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                group.addTask {
+                    if let duration {
+                        try await Task.sleep(for: .milliseconds(Int64(duration * 1000)))
+                    } else {
+                        while true { try await Task.sleep(for: .seconds(3600)) }
+                    }
                 }
+                group.addTask { throw SimServeError.acceptFailed(reason: "\(try await server.acceptFailure())") }
+                defer { group.cancelAll() }
+                try await group.next()
             }
-            group.addTask { throw SimServeError.acceptFailed(reason: "\(try await server.acceptFailure())") }
-            defer { group.cancelAll() }
-            try await group.next()
+        } catch {
+            failure = error
         }
         server.close()
         world.stop()
         // The links' ends reach the host before the process exits and its socket closes.
         await server.flush()
+        if let failure { throw failure }
     }
 }
 

@@ -71,7 +71,7 @@ package final class SimH4Server: Sendable {
     }
 
     /// Waits until accepting a host failed (not by `close`) and returns the errno: the server
-    /// accepts no more hosts.
+    /// accepts no more hosts. One caller, once: a cancelled wait ends it.
     package func acceptFailure() async throws -> Errno { try await acceptFailed.wait() }
 
     package func close() {

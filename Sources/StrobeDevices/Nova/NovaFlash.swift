@@ -427,6 +427,9 @@ public final class NovaFlash: ATTValueHandler, Sendable {
     }
 
     private func writeFailed(_ bytes: [UInt8], _ error: StrobeError) {
+        // The link went down (its bearer closes before the disconnect is reported): the
+        // disconnect fails every command as `.disconnected`, this one included.
+        if case .bearer(.closed) = error { return }
         transition { s, now in (s.queue.writeFailed(bytes, reason: "\(error)", now: now), ()) }
     }
 }

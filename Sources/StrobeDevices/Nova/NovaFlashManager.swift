@@ -151,12 +151,8 @@ public final class NovaFlashManager: Sendable {
             return (s.loop, s.flashes)
         }
         loop?.cancel()
-        var failure: StrobeError?
-        for flash in flashes {
-            do { _ = try await flash.connection.disconnect() } catch { failure = failure ?? error }
-        }
-        setStatus(.disabled)
-        if let failure { throw failure }
+        defer { setStatus(.disabled) }
+        try await flashes.map(\.connection).disconnectAll()
     }
 
     /// Changes the mode; while enabled, reconnects accordingly (throws when a flash could not be

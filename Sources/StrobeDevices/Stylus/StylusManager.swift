@@ -73,11 +73,7 @@ public final class StylusManager: Sendable {
             defer { list.removeAll() }
             return list
         }
-        var failure: StrobeError?
-        for stylus in all {
-            do { _ = try await stylus.connection.disconnect() } catch { failure = failure ?? error }
-        }
-        if let failure { throw failure }
+        try await all.map(\.connection).disconnectAll()
     }
 }
 

@@ -400,9 +400,10 @@ final class LinkSecurity: Sendable {
         do {
             wait = try beginPairing(paired)
         } catch {
-            // The peer waits for an answer: tell it, rather than leave it to its SMP timeout.
-            controller.logger.warning("Security Request refused", metadata: ["handle": "\(handle)", "error": "\(error)"])
-            sender.post(SMPPDU.pairingFailed(.unspecifiedReason).encoded, on: .smp)
+            controller.logger.warning("Security Request not answered with a pairing", metadata: ["handle": "\(handle)", "error": "\(error)"])
+            // A store that cannot keep the bond: the peer waits for an answer, tell it rather than
+            // leave it to its SMP timeout. (After an SMP timeout no PDU may be sent at all.)
+            if case SecurityError.bondStore = error { sender.post(SMPPDU.pairingFailed(.unspecifiedReason).encoded, on: .smp) }
             return
         }
         paired.whenResolved { [weak self] _ in self?.endWait(wait) }

@@ -62,11 +62,11 @@ public final class LEDnetBackend: LightsBackend {
             defer { l = [:] }
             return Array(l.values)
         }
-        var failure: StrobeError?
-        for link in open {
-            do { _ = try await link.connection.disconnect() } catch { failure = failure ?? error }
+        do {
+            try await open.map(\.connection).disconnectAll()
+        } catch {
+            throw LightsError(filing: error)
         }
-        if let failure { throw LightsError(filing: failure) }
     }
 
     // MARK: LightsBackend

@@ -36,6 +36,13 @@ package struct ElapsedClock: Sendable {
         sleeper = { offset in try await clock.sleep(until: origin.advanced(by: offset), tolerance: nil) }
     }
 
+    /// Whether this is the system's continuous clock (the real one), which a thread can wait on
+    /// with the kernel's timeouts.
+    package var isContinuous: Bool {
+        if case .bootTime = reading { return true }
+        return false
+    }
+
     /// Time since the clock was adopted.
     package var now: Duration {
         switch reading {

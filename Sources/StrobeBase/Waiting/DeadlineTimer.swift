@@ -2,14 +2,21 @@ import Synchronization
 
 /// One timer per owner, driven by the owner's state machine: after each step the owner passes
 /// the machine's earliest deadline to `schedule`, and when that time comes the `onFire` handler gets
-/// the time, so the owner can feed it to the machine. One sleeping task at a time, never one per
-/// request; a deadline that moves later leaves the timer as it is (it fires early, finds nothing
-/// due, and is scheduled again), and no deadline at all stops it.
+/// the time, so the owner can feed it to the machine. No deadline at all stops it.
 ///
-/// Times are durations on the owner's `ElapsedClock`; the virtual clock in tests, the continuous
-/// clock otherwise.
+/// On a `HostLoop` with a thread (the real clock), the timer is one entry in the loop's deadlines
+/// and its handler runs on the loop's thread: it fires while every thread of the app's pool is
+/// busy. Otherwise (a `VirtualClock` in tests) it is one sleeping task at a time, never one per
+/// request; there a deadline that moves later leaves the task as it is (it fires early, finds
+/// nothing due, and is scheduled again).
+///
+/// Times are durations on the timer's `ElapsedClock` (`now`).
 package final class DeadlineTimer: Sendable {
     private let clock: ElapsedClock
+    /// The loop the timer is an entry of (kept alive by the timer), and its entry; nil for a timer
+    /// of tasks.
+    private let loop: HostLoop?
+    private let entry: UInt64
     private let fire = Lock<(@Sendable (Duration) -> Void)?>(nil)
     private let state = Lock(State())
 
@@ -20,18 +27,47 @@ package final class DeadlineTimer: Sendable {
         var stopped = false
     }
 
-    /// A timer on `clock`, from now; it calls nothing until `onFire` names what to call.
+    /// A timer of `loop`: an entry of its deadlines when it has a thread, a sleeping task on its
+    /// clock otherwise. It calls nothing until `onFire` names what to call.
+    package init(loop: HostLoop) {
+        clock = loop.clock
+        if let core = loop.core {
+            self.loop = loop
+            entry = core.register()
+        } else {
+            self.loop = nil
+            entry = 0
+        }
+    }
+
+    /// A timer of tasks on `clock`, from now.
     package init(clock: ElapsedClock) {
         self.clock = clock
+        loop = nil
+        entry = 0
     }
 
     package convenience init<C: Clock>(clock: C) where C.Duration == Duration {
         self.init(clock: ElapsedClock(clock))
     }
 
+    /// An owner's timer: on the host's `loop` when the owner keeps time on the real clock and the
+    /// loop has a thread, else a timer of tasks on the owner's `clock` (a `VirtualClock` in tests).
+    package convenience init(clock: any Clock<Duration>, loop: HostLoop?) {
+        if let loop, loop.hasThread, clock is ContinuousClock {
+            self.init(loop: loop)
+        } else {
+            self.init(clock: ElapsedClock(clock))
+        }
+    }
+
     /// What to call, with the time, when a scheduled deadline comes: set once the owner exists
     /// (it holds the timer, so it is captured weakly there).
     package func onFire(_ handler: @escaping @Sendable (Duration) -> Void) {
+        if let core = loop?.core {
+            core.setHandler(entry, handler)
+            return
+        }
         fire.withLock { $0 = handler }
     }
 
@@ -41,6 +77,14 @@ package final class DeadlineTimer: Sendable {
     /// Makes sure the timer fires at or before `deadline`; `nil` (nothing left to wait for)
     /// stops the sleeping task.
     package func schedule(_ deadline: Duration?) {
+        if let core = loop?.core {
+            // Under the lock, so that a stop in between is not undone.
+            state.withLock { state in
+                guard !state.stopped else { return }
+                core.schedule(entry, at: deadline)
+            }
+            return
+        }
         guard let deadline else {
             let idle = state.withLock { state -> Task<Void, Never>? in
                 state.generation &+= 1
@@ -80,6 +124,13 @@ package final class DeadlineTimer: Sendable {
 
     /// Stops for good: the sleeping task ends and `fire` is never called again.
     package func stop() {
+        if let core = loop?.core {
+            state.withLock { state in
+                state.stopped = true
+                core.remove(entry)
+            }
+            return
+        }
         fire.withLock { $0 = nil }
         let task = state.withLock { state -> Task<Void, Never>? in
             state.stopped = true
@@ -91,6 +142,7 @@ package final class DeadlineTimer: Sendable {
     }
 
     deinit {
+        loop?.core?.remove(entry)
         state.withLock { $0.task?.cancel() }
     }
 }

@@ -72,6 +72,9 @@ public final class HCIController: HCIPacketSink {
     public var logger: Logger { configuration.logger }
     let clock: ElapsedClock
     let state = Lock(Control())
+    /// The host's loop: the thread every deadline of this controller and its links fires on (on
+    /// the real clock).
+    package let loop: HostLoop
     /// The one timer behind every command and ACL deadline.
     let timer: DeadlineTimer
     /// Where received ACL data goes, by connection handle: the reader's own copy of `Control.routes`.
@@ -96,7 +99,8 @@ public final class HCIController: HCIPacketSink {
         self.transport = transport
         self.configuration = configuration
         self.clock = ElapsedClock(clock)
-        timer = DeadlineTimer(clock: self.clock)
+        loop = HostLoop(clock: self.clock)
+        timer = DeadlineTimer(loop: loop)
         let scanStep = Lock<(@Sendable (LEScanArbiter.Step) async throws -> Void)?>(nil)
         scanning = LEScanOwner { step in
             guard let perform = scanStep.withLock({ $0 }) else { throw HCIError.closed(nil) }

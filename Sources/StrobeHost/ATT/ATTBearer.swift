@@ -33,6 +33,8 @@ package final class ATTBearer: Sendable {
     let channel: any ATTChannel
     private let state: Lock<State>
     private let timer: DeadlineTimer
+    /// The host's loop, when the bearer is a link's: the GATT server on it keeps its deadlines there too.
+    let loop: HostLoop?
     /// The handlers of pushed values, as the receive path uses them.
     private let valueRoutes = ReaderHandoff<ValueRoutes>(ValueRoutes(handlers: [:], defaultHandler: nil))
     private let valueCounts = ValueCounts()
@@ -41,13 +43,15 @@ package final class ATTBearer: Sendable {
     package init(
         channel: any ATTChannel,
         configuration: Configuration = Configuration(),
-        clock: any Clock<Duration> = ContinuousClock()
+        clock: any Clock<Duration> = ContinuousClock(),
+        loop: HostLoop? = nil
     ) {
         self.channel = channel
         self.configuration = configuration
         localMTU = max(ATTMTU.minimum, min(configuration.preferredMTU, ATTMTU.maximum, channel.maximumPayload))
         state = Lock(State(transactions: ATTTransactions(timeout: configuration.transactionTimeout)))
-        timer = DeadlineTimer(clock: clock)
+        timer = DeadlineTimer(clock: clock, loop: loop)
+        self.loop = loop
         timer.onFire { [weak self] now in self?.deadlinePassed(now) }
     }
 

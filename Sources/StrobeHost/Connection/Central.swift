@@ -106,7 +106,7 @@ public final class Central: Sendable {
         self.security = security
         self.clock = clock
         state = Lock(State())
-        timer = DeadlineTimer(clock: clock)
+        timer = DeadlineTimer(clock: clock, loop: controller.loop)
         timer.onFire { [weak self] now in self?.deadlinesPassed(now) }
         // The controller keeps the central as long as it is open: its connections need it to
         // hear their disconnection, whoever else holds it.

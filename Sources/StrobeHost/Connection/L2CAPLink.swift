@@ -99,7 +99,7 @@ final class L2CAPLink: HCIACLHandler, @unchecked Sendable {
             .bindMemory(to: L2CAPReassembly.self, capacity: 1)
         reassembly.initialize(to: L2CAPReassembly(
             connectionHandle: handle, maximumPayloadLength: sender.maximumPayload, buffer: reassemblyBuffer))
-        timer = DeadlineTimer(clock: clock)
+        timer = DeadlineTimer(clock: clock, loop: controller.loop)
         timer.onFire { [weak self] now in self?.deadlinesPassed(now) }
     }
 

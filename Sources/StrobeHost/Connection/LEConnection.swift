@@ -80,7 +80,7 @@ public final class LEConnection: Sendable, CustomStringConvertible {
         // here through a box, since the connection does not exist yet.
         let failed = LinkFailureRelay()
         sender = L2CAPSender(controller: controller, fragmenter: fragmenter) { error in failed.report(error) }
-        bearer = ATTBearer(channel: sender, configuration: bearerConfiguration, clock: clock)
+        bearer = ATTBearer(channel: sender, configuration: bearerConfiguration, clock: clock, loop: controller.loop)
         gatt = GATTClient(bearer: bearer)
         // SMP hashes the addresses the link was made with: a resolvable private address when the
         // controller resolved one, else the identity.
@@ -97,7 +97,7 @@ public final class LEConnection: Sendable, CustomStringConvertible {
                          security: linkSecurity, clock: clock, parameterPolicy: parameterPolicy)
         bearer.setSecurityEscalation { code in try await linkSecurity.escalate(code) }
         bondedGATT = BondedGATT(security: linkSecurity, gatt: gatt)
-        timer = DeadlineTimer(clock: clock)
+        timer = DeadlineTimer(clock: clock, loop: controller.loop)
         timer.onFire { [weak self] now in self?.deadlinesPassed(now) }
         failed.connect { [weak self] error in self?.linkFailed(error) }
     }

@@ -48,7 +48,7 @@ public final class GATTServerConnection: Sendable {
         self.bearer = bearer
         self.indicationTimeout = indicationTimeout
         state = Lock(State())
-        timer = DeadlineTimer(clock: clock)
+        timer = DeadlineTimer(clock: clock, loop: bearer.loop)
         timer.onFire { [weak self] now in self?.indicationDeadlinePassed(now) }
         bearer.attach(self)
     }

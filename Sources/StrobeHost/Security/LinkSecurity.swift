@@ -66,7 +66,7 @@ final class LinkSecurity: Sendable {
             ? SMPPairing.Addresses(initiator: local, initiatorType: localType, responder: peer, responderType: peerType)
             : SMPPairing.Addresses(initiator: peer, initiatorType: peerType, responder: local, responderType: localType)
         state = Lock(State(pairing: LinkPairing(role: role)))
-        timer = DeadlineTimer(clock: clock)
+        timer = DeadlineTimer(clock: clock, loop: controller.loop)
         timer.onFire { [weak self] now in self?.deadlinesPassed(now) }
     }
 

@@ -39,4 +39,48 @@ import Testing
         set.removeAll()
         #expect(set.next == nil && set.expire(now: .seconds(100)).isEmpty)
     }
+
+    /// The heap against a plain list, over many seeded operations: the same earliest deadline,
+    /// and the same keys expiring in the same order.
+    @Test func aHeapOfManyKeysAgreesWithAPlainList() {
+        var set = DeadlineSet<Int>()
+        var model: [(key: Int, at: Duration, order: Int)] = []
+        var order = 0
+        var random = SplitMix(seed: 51)
+        var now = Duration.zero
+        for _ in 0..<5_000 {
+            let key = Int(random.next() % 300)
+            switch random.next() % 10 {
+            case 0..<6:
+                let at = now + .milliseconds(Int64(random.next() % 5_000))
+                order += 1
+                model.removeAll { $0.key == key }
+                model.append((key, at, order))
+                set.set(key, at: at)
+            case 6..<8:
+                model.removeAll { $0.key == key }
+                set.clear(key)
+            default:
+                now += .milliseconds(Int64(random.next() % 400))
+                let due = model.filter { $0.at <= now }.sorted { ($0.at, $0.order) < ($1.at, $1.order) }
+                model.removeAll { $0.at <= now }
+                #expect(set.expire(now: now) == due.map(\.key))
+            }
+            #expect(set.next == model.map(\.at).min())
+            #expect(set.count == model.count)
+        }
+    }
+}
+
+/// A small seeded generator, so that a failure repeats.
+private struct SplitMix {
+    var state: UInt64
+    init(seed: UInt64) { state = seed }
+    mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
 }

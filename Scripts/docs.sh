@@ -5,12 +5,15 @@
 # the catalog itself holds only the Strobe module's symbols, swift-docc-plugin does not follow its
 # re-exports).
 # Prints "1 passed, 0 failed" or "0 passed, 1 failed" last, as the other suites do.
+#
+#   Scripts/docs.sh               on the debug build
+#   Scripts/docs.sh -c release    on the release build (the test command's, which it reuses)
 set -uo pipefail
 cd "$(dirname "$0")/.."
 log=$(mktemp)
 trap 'rm -f "$log"' EXIT
 status=0
-swift package generate-documentation --target Strobe >"$log" 2>&1 || status=$?
+swift package "$@" generate-documentation --target Strobe >"$log" 2>&1 || status=$?
 # Warnings of the documentation itself, not of dependencies' package manifests.
 warnings=$(grep -E '^(warning|error):|: (warning|error):' "$log" | grep -v "found [0-9]* file(s) which are unhandled" || true)
 coverage_status=0

@@ -31,7 +31,7 @@ def render() -> str:
         "",
         "extension BluetoothUUID {",
         "    /// The SIG's 16-bit UUIDs and their names, sorted by UUID.",
-        "    static let assignedNumbers: [(uuid16: UInt16, name: StaticString)] = [",
+        "    package static let assignedNumbers: [(uuid16: UInt16, name: StaticString)] = [",
     ]
     for number, name in entries:
         escaped = name.replace("\\", "\\\\").replace('"', '\\"')

@@ -233,7 +233,8 @@ rm -rf "$O" && mkdir -p "$O/bin" "$O/test"
 "$CC_BIN" -O2 -static -Wall -Wextra -Werror -o "$O/bin/hci-helper" "$GUEST/hci-helper.c"
 if [ -z "$STROBE_BIN" ]; then
     # strobe-lite: the strobe tool without the LIFX HTTP backend (no HTTP client, swift-nio or
-    # TLS), from the package's debug build, which the test command has already made.
+    # TLS), from the package's debug build when run alone (the test command passes its release
+    # build's with --strobe).
     say "building strobe-lite"
     swift build --product strobe-lite --package-path "$ROOT" || die "swift build failed"
     STROBE_BIN=$(swift build --package-path "$ROOT" --show-bin-path)/strobe-lite

@@ -5,23 +5,24 @@
 # answering ReadLocalAddress to the pandora package's own gRPC client, a short decode benchmark.
 # One line per check, then "N passed, M failed".
 #
-# It builds in .build-release, so that it never waits on the lock of a `swift test` in .build.
-#
-#   Scripts/release-check.sh               build, then check
-#   Scripts/release-check.sh --skip-build  check the products already built
+#   Scripts/release-check.sh            build, then check
+#   Scripts/release-check.sh --bin DIR  check the products already built in DIR (the test
+#                                       command's: asking swift build would wait on the lock
+#                                       of the Swift suite running beside it)
 set -uo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 cd "$root"
-scratch=(--scratch-path "$root/.build-release")
 
-if [ "${1:-}" != "--skip-build" ]; then
-  if ! swift build -c release "${scratch[@]}"; then
+if [ "${1:-}" = "--bin" ]; then
+  bin=${2:?--bin needs a directory}
+else
+  if ! swift build -c release; then
     echo "release: swift build -c release failed"
     echo "0 passed, 1 failed"
     exit 1
   fi
+  bin=$(swift build -c release --show-bin-path)
 fi
-bin=$(swift build -c release "${scratch[@]}" --show-bin-path)
 work=$(mktemp -d)
 pandora_pid=""
 cleanup() {

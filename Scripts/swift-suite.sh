@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# The Swift suite, already built (`swift build --build-tests`), in two runs: first the suites whose
+# The Swift suite, already built (`swift build --build-tests`, with `-c release` for the test
+# command), in two runs: first the suites whose
 # tests run in child processes (Swift Testing's exit tests: the simulated world in virtual time
 # takes over its process's executor), then every other test. Prints both runs' output, then
 # "N passed, M failed".
@@ -10,7 +11,8 @@
 # 30 to 60 s, and one-minute limits were hit. Alone, the children take seconds.
 #
 #   Scripts/swift-suite.sh           the debug build in .build
-#   Scripts/swift-suite.sh ARGS...   another build, named by swift test's ARGS (Scripts/tsan.sh's)
+#   Scripts/swift-suite.sh ARGS...   another build, named by swift test's ARGS (`-c release`: the
+#                                    test command's; Scripts/tsan.sh's scratch path)
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 cd "$root"

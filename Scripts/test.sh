@@ -1,20 +1,21 @@
 #!/usr/bin/env bash
-# The test command: installs missing test dependencies, then builds twice at once: the debug
-# build with the tests (`swift build --build-tests`) and the products as a user builds them
-# (`swift build -c release`, in .build-release), so that one fills the core the other leaves idle.
-# Before the suites, the DocC catalog builds without a warning (Scripts/docs.sh). Then the whole
-# Swift suite (Scripts/swift-suite.sh) runs with everything else beside it, as a user's suite
-# runs on a busy machine: the release phase (Scripts/release-check.sh: each product run for
-# real), the kernel suite (the release strobe-lite on the real Linux HCI user channel, in a qemu
-# guest), the fuzz targets (Scripts/fuzz.sh --check: the build's strobe-fuzz on every target's
-# regressions, seeds and 20000 fixed mutations of them) and the conformance suite (avatar's LE
-# classes against the release strobe-pandora, Scripts/conformance.sh). Every phase runs even when
-# an earlier one failed; at the end one line per phase gives its time and counts, then the
-# "N passed, M failed" total.
+# The test command: installs missing test dependencies, then builds once, in release, with the
+# tests (`swift build -c release --build-tests`): the products in .build/release are the ones a
+# user's `swift build -c release` makes (building the tests beside them changes none of their
+# bytes), and every suite runs against that build, the Swift suite included (the tests reach the
+# package's internals through `package` declarations, not `@testable`). Before the suites, the
+# DocC catalog builds without a warning (Scripts/docs.sh, on the same build). Then the whole Swift
+# suite (Scripts/swift-suite.sh) runs with everything else beside it, as a user's suite runs on a
+# busy machine: the release phase (Scripts/release-check.sh: each product run for real), the
+# kernel suite (strobe-lite on the real Linux HCI user channel, in a qemu guest), the fuzz targets
+# (Scripts/fuzz.sh --check: the build's strobe-fuzz on every target's regressions, seeds and 20000
+# fixed mutations of them) and the conformance suite (avatar's LE classes against strobe-pandora,
+# Scripts/conformance.sh). Every phase runs even when an earlier one failed; at the end one line
+# per phase gives its time and counts, then the "N passed, M failed" total.
 #
 #   Scripts/test.sh               everything
 #   Scripts/test.sh --repeat N    only the Swift suite, N times, then every test that failed in any run
-#   Scripts/test.sh ARGS...       only `swift test ARGS...` (e.g. --filter ScanCommandTests)
+#   Scripts/test.sh ARGS...       only `swift test -c release ARGS...` (e.g. --filter ScanCommandTests)
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 cd "$root"
@@ -48,11 +49,11 @@ export STROBE_BUMBLE_PYTHON="$root/.venv-bumble/bin/python"
 install_time=$((SECONDS - start))
 
 if [ $# -gt 0 ] && [ "$1" != "--repeat" ]; then
-  exec swift test "$@"
+  exec swift test -c release "$@"
 fi
 
 if [ $# -gt 0 ]; then
-  swift build --build-tests
+  swift build -c release --build-tests
   runs=${2:?--repeat needs a count}
   [[ "$runs" =~ ^[1-9][0-9]*$ ]] || { echo "test.sh: --repeat takes a positive count" >&2; exit 2; }
   failures=()
@@ -60,7 +61,7 @@ if [ $# -gt 0 ]; then
     log="$logs/repeat-$run.log"
     start=$SECONDS
     status=0
-    Scripts/swift-suite.sh >"$log" 2>&1 || status=$?
+    Scripts/swift-suite.sh -c release >"$log" 2>&1 || status=$?
     read -r passed failed < <(last_counts "$log")
     [ "$status" -eq 0 ] || [ "$failed" -gt 0 ] || failed=1
     echo "run $run of $runs: $((SECONDS - start)) s, $passed passed, $failed failed (log: $log)"
@@ -107,45 +108,34 @@ end() {
   job_status=1 job_time=0
   if [ -f "$logs/$name.status" ]; then read -r job_status job_time <"$logs/$name.status"; fi
 }
-# The release build beside the debug build: each leaves a core idle at times (a release build
-# optimises a whole module on one thread; both wait on the dependencies' C).
 start=$SECONDS
-begin release-build swift build -c release --scratch-path "$root/.build-release"
 build_status=0
-swift build --build-tests || build_status=$?
+swift build -c release --build-tests || build_status=$?
 build_time=$((SECONDS - start))
-[ "$build_status" -eq 0 ] || echo "test.sh: the debug build failed (exit $build_status)"
+[ "$build_status" -eq 0 ] || echo "test.sh: the build failed (exit $build_status)"
 
 # The DocC catalog, before the suites: it builds in .build too, and would wait on their lock.
 start=$SECONDS
 docs_status=0
-Scripts/docs.sh >"$logs/docs.log" 2>&1 || docs_status=$?
+Scripts/docs.sh -c release >"$logs/docs.log" 2>&1 || docs_status=$?
 cat "$logs/docs.log"
 read -r docs_passed docs_failed < <(last_counts "$logs/docs.log")
 [ "$docs_status" -eq 0 ] || [ "$docs_failed" -gt 0 ] || docs_failed=1
 docs_time=$((SECONDS - start))
 
-# The executables the builds make: asking swift build would wait on the lock of the Swift suite
-# or of the release build (which may still run).
-bin=$root/.build/debug
-release_bin=$root/.build-release/release
+# The executables the build made: asking swift build would wait on the lock of the Swift suite.
+bin=$root/.build/release
 # A phase whose build failed does not run (binaries of an earlier build could pass): the build's
 # row counts the failure once.
 skipped() { begin "$1" bash -c 'echo "$0: not run, its build failed"; echo "0 passed, 0 failed"; exit 0' "$1"; }
 if [ "$build_status" -eq 0 ]; then
-  begin swift Scripts/swift-suite.sh
+  begin swift Scripts/swift-suite.sh -c release
   begin fuzz Scripts/fuzz.sh --check --strobe-fuzz "$bin/strobe-fuzz"
+  begin release Scripts/release-check.sh --bin "$bin"
+  begin kernel Scripts/kernel-test.sh --strobe "$bin/strobe-lite"
 else
   skipped swift
   skipped fuzz
-fi
-end release-build
-release_build_status=$job_status
-release_build_time=$job_time
-if [ "$release_build_status" -eq 0 ]; then
-  begin release Scripts/release-check.sh --skip-build
-  begin kernel Scripts/kernel-test.sh --strobe "$release_bin/strobe-lite"
-else
   skipped release
   skipped kernel
 fi
@@ -155,8 +145,8 @@ read -r release_passed release_failed < <(last_counts "$logs/release.log")
 release_time=$job_time
 # The conformance suite's six shards keep both cores busy: it starts once the release checks are
 # done, beside the rest of the Swift suite.
-if [ "$release_build_status" -eq 0 ]; then
-  export STROBE_PANDORA=$release_bin/strobe-pandora
+if [ "$build_status" -eq 0 ]; then
+  export STROBE_PANDORA=$bin/strobe-pandora
   begin conformance Scripts/conformance.sh
 else
   skipped conformance
@@ -182,12 +172,11 @@ trap - INT TERM
 record install "$install_time"
 # A build that failed counts as one failure.
 build_row() { if [ "$2" -eq 0 ]; then record "$1" "$3"; else record "$1" "$3" 0 1 "$4"; fi; }
-build_row build "$build_status" "$build_time" "swift build --build-tests failed"
-build_row release-build "$release_build_status" "$release_build_time" "swift build -c release failed"
+build_row build "$build_status" "$build_time" "swift build -c release --build-tests failed"
 record docs "$docs_time" "$docs_passed" "$docs_failed" "swift package generate-documentation --target Strobe, no warning; every public symbol documented"
 record swift-suite "$swift_time" "$passed" "$failed" "beside every phase below"
 record release "$release_time" "$release_passed" "$release_failed" "each product of the release build run for real"
-record kernel-suite "$kernel_time" "$kernel_passed" "$kernel_failed" "the release strobe-lite"
+record kernel-suite "$kernel_time" "$kernel_passed" "$kernel_failed" "strobe-lite on the kernel's HCI user channel"
 record fuzzers "$fuzz_time" "$fuzz_clean" "$fuzz_failed" "targets without a crash on their regressions, seeds and 20000 mutations each"
 record conformance "$conformance_time" "$conformance_passed" "$conformance_failed" "after the release phase"
 echo

@@ -11,17 +11,19 @@ public func runStrobeTool(lifxHTTPBackend: LIFXHTTPBackendFactory? = nil) async 
     Foundation.exit(await StrobeTool.status(running: nil))
 }
 
-struct StrobeTool: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(
+package struct StrobeTool: AsyncParsableCommand {
+    package static let configuration = CommandConfiguration(
         commandName: "strobe",
         abstract: "A Bluetooth Low Energy host stack for latency-sensitive devices.",
         subcommands: [InfoCommand.self, ScanCommand.self, AdvertiseCommand.self, ConnectCommand.self, L2CAPCommand.self, PairCommand.self, BondsCommand.self, GATTCommand.self, CaptureCommand.self, FlashCommand.self, GripCommand.self, RemoteCommand.self, StylusCommand.self, ShootCommand.self, LightCommand.self, SimCommand.self])
 
     @OptionGroup var global: GlobalOptions
 
+    package init() {}
+
     /// Runs a command line (`arguments`, else the process's) and returns its exit status: 0
     /// success (help and version included), 1 a one-line error, 2 bad usage.
-    static func status(running arguments: [String]?) async -> Int32 {
+    package static func status(running arguments: [String]?) async -> Int32 {
         do {
             var command = try parseAsRoot(arguments)
             if var asyncCommand = command as? AsyncParsableCommand {

@@ -8,6 +8,11 @@ package struct CaptureSummary: Sendable, Equatable, Encodable, CustomStringConve
     package struct Datalink: Sendable, Equatable, Encodable {
         package var number: UInt32
         package var name: String
+
+        package init(number: UInt32, name: String) {
+            self.number = number
+            self.name = name
+        }
     }
 
     package struct Timestamp: Sendable, Equatable, Encodable {

@@ -177,7 +177,7 @@ package final class ReplayTransport: HCITransport {
     }
 
     /// `origin` + (`micros` − `first`), saturating; a negative offset counts as zero.
-    static func offset(_ origin: HostTime, by micros: Int64, since first: Int64) -> HostTime {
+    package static func offset(_ origin: HostTime, by micros: Int64, since first: Int64) -> HostTime {
         let (delta, overflow) = micros.subtractingReportingOverflow(first)
         let deltaMicros: UInt64 = overflow ? (micros > first ? UInt64.max : 0) : UInt64(max(delta, 0))
         let (nanos, overflow2) = deltaMicros.multipliedReportingOverflow(by: 1000)

@@ -10,13 +10,13 @@ extension BluetoothAddress {
         self.init(wireBytes: bytes.reversed())
     }
 
-    var pandora: Data { Data(wireBytes.reversed()) }
+    package var pandora: Data { Data(wireBytes.reversed()) }
 }
 
 /// A link as the Pandora interfaces hand it out: an opaque cookie holding the id the server
 /// gave the link (never reused while the server runs, so a stale cookie finds nothing).
 extension Pandora_Connection {
-    init(id: UInt64) {
+    package init(id: UInt64) {
         self.init()
         cookie = Google_Protobuf_Any()
         cookie.value = withUnsafeBytes(of: id.bigEndian) { Data($0) }

@@ -5,9 +5,9 @@ import Strobe
 /// Advertising data (AD structures, Core Specification Supplement Part A) as Pandora's
 /// `DataTypes` carries it: UUIDs as upper-case hex strings (16 and 32 bits without separators,
 /// 128 bits as 8-4-4-4-12), manufacturer data whole (company ID first), the URI as its bytes.
-enum PandoraDataTypes {
+package enum PandoraDataTypes {
     /// The fields of every well-formed AD structure in `bytes`; a malformed tail is dropped.
-    static func decode(_ bytes: [UInt8]) -> Pandora_DataTypes {
+    package static func decode(_ bytes: [UInt8]) -> Pandora_DataTypes {
         var types = Pandora_DataTypes()
         var offset = 0
         while offset < bytes.count {
@@ -59,7 +59,7 @@ enum PandoraDataTypes {
     /// AD structures for the fields set in `types`, with Flags first when a discoverability
     /// mode is asked for. Throws INVALID_ARGUMENT for a field longer than an AD structure holds,
     /// UNIMPLEMENTED for the fields that ask the device to fill in its own values.
-    static func encode(_ types: Pandora_DataTypes) throws -> [UInt8] {
+    package static func encode(_ types: Pandora_DataTypes) throws -> [UInt8] {
         let own: [(String, Bool)] = [
             ("include_shortened_local_name", types.includeShortenedLocalName),
             ("include_complete_local_name", types.includeCompleteLocalName),

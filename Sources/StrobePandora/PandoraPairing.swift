@@ -11,7 +11,7 @@ import SwiftProtobuf
 ///
 /// The IO capability is NoInputNoOutput, so LE pairings are Just Works; the runner is asked
 /// to confirm them where Numeric Comparison would show its number.
-final class PandoraPairing: PairingDelegate, Sendable {
+package final class PandoraPairing: PairingDelegate, Sendable {
     private struct Question: Sendable {
         var id: UInt64
         var event: Pandora_PairingEvent
@@ -30,29 +30,29 @@ final class PandoraPairing: PairingDelegate, Sendable {
     /// The cookie of the link to a peer (questions name the peer by its address).
     private let connectionFor: @Sendable (BluetoothAddress) -> Pandora_Connection?
 
-    init(connectionFor: @escaping @Sendable (BluetoothAddress) -> Pandora_Connection?) {
+    package init(connectionFor: @escaping @Sendable (BluetoothAddress) -> Pandora_Connection?) {
         self.connectionFor = connectionFor
     }
 
     // MARK: PairingDelegate
 
-    var ioCapability: SMPIOCapability { .noInputNoOutput }
-    var confirmsJustWorks: Bool { true }
+    package var ioCapability: SMPIOCapability { .noInputNoOutput }
+    package var confirmsJustWorks: Bool { true }
 
-    func confirmJustWorks(with peer: BluetoothAddress) async -> Bool {
+    package func confirmJustWorks(with peer: BluetoothAddress) async -> Bool {
         await confirm(event(for: peer) { $0.justWorks = Google_Protobuf_Empty() })
     }
 
-    func confirmNumber(_ number: UInt32, with peer: BluetoothAddress) async -> Bool {
+    package func confirmNumber(_ number: UInt32, with peer: BluetoothAddress) async -> Bool {
         await confirm(event(for: peer) { $0.numericComparison = number })
     }
 
-    func displayPasskey(_ passkey: UInt32, to peer: BluetoothAddress) async {
+    package func displayPasskey(_ passkey: UInt32, to peer: BluetoothAddress) async {
         let event = event(for: peer) { $0.passkeyEntryNotification = passkey }
         _ = state.withLock { $0.stream?.continuation.yield(event) }
     }
 
-    func enterPasskey(for peer: BluetoothAddress) async -> UInt32? {
+    package func enterPasskey(for peer: BluetoothAddress) async -> UInt32? {
         let outcome = await ask(event(for: peer) { $0.passkeyEntryRequest = Google_Protobuf_Empty() })
         if case .answered(let answer) = outcome, case .passkey(let passkey)? = answer.answer { return passkey }
         return nil  // no runner, or no passkey given: refused
@@ -62,7 +62,7 @@ final class PandoraPairing: PairingDelegate, Sendable {
 
     /// Opens the stream of events (one at a time: a new one ends the last, whose questions
     /// are asked again on the new one).
-    func open() -> (id: UInt64, events: AsyncStream<Pandora_PairingEvent>) {
+    package func open() -> (id: UInt64, events: AsyncStream<Pandora_PairingEvent>) {
         let (events, continuation) = AsyncStream.makeStream(of: Pandora_PairingEvent.self)
         let (id, previous, pending) = state.withLock { s in
             s.nextStreamID += 1
@@ -76,7 +76,7 @@ final class PandoraPairing: PairingDelegate, Sendable {
     }
 
     /// The stream `id` closed: questions still open are refused.
-    func close(_ id: UInt64) {
+    package func close(_ id: UInt64) {
         let questions = state.withLock { s -> [Question] in
             guard s.stream?.id == id else { return [] }
             s.stream?.continuation.finish()
@@ -89,7 +89,7 @@ final class PandoraPairing: PairingDelegate, Sendable {
 
     /// An answer from the runner, for the open question whose event it echoes (the oldest of
     /// equal ones); an answer that echoes none is dropped.
-    func receive(_ answer: Pandora_PairingEventAnswer) {
+    package func receive(_ answer: Pandora_PairingEventAnswer) {
         let question = state.withLock { s -> Question? in
             guard let index = s.questions.firstIndex(where: { $0.event == answer.event }) else { return nil }
             return s.questions.remove(at: index)

@@ -5,7 +5,7 @@ import Strobe
 /// avatar reads manufacturer data from). With active scanning a scannable PDU is held until
 /// its scan response comes; a new advertisement from the same advertiser first releases the
 /// one held. Passive scans and PDUs that cannot be scanned are reported at once.
-struct ScanResponseMerger: Sendable {
+package struct ScanResponseMerger: Sendable {
     struct Key: Hashable, Sendable {
         var address: BluetoothAddress
         var type: LEAddressType
@@ -14,10 +14,10 @@ struct ScanResponseMerger: Sendable {
     let active: Bool
     private var held: [Key: ScanReport] = [:]
 
-    init(active: Bool) { self.active = active }
+    package init(active: Bool) { self.active = active }
 
     /// The reports to give out now, in order.
-    mutating func receive(_ report: ScanReport) -> [ScanReport] {
+    package mutating func receive(_ report: ScanReport) -> [ScanReport] {
         let key = Key(address: report.address, type: report.addressType)
         if report.isScanResponse {
             guard var advertisement = held.removeValue(forKey: key) else { return [] }  // a response to nothing held

@@ -2,37 +2,37 @@ import StrobeHCI
 
 /// HCI events a virtual controller sends, as H4 packets (type byte first), each encoded from its
 /// one description (`HCIEvent.packet`), as the host decodes it.
-enum SimEvents {
+package enum SimEvents {
     private static func h4(_ event: HCIEvent) -> [UInt8] {
         [HCIPacketType.event.rawValue] + event.packet
     }
 
     /// Command Complete, `credits` more commands allowed (one unless a defect withholds them).
-    static func commandComplete(opcode: UInt16, status: HCIStatus, returnParameters: [UInt8], credits: UInt8 = 1) -> [UInt8] {
+    package static func commandComplete(opcode: UInt16, status: HCIStatus, returnParameters: [UInt8], credits: UInt8 = 1) -> [UInt8] {
         h4(.commandComplete(CommandCompleteEvent(numHCICommandPackets: credits, opcode: HCIOpcode(rawValue: opcode),
                                                  returnParameters: [status.rawValue] + returnParameters)))
     }
 
-    static func commandStatus(opcode: UInt16, status: HCIStatus, credits: UInt8 = 1) -> [UInt8] {
+    package static func commandStatus(opcode: UInt16, status: HCIStatus, credits: UInt8 = 1) -> [UInt8] {
         h4(.commandStatus(CommandStatusEvent(status: status, numHCICommandPackets: credits, opcode: HCIOpcode(rawValue: opcode))))
     }
 
-    static func disconnectionComplete(handle: UInt16, reason: HCIStatus) -> [UInt8] {
+    package static func disconnectionComplete(handle: UInt16, reason: HCIStatus) -> [UInt8] {
         h4(.disconnectionComplete(DisconnectionCompleteEvent(status: .success, connectionHandle: ConnectionHandle(handle), reason: reason)))
     }
 
-    static func numberOfCompletedPackets(handle: UInt16, count: Int) -> [UInt8] {
+    package static func numberOfCompletedPackets(handle: UInt16, count: Int) -> [UInt8] {
         h4(.numberOfCompletedPackets([CompletedPackets(connectionHandle: ConnectionHandle(handle), count: UInt16(count))]))
     }
 
     /// LE Advertising Report with one report.
-    static func advertisingReport(eventType: UInt8, address: BluetoothAddress, addressType: UInt8, data: [UInt8], rssi: Int8) -> [UInt8] {
+    package static func advertisingReport(eventType: UInt8, address: BluetoothAddress, addressType: UInt8, data: [UInt8], rssi: Int8) -> [UInt8] {
         h4(.leAdvertisingReport([LEAdvertisingReport(
             eventType: .init(rawValue: eventType), addressType: LEAddressType(rawValue: addressType), address: address, data: data,
             rssi: rssi == 127 ? nil : rssi)]))
     }
 
-    static func leConnectionComplete(status: HCIStatus, handle: UInt16, role: LERole, peer: BluetoothAddress, peerType: UInt8,
+    package static func leConnectionComplete(status: HCIStatus, handle: UInt16, role: LERole, peer: BluetoothAddress, peerType: UInt8,
                                      interval: UInt16, latency: UInt16, timeout: UInt16) -> [UInt8] {
         h4(.leConnectionComplete(LEConnectionCompleteEvent(
             subevent: LEMetaSubevent.connectionComplete, status: status, connectionHandle: ConnectionHandle(handle), role: role,
@@ -40,28 +40,28 @@ enum SimEvents {
             peripheralLatency: latency, supervisionTimeout: timeout, centralClockAccuracy: 0)))
     }
 
-    static func encryptionChange(status: HCIStatus, handle: UInt16, enabled: Bool) -> [UInt8] {
+    package static func encryptionChange(status: HCIStatus, handle: UInt16, enabled: Bool) -> [UInt8] {
         h4(.encryptionChange(EncryptionChangeEvent(status: status, connectionHandle: ConnectionHandle(handle), enabled: enabled)))
     }
 
-    static func encryptionKeyRefreshComplete(status: HCIStatus, handle: UInt16) -> [UInt8] {
+    package static func encryptionKeyRefreshComplete(status: HCIStatus, handle: UInt16) -> [UInt8] {
         h4(.encryptionChange(EncryptionChangeEvent(status: status, connectionHandle: ConnectionHandle(handle), enabled: true,
                                                    isKeyRefresh: true)))
     }
 
-    static func longTermKeyRequest(handle: UInt16, random: UInt64, ediv: UInt16) -> [UInt8] {
+    package static func longTermKeyRequest(handle: UInt16, random: UInt64, ediv: UInt16) -> [UInt8] {
         h4(.leLongTermKeyRequest(LELongTermKeyRequestEvent(connectionHandle: ConnectionHandle(handle), random: random,
                                                            encryptedDiversifier: ediv)))
     }
 
-    static func leConnectionUpdateComplete(status: HCIStatus = .success, handle: UInt16, interval: UInt16, latency: UInt16,
+    package static func leConnectionUpdateComplete(status: HCIStatus = .success, handle: UInt16, interval: UInt16, latency: UInt16,
                                            timeout: UInt16) -> [UInt8] {
         h4(.leConnectionUpdateComplete(LEConnectionUpdateCompleteEvent(
             status: status, connectionHandle: ConnectionHandle(handle), connectionInterval: interval, peripheralLatency: latency,
             supervisionTimeout: timeout)))
     }
 
-    static func remoteConnectionParameterRequest(handle: UInt16, parameters: LEConnectionParameters) -> [UInt8] {
+    package static func remoteConnectionParameterRequest(handle: UInt16, parameters: LEConnectionParameters) -> [UInt8] {
         h4(.leRemoteConnectionParameterRequest(LERemoteConnectionParameterRequestEvent(
             connectionHandle: ConnectionHandle(handle), intervalMin: parameters.intervalMin, intervalMax: parameters.intervalMax,
             maxLatency: parameters.maxLatency, supervisionTimeout: parameters.supervisionTimeout)))

@@ -14,7 +14,7 @@ package final class SimulatedDevice: Sendable {
     let clock: any Clock<Duration>
     private let hci: HCIController
     private let behaviour: any SimulatedBehaviour
-    let peripheral = Lock<Peripheral?>(nil)
+    package let peripheral = Lock<Peripheral?>(nil)
     /// The bonds the device keeps, and the seeded source of its pairing's random values.
     package let bonds: InMemoryBondStore
     private let random: SeededRandomSource

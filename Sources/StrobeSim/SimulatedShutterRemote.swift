@@ -10,7 +10,7 @@ import Synchronization
 /// report it presses Volume Up (and releases it 80 ms later) at each scripted time. As a boot
 /// keyboard only (`bootKeyboardOnly`), it offers the Boot Keyboard Input Report alone and
 /// presses Enter there.
-final class SimulatedShutterRemote: SimulatedBehaviour {
+package final class SimulatedShutterRemote: SimulatedBehaviour {
     let clock: any Clock<Duration>
     let presses: [Duration]
     let battery: UInt8
@@ -29,11 +29,11 @@ final class SimulatedShutterRemote: SimulatedBehaviour {
     ]
 
     /// bcdHID 1.11, no country, normally connectable.
-    static let information = HIDInformation(version: 0x0111, normallyConnectable: true)
+    package static let information = HIDInformation(version: 0x0111, normallyConnectable: true)
     /// Device Information; the PnP ID in the Bluetooth SIG's vendor ID space, 0xFFFF (for tests).
-    static let manufacturer = "Strobe Sim"
-    static let model = "AB Shutter3"
-    static let pnpID = DeviceInformation.PnPID(vendorIDSource: 0x01, vendorID: 0xFFFF, productID: 0x0001, productVersion: 0x0100)
+    package static let manufacturer = "Strobe Sim"
+    package static let model = "AB Shutter3"
+    package static let pnpID = DeviceInformation.PnPID(vendorIDSource: 0x01, vendorID: 0xFFFF, productID: 0x0001, productVersion: 0x0100)
 
     init(clock: any Clock<Duration>, presses: [Duration], battery: UInt8, bootKeyboardOnly: Bool = false) {
         self.clock = clock

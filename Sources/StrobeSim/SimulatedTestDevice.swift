@@ -5,11 +5,11 @@ import Synchronization
 
 /// A generic device for tests: a readable 300-byte value, a writable one, a notifying one
 /// that counts up once subscribed, and a Battery Service (87 % unless the scenario says).
-final class SimulatedTestDevice: SimulatedBehaviour {
-    static let service = BluetoothUUID("8D1E0001-3B5A-4C6E-9F00-5A7B0BE0C0DE")
-    static let long = BluetoothUUID("8D1E0002-3B5A-4C6E-9F00-5A7B0BE0C0DE")
-    static let control = BluetoothUUID("8D1E0003-3B5A-4C6E-9F00-5A7B0BE0C0DE")
-    static let counter = BluetoothUUID("8D1E0004-3B5A-4C6E-9F00-5A7B0BE0C0DE")
+package final class SimulatedTestDevice: SimulatedBehaviour {
+    package static let service = BluetoothUUID("8D1E0001-3B5A-4C6E-9F00-5A7B0BE0C0DE")
+    package static let long = BluetoothUUID("8D1E0002-3B5A-4C6E-9F00-5A7B0BE0C0DE")
+    package static let control = BluetoothUUID("8D1E0003-3B5A-4C6E-9F00-5A7B0BE0C0DE")
+    package static let counter = BluetoothUUID("8D1E0004-3B5A-4C6E-9F00-5A7B0BE0C0DE")
 
     let clock: any Clock<Duration>
     let notifications: Int

@@ -48,7 +48,7 @@ package final class VirtualController: HCITransport, Sendable {
     }
 
     /// Whether this controller has scanning enabled now (LE Set Scan Enable).
-    var isScanning: Bool { air.isScanning(id) }
+    package var isScanning: Bool { air.isScanning(id) }
 
     package func start(_ sink: any HCIPacketSink) throws(TransportError) {
         guard !started.exchange(true, ordering: .relaxed) else { throw TransportError.notOpen }
@@ -72,7 +72,7 @@ package final class VirtualController: HCITransport, Sendable {
 
     /// Returns once every packet queued for the host before the call has been handed to it (at
     /// once when the controller is closed or was never started).
-    func flush() async {
+    package func flush() async {
         guard started.load(ordering: .relaxed) else { return }
         await withCheckedContinuation { continuation in
             flushes.withLock { $0.append(continuation) }
@@ -114,7 +114,7 @@ package final class VirtualController: HCITransport, Sendable {
     }
 
     /// Queues an H4 packet (type byte first) for the host.
-    func deliver(_ h4Packet: [UInt8]) {
+    package func deliver(_ h4Packet: [UInt8]) {
         outbox.yield(h4Packet)
     }
 }

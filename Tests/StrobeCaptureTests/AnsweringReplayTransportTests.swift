@@ -3,7 +3,7 @@ import StrobeHCI
 import Synchronization
 import Testing
 
-@testable import StrobeCapture
+import StrobeCapture
 
 /// The answering replay on a small capture written here: Reset answered, a vendor event at the
 /// start, scanning enabled 1 s in, then two advertising reports 200 ms and 400 ms after that.

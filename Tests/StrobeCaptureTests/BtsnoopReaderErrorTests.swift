@@ -5,7 +5,7 @@ import Foundation
 import StrobeHCI
 import Testing
 
-@testable import StrobeCapture
+import StrobeCapture
 
 /// Malformed files: each gives its typed error, never a trap.
 struct BtsnoopReaderErrorTests {

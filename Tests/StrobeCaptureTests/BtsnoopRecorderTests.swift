@@ -4,7 +4,7 @@ import StrobeBase
 import Synchronization
 import Testing
 
-@testable import StrobeCapture
+import StrobeCapture
 
 /// A transport driven by the test: `deliver` plays the controller, `send` is kept.
 final class ScriptedTransport: HCITransport {

@@ -5,7 +5,7 @@ import Foundation
 import StrobeHCI
 import Testing
 
-@testable import StrobeCapture
+import StrobeCapture
 
 /// Files written by `BtsnoopWriter`, read back by our reader and by tshark.
 @Suite(.serialized) struct BtsnoopWriterTests {

@@ -2,7 +2,7 @@ import Foundation
 import StrobeHCI
 import Testing
 
-@testable import StrobeCapture
+import StrobeCapture
 
 /// Every ATT PDU of every capture, against tshark's decoding of the same file.
 @Suite(.serialized) struct CaptureATTDecoderTests {

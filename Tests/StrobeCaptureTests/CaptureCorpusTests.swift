@@ -2,7 +2,7 @@ import Foundation
 import StrobeHCI
 import Testing
 
-@testable import StrobeCapture
+import StrobeCapture
 
 /// Every real capture in Captures/ against tshark, frame by frame.
 @Suite(.serialized) struct CaptureCorpusTests {

@@ -2,7 +2,7 @@ import Foundation
 import StrobeHCI
 import Testing
 
-@testable import StrobeCapture
+import StrobeCapture
 
 @Suite(.serialized) struct CaptureSummaryTests {
     @Test(arguments: ["pixel8_pongbot-robot_fitbit-inspire3.btsnoop", "s24ultra_dott-display_spen_galaxy-ring.btsnoop"])

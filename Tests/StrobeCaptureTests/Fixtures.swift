@@ -4,7 +4,7 @@ import StrobeBase
 import Synchronization
 import Testing
 
-@testable import StrobeCapture
+import StrobeCapture
 
 /// The repository's Captures folder and scratch files for tests.
 enum Fixtures {

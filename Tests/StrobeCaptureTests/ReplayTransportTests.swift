@@ -3,7 +3,7 @@ import StrobeHCI
 import Synchronization
 import Testing
 
-@testable import StrobeCapture
+import StrobeCapture
 
 @Suite(.serialized) struct ReplayTransportTests {
     struct Expected {

@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 
-@testable import StrobeCapture
+import StrobeCapture
 import StrobeHCI
 import StrobeSecurity
 

@@ -1,5 +1,5 @@
 import Testing
-@testable import StrobeDevices
+import StrobeDevices
 
 @Suite struct GripEventTests {
     @Test func everyKnownCodeRoundTrips() {

@@ -1,6 +1,6 @@
 import Testing
 
-@testable import StrobeDevices
+import StrobeDevices
 
 /// HID Information and Device Information values as devices send them, and what is wrong with
 /// the ones a device gets wrong.

@@ -1,5 +1,5 @@
 import Testing
-@testable import StrobeDevices
+import StrobeDevices
 
 /// The report descriptor parser on descriptors devices ship, and on broken ones.
 struct HIDReportDescriptorTests {

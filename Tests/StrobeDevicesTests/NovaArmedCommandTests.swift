@@ -1,5 +1,5 @@
 import Testing
-@testable import StrobeDevices
+import StrobeDevices
 
 private typealias Queue = NovaCommandQueue<VirtualInstant>
 

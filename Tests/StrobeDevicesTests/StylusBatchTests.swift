@@ -1,5 +1,5 @@
 import Testing
-@testable import StrobeDevices
+import StrobeDevices
 
 private let twoSamples = [
     StylusSample(deltaMicroseconds: 1000, rawPressure: 0x0FFF, buttons: .tipContact, position: StylusPosition(x: 0x1234, y: 0xABCD)),

@@ -1,6 +1,6 @@
 import StrobeHCI
 import Testing
-@testable import StrobeDevices
+import StrobeDevices
 
 private func ms(_ milliseconds: Double) -> HostTime {
     HostTime(nanoseconds: UInt64((milliseconds * 1_000_000).rounded()))

@@ -1,7 +1,7 @@
 import StrobeHCI
 import Testing
 
-@testable import StrobeDevices
+import StrobeDevices
 
 @Suite struct StylusStrokeTrackerTests {
     private func sample(_ buttons: StylusButtons) -> StylusEvent {

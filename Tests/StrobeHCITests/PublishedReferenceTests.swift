@@ -1,6 +1,6 @@
 import Synchronization
 import Testing
-@testable import StrobeHCI
+import StrobeHCI
 
 /// The receive path's lock-free view of handlers and tables: readers see a whole value, and a
 /// replaced value lives exactly as long as a reader may hold it.

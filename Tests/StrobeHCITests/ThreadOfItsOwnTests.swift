@@ -1,7 +1,7 @@
 import Dispatch
 import Foundation
 import Testing
-@testable import StrobeHCI
+import StrobeHCI
 
 /// What blocks (a bond store's lock and file) runs on a thread of its own, never on one of the
 /// few threads of Swift's cooperative pool.

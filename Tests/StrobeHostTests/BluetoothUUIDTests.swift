@@ -1,6 +1,6 @@
 import Foundation
 import Testing
-@testable import StrobeHost
+import StrobeHost
 
 @Suite struct BluetoothUUIDTests {
     @Test func sixteenBitUUIDsExpandOnTheBaseUUID() {

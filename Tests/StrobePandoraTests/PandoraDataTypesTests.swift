@@ -1,7 +1,7 @@
 import Foundation
 import GRPCCore
 import Testing
-@testable import StrobePandora
+import StrobePandora
 
 /// Advertising data in Pandora's `DataTypes`, as avatar's scan-response case sends and checks it.
 @Suite struct PandoraDataTypesTests {

@@ -1,7 +1,7 @@
 import Strobe
 import SwiftProtobuf
 import Testing
-@testable import StrobePandora
+import StrobePandora
 
 /// The user's part in pairing, played over OnPairing: questions become events, echoed answers
 /// go back to the question they name.

@@ -1,6 +1,6 @@
 import Strobe
 import Testing
-@testable import StrobePandora
+import StrobePandora
 
 /// One report per advertisement, its scan response's data joined to it.
 @Suite struct ScanResponseMergerTests {

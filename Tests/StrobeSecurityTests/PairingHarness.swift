@@ -1,5 +1,5 @@
 import StrobeHCI
-@testable import StrobeSecurity
+import StrobeSecurity
 
 /// Two pairing machines wired to each other, with a user at each end and a controller that
 /// encrypts only when both sides hold the same key.

@@ -1,6 +1,6 @@
 import StrobeHCI
 import Testing
-@testable import StrobeSecurity
+import StrobeSecurity
 
 /// PDUs a hostile or broken peer sends, each answered with the Pairing Failed reason the spec
 /// gives, and the pairing ended without keys.

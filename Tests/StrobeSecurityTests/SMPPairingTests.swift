@@ -1,6 +1,6 @@
 import StrobeHCI
 import Testing
-@testable import StrobeSecurity
+import StrobeSecurity
 
 /// Two of Strobe's own pairing machines against each other, for every method both kinds of
 /// pairing select. (Interop with another stack's Security Manager is in the interop suite.)

@@ -1,6 +1,6 @@
 import StrobeHCI
 import Testing
-@testable import StrobeSecurity
+import StrobeSecurity
 
 /// CVE-2020-26558: a peer that sends our own public key back, or its mirror (X, p - Y), shares
 /// our X; since f4 commits to X only, it could reflect our commitments and, in Passkey Entry,

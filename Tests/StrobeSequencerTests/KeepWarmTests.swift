@@ -4,7 +4,7 @@ import StrobeHost
 import StrobeSim
 import Testing
 
-@testable import StrobeSequencer
+import StrobeSequencer
 
 /// The warmer against real threads: the simulated world on the real clock, the warmer's task
 /// reading on the pool while the grip's presses fire, complete and re-arm shots on other threads.

@@ -5,8 +5,8 @@ import StrobeHost
 import StrobeSim
 import Testing
 
-@testable import StrobeDevices
-@testable import StrobeSequencer
+import StrobeDevices
+import StrobeSequencer
 
 /// Shots in virtual time: a scripted grip press drives the sequencer against simulated Nova
 /// flashes, each run a child process under the virtual-time driver, the host's wire recorded

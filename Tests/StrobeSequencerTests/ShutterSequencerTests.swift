@@ -8,7 +8,7 @@ import Testing
 
 import StrobeLights
 
-@testable import StrobeSequencer
+import StrobeSequencer
 
 /// The sequencer on the simulated world in real time: real Nova V1 and V2 peers on their own
 /// stacks. Shots checked to the byte and the microsecond run in virtual time (`ScriptedShotTests`).

@@ -2,7 +2,7 @@ import Foundation
 import StrobeTestSupport
 import Testing
 
-@testable import StrobeHCI
+import StrobeHCI
 
 /// The one description of each HCI command and its return parameters, checked against a layout
 /// someone else wrote: Google Bumble parses the bytes Strobe encodes, and every field both name

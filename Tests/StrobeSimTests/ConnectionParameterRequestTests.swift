@@ -2,7 +2,7 @@ import StrobeHCI
 import StrobeHost
 import Testing
 
-@testable import StrobeSim
+import StrobeSim
 
 /// A peripheral asks for new connection parameters through the link layer, as real ones do:
 /// the simulated controller runs the Connection Parameters Request procedure (LE Remote

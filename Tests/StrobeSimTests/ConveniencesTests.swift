@@ -3,7 +3,7 @@ import StrobeHost
 import Synchronization
 import Testing
 
-@testable import StrobeSim
+import StrobeSim
 
 /// What apps built on CoreBluetooth helper libraries expect: connect with retry, per-operation
 /// timeouts, a scan for a duration with a stop callback.

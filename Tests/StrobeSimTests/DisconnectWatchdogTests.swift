@@ -4,7 +4,7 @@ import StrobeBase
 import Synchronization
 import Testing
 
-@testable import StrobeSim
+import StrobeSim
 
 /// A controller that never reports Disconnection Complete does not hang `disconnect()`.
 @Suite(.timeLimit(.minutes(1))) struct DisconnectWatchdogTests {

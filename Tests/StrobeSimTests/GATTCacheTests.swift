@@ -5,7 +5,7 @@ import StrobeBase
 import Synchronization
 import Testing
 
-@testable import StrobeSim
+import StrobeSim
 
 /// Both ends of GATT caching between bonded devices, in virtual time: the host's client keeps
 /// the grip's database with the bond and takes it again while the grip's Database Hash is

@@ -4,7 +4,7 @@ import StrobeHCI
 import StrobeHost
 import Testing
 
-@testable import StrobeSim
+import StrobeSim
 
 /// The grip manager in its simulated mode: discover, connect, remember, reconnect, forget.
 @Suite(.timeLimit(.minutes(1))) struct GripManagerTests {

@@ -3,9 +3,9 @@ import StrobeBase
 import Synchronization
 import Testing
 
-@testable import StrobeCapture
-@testable import StrobeHCI
-@testable import StrobeSim
+import StrobeCapture
+import StrobeHCI
+import StrobeSim
 
 /// Every HCI command the stack sends, from its one description (`walkParameters`), through the
 /// encoder, the decoder, a capture and the simulated controller.

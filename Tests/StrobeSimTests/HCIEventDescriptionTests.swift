@@ -1,9 +1,9 @@
 import Foundation
 import Testing
 
-@testable import StrobeCapture
-@testable import StrobeHCI
-@testable import StrobeSim
+import StrobeCapture
+import StrobeHCI
+import StrobeSim
 
 /// Every HCI event the stack handles, from its one description (`walkParameters`), through the
 /// encoder the simulated controller sends with, the decoder the host reads with, and a capture.

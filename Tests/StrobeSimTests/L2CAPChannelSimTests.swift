@@ -4,7 +4,7 @@ import StrobeBase
 import Synchronization
 import Testing
 
-@testable import StrobeSim
+import StrobeSim
 
 /// Credit-based channels between two Strobe hosts on one simulated air, in virtual time: every
 /// SDU arrives in order, and a reader that falls behind holds the sender back instead of losing

@@ -3,7 +3,7 @@ import StrobeHCI
 import StrobeHost
 import Testing
 
-@testable import StrobeSim
+import StrobeSim
 
 /// A FLASH armed for a trigger, against a simulated Nova V2 over the whole stack: it sends
 /// nothing until fired, its ack is collected even when it comes before the bookkeeping, and

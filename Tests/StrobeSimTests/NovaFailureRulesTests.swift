@@ -5,7 +5,7 @@ import StrobeBase
 import Synchronization
 import Testing
 
-@testable import StrobeSim
+import StrobeSim
 
 /// The reference SDK's failure rules, against simulated flashes that answer wrongly: a lost ack
 /// times the command out and the queue moves on; a wrong id or an unparsable answer fails

@@ -5,7 +5,7 @@ import StrobeHCI
 import StrobeHost
 import Testing
 
-@testable import StrobeSim
+import StrobeSim
 
 /// The kits made from one host and a CLI-style scan on it at once, in the simulated world: each
 /// scans through the controller's one shared scan, and none turns it off under the others.

@@ -5,7 +5,7 @@ import StrobeHost
 import StrobeSecurity
 import Testing
 
-@testable import StrobeSim
+import StrobeSim
 
 /// The shutter remote kit against the simulated AB Shutter3: HID over GATT on an encrypted,
 /// bonded link, Volume Up presses as shutter events, in order; a bonded remote reconnects and

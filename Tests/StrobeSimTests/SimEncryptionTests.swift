@@ -4,7 +4,7 @@ import StrobeHost
 import StrobeSecurity
 import Testing
 
-@testable import StrobeSim
+import StrobeSim
 
 /// The simulated world's encryption: LE Enable Encryption becomes LE Long Term Key Request at the
 /// device, and the link encrypts only when both hold the same key. In virtual time.

@@ -4,7 +4,7 @@ import StrobeHost
 import StrobeSecurity
 import Testing
 
-@testable import StrobeSim
+import StrobeSim
 
 /// A simulated device with privacy on: it advertises from resolvable private addresses made
 /// from its IRK, a new one every 2 s; a host that bonded with it finds it under each new one.

@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 
-@testable import StrobeSim
+import StrobeSim
 
 /// Scenario files are input: what a world cannot use is a typed error that says what was wrong.
 @Suite struct SimScenarioTests {

@@ -5,7 +5,7 @@ import StrobeBase
 import Synchronization
 import Testing
 
-@testable import StrobeSim
+import StrobeSim
 
 /// The whole stack (central) against the simulated devices, each on its own virtual controller
 /// and its own copy of Strobe's peripheral stack, across the virtual air (in real time: the

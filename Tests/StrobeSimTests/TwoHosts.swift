@@ -2,7 +2,7 @@ import StrobeHCI
 import StrobeHost
 import Testing
 
-@testable import StrobeSim
+import StrobeSim
 
 /// Two Strobe hosts on one simulated air, each on its own virtual controller, linked: the one
 /// advertising `name` in the peripheral role, the other connected to it as central. For tests in

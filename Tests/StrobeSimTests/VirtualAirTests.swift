@@ -5,7 +5,7 @@ import StrobeBase
 import Synchronization
 import Testing
 
-@testable import StrobeSim
+import StrobeSim
 
 @Suite(.timeLimit(.minutes(1))) struct VirtualAirTests {
     static func testDevice(_ name: String = "Strobe-Test") -> SimulatedDeviceDescription {

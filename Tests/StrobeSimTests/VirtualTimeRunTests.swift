@@ -4,7 +4,7 @@ import StrobeHCI
 import StrobeHost
 import Testing
 
-@testable import StrobeSim
+import StrobeSim
 
 /// The whole stack (central) against a simulated device with no real time passing: each run is
 /// a child process whose jobs the virtual-time driver runs one by one, moving the virtual clock

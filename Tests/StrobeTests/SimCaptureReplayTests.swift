@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 
-@testable import Strobe
+import Strobe
 
 /// Sessions recorded with `strobe --btsnoop` against the simulated devices (Captures/sim_*),
 /// decoded again from the capture alone: the same events the live runs printed.

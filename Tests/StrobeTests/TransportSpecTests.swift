@@ -1,7 +1,7 @@
 import StrobeHCI
 import StrobeSim
 import Testing
-@testable import Strobe
+import Strobe
 
 @Suite struct TransportSpecTests {
     @Test(arguments: [

@@ -8,6 +8,11 @@ package struct DecodedRecord: Sendable, Codable, Hashable {
     package struct Field: Sendable, Codable, Hashable {
         package var name: String
         package var value: String
+
+        package init(name: String, value: String) {
+            self.name = name
+            self.value = value
+        }
     }
 
     /// One protocol layer of the record: its one-line title and its fields.
@@ -62,7 +67,7 @@ package struct DecodedRecord: Sendable, Codable, Hashable {
 
     /// Seconds with six decimals. Capture times are the capture's word: a record may be stamped
     /// before the first (negative) or absurdly late, and still prints.
-    static func seconds(_ value: Double) -> String {
+    package static func seconds(_ value: Double) -> String {
         guard value.isFinite, abs(value) < 9e12 else { return "\(value)" }
         let micros = Int64((abs(value) * 1e6).rounded())
         let fraction = String(micros % 1_000_000)

@@ -60,7 +60,7 @@ package struct DeviceInformation: Sendable, Hashable, CustomStringConvertible {
                                  pnpID: try await value(pnpIDCharacteristic).flatMap(PnPID.init(decoding:)))
     }
 
-    static func printable(_ bytes: [UInt8]) -> String {
+    package static func printable(_ bytes: [UInt8]) -> String {
         let scalars = String(decoding: bytes, as: UTF8.self).unicodeScalars
             .map { $0.properties.generalCategory == .control ? "\u{FFFD}" : $0 }
         return String(String.UnicodeScalarView(scalars))

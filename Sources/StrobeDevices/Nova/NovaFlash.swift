@@ -13,7 +13,7 @@ public final class NovaFlash: ATTValueHandler, Sendable {
     public let model: NovaModel
     /// The GATT client of the flash's link.
     public let gatt: GATTClient
-    let requestHandle: AttributeHandle
+    package let requestHandle: AttributeHandle
     let defaultsHandle: AttributeHandle?
     let countersHandle: AttributeHandle?
     let batteryHandle: AttributeHandle?

@@ -22,10 +22,12 @@ public enum StylusDrawingEvent: Sendable, Hashable {
 }
 
 /// Turns decoded samples into stroke phases from the tip-contact bit.
-struct StylusStrokeTracker: Sendable {
-    private(set) var isDrawing = false
+package struct StylusStrokeTracker: Sendable {
+    package private(set) var isDrawing = false
 
-    mutating func handle(_ event: StylusEvent, _ body: (StylusDrawingEvent) -> Void) {
+    package init() {}
+
+    package mutating func handle(_ event: StylusEvent, _ body: (StylusDrawingEvent) -> Void) {
         switch event {
         case .sample(let sample, let timestamp):
             let touching = sample.buttons.contains(.tipContact)

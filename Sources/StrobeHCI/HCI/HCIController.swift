@@ -344,6 +344,13 @@ public final class HCIController: HCIPacketSink {
 // MARK: - State
 
 extension HCIController {
+    /// Senders waiting for a controller buffer.
+    package var aclWaitingCount: Int { state.withLock { $0.acl.waitingCount } }
+    /// Commands waiting for a command credit.
+    package var queuedCommandCount: Int { state.withLock { $0.commands.queued.count } }
+    /// Whether the controller has closed.
+    package var isClosed: Bool { state.withLock { if case .closed = $0.phase { true } else { false } } }
+
     enum Phase {
         case idle
         case open

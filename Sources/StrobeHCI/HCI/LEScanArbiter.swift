@@ -136,6 +136,11 @@ package struct LEScanArbiter: Sendable {
     package struct Dropped: Equatable, Sendable {
         package var joining: [UInt64] = []
         package var served: [UInt64] = []
+
+        package init(joining: [UInt64] = [], served: [UInt64] = []) {
+            self.joining = joining
+            self.served = served
+        }
     }
 
     /// The step failed: the controller may be scanning or not (a failed start may have stopped

@@ -5,7 +5,7 @@ import Glibc
 extension TransportError {
     /// Turns an errno from the kernel's HCI socket into an error that tells the user what to do.
     /// `call` names the failed operation for errors that have no more specific meaning.
-    static func hciSocket(errno code: Int32, call: String, device: Int) -> TransportError {
+    package static func hciSocket(errno code: Int32, call: String, device: Int) -> TransportError {
         switch code {
         case EAFNOSUPPORT, EPROTONOSUPPORT, ESOCKTNOSUPPORT:
             // No bluetooth module: the address family (or its HCI protocol) is unknown.

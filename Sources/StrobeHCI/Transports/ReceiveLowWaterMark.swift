@@ -14,7 +14,7 @@ import Glibc
 /// link lost part-way, fragments spread over connection events) holds the reader for at most the
 /// bound. The bound is lifted when a read finds the socket idle, not each time the mark drops:
 /// while a link streams, that saves a system call per PDU. The reader's thread only.
-struct ReceiveLowWaterMark {
+package struct ReceiveLowWaterMark {
     /// H4's packet type byte and the ACL header, before each fragment's data.
     static let bytesBeforeFragment = 1 + ACLHeader.size
     /// How long a raised mark may hold the reader: one tick of the kernel's clock, to which it
@@ -25,12 +25,12 @@ struct ReceiveLowWaterMark {
     private let readBufferSize: Int
     /// The most data one ACL packet may carry (the deframer's limit).
     private let largestFragment: Int
-    private(set) var mark = 1
-    private(set) var bounded = false
+    package private(set) var mark = 1
+    package private(set) var bounded = false
     /// Set when the socket refused an option: the reader then reads as before.
-    private(set) var failed = false
+    package private(set) var failed = false
 
-    init(fd: Int32, readBufferSize: Int, largestFragment: Int) {
+    package init(fd: Int32, readBufferSize: Int, largestFragment: Int) {
         self.fd = fd
         self.readBufferSize = readBufferSize
         self.largestFragment = max(largestFragment, 1)
@@ -39,7 +39,7 @@ struct ReceiveLowWaterMark {
     /// The stream bytes at least still to come when `owed` ACL data bytes are owed and the
     /// deframer holds `held` bytes of a packet begun: the data, a packet type and ACL header for
     /// each packet it needs at `largestFragment` bytes a packet, less what is held. At least 1.
-    static func bytes(forOwedData owed: Int, held: Int, largestFragment: Int) -> Int {
+    package static func bytes(forOwedData owed: Int, held: Int, largestFragment: Int) -> Int {
         guard owed > 0 else { return 1 }
         let packets = (owed + largestFragment - 1) / largestFragment
         return max(owed + bytesBeforeFragment * packets - held, 1)
@@ -47,7 +47,7 @@ struct ReceiveLowWaterMark {
 
     /// After a read's packets: waits at the next read for the rest of `owed` ACL data bytes, of
     /// which the deframer holds the first `held` stream bytes (owed 0: for any byte).
-    mutating func follow(owedData owed: Int, held: Int) {
+    package mutating func follow(owedData owed: Int, held: Int) {
         guard !failed else { return }
         let wanted = min(Self.bytes(forOwedData: owed, held: held, largestFragment: largestFragment), readBufferSize)
         if wanted > 1, !bounded {
@@ -62,7 +62,7 @@ struct ReceiveLowWaterMark {
 
     /// A read found nothing within the bound: the socket is idle (or a PDU stalled). Reads go
     /// back to returning at the first byte, without a bound.
-    mutating func readTimedOut() {
+    package mutating func readTimedOut() {
         guard !failed else { return }
         if mark != 1 {
             guard set(SO_RCVLOWAT, Int32(1)) else { return }

@@ -15,6 +15,9 @@ public final class StreamTransport: HCITransport {
     public let name: String
     let link: DescriptorLink
 
+    /// The descriptor it reads and writes.
+    package var fileDescriptor: Int32 { link.fd }
+
     /// Takes ownership of `fileDescriptor`: a connected stream or seqpacket socket, a tty or a
     /// pipe. Sockets are woken for close with `shutdown()`; anything else is polled beside a
     /// wake pipe. The descriptor is made blocking. On a TCP socket the reader waits for the rest

@@ -171,9 +171,9 @@ package final class ATTBearer: Sendable {
     }
 
     /// Requests waiting for their turn behind the outstanding one.
-    var queuedRequestCount: Int { state.withLock { $0.transactions.queue.count } }
+    package var queuedRequestCount: Int { state.withLock { $0.transactions.queue.count } }
     /// The request on the wire or about to be, abandoned or not.
-    var outstandingRequest: ATTOpcode? { state.withLock { $0.transactions.outstanding?.opcode } }
+    package var outstandingRequest: ATTOpcode? { state.withLock { $0.transactions.outstanding?.opcode } }
 
     /// The server role on this link, when this host serves the peer.
     package var server: GATTServerConnection? { state.withLock { $0.server } }

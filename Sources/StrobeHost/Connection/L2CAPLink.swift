@@ -11,7 +11,7 @@ import Synchronization
 ///
 /// The reassembler belongs to the reader thread: the receive path takes no lock and allocates
 /// nothing. What goes out uses the link's `L2CAPSender`.
-final class L2CAPLink: HCIACLHandler, @unchecked Sendable {
+package final class L2CAPLink: HCIACLHandler, @unchecked Sendable {
     // The fields every packet reads come first, on the object's first cache line.
     /// Used only on the reader thread (the one that calls `controllerDidReceiveACL`), through
     /// a pointer: no exclusivity check and no reference count per packet.
@@ -82,7 +82,7 @@ final class L2CAPLink: HCIACLHandler, @unchecked Sendable {
     }
 
     /// How long a signalling request waits for its response (the spec's RTX: 1 to 60 s).
-    static let responseTimeout = Duration.seconds(30)
+    package static let responseTimeout = Duration.seconds(30)
 
     init(controller: HCIController, handle: ConnectionHandle, role: LERole, sender: L2CAPSender, bearer: ATTBearer,
          security: LinkSecurity, clock: any Clock<Duration>, parameterPolicy: ConnectionParameterPolicy = .lowLatency) {
@@ -129,10 +129,10 @@ final class L2CAPLink: HCIACLHandler, @unchecked Sendable {
 
     // MARK: Receiving (reader thread)
 
-    var receiveContext: UnsafeMutableRawPointer? { UnsafeMutableRawPointer(reassembly) }
+    package var receiveContext: UnsafeMutableRawPointer? { UnsafeMutableRawPointer(reassembly) }
 
     @inline(__always)
-    func controllerDidReceiveACL(_ header: ACLHeader, payload: UnsafeRawBufferPointer, at time: HostTime,
+    package func controllerDidReceiveACL(_ header: ACLHeader, payload: UnsafeRawBufferPointer, at time: HostTime,
                                  context: UnsafeMutableRawPointer?) {
         // The route's copy of `reassembly`, fetched with the route instead of through self.
         assert(context == nil || context == UnsafeMutableRawPointer(self.reassembly), "a route handed another link's state")
@@ -145,11 +145,11 @@ final class L2CAPLink: HCIACLHandler, @unchecked Sendable {
         }
     }
 
-    func controllerDidFinishBatch() {
+    package func controllerDidFinishBatch() {
         bearer.finishBatch()
     }
 
-    var bytesToCompletePDU: Int { reassembly.pointee.bytesOwed }
+    package var bytesToCompletePDU: Int { reassembly.pointee.bytesOwed }
 
     @inline(never)
     private func reassemblyFailed(_ outcome: L2CAPReassemblyOutcome) {

@@ -473,7 +473,7 @@ public final class LEConnection: Sendable, CustomStringConvertible {
     /// timer: true when it ended within it, false when the limit passed, the link went down or
     /// the caller was cancelled. A request still unanswered at the limit goes on (a late answer
     /// still sets the MTU) until ATT's own transaction timeout.
-    func exchangeMTU(waitingUpTo limit: Duration) async -> Bool {
+    package func exchangeMTU(waitingUpTo limit: Duration) async -> Bool {
         let waiter = Waiter<Bool>()
         let open = state.withLock { s -> Bool in
             guard s.disconnectReason == nil else { return false }

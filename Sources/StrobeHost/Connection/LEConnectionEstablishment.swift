@@ -6,8 +6,8 @@ import StrobeHCI
 /// the commands the machine asked for, the deadline, the caller's cancel, LE Connection
 /// Complete and the controller's close; out come the commands to send and the attempt's end.
 /// The owner sends, keeps `token` (its waiter) and waits on one timer for `nextDeadline`.
-struct LEConnectionEstablishment<Token: Equatable & Sendable>: Sendable {
-    enum Action: Equatable, Sendable {
+package struct LEConnectionEstablishment<Token: Equatable & Sendable>: Sendable {
+    package enum Action: Equatable, Sendable {
         /// Send LE Create Connection (or its extended form) and report its outcome to
         /// `createConnectionSent`.
         case sendCreateConnection
@@ -23,10 +23,10 @@ struct LEConnectionEstablishment<Token: Equatable & Sendable>: Sendable {
 
     /// How long the controller may take to report LE Connection Complete after it took LE Create
     /// Connection Cancel before the attempt ends without it.
-    static var cancelCompletionTimeout: Duration { .seconds(2) }
+    package static var cancelCompletionTimeout: Duration { .seconds(2) }
 
     /// Why an attempt ended without a connection.
-    enum Failure: Error, Equatable, Sendable {
+    package enum Failure: Error, Equatable, Sendable {
         /// Its deadline passed; the cancel ended it.
         case timedOut(after: Duration)
         /// The caller cancelled it.
@@ -60,8 +60,10 @@ struct LEConnectionEstablishment<Token: Equatable & Sendable>: Sendable {
     /// An attempt ended without knowing that the controller stopped connecting.
     private var mayStillConnect = false
 
+    package init() {}
+
     /// When the attempt under way times out, on the owner's time line.
-    var nextDeadline: Duration? {
+    package var nextDeadline: Duration? {
         switch phase {
         case .initiating(_, _, let deadline): deadline
         case .cancelling(_, _, _, let deadline): deadline
@@ -70,7 +72,7 @@ struct LEConnectionEstablishment<Token: Equatable & Sendable>: Sendable {
     }
 
     /// The token of the attempt under way.
-    var pending: Token? {
+    package var pending: Token? {
         switch phase {
         case .creating(let token, _, _), .initiating(let token, _, _), .cancelling(let token, _, _, _): token
         case .idle, .closed: nil
@@ -79,7 +81,7 @@ struct LEConnectionEstablishment<Token: Equatable & Sendable>: Sendable {
 
     /// Starts an attempt that may take `timeout` once the controller has taken the command.
     /// One at a time: a second start, or one after the close, ends at once.
-    mutating func start(_ token: Token, timeout: Duration) -> [Action] {
+    package mutating func start(_ token: Token, timeout: Duration) -> [Action] {
         switch phase {
         case .idle:
             phase = .creating(token, timeout: timeout, cancelWanted: false)
@@ -92,7 +94,7 @@ struct LEConnectionEstablishment<Token: Equatable & Sendable>: Sendable {
     }
 
     /// LE Create Connection's Command Status came back (or the command failed) at `now`.
-    mutating func createConnectionSent(_ result: Result<Void, HCIError>, now: Duration) -> [Action] {
+    package mutating func createConnectionSent(_ result: Result<Void, HCIError>, now: Duration) -> [Action] {
         guard case .creating(let token, let timeout, let cancelWanted) = phase else { return [] }
         if case .failure(let error) = result {
             phase = .idle
@@ -108,7 +110,7 @@ struct LEConnectionEstablishment<Token: Equatable & Sendable>: Sendable {
 
     /// The owner's timer fired at `now`: an attempt past its deadline is cancelled; one whose
     /// cancel brought no LE Connection Complete ends without it.
-    mutating func deadlinePassed(now: Duration) -> [Action] {
+    package mutating func deadlinePassed(now: Duration) -> [Action] {
         switch phase {
         case .initiating(let token, let timeout, let deadline) where deadline <= now:
             phase = .cancelling(token, timeout: timeout, byCaller: false, deadline: nil)
@@ -125,7 +127,7 @@ struct LEConnectionEstablishment<Token: Equatable & Sendable>: Sendable {
     /// The caller of the attempt `token` gave up: the controller is asked to stop initiating.
     /// The attempt still ends with LE Connection Complete (Unknown Connection Identifier, or a
     /// connection made just before the cancel).
-    mutating func cancelled(_ token: Token) -> [Action] {
+    package mutating func cancelled(_ token: Token) -> [Action] {
         switch phase {
         case .creating(let pending, let timeout, _) where pending == token:
             phase = .creating(pending, timeout: timeout, cancelWanted: true)
@@ -145,7 +147,7 @@ struct LEConnectionEstablishment<Token: Equatable & Sendable>: Sendable {
     /// Disallowed: nothing is initiating any more), its LE Connection Complete is on its way, and
     /// waited for up to `cancelCompletionTimeout`; any other failure ends the attempt with it,
     /// since no LE Connection Complete may come.
-    mutating func cancelSent(_ result: Result<Void, HCIError>, now: Duration) -> [Action] {
+    package mutating func cancelSent(_ result: Result<Void, HCIError>, now: Duration) -> [Action] {
         guard case .cancelling(let token, let timeout, let byCaller, _) = phase else { return [] }
         if case .failure(let error) = result {
             if case .commandFailed(_, .commandDisallowed) = error {} else {
@@ -159,7 +161,7 @@ struct LEConnectionEstablishment<Token: Equatable & Sendable>: Sendable {
     }
 
     /// LE Connection Complete for a link in the central role.
-    mutating func connectionComplete(_ event: LEConnectionCompleteEvent) -> [Action] {
+    package mutating func connectionComplete(_ event: LEConnectionCompleteEvent) -> [Action] {
         let token: Token
         let timeout: Duration
         /// Set when a cancel was asked for: by the caller, or for the deadline.
@@ -183,7 +185,7 @@ struct LEConnectionEstablishment<Token: Equatable & Sendable>: Sendable {
     }
 
     /// The controller closed: the attempt under way ends, and no other starts.
-    mutating func closed(_ error: HCIError) -> [Action] {
+    package mutating func closed(_ error: HCIError) -> [Action] {
         let token = pending
         phase = .closed(error)
         return token.map { [.finish($0, .failure(.closed(error)))] } ?? []

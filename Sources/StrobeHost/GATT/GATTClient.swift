@@ -23,6 +23,9 @@ public final class GATTClient: Sendable {
         var onRediscovered: (@Sendable (GATTDatabase) -> Void)?
     }
 
+    /// Whether a long write (Prepare Write Requests, then Execute) is under way.
+    package var isLongWriteInProgress: Bool { state.withLock { $0.longWriteInProgress } }
+
     package init(bearer: ATTBearer) {
         self.bearer = bearer
         (databaseEvents, events) = AsyncStream.makeStream(of: GATTDatabaseEvent.self, bufferingPolicy: .bufferingNewest(16))

@@ -39,10 +39,10 @@ public struct GATTServerCharacteristic: Hashable, Sendable {
 /// A GATT server's attribute table (Core Vol 3, Part G, 3): services, characteristic
 /// declarations and values, descriptors, in handle order, built once and then served.
 public final class GATTAttributeDatabase: Sendable {
-    struct Attribute: Sendable {
-        var handle: AttributeHandle
-        var type: BluetoothUUID
-        var value: [UInt8]
+    package struct Attribute: Sendable {
+        package var handle: AttributeHandle
+        package var type: BluetoothUUID
+        package var value: [UInt8]
         var permissions: GATTAttributePermissions
         var onRead: GATTReadHandler?
         var onWrite: GATTWriteHandler?
@@ -144,7 +144,7 @@ public final class GATTAttributeDatabase: Sendable {
         return (list[index].handle, cccd.handle)
     }
 
-    var snapshot: [Attribute] { attributes.withLock { $0 } }
+    package var snapshot: [Attribute] { attributes.withLock { $0 } }
 
     func update(_ body: (inout [Attribute]) -> Void) { attributes.withLock { body(&$0) } }
 }

@@ -400,7 +400,7 @@ public final class NotificationRing: @unchecked Sendable {
     }
 
     /// Whether a sequence consumer is parked right now (for tests that wait for it, not sleep).
-    var isConsumerParked: Bool {
+    package var isConsumerParked: Bool {
         shared.pointee.waiterState.load(ordering: .acquiring) == Self.parked
     }
 

@@ -7,8 +7,8 @@ import StrobeSecurity
 /// the stored bond's: then the app's delegate decides. A refused bond leaves nothing of the
 /// pairing in use and ends the link. Its owner (`LinkSecurity`) does the store's I/O and asks the
 /// delegate, off the link's threads, and feeds the outcomes back.
-struct BondSettlement: Sendable {
-    enum Action: Equatable, Sendable {
+package struct BondSettlement: Sendable {
+    package enum Action: Equatable, Sendable {
         /// The pairing ended with this outcome: its level and result are the link's now.
         case finish(Result<SMPPairingResult, SecurityError>)
         /// The peer's claimed identity was not taken (logged), for this reason.
@@ -31,7 +31,7 @@ struct BondSettlement: Sendable {
     let result: SMPPairingResult
     /// The connection address the pairing ran from.
     let peer: BluetoothAddress
-    private(set) var bond: Bond?
+    package private(set) var bond: Bond?
     private var provedByIRK = false
     private var ignoredClaim: String?
     private var existing: Bond?
@@ -39,7 +39,7 @@ struct BondSettlement: Sendable {
     private var concerns = ""
 
     /// A pairing that succeeded from `peer`, as `role`.
-    init(_ result: SMPPairingResult, peer: BluetoothAddress, peerType: LEAddressType, role: LERole) {
+    package init(_ result: SMPPairingResult, peer: BluetoothAddress, peerType: LEAddressType, role: LERole) {
         self.result = result
         self.peer = peer
         guard result.bonded else { return }
@@ -55,13 +55,13 @@ struct BondSettlement: Sendable {
     }
 
     /// Starts: a pairing without a bond, or with no store to keep one, ends at once.
-    func start(storing: Bool) -> [Action] {
+    package func start(storing: Bool) -> [Action] {
         guard let bond, storing else { return [.finish(.success(result))] }
         return (ignoredClaim.map { [.identityClaimIgnored($0)] } ?? []) + [.lookUp(bond.peer.address)]
     }
 
     /// The stored bond with the identity's address (nil: none), or the store's failure.
-    mutating func found(_ stored: Result<Bond?, BondStoreError>) -> [Action] {
+    package mutating func found(_ stored: Result<Bond?, BondStoreError>) -> [Action] {
         guard let bond else { return [] }
         let existing: Bond?
         switch stored {
@@ -82,7 +82,7 @@ struct BondSettlement: Sendable {
     }
 
     /// The app's answer (nil: no delegate, which is no).
-    func answered(_ yes: Bool?) -> [Action] {
+    package func answered(_ yes: Bool?) -> [Action] {
         guard let bond, let existing else { return [] }
         guard yes ?? false else { return [.refuse(.bondReplacementRefused(peer: existing.peer, reason: concerns))] }
         return [save(bond)]
@@ -90,7 +90,7 @@ struct BondSettlement: Sendable {
 
     /// The save's outcome: false when the stored bond was no longer the one looked up (another
     /// link or process changed it meanwhile).
-    func saved(_ outcome: Result<Bool, BondStoreError>) -> [Action] {
+    package func saved(_ outcome: Result<Bool, BondStoreError>) -> [Action] {
         guard let bond else { return [] }
         switch outcome {
         case .failure(let error):

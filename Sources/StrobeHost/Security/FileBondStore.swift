@@ -38,13 +38,13 @@ public final class FileBondStore: BondStore {
     }
 
     /// An unpredictable name for a temporary file in the store's directory.
-    @Sendable static func randomTemporaryName() -> String {
+    @Sendable package static func randomTemporaryName() -> String {
         ".bonds-" + SMPRandom.bytes(12).map { String(format: "%02x", $0) }.joined()
     }
 
     /// `temporaryName` names each temporary file in the store's directory (tests plant links
     /// at the names it gives).
-    init(path: String, lockTimeout: Duration = .seconds(10), temporaryName: @escaping @Sendable () -> String) {
+    package init(path: String, lockTimeout: Duration = .seconds(10), temporaryName: @escaping @Sendable () -> String) {
         self.lockTimeout = lockTimeout
         let absolute = path.hasPrefix("/") ? path : FileManager.default.currentDirectoryPath + "/" + path
         self.path = absolute

@@ -8,8 +8,8 @@ import StrobeSecurity
 /// security level and the bond whose key the peer proved it holds. Inputs from the owner
 /// (`LinkSecurity`), actions out: the commands to send, the caller's outcome, the level to
 /// announce.
-struct LinkEncryption<Token: Equatable & Sendable>: Sendable {
-    enum Action: Equatable, Sendable {
+package struct LinkEncryption<Token: Equatable & Sendable>: Sendable {
+    package enum Action: Equatable, Sendable {
         /// LE Enable Encryption with this key for the wait `Token`; its failure goes to
         /// `encryptionCommandFailed`.
         case sendEnableEncryption(LongTermKey, for: Token)
@@ -24,7 +24,7 @@ struct LinkEncryption<Token: Equatable & Sendable>: Sendable {
         case announce(SMPSecurityLevel)
     }
 
-    enum Failure: Error, Equatable, Sendable {
+    package enum Failure: Error, Equatable, Sendable {
         /// Encryption Change (or the command that starts encryption) carried this status.
         case failed(HCIStatus)
         /// A later `encrypt` took the wait over.
@@ -37,23 +37,31 @@ struct LinkEncryption<Token: Equatable & Sendable>: Sendable {
     }
 
     /// A bond's key, and what encrypting with it proves.
-    struct BondKey: Equatable, Sendable {
-        var key: LongTermKey
-        var level: SMPSecurityLevel
-        var identity: IdentityAddress
+    package struct BondKey: Equatable, Sendable {
+        package var key: LongTermKey
+        package var level: SMPSecurityLevel
+        package var identity: IdentityAddress
+
+        package init(key: LongTermKey, level: SMPSecurityLevel, identity: IdentityAddress) {
+            self.key = key
+            self.level = level
+            self.identity = identity
+        }
     }
 
-    private(set) var level = SMPSecurityLevel.none
+    package private(set) var level = SMPSecurityLevel.none
     /// The bond whose key encrypts the link now, or that the pairing which encrypted it stored.
-    private(set) var provenBond: IdentityAddress?
+    package private(set) var provenBond: IdentityAddress?
     /// The bond whose key is being used, until Encryption Change says whether it worked.
     private var pending: BondKey?
     private var waiting: Token?
     private var closed = false
 
+    package init() {}
+
     /// Central: encrypt with `bond`'s key; `token` hears the outcome. A wait already under way
     /// is superseded.
-    mutating func encrypt(_ token: Token, with bond: BondKey) -> [Action] {
+    package mutating func encrypt(_ token: Token, with bond: BondKey) -> [Action] {
         guard !closed else { return [.finish(token, .failure(.disconnected))] }
         var actions: [Action] = waiting.map { [.finish($0, .failure(.superseded))] } ?? []
         waiting = token
@@ -64,7 +72,7 @@ struct LinkEncryption<Token: Equatable & Sendable>: Sendable {
 
     /// Peripheral: the central asks for the key EDIV and Rand name. The pairing's key while one
     /// encrypts the link (EDIV and Rand zero), else the bond's when they name it, else none.
-    mutating func longTermKeyRequested(ediv: UInt16, rand: UInt64, pairingKey: LongTermKey?, bond: BondKey?) -> [Action] {
+    package mutating func longTermKeyRequested(ediv: UInt16, rand: UInt64, pairingKey: LongTermKey?, bond: BondKey?) -> [Action] {
         if let pairingKey, ediv == 0, rand == 0 { return [.replyWithKey(pairingKey)] }
         guard let bond, bond.key.ediv == ediv, bond.key.rand == rand else { return [.replyWithoutKey] }
         pending = bond
@@ -72,7 +80,7 @@ struct LinkEncryption<Token: Equatable & Sendable>: Sendable {
     }
 
     /// Encryption Change (or Encryption Key Refresh Complete) outside a pairing.
-    mutating func encryptionChanged(status: HCIStatus, enabled: Bool) -> [Action] {
+    package mutating func encryptionChanged(status: HCIStatus, enabled: Bool) -> [Action] {
         var actions: [Action] = []
         let token = waiting
         waiting = nil
@@ -102,7 +110,7 @@ struct LinkEncryption<Token: Equatable & Sendable>: Sendable {
     /// LE Enable Encryption sent for the wait `token` failed: that wait ends (a later one is none
     /// of its business), with the controller's status when it refused the command, else with the
     /// command's error (the controller closed or fell silent).
-    mutating func encryptionCommandFailed(_ error: HCIError, for token: Token) -> [Action] {
+    package mutating func encryptionCommandFailed(_ error: HCIError, for token: Token) -> [Action] {
         guard waiting == token else { return [] }
         waiting = nil
         pending = nil
@@ -111,22 +119,22 @@ struct LinkEncryption<Token: Equatable & Sendable>: Sendable {
     }
 
     /// A pairing's keys encrypt the link now: it proves no bond until one is stored.
-    mutating func pairingEncrypted() {
+    package mutating func pairingEncrypted() {
         provenBond = nil
     }
 
     /// The pairing is over and its result taken, at `level`.
-    mutating func paired(level: SMPSecurityLevel) {
+    package mutating func paired(level: SMPSecurityLevel) {
         self.level = level
     }
 
     /// The pairing's bond is stored under `identity`: the peer has proved it is that bond's.
-    mutating func bondStored(_ identity: IdentityAddress) {
+    package mutating func bondStored(_ identity: IdentityAddress) {
         provenBond = identity
     }
 
     /// The link is down: the caller waiting hears it, and nothing more starts.
-    mutating func linkClosed() -> [Action] {
+    package mutating func linkClosed() -> [Action] {
         closed = true
         pending = nil
         defer { waiting = nil }

@@ -8,8 +8,8 @@ import StrobeSecurity
 /// the pairing that asked; after an SMP timeout it takes no more SMP on the link (Core Vol 3,
 /// Part H, 3.4). The pairing's own messages are `SMPPairing`'s; making one (its P-256 key, the
 /// store's local IRK) is the owner's (`LinkSecurity`), asked for with `makePairing`.
-struct LinkPairing<Token: Sendable>: Sendable {
-    enum Action: Equatable, Sendable {
+package struct LinkPairing<Token: Sendable>: Sendable {
+    package enum Action: Equatable, Sendable {
         /// Carry out the pairing machine's action.
         case pairing(SMPPairingAction)
         /// Central: the peripheral sent a Security Request while no pairing runs; the owner
@@ -20,7 +20,7 @@ struct LinkPairing<Token: Sendable>: Sendable {
     }
 
     /// What the owner does next.
-    enum Step: Equatable, Sendable {
+    package enum Step: Equatable, Sendable {
         /// Make a pairing (`verifyingStore`: check the store can keep a bond first) and feed the
         /// same input again with it.
         case makePairing(verifyingStore: Bool)
@@ -30,29 +30,29 @@ struct LinkPairing<Token: Sendable>: Sendable {
     let role: LERole
     private(set) var pairing: SMPPairing?
     /// Counts the pairings on this link: an answer goes to the pairing that asked, never a later one.
-    private(set) var number = 0
+    package private(set) var number = 0
     /// Waiting for the pairing under way (or the next) to end.
-    private(set) var waiters: [Token] = []
+    package private(set) var waiters: [Token] = []
     private(set) var lastResult: SMPPairingResult?
     /// After an SMP timeout no more SMP is sent or taken on the link.
-    private(set) var smpTimedOut = false
+    package private(set) var smpTimedOut = false
     private(set) var closed = false
     /// Peripheral: a Security Request went out and the central has sent no SMP PDU since, nor
     /// encrypted the link.
     private(set) var awaitingCentral = false
 
-    init(role: LERole) {
+    package init(role: LERole) {
         self.role = role
     }
 
-    var isPairing: Bool { pairing?.isActive == true }
+    package var isPairing: Bool { pairing?.isActive == true }
 
     /// The SMP timer runs while a pairing is under way or awaited.
-    var timerRuns: Bool { isPairing || !waiters.isEmpty }
+    package var timerRuns: Bool { isPairing || !waiters.isEmpty }
 
     /// An SMP PDU from CID 6. `fresh` is the pairing made after `makePairing` (or the store's
     /// failure to make one).
-    mutating func receive(_ pdu: [UInt8], allowsPairing: Bool, fresh: Result<SMPPairing, BondStoreError>? = nil) -> Step {
+    package mutating func receive(_ pdu: [UInt8], allowsPairing: Bool, fresh: Result<SMPPairing, BondStoreError>? = nil) -> Step {
         guard !smpTimedOut, !closed else { return .act([]) }
         awaitingCentral = false
         if !isPairing {
@@ -80,7 +80,7 @@ struct LinkPairing<Token: Sendable>: Sendable {
     /// A caller pairs (`token` hears the end): the central starts with `fresh`; the peripheral
     /// sends a Security Request with `securityRequest` and waits for the central. Joins a
     /// pairing already under way.
-    mutating func begin(_ token: Token, securityRequest: SMPAuthenticationRequirements?,
+    package mutating func begin(_ token: Token, securityRequest: SMPAuthenticationRequirements?,
                         fresh: SMPPairing?) throws(SecurityError) -> Step {
         guard !closed else { throw .pairing(.disconnected) }
         guard !smpTimedOut else { throw .pairing(.notAllowed("SMP timed out on this link")) }
@@ -103,7 +103,7 @@ struct LinkPairing<Token: Sendable>: Sendable {
     }
 
     /// Waits for the pairing the peer runs: nil once `token` waits; the result when one is done.
-    mutating func await(_ token: Token) throws(SecurityError) -> SMPPairingResult? {
+    package mutating func await(_ token: Token) throws(SecurityError) -> SMPPairingResult? {
         if let lastResult { return lastResult }
         guard !closed else { throw .pairing(.disconnected) }
         waiters.append(token)
@@ -112,7 +112,7 @@ struct LinkPairing<Token: Sendable>: Sendable {
 
     /// The user's answer for pairing `number`: applied only if that pairing is still the one
     /// under way.
-    mutating func answer(for number: Int, _ apply: (inout SMPPairing) -> [SMPPairingAction]) -> [SMPPairingAction] {
+    package mutating func answer(for number: Int, _ apply: (inout SMPPairing) -> [SMPPairingAction]) -> [SMPPairingAction] {
         guard number == self.number, var pairing else { return [] }
         let actions = apply(&pairing)
         self.pairing = pairing
@@ -120,7 +120,7 @@ struct LinkPairing<Token: Sendable>: Sendable {
     }
 
     /// Encryption Change while a pairing is under way is the pairing's; nil when none is.
-    mutating func encryptionChanged(status: HCIStatus) -> [SMPPairingAction]? {
+    package mutating func encryptionChanged(status: HCIStatus) -> [SMPPairingAction]? {
         guard var pairing, pairing.isActive else { return nil }
         let actions = pairing.encryptionChanged(status: status.rawValue)
         self.pairing = pairing
@@ -129,13 +129,13 @@ struct LinkPairing<Token: Sendable>: Sendable {
 
     /// LE Long Term Key Request: the central answers a Security Request by encrypting. The
     /// pairing's key when it is the one encrypting the link.
-    mutating func longTermKeyRequested() -> LongTermKey? {
+    package mutating func longTermKeyRequested() -> LongTermKey? {
         awaitingCentral = false
         return pairing?.keyForEncryption
     }
 
     /// The SMP timer ran out.
-    mutating func smpTimerExpired() -> [SMPPairingAction] {
+    package mutating func smpTimerExpired() -> [SMPPairingAction] {
         guard var pairing else { return [] }
         let actions = pairing.timedOut()
         self.pairing = pairing
@@ -144,24 +144,24 @@ struct LinkPairing<Token: Sendable>: Sendable {
 
     /// The pairing reported its end (`error` nil: success): the waiters are handed over now, so
     /// that a pairing started meanwhile keeps its own.
-    mutating func ended(_ error: SMPPairingError?) -> [Token] {
+    package mutating func ended(_ error: SMPPairingError?) -> [Token] {
         if error == .timeout { smpTimedOut = true }
         defer { waiters = [] }
         return waiters
     }
 
     /// The pairing's result is the link's (also when its bond was not stored).
-    mutating func settled(_ result: SMPPairingResult) {
+    package mutating func settled(_ result: SMPPairingResult) {
         lastResult = result
     }
 
     /// Peripheral: whether to send the Security Request again now.
-    func remindsCentral(encrypted: Bool) -> Bool {
+    package func remindsCentral(encrypted: Bool) -> Bool {
         awaitingCentral && !closed && !smpTimedOut && !encrypted && !waiters.isEmpty
     }
 
     /// The link is down: nothing of the pairing is kept, and the waiters are handed over.
-    mutating func linkClosed() -> [Token] {
+    package mutating func linkClosed() -> [Token] {
         closed = true
         pairing = nil
         defer { waiters = [] }

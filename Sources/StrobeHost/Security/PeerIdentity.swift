@@ -10,18 +10,25 @@ import StrobeSecurity
 /// - A peer that paired from a resolvable private address is its claimed identity only when
 ///   the IRK it distributed resolves that address.
 /// - Otherwise the bond is kept under the address it paired from.
-struct PeerIdentity: Sendable, Hashable {
-    var identity: IdentityAddress
-    var irk: IdentityResolvingKey?
+package struct PeerIdentity: Sendable, Hashable {
+    package var identity: IdentityAddress
+    package var irk: IdentityResolvingKey?
     /// Why the claimed identity (and its IRK) was not taken; `nil` when it was, or none was made.
-    var ignoredClaim: String?
+    package var ignoredClaim: String?
     /// The identity rests on the peer's own IRK resolving its private address: anyone can make
     /// such a pair, so it proves the peer holds that IRK, not that it is that identity.
-    var provedByIRK = false
+    package var provedByIRK = false
+
+    package init(identity: IdentityAddress, irk: IdentityResolvingKey?, ignoredClaim: String?, provedByIRK: Bool = false) {
+        self.identity = identity
+        self.irk = irk
+        self.ignoredClaim = ignoredClaim
+        self.provedByIRK = provedByIRK
+    }
 }
 
 extension PeerIdentity {
-    init(claimed: IdentityAddress?, irk: IdentityResolvingKey?, pairedFrom address: BluetoothAddress, type: LEAddressType) {
+    package init(claimed: IdentityAddress?, irk: IdentityResolvingKey?, pairedFrom address: BluetoothAddress, type: LEAddressType) {
         let connection = IdentityAddress(address: address, isRandom: type.connectable == .random)
         let fromIdentity = type == .publicIdentity || type == .randomIdentity || connection.invalidity == nil
         guard let claimed else {

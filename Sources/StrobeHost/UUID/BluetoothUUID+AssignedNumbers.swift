@@ -2,7 +2,7 @@
 
 extension BluetoothUUID {
     /// The SIG's 16-bit UUIDs and their names, sorted by UUID.
-    static let assignedNumbers: [(uuid16: UInt16, name: StaticString)] = [
+    package static let assignedNumbers: [(uuid16: UInt16, name: StaticString)] = [
         (0x0001, "SDP"),
         (0x0002, "UDP"),
         (0x0003, "RFCOMM"),

@@ -129,6 +129,24 @@ public struct SMPPairingResult: Sendable, Hashable, CustomStringConvertible {
     /// The keys that crossed (or were derived), by name.
     public var keysExchanged: [String]
 
+    package init(
+        method: SMPPairingMethod, secureConnections: Bool, keySize: Int, securityLevel: SMPSecurityLevel, bonded: Bool,
+        longTermKey: LongTermKey?, peerIRK: IdentityResolvingKey?, peerIdentity: IdentityAddress?,
+        peerCSRK: SignatureResolvingKey?, localCSRK: SignatureResolvingKey?, keysExchanged: [String]
+    ) {
+        self.method = method
+        self.secureConnections = secureConnections
+        self.keySize = keySize
+        self.securityLevel = securityLevel
+        self.bonded = bonded
+        self.longTermKey = longTermKey
+        self.peerIRK = peerIRK
+        self.peerIdentity = peerIdentity
+        self.peerCSRK = peerCSRK
+        self.localCSRK = localCSRK
+        self.keysExchanged = keysExchanged
+    }
+
     /// Names the pairing kind, method, security level, key size and keys (never their values), and
     /// whether the two bonded.
     public var description: String {

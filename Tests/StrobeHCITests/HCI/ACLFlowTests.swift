@@ -1,5 +1,5 @@
 import Testing
-@testable import StrobeHCI
+import StrobeHCI
 
 private func controller(buffers: UInt8) async throws -> (HCIController, ScriptedTransport) {
     var profile = ControllerProfile()
@@ -36,7 +36,7 @@ private let mtuRequest: [UInt8] = [0x03, 0x00, 0x04, 0x00, 0x02, 0xF7, 0x00]
 
         // No buffer: the third send waits instead of dropping.
         let third = Task { try await controller.sendACL(handle: 1, boundary: .firstNonFlushable, payload: [1, 2, 3]) }
-        #expect(await eventually(controller) { $0.acl.waitingCount == 1 })
+        #expect(await eventually(controller) { $0.aclWaitingCount == 1 })
         #expect(transport.sent.count == base + 2)
         let none = controller.tryReserveACLBuffer(for: 1) == nil
         #expect(none)
@@ -60,9 +60,9 @@ private let mtuRequest: [UInt8] = [0x03, 0x00, 0x04, 0x00, 0x02, 0xF7, 0x00]
         try await controller.sendACL(handle: 1, boundary: .firstNonFlushable, payload: mtuRequest)
         try await controller.sendACL(handle: 1, boundary: .firstNonFlushable, payload: mtuRequest)
         let sameHandle = Task { try await controller.sendACL(handle: 1, boundary: .firstNonFlushable, payload: [1]) }
-        #expect(await eventually(controller) { $0.acl.waitingCount == 1 })
+        #expect(await eventually(controller) { $0.aclWaitingCount == 1 })
         let otherHandle = Task { try await controller.sendACL(handle: 2, boundary: .firstNonFlushable, payload: [2]) }
-        #expect(await eventually(controller) { $0.acl.waitingCount == 2 })
+        #expect(await eventually(controller) { $0.aclWaitingCount == 2 })
 
         transport.deliver(disconnectionComplete(handle: 1))
         await #expect(throws: HCIError.connectionClosed(handle: 1)) { try await sameHandle.outcome }
@@ -78,12 +78,12 @@ private let mtuRequest: [UInt8] = [0x03, 0x00, 0x04, 0x00, 0x02, 0xF7, 0x00]
         try await controller.sendACL(handle: 1, boundary: .firstNonFlushable, payload: mtuRequest)
         try await controller.sendACL(handle: 1, boundary: .firstNonFlushable, payload: mtuRequest)
         let cancelled = Task { try await controller.sendACL(handle: 1, boundary: .firstNonFlushable, payload: [1]) }
-        #expect(await eventually(controller) { $0.acl.waitingCount == 1 })
+        #expect(await eventually(controller) { $0.aclWaitingCount == 1 })
         cancelled.cancel()
         await #expect(throws: CancellationError.self) { try await cancelled.outcome }
 
         let closed = Task { try await controller.sendACL(handle: 1, boundary: .firstNonFlushable, payload: [1]) }
-        #expect(await eventually(controller) { $0.acl.waitingCount == 1 })
+        #expect(await eventually(controller) { $0.aclWaitingCount == 1 })
         transport.fail(.closedByPeer)
         await #expect(throws: HCIError.closed(.closedByPeer)) { try await closed.outcome }
     }
@@ -228,7 +228,7 @@ private let mtuRequest: [UInt8] = [0x03, 0x00, 0x04, 0x00, 0x02, 0xF7, 0x00]
         let base = transport.sent.count
         // The controller never sends Number Of Completed Packets.
         let stuck = Task { try await controller.sendACL(handle: 1, boundary: .firstNonFlushable, payload: [1]) }
-        #expect(await eventually(controller) { $0.acl.waitingCount == 1 })
+        #expect(await eventually(controller) { $0.aclWaitingCount == 1 })
         await clock.waitForSleepers(count: 1)
         clock.advance(by: .milliseconds(2999))
         #expect(controller.aclCredits == 0)
@@ -238,6 +238,6 @@ private let mtuRequest: [UInt8] = [0x03, 0x00, 0x04, 0x00, 0x02, 0xF7, 0x00]
         }
         #expect(transport.sent.count == base)
         #expect(clock.sleeperCount == 0)
-        #expect(await eventually(controller) { $0.acl.waitingCount == 0 })
+        #expect(await eventually(controller) { $0.aclWaitingCount == 0 })
     }
 }

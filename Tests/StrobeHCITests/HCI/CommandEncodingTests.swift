@@ -1,5 +1,5 @@
 import Testing
-@testable import StrobeHCI
+import StrobeHCI
 
 private let peer = BluetoothAddress("F0:F1:F2:F3:F4:F5")!
 

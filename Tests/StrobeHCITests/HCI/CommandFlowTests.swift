@@ -1,5 +1,5 @@
 import Testing
-@testable import StrobeHCI
+import StrobeHCI
 
 /// A Command Complete that only hands out credits.
 private func nop(credits: UInt8) -> [UInt8] { [0x04, 0x0E, 0x03, credits, 0x00, 0x00] }
@@ -11,7 +11,7 @@ private func nop(credits: UInt8) -> [UInt8] { [0x04, 0x0E, 0x03, credits, 0x00, 
         let first = Task { try await controller.send(HCILESetScanEnable(enable: true)) }
         _ = await transport.waitForSent(count: base + 1)
         let second = Task { try await controller.send(HCILESetScanParameters(scanType: .active, scanInterval: 16, scanWindow: 16)) }
-        #expect(await eventually(controller) { $0.commands.queued.count == 1 })
+        #expect(await eventually(controller) { $0.queuedCommandCount == 1 })
         #expect(transport.sent.count == base + 1)
         #expect(controller.commandCredits == 0)
 
@@ -37,7 +37,7 @@ private func nop(credits: UInt8) -> [UInt8] { [0x04, 0x0E, 0x03, credits, 0x00, 
             Task { try await controller.send(HCILECreateConnectionCancel()) },
         ]
         _ = await transport.waitForSent(count: base + 3)
-        #expect(await eventually(controller) { $0.commands.queued.count == 1 })
+        #expect(await eventually(controller) { $0.queuedCommandCount == 1 })
         #expect(transport.sent.count == base + 3)
         let inFlight = transport.sent[base...].compactMap(opcode(of:))
         let waiting = try #require(commands.first { !inFlight.contains($0) })
@@ -60,7 +60,7 @@ private func nop(credits: UInt8) -> [UInt8] { [0x04, 0x0E, 0x03, credits, 0x00, 
         transport.deliver(commandComplete(.leSetScanEnable, credits: 0))
         _ = try await first.outcome
         let second = Task { try await controller.send(HCILESetScanEnable(enable: false)) }
-        #expect(await eventually(controller) { $0.commands.queued.count == 1 })
+        #expect(await eventually(controller) { $0.queuedCommandCount == 1 })
         #expect(transport.sent.count == base + 1)
         transport.deliver(nop(credits: 1))
         #expect(transport.sent.count == base + 2)
@@ -159,7 +159,7 @@ private func nop(credits: UInt8) -> [UInt8] { [0x04, 0x0E, 0x03, credits, 0x00, 
         let inFlight = Task { try await controller.send(HCILESetScanEnable(enable: true)) }
         _ = await transport.waitForSent(count: base + 1)
         let queued = Task { try await controller.send(HCILESetScanEnable(enable: false)) }
-        #expect(await eventually(controller) { $0.commands.queued.count == 1 })
+        #expect(await eventually(controller) { $0.queuedCommandCount == 1 })
         let stream = controller.events()
 
         transport.fail(.closedByPeer)
@@ -190,7 +190,7 @@ private func nop(credits: UInt8) -> [UInt8] { [0x04, 0x0E, 0x03, credits, 0x00, 
         let inFlight = Task { try await controller.send(HCILESetScanEnable(enable: true)) }
         _ = await transport.waitForSent(count: base + 1)
         let queued = Task { try await controller.send(HCILESetAdvertisingEnable(enable: true)) }
-        #expect(await eventually(controller) { $0.commands.queued.count == 1 })
+        #expect(await eventually(controller) { $0.queuedCommandCount == 1 })
 
         queued.cancel()
         await #expect(throws: CancellationError.self) { try await queued.outcome }
@@ -249,7 +249,7 @@ private func nop(credits: UInt8) -> [UInt8] { [0x04, 0x0E, 0x03, credits, 0x00, 
         await clock.waitForSleepers(count: 1)
         #expect(controller.closeError == nil)
         clock.advance(by: .seconds(2))
-        #expect(await eventually(controller) { if case .closed = $0.phase { true } else { false } })
+        #expect(await eventually(controller) { $0.isClosed })
         let cause = TransportError.unresponsive(probe: "Read BD_ADDR", after: .seconds(2))
         #expect(controller.closeError == .closed(cause))
         // The controller records its close first and closes the transport just after, on the
@@ -275,7 +275,7 @@ private func nop(credits: UInt8) -> [UInt8] { [0x04, 0x0E, 0x03, credits, 0x00, 
         #expect(transport.sent.count == base, "no credit, so the probe is not written")
         #expect(controller.closeError == nil)
         clock.advance(by: .seconds(2))
-        #expect(await eventually(controller) { if case .closed = $0.phase { true } else { false } })
+        #expect(await eventually(controller) { $0.isClosed })
         #expect(controller.closeError == .closed(.unresponsive(probe: "Read BD_ADDR", after: .seconds(2))))
         // The controller records its close first and closes the transport just after, on the
         // prober's task; a transport left open fails at the suite's time limit.
@@ -294,7 +294,7 @@ private func nop(credits: UInt8) -> [UInt8] { [0x04, 0x0E, 0x03, credits, 0x00, 
         transport.deliver(commandComplete(.leSetScanEnable, credits: 0))
         _ = try await enable.outcome
         let stuck = Task { try await controller.send(HCILESetScanEnable(enable: false)) }
-        #expect(await eventually(controller) { $0.commands.queued.count == 1 })
+        #expect(await eventually(controller) { $0.queuedCommandCount == 1 })
         await clock.waitForSleepers(count: 1)
         clock.advance(by: .seconds(2))
         await #expect(throws: HCIError.noCommandCredits(.leSetScanEnable, after: .seconds(2))) {

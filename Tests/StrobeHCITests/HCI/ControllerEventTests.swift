@@ -1,5 +1,5 @@
 import Testing
-@testable import StrobeHCI
+import StrobeHCI
 
 private let advertisingReport = bytes("""
     04 3e 1e 02 01 00 01 f5 f4 f3 f2 f1 f0 12 02 01 06 0e 09 42 75 6d 62 6c 65 2d 50 65 72 69 70 68 ce

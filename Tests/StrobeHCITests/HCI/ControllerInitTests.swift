@@ -1,5 +1,5 @@
 import Testing
-@testable import StrobeHCI
+import StrobeHCI
 
 @Suite(.timeLimit(.minutes(1))) struct ControllerInitTests {
     @Test func initSequenceUsesBufferSizeV2WhenSupported() async throws {

@@ -2,7 +2,7 @@ import Logging
 import StrobeBase
 import Synchronization
 import Testing
-@testable import StrobeHCI
+import StrobeHCI
 
 /// What the controller reports through the app's `Logger`: drops and failures with what was
 /// wrong, nothing by default.

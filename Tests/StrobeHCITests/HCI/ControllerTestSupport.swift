@@ -1,6 +1,6 @@
 import StrobeBase
 import Synchronization
-@testable import StrobeHCI
+import StrobeHCI
 
 /// Values gathered from callbacks on the reader thread.
 final class Collector<Element: Sendable>: Sendable {
@@ -11,12 +11,12 @@ final class Collector<Element: Sendable>: Sendable {
 
 /// Whether `condition` comes to hold for the controller's control state while other tasks run
 /// (a caller parked on a command or an ACL buffer, say): checked between yields, no clock.
-func eventually(_ controller: HCIController, _ condition: (borrowing HCIController.Control) -> Bool) async -> Bool {
+func eventually(_ controller: HCIController, _ condition: (HCIController) -> Bool) async -> Bool {
     for _ in 0..<100_000 {
-        if controller.state.withLock({ condition($0) }) { return true }
+        if condition(controller) { return true }
         await Task.yield()
     }
-    return controller.state.withLock { condition($0) }
+    return condition(controller)
 }
 
 /// A controller opened against the scripted transport; the responder is removed afterwards so

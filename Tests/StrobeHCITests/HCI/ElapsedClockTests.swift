@@ -1,5 +1,5 @@
 import Testing
-@testable import StrobeHCI
+import StrobeHCI
 
 @Suite(.timeLimit(.minutes(1))) struct ElapsedClockTests {
     /// The real clock is read straight from the kernel, beside `ContinuousClock`'s own sleep: a

@@ -1,5 +1,5 @@
 import Testing
-@testable import StrobeHCI
+import StrobeHCI
 
 /// Decodes an H4 event (type byte first), as the tests write them.
 private func event(_ hexString: String) throws(HCIError) -> HCIEvent {

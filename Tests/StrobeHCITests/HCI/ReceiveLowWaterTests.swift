@@ -1,5 +1,5 @@
 import Testing
-@testable import StrobeHCI
+import StrobeHCI
 
 /// A link part-way through a PDU, owing `owed` data bytes.
 private final class OwingACLHandler: HCIACLHandler {

@@ -1,5 +1,5 @@
 import Testing
-@testable import StrobeHCI
+import StrobeHCI
 
 @Suite struct StatusAndErrorTests {
     @Test func statusPrintsSpecNameAndCode() {

@@ -1,5 +1,5 @@
 import Testing
-@testable import StrobeHCI
+import StrobeHCI
 
 @Suite(.timeLimit(.minutes(1))) struct VirtualClockTests {
     @Test func sleepEndsOnlyWhenTimeReachesTheDeadline() async throws {

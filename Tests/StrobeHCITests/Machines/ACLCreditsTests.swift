@@ -1,5 +1,5 @@
 import Testing
-@testable import StrobeHCI
+import StrobeHCI
 
 /// The ACL flow control machine driven by scripted inputs: no transport, no clock, no tasks.
 @Suite struct ACLCreditsTests {

@@ -1,5 +1,5 @@
 import Testing
-@testable import StrobeHCI
+import StrobeHCI
 
 /// Keyed deadlines driven by scripted times: no clock.
 @Suite struct DeadlineSetTests {

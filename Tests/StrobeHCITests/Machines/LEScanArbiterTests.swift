@@ -1,5 +1,5 @@
 import Testing
-@testable import StrobeHCI
+import StrobeHCI
 
 /// The controller's one scan shared by its clients, driven by scripted inputs: no controller,
 /// no clock, no tasks.

@@ -1,7 +1,7 @@
 import StrobeBase
 import Synchronization
 import Testing
-@testable import StrobeHCI
+import StrobeHCI
 
 /// The one waiter primitive: resumed exactly once whoever races to end it.
 @Suite(.timeLimit(.minutes(1))) struct WaiterTests {

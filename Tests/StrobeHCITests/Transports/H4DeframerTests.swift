@@ -1,5 +1,5 @@
 import Testing
-@testable import StrobeHCI
+import StrobeHCI
 
 /// Feeds `stream` to a fresh deframer in chunks of the given sizes (the last chunk takes the
 /// rest) and returns what it delivered, in order. For packets that lay wholly inside one chunk

@@ -1,7 +1,7 @@
 import StrobeBase
 import Synchronization
 import Testing
-@testable import StrobeHCI
+import StrobeHCI
 
 #if canImport(Glibc)
 import Glibc
@@ -27,7 +27,7 @@ private final class OwedSink: HCIPacketSink, HCIReceiveLowWater {
         self.onFirstAsk = onFirstAsk
     }
 
-    func watch(_ transport: StreamTransport) { socket.store(transport.link.fd, ordering: .relaxed) }
+    func watch(_ transport: StreamTransport) { socket.store(transport.fileDescriptor, ordering: .relaxed) }
     var marksSeen: [(mark: Int32, bounded: Bool)] { asks.withLock { $0.marks } }
 
     /// The marks seen at the first `count` asks, once there have been that many.

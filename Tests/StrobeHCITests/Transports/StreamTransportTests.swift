@@ -1,6 +1,6 @@
 import Synchronization
 import Testing
-@testable import StrobeHCI
+import StrobeHCI
 
 #if canImport(Glibc)
 import Glibc

@@ -1,7 +1,7 @@
 import StrobeBase
 import Synchronization
 import Testing
-@testable import StrobeHCI
+import StrobeHCI
 
 #if canImport(Glibc)
 import Glibc

@@ -1,7 +1,7 @@
 import StrobeHCI
 import Synchronization
 import Testing
-@testable import StrobeHost
+import StrobeHost
 
 /// Write Requests armed ahead of a trigger: they hold the transaction slot until fired or
 /// disarmed, each ends exactly once, and an armed write never blocks a request made later.

@@ -2,7 +2,7 @@ import StrobeHCI
 import StrobeBase
 import Synchronization
 import Testing
-@testable import StrobeHost
+import StrobeHost
 
 @Suite struct ATTBearerTests {
     /// Three readable values at handles 2, 3, 4 after a service declaration.

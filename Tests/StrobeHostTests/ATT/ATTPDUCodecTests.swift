@@ -1,6 +1,6 @@
 import StrobeHCI
 import Testing
-@testable import StrobeHost
+import StrobeHost
 
 @Suite struct ATTPDUCodecTests {
     @Test func requestsEncodeAsTheSpecLaysThemOut() {

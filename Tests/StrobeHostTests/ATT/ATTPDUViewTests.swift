@@ -1,5 +1,5 @@
 import Testing
-@testable import StrobeHost
+import StrobeHost
 
 @Suite struct ATTPDUViewTests {
     private func view(_ bytes: [UInt8]) throws -> (ATTOpcode, AttributeHandle?, [UInt8]) {

@@ -1,7 +1,7 @@
 import StrobeHCI
 import Testing
 
-@testable import StrobeHost
+import StrobeHost
 
 /// A connection attempt that times out is ended with LE Create Connection Cancel, on a scripted
 /// controller and a virtual clock: the controller's answer to the cancel decides what follows.

@@ -1,7 +1,7 @@
 import StrobeHCI
 import Testing
 
-@testable import StrobeHost
+import StrobeHost
 
 @Suite struct LESignalingTests {
     @Test func parsesAndEncodesACommand() throws {

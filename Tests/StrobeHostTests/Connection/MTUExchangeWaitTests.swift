@@ -1,7 +1,7 @@
 import StrobeHCI
 import Testing
 
-@testable import StrobeHost
+import StrobeHost
 
 /// `connect` waits for the MTU exchange on the link's own timer, not a sleeping task: the wait
 /// ends at its limit, the request goes on, and a late answer still sets the MTU. On a virtual

@@ -1,7 +1,7 @@
 import StrobeHCI
 import Testing
 
-@testable import StrobeHost
+import StrobeHost
 
 /// A K-frame too long for the link to reassemble is dropped before any channel sees it; the
 /// channel it was for ends with a violation instead of joining the next K-frame's bytes into

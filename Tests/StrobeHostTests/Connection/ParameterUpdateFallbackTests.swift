@@ -1,7 +1,7 @@
 import StrobeHCI
 import Testing
 
-@testable import StrobeHost
+import StrobeHost
 
 /// A peripheral's `updateParameters` when the link layer cannot carry the request (a controller
 /// that disallows LE Connection Update as peripheral): it asks through L2CAP signalling, and the

@@ -1,7 +1,7 @@
 import StrobeHCI
 import Testing
 
-@testable import StrobeHost
+import StrobeHost
 
 /// The link's own deadlines on a scripted controller and a virtual clock: a controller that
 /// takes LE Connection Update and never reports it done fails the caller at the procedure

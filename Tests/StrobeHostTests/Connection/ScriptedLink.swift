@@ -1,7 +1,7 @@
 import StrobeHCI
 import Testing
 
-@testable import StrobeHost
+import StrobeHost
 
 /// A link on a scripted controller and a virtual clock: the controller opened, a central
 /// watching it, and LE Connection Complete delivered (handle 0x0040, the peer at a random

@@ -1,5 +1,5 @@
 import Testing
-@testable import StrobeHost
+import StrobeHost
 
 @Suite struct GATTDiscoveryTests {
     @Test(arguments: [23, 247])

@@ -1,5 +1,5 @@
 import Testing
-@testable import StrobeHost
+import StrobeHost
 
 @Suite struct GATTReadWriteTests {
     @Test(arguments: [(23, 13), (247, 1)])
@@ -120,7 +120,7 @@ import Testing
         h.server.releaseHeld()
         await h.channel.waitUntilSent(.executeWriteRequest)
         #expect(h.channel.sent(.executeWriteRequest) == [[0x18, 0x00]])
-        #expect(await eventually { !h.client.state.withLock { $0.longWriteInProgress } })
+        #expect(await eventually { !h.client.isLongWriteInProgress })
         try await h.client.writeLong([5, 6], handle: GATTTestDatabase.customWriteHandle)
         #expect(h.server.value(at: GATTTestDatabase.customWriteHandle) == [5, 6])
     }

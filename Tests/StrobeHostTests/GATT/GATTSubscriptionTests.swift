@@ -1,6 +1,6 @@
 import StrobeHCI
 import Testing
-@testable import StrobeHost
+import StrobeHost
 
 @Suite struct GATTSubscriptionTests {
     private static let batteryLevel = GATTTestDatabase.expected.services[2].characteristics[0].characteristic

@@ -1,4 +1,4 @@
-@testable import StrobeHost
+import StrobeHost
 
 /// A small multi-service server: GAP, GATT (Service Changed), Battery (including the custom
 /// service) and a custom 128-bit service with a 300-byte value. Handles 0x0E-0x0F are unused.

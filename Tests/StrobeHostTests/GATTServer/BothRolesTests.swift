@@ -2,7 +2,7 @@ import StrobeHCI
 import StrobeBase
 import Synchronization
 import Testing
-@testable import StrobeHost
+import StrobeHost
 
 /// One link, two hosts, each both a GATT client and a GATT server on its one bearer: whichever
 /// side exchanges the MTU, both roles on both sides use it.

@@ -1,7 +1,7 @@
 import StrobeHCI
 import Testing
 
-@testable import StrobeHost
+import StrobeHost
 
 /// Database Hash (Vol 3, Part G, 7.3) against a foreign implementation: the message and hash
 /// below are what Bumble (0.0.236, `bumble.profiles.gatt_service.GenericAttributeProfileService`)

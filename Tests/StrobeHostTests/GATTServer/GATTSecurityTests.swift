@@ -4,7 +4,7 @@ import StrobeBase
 import Synchronization
 import Testing
 
-@testable import StrobeHost
+import StrobeHost
 
 /// Attributes that need an encrypted or authenticated link, the errors the server answers with,
 /// and the client's escalation and single retry.

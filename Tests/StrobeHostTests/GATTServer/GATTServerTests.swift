@@ -3,7 +3,7 @@ import StrobeBase
 import Synchronization
 import Testing
 
-@testable import StrobeHost
+import StrobeHost
 
 /// Carries PDUs one way, in order, on a task of its own (as a link would, never re-entrantly).
 final class PipeChannel: ATTChannel, Sendable {

@@ -1,6 +1,6 @@
 import Testing
 
-@testable import StrobeHost
+import StrobeHost
 
 /// The credit-based channels' signalling commands, byte for byte (Core Vol 3, Part A, 4.6, 4.7,
 /// 4.22-4.24).

@@ -1,7 +1,7 @@
 import StrobeSecurity
 import Testing
 
-@testable import StrobeHost
+import StrobeHost
 
 /// Enhanced credit-based channels (Core Vol 3, Part A, 4.25-4.28) in one link's channel table:
 /// several channels in one request both ways, the refusals of a whole request and of single

@@ -1,7 +1,7 @@
 import StrobeSecurity
 import Testing
 
-@testable import StrobeHost
+import StrobeHost
 
 /// One link's credit-based channels driven by scripted signalling: opening both ways, every
 /// refusal this side gives, the peer's refusals and silence, credits, and closing.

@@ -1,6 +1,6 @@
 import Testing
 
-@testable import StrobeHost
+import StrobeHost
 
 /// One credit-based channel's data path driven by scripted inputs: segmentation as credits
 /// allow, reassembly, credits returned as the app keeps up, and every rule a peer can break.

@@ -1,6 +1,6 @@
 import StrobeHCI
 import Testing
-@testable import StrobeHost
+import StrobeHost
 
 /// Fragments a PDU with `fragmenter` into fresh buffers of exactly the capacity it asks for.
 private func fragment(_ fragmenter: L2CAPFragmenter, channel: L2CAPChannelID, payload: [UInt8], h4: Bool = false) throws -> [[UInt8]] {

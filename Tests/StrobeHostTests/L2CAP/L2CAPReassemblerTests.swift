@@ -1,6 +1,6 @@
 import StrobeHCI
 import Testing
-@testable import StrobeHost
+import StrobeHost
 
 @Suite("L2CAP: ACL header")
 struct L2CAPACLHeaderTests {

@@ -1,5 +1,5 @@
 import StrobeHCI
-@testable import StrobeHost
+import StrobeHost
 
 /// An HCI ACL packet (H4 payload) built by hand, so tests can lie in any field.
 func aclPacket(

@@ -3,7 +3,7 @@ import StrobeHCI
 import StrobeTestSupport
 import Synchronization
 import Testing
-@testable import StrobeHost
+import StrobeHost
 
 /// Deadlines on the real clock fire on the host's loop, a thread of Strobe's own: a link's
 /// timeouts hold while the app keeps every thread of its pool busy.

@@ -1,5 +1,5 @@
 import Testing
-@testable import StrobeHost
+import StrobeHost
 
 /// The ATT transaction machine driven by scripted inputs: no channel, no clock, no tasks.
 @Suite struct ATTTransactionsTests {

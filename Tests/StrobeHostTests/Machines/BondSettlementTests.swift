@@ -1,7 +1,7 @@
 import StrobeHCI
-@testable import StrobeSecurity
+import StrobeSecurity
 import Testing
-@testable import StrobeHost
+import StrobeHost
 
 /// What becomes of a pairing's keys, driven by scripted inputs: no store, no delegate, no clock.
 @Suite struct BondSettlementTests {

@@ -1,6 +1,6 @@
-@testable import StrobeHCI
+import StrobeHCI
 import Testing
-@testable import StrobeHost
+import StrobeHost
 
 /// The central's connection attempt driven by scripted inputs: no controller, no clock, no tasks.
 @Suite struct LEConnectionEstablishmentTests {

@@ -1,7 +1,7 @@
-@testable import StrobeHCI
+import StrobeHCI
 import StrobeSecurity
 import Testing
-@testable import StrobeHost
+import StrobeHost
 
 /// A link's encryption outside pairing, driven by scripted inputs: no controller, no clock, no
 /// tasks.

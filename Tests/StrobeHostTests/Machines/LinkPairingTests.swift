@@ -1,7 +1,7 @@
 import StrobeHCI
-@testable import StrobeSecurity
+import StrobeSecurity
 import Testing
-@testable import StrobeHost
+import StrobeHost
 
 /// Which pairing a PDU, a caller or an answer belongs to, driven by scripted inputs: no
 /// controller, no store, no clock, no tasks.

@@ -1,5 +1,5 @@
 import Testing
-@testable import StrobeHost
+import StrobeHost
 
 /// The deadlines of a link's Security Manager driven by scripted times: no clock, no tasks.
 @Suite struct LinkSecurityDeadlinesTests {

@@ -2,7 +2,7 @@ import StrobeHCI
 import StrobeBase
 import Synchronization
 import Testing
-@testable import StrobeHost
+import StrobeHost
 
 /// Pushes `bytes` as the value of `handle`, stamped at `nanoseconds`.
 @discardableResult

@@ -9,7 +9,7 @@ import StrobeHCI
 import StrobeBase
 import Synchronization
 import Testing
-@testable import StrobeHost
+import StrobeHost
 
 /// The value the producer sends for `sequence`: 8 to 15 bytes, the scrambled sequence number
 /// then a tail that also depends on it, so the consumer checks contents as well as order.

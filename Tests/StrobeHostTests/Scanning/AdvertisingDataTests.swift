@@ -1,5 +1,5 @@
 import Testing
-@testable import StrobeHost
+import StrobeHost
 
 @Suite struct AdvertisingDataTests {
     @Test func bumblePeripheralAdvertisement() throws {

@@ -1,7 +1,7 @@
 import Foundation
 import StrobeHCI
 import Testing
-@testable import StrobeHost
+import StrobeHost
 
 @Suite struct DiscoveredDeviceJSONTests {
     @Test func deviceEncodesJSONFriendlyFields() throws {

@@ -2,7 +2,7 @@ import StrobeHCI
 import Testing
 import StrobeBase
 import Synchronization
-@testable import StrobeHost
+import StrobeHost
 
 private let bumbleAdvertisement = bytes("02 01 06 0e 09 42 75 6d 62 6c 65 2d 50 65 72 69 70 68")
 private let bumbleAddress = BluetoothAddress("F0:F1:F2:F3:F4:F5")!

@@ -4,7 +4,7 @@ import Synchronization
 import StrobeHCI
 import StrobeSecurity
 import Testing
-@testable import StrobeHost
+import StrobeHost
 
 struct FileBondStoreTests {
     static func temporaryPath() -> String {

@@ -2,7 +2,7 @@ import StrobeHCI
 import StrobeSecurity
 import Testing
 
-@testable import StrobeHost
+import StrobeHost
 
 /// A failed pairing's Pairing Failed reaches the peer when the caller disconnects at once: the
 /// failure is reported only once the PDU is with the controller, and `disconnect()` waits for

@@ -1,7 +1,7 @@
 import StrobeHCI
 import StrobeSecurity
 import Testing
-@testable import StrobeHost
+import StrobeHost
 
 /// The identity a bond is kept under: the peer's claim only when the address it paired from
 /// backs it up.

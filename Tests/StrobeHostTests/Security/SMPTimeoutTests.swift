@@ -2,7 +2,7 @@ import StrobeHCI
 import StrobeSecurity
 import Testing
 
-@testable import StrobeHost
+import StrobeHost
 
 /// The SMP timer on a link, on a virtual clock: a peer that stops answering ends the pairing 30 s
 /// after the last SMP command, and the link takes no more SMP (Core Vol 3, Part H, 3.4).

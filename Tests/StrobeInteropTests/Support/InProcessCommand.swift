@@ -1,7 +1,7 @@
 import Foundation
 import StrobeSim
 
-@testable import StrobeCLI
+import StrobeCLI
 
 /// `strobe ARGUMENTS` run in this process (an exit test's child) in virtual time on the simulated
 /// world: the command's code as the tool runs it, with the world's minutes passing in

@@ -1,5 +1,5 @@
 import StrobeHCI
-@testable import StrobeHost
+import StrobeHost
 import StrobeBase
 import Synchronization
 

@@ -7,24 +7,37 @@ import SystemPackage
 /// The thread of Strobe's own that a host's protocol work runs on, so that none of it waits for a
 /// thread of the app's cooperative pool (which belongs to the app, one thread per core).
 ///
-/// It owns the host's deadlines on the real clock: each `DeadlineTimer` made on it is one entry
-/// in the loop's `DeadlineSet`, and the loop's thread sleeps in `poll` until the earliest (or
-/// until posted work wakes it through a pipe), then calls the due timers' handlers itself.
-/// Handlers and posted work run one at a time, in order, and must not block.
+/// It owns the host's deadlines on the real clock and runs what is posted to it (each link's
+/// sends): each `DeadlineTimer` made on it is one entry in the loop's `DeadlineSet`, and the
+/// loop's thread sleeps in `poll` until the earliest deadline or until posted work wakes it
+/// through a pipe, then runs the work and calls the due timers' handlers itself. Handlers and
+/// posted work run one at a time, in order, and must not block.
 ///
 /// On any other clock (a `VirtualClock` in tests, which only the virtual-time driver moves) the
-/// loop has no thread: its timers sleep in tasks on that clock, and posted work runs in a task.
+/// loop has no thread: its timers sleep in tasks on that clock, and posted work runs in order on
+/// one task.
 package final class HostLoop: Sendable {
     /// The time line of the loop's deadlines.
     package let clock: ElapsedClock
     /// The thread's side; nil without a thread.
     let core: LoopCore?
+    /// Without a thread: where posted work goes, to the one task that runs it in order.
+    private let serial: AsyncStream<@Sendable () -> Void>.Continuation?
 
     /// A loop timing on `clock`: with a thread of its own when `clock` is the real continuous
     /// clock (and a thread can be started), without one otherwise.
     package init(clock: ElapsedClock) {
         self.clock = clock
         core = clock.isContinuous ? LoopCore.start(clock: clock) : nil
+        if core == nil {
+            let (work, serial) = AsyncStream.makeStream(of: (@Sendable () -> Void).self)
+            self.serial = serial
+            Task {
+                for await item in work { item() }
+            }
+        } else {
+            serial = nil
+        }
     }
 
     package convenience init<C: Clock>(clock: C) where C.Duration == Duration {
@@ -33,6 +46,7 @@ package final class HostLoop: Sendable {
 
     deinit {
         core?.stop()
+        serial?.finish()
     }
 
     /// Whether the loop has a thread of its own (it runs on the real clock).
@@ -41,13 +55,13 @@ package final class HostLoop: Sendable {
     /// Whether the caller runs on the loop's thread.
     package var inLoop: Bool { core?.inLoop ?? false }
 
-    /// Runs `work` on the loop's thread, after everything posted before it; without a thread, in
-    /// a task.
+    /// Runs `work` on the loop's thread, after everything posted before it; without a thread, on
+    /// the loop's task, in the same order.
     package func post(_ work: @escaping @Sendable () -> Void) {
         if let core {
             core.post(work)
         } else {
-            Task { work() }
+            serial?.yield(work)
         }
     }
 }

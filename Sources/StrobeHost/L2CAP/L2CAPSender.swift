@@ -103,15 +103,20 @@ final class L2CAPSender: ATTChannel, Sendable {
     private func pump() {
         // The pump ends with the queue empty, in the same lock as the check: a PDU queued just
         // after posts the next pump.
-        while let (job, sent) = queue.withLock({ q -> (Job, Int)? in
+        while let (job, sent, closed) = queue.withLock({ q -> (Job, Int, Bool)? in
             guard let current = q.current else {
                 q.pumping = false
                 return nil
             }
-            return current
+            return (current.job, current.sent, q.closed)
         }) {
             if let earlier = failure.error {
                 complete(.failure(earlier))
+                continue
+            }
+            // The handle is gone: its credits came back, and a new link may get its number.
+            if closed {
+                complete(.failure(HCIError.connectionClosed(handle: handle)))
                 continue
             }
             let count = fragmenter.fragmentCount(payloadLength: job.payload.count)
@@ -139,7 +144,8 @@ final class L2CAPSender: ATTChannel, Sendable {
         switch result {
         case .success:
             let reservation = controller.grantedACLBuffer(for: handle)
-            if let (job, sent) = queue.withLock({ $0.current }) {
+            let (current, closed) = queue.withLock { ($0.current, $0.closed) }
+            if let (job, sent) = current, !closed {
                 write(job, fragment: sent, of: fragmenter.fragmentCount(payloadLength: job.payload.count), on: reservation)
             } else {
                 reservation.release()
@@ -185,6 +191,10 @@ final class L2CAPSender: ATTChannel, Sendable {
             if q.head == q.jobs.count {
                 q.jobs.removeAll(keepingCapacity: true)
                 q.head = 0
+            } else if q.head >= 64, q.head * 2 >= q.jobs.count {
+                // Under steady traffic the queue never empties: drop what was sent.
+                q.jobs.removeFirst(q.head)
+                q.head = 0
             }
             q.sentFragments = 0
             defer { q.holdsClaim = false }
@@ -208,8 +218,8 @@ final class L2CAPSender: ATTChannel, Sendable {
         return L2CAPPreparedPDU(payload, on: channel, fragmenter: fragmenter, controller: controller, claim: claim)
     }
 
-    /// The link is gone: new PDUs are refused; those queued go on to the controller, which
-    /// refuses them now.
+    /// The link is gone: new PDUs are refused, and those still queued fail with
+    /// `connectionClosed` (none reaches the handle, which a new link may be given).
     func close() {
         queue.withLock { $0.closed = true }
     }

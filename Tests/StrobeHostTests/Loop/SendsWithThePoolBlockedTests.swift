@@ -2,27 +2,23 @@ import StrobeBase
 import StrobeHCI
 import StrobeHost
 import StrobeTestSupport
+import Synchronization
 import Testing
 
 /// What a link sends goes out from the host's loop, a thread of Strobe's own: with every thread
-/// of the app's pool held, the GATT server still answers, L2CAP signalling still answers, and a
-/// request an app task queued still goes out. A scripted controller on the real clock; the
+/// of the app's pool held, the GATT server still answers, L2CAP signalling and the link layer's
+/// parameter requests are still answered, and a request an app task queued still goes out. A scripted controller on the real clock; the
 /// peer's packets come from a thread of the test's own, as a transport's reader delivers them.
 @Suite(.timeLimit(.minutes(1))) struct SendsWithThePoolBlockedTests {
-    /// The ATT PDUs (CID 4) of the ACL packets `transport` was given.
-    static func attSent(_ transport: ScriptedTransport) -> [[UInt8]] {
-        transport.sent.compactMap { packet in
-            guard packet.count >= 9, packet[0] == HCIPacketType.acl.rawValue, packet[7] == 0x04, packet[8] == 0x00 else { return nil }
-            return Array(packet[9...])
-        }
-    }
+    /// The ATT PDU (CID 4) an H4 ACL packet carries, if it does.
+    static func att(in packet: [UInt8]) -> [UInt8]? { payload(in: packet, cid: 0x04) }
 
-    /// The LE signalling commands (CID 5) of the ACL packets `transport` was given.
-    static func signalingSent(_ transport: ScriptedTransport) -> [[UInt8]] {
-        transport.sent.compactMap { packet in
-            guard packet.count >= 9, packet[0] == HCIPacketType.acl.rawValue, packet[7] == 0x05, packet[8] == 0x00 else { return nil }
-            return Array(packet[9...])
-        }
+    /// The LE signalling command (CID 5) an H4 ACL packet carries, if it does.
+    static func signaling(in packet: [UInt8]) -> [UInt8]? { payload(in: packet, cid: 0x05) }
+
+    private static func payload(in packet: [UInt8], cid: UInt8) -> [UInt8]? {
+        guard packet.count >= 9, packet[0] == HCIPacketType.acl.rawValue, packet[7] == cid, packet[8] == 0x00 else { return nil }
+        return Array(packet[9...])
     }
 
     @Test func aPeersReadRequestIsAnsweredByTheGATTServerWithThePoolBlocked() async throws {
@@ -34,9 +30,12 @@ import Testing
         connection.serve(database)
         let request: [UInt8] = [0x0A, UInt8(level.rawValue & 0xFF), UInt8(level.rawValue >> 8)]
 
-        let seen = await withThePoolBlocked {
+        let seen = try await withThePoolBlocked { () -> Duration? in
+            let start = ContinuousClock.now
             transport.deliver(OversizedKFrameTests.acl([UInt8(request.count), 0x00, 0x04, 0x00] + request))
-            return waitOnThisThread(for: .seconds(10)) { Self.attSent(transport).contains([0x0B, 87]) }
+            let isAnswer: ([UInt8]) -> Bool = { Self.att(in: $0) == [0x0B, 87] }
+            guard waitOnThisThread(for: .seconds(10), until: { transport.firstSent(where: isAnswer) != nil }) != nil else { return nil }
+            return transport.firstSent(where: isAnswer).map { start.duration(to: $0) }
         }
         #expect(seen.poolWasBlocked)
         let answeredIn = try #require(seen.value, "no Read Response while the pool was held")
@@ -49,31 +48,66 @@ import Testing
         // Connection Parameter Update Request, identifier 7: 15 ms, latency 0, 2 s supervision.
         let request: [UInt8] = [0x12, 0x07, 0x08, 0x00, 0x0C, 0x00, 0x0C, 0x00, 0x00, 0x00, 0xC8, 0x00]
 
-        let seen = await withThePoolBlocked {
+        let seen = try await withThePoolBlocked { () -> Duration? in
+            let start = ContinuousClock.now
             transport.deliver(OversizedKFrameTests.acl([UInt8(request.count), 0x00, 0x05, 0x00] + request))
-            return waitOnThisThread(for: .seconds(10)) { Self.signalingSent(transport).contains { $0.first == 0x13 && $0[1] == 0x07 } }
+            let isResponse: ([UInt8]) -> Bool = { Self.signaling(in: $0).map { $0.first == 0x13 && $0[1] == 0x07 } == true }
+            guard waitOnThisThread(for: .seconds(10), until: { transport.firstSent(where: isResponse) != nil }) != nil else { return nil }
+            return transport.firstSent(where: isResponse).map { start.duration(to: $0) }
         }
         #expect(seen.poolWasBlocked)
         let answeredIn = try #require(seen.value, "no Connection Parameter Update Response while the pool was held")
         #expect(answeredIn < .milliseconds(100))
         // Accepted (result 0x0000).
-        #expect(Self.signalingSent(transport).first { $0.first == 0x13 }.map { Array($0.suffix(2)) } == [0x00, 0x00])
+        #expect(transport.sent.compactMap(Self.signaling).first { $0.first == 0x13 }.map { Array($0.suffix(2)) } == [0x00, 0x00])
+    }
+
+    /// Answered on the thread that delivers the event (a transport's reader), as the policy
+    /// decides: the command goes out with no pool thread free (it did before the loop, too).
+    @Test func aRemoteConnectionParameterRequestIsAnsweredWithThePoolBlocked() async throws {
+        let (transport, controller, _) = try await ScriptedLink.openOnTheRealClock(role: .central)
+        defer { controller.close() }
+        // LE Remote Connection Parameter Request: handle 0x0040, 15 ms, latency 0, 2 s supervision.
+        let event: [UInt8] = [0x04, 0x3E, 0x0B, 0x06, 0x40, 0x00, 0x0C, 0x00, 0x0C, 0x00, 0x00, 0x00, 0xC8, 0x00]
+
+        let seen = try await withThePoolBlocked { () -> Duration? in
+            let start = ContinuousClock.now
+            transport.deliver(event)
+            let isReply: ([UInt8]) -> Bool = { opcode(of: $0) == HCILERemoteConnectionParameterRequestReply.opcode }
+            guard waitOnThisThread(for: .seconds(10), until: { transport.firstSent(where: isReply) != nil }) != nil else { return nil }
+            return transport.firstSent(where: isReply).map { start.duration(to: $0) }
+        }
+        #expect(seen.poolWasBlocked)
+        let answeredIn = try #require(seen.value, "no LE Remote Connection Parameter Request Reply while the pool was held")
+        #expect(answeredIn < .milliseconds(100))
     }
 
     @Test func aQueuedWriteRequestIsSentWithThePoolBlocked() async throws {
-        let (transport, controller, connection) = try await ScriptedLink.openOnTheRealClock(role: .central)
-        defer { controller.close() }
+        // Stopped last: the write's failure at the close resumes on it.
         let app = ThreadOfItsOwnExecutor()
         defer { app.stop() }
+        let (transport, controller, connection) = try await ScriptedLink.openOnTheRealClock(role: .central)
+        defer { controller.close() }
         let handle = AttributeHandle(rawValue: 0x0021)
 
-        let seen = await withThePoolBlocked { () -> Duration? in
+        let queued = Stamp()
+        let seen = try await withThePoolBlocked { () -> Duration? in
             // The app queues the write on a thread of its own; the host sends it on its loop.
-            Task(executorPreference: app) { try? await connection.gatt.write([0x01], handle: handle) }
-            return waitOnThisThread(for: .seconds(10)) { Self.attSent(transport).contains([0x12, 0x21, 0x00, 0x01]) }
+            Task(executorPreference: app) {
+                queued.at.withLock { $0 = ContinuousClock.now }
+                try? await connection.gatt.write([0x01], handle: handle)
+            }
+            let isWrite: ([UInt8]) -> Bool = { Self.att(in: $0) == [0x12, 0x21, 0x00, 0x01] }
+            guard waitOnThisThread(for: .seconds(10), until: { transport.firstSent(where: isWrite) != nil }) != nil else { return nil }
+            return transport.firstSent(where: isWrite).flatMap { sent in queued.at.withLock { $0 }.map { $0.duration(to: sent) } }
         }
         #expect(seen.poolWasBlocked)
         let sentIn = try #require(seen.value, "no Write Request while the pool was held")
         #expect(sentIn < .milliseconds(100))
     }
+}
+
+/// When something happened, written on one thread and read on another.
+private final class Stamp: Sendable {
+    let at = Lock<ContinuousClock.Instant?>(nil)
 }

@@ -7,37 +7,24 @@ import SystemPackage
 /// The thread of Strobe's own that a host's protocol work runs on, so that none of it waits for a
 /// thread of the app's cooperative pool (which belongs to the app, one thread per core).
 ///
-/// It owns the host's deadlines on the real clock and runs what is posted to it (each link's
-/// sends): each `DeadlineTimer` made on it is one entry in the loop's `DeadlineSet`, and the
-/// loop's thread sleeps in `poll` until the earliest deadline or until posted work wakes it
-/// through a pipe, then runs the work and calls the due timers' handlers itself. Handlers and
-/// posted work run one at a time, in order, and must not block.
+/// It owns the host's deadlines on the real clock: each `DeadlineTimer` made on it is one entry
+/// in the loop's `DeadlineSet`, and the loop's thread sleeps in `poll` until the earliest (or
+/// until posted work wakes it through a pipe), then calls the due timers' handlers itself.
+/// Handlers and posted work run one at a time, in order, and must not block.
 ///
 /// On any other clock (a `VirtualClock` in tests, which only the virtual-time driver moves) the
-/// loop has no thread: its timers sleep in tasks on that clock, and posted work runs in order on
-/// one task.
+/// loop has no thread: its timers sleep in tasks on that clock, and posted work runs in a task.
 package final class HostLoop: Sendable {
     /// The time line of the loop's deadlines.
     package let clock: ElapsedClock
     /// The thread's side; nil without a thread.
     let core: LoopCore?
-    /// Without a thread: where posted work goes, to the one task that runs it in order.
-    private let serial: AsyncStream<@Sendable () -> Void>.Continuation?
 
     /// A loop timing on `clock`: with a thread of its own when `clock` is the real continuous
     /// clock (and a thread can be started), without one otherwise.
     package init(clock: ElapsedClock) {
         self.clock = clock
         core = clock.isContinuous ? LoopCore.start(clock: clock) : nil
-        if core == nil {
-            let (work, serial) = AsyncStream.makeStream(of: (@Sendable () -> Void).self)
-            self.serial = serial
-            Task {
-                for await item in work { item() }
-            }
-        } else {
-            serial = nil
-        }
     }
 
     package convenience init<C: Clock>(clock: C) where C.Duration == Duration {
@@ -46,7 +33,6 @@ package final class HostLoop: Sendable {
 
     deinit {
         core?.stop()
-        serial?.finish()
     }
 
     /// Whether the loop has a thread of its own (it runs on the real clock).
@@ -55,13 +41,13 @@ package final class HostLoop: Sendable {
     /// Whether the caller runs on the loop's thread.
     package var inLoop: Bool { core?.inLoop ?? false }
 
-    /// Runs `work` on the loop's thread, after everything posted before it; without a thread, on
-    /// the loop's task, in the same order.
+    /// Runs `work` on the loop's thread, after everything posted before it; without a thread, in
+    /// a task.
     package func post(_ work: @escaping @Sendable () -> Void) {
         if let core {
             core.post(work)
         } else {
-            serial?.yield(work)
+            Task { work() }
         }
     }
 }
@@ -157,12 +143,10 @@ final class LoopCore: Sendable {
 
     /// Takes `id` out: no deadline, no handler.
     func remove(_ id: UInt64) {
-        // Dropped after the lock: what it captured may end, and take this lock on its way.
-        let handler = state.withLock { s in
+        state.withLock { s in
             s.deadlines.clear(id)
-            return s.handlers.removeValue(forKey: id)
+            s.handlers[id] = nil
         }
-        _ = handler
     }
 
     func post(_ work: @escaping @Sendable () -> Void) {
@@ -177,18 +161,15 @@ final class LoopCore: Sendable {
 
     /// Ends the thread at its next turn; nothing more runs on it.
     func stop() {
-        let (wake, dropped) = state.withLock { s -> (Bool, ([@Sendable () -> Void], [UInt64: @Sendable (Duration) -> Void])) in
+        let wake = state.withLock { s -> Bool in
             s.stopped = true
-            let dropped = (s.posted, s.handlers)
             s.posted = []
             s.handlers = [:]
             s.deadlines.removeAll()
-            guard s.sleeping, !s.woken else { return (false, dropped) }
+            guard s.sleeping, !s.woken else { return false }
             s.woken = true
-            return (true, dropped)
+            return true
         }
-        // Dropped after the lock, as in `remove`.
-        _ = dropped
         if wake { self.wake() }
     }
 
@@ -202,13 +183,15 @@ final class LoopCore: Sendable {
     private func run() {
         thread.store(UInt(pthread_self()), ordering: .relaxed)
         var work: [@Sendable () -> Void] = []
-        var due: [UInt64] = []
+        var due: [(@Sendable (Duration) -> Void)] = []
         while true {
             var now = clock.now
             let turn = state.withLock { s -> (stopped: Bool, sleepsUntil: Duration?) in
                 if s.stopped { return (true, nil) }
                 swap(&work, &s.posted)
-                due = s.deadlines.expire(now: now)
+                for id in s.deadlines.expire(now: now) {
+                    if let handler = s.handlers[id] { due.append(handler) }
+                }
                 s.sleeping = work.isEmpty && due.isEmpty
                 s.sleepsUntil = s.deadlines.next
                 return (false, s.sleepsUntil)
@@ -216,11 +199,7 @@ final class LoopCore: Sendable {
             if turn.stopped { return }
             if !work.isEmpty || !due.isEmpty {
                 for item in work { item() }
-                // Each handler is looked up just before its call: one stopped earlier in this
-                // turn (by posted work or another handler) is not called.
-                for id in due {
-                    if let handler = state.withLock({ $0.stopped ? nil : $0.handlers[id] }) { handler(now) }
-                }
+                for handler in due { handler(now) }
                 work.removeAll(keepingCapacity: true)
                 due.removeAll(keepingCapacity: true)
                 continue
@@ -232,9 +211,8 @@ final class LoopCore: Sendable {
                 let left = until - now
                 if left <= .zero {
                     timeout = 0
-                } else if left > .seconds(3600) {
-                    // At most an hour at a time: the loop looks again, and sleeps on.
-                    timeout = 3_600_000
+                } else if left > .seconds(1_000_000) {
+                    timeout = Int32.max
                 } else {
                     timeout = Int32((left.nanosecondsRoundedUp + 999_999) / 1_000_000)
                 }
@@ -243,13 +221,12 @@ final class LoopCore: Sendable {
             }
             var ready = pollfd(fd: wakeRead, events: Int16(POLLIN), revents: 0)
             let count = poll(&ready, 1, timeout)
-            state.withLock { s in
+            let drain = state.withLock { s -> Bool in
                 s.sleeping = false
-                s.woken = false
+                defer { s.woken = false }
+                return s.woken
             }
-            // Read only what has arrived (the read end blocks): a byte still on its way wakes the
-            // next poll at once, and that turn reads it.
-            if count > 0 && ready.revents & Int16(POLLIN) != 0 {
+            if drain || (count > 0 && ready.revents != 0) {
                 var bytes: (UInt64, UInt64) = (0, 0)
                 _ = withUnsafeMutableBytes(of: &bytes) { Glibc.read(wakeRead, $0.baseAddress, $0.count) }
             }

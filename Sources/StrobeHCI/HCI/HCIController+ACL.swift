@@ -185,7 +185,14 @@ extension HCIController {
     /// `.connectionClosed` when the connection ends first, `.closed` when the controller does,
     /// `CancellationError` when the caller is cancelled.
     package func reserveACLBuffer(for handle: ConnectionHandle) async throws -> ACLBufferReservation {
-        let waiter = requestACLBuffer(for: handle)
+        let waiter = Waiter<Void>()
+        let now = timer.now
+        let immediate = state.withLock { s -> ACLCredits<Waiter<Void>>.Grant? in
+            if case .idle = s.phase { return .init(token: waiter, handle: handle, result: .failure(.notOpen)) }
+            defer { timer.schedule(s.nextDeadline) }
+            return s.acl.acquire(waiter, handle: handle, now: now, timeout: configuration.aclCreditTimeout)
+        }
+        if let immediate { finish([immediate]) }
         try await waiter.wait { [weak self] in
             guard let self else { return }
             // A buffer granted just before the cancel is not lost: `finish` gives it back.
@@ -195,27 +202,6 @@ extension HCIController {
             }
         }
         return ACLBufferReservation(controller: self, handle: handle)
-    }
-
-    /// `reserveACLBuffer` for a caller that cannot wait (the host's loop): the returned waiter is
-    /// resolved, under the same rules and deadline, when a buffer is the caller's (it takes it
-    /// with `grantedACLBuffer(for:)`) or with why none came. Attach a handler with
-    /// `whenResolved`; the buffer is the caller's from then on, so it must take it.
-    package func requestACLBuffer(for handle: ConnectionHandle) -> Waiter<Void> {
-        let waiter = Waiter<Void>()
-        let now = timer.now
-        let immediate = state.withLock { s -> ACLCredits<Waiter<Void>>.Grant? in
-            if case .idle = s.phase { return .init(token: waiter, handle: handle, result: .failure(.notOpen)) }
-            defer { timer.schedule(s.nextDeadline) }
-            return s.acl.acquire(waiter, handle: handle, now: now, timeout: configuration.aclCreditTimeout)
-        }
-        if let immediate { finish([immediate]) }
-        return waiter
-    }
-
-    /// The buffer a `requestACLBuffer` waiter was granted (once it succeeded; exactly once).
-    package func grantedACLBuffer(for handle: ConnectionHandle) -> ACLBufferReservation {
-        ACLBufferReservation(controller: self, handle: handle)
     }
 
     /// A controller buffer for `handle` now, when one is free and nobody waits; with

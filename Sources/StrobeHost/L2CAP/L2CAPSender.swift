@@ -4,9 +4,8 @@ import Synchronization
 
 /// The sending side of one LE-U link, for every channel on it (ATT, LE signalling, SMP): whole
 /// PDUs in the order they were queued, each cut by the `L2CAPFragmenter` to the controller's LE
-/// ACL length, every fragment written on a controller buffer (an `ACLBufferReservation`). The
-/// host's loop sends: a PDU queued from any thread goes out from the loop's thread, so sends
-/// never wait for a thread of the app's pool, and a PDU's fragments go out back to back.
+/// ACL length, every fragment written on a controller buffer it waited for (an
+/// `ACLBufferReservation`). One task sends, so a PDU's fragments go out back to back.
 ///
 /// A PDU prepared ahead of a trigger (`prepare`) goes out from whichever thread fires it,
 /// through the same write claim the sender holds while a PDU of several fragments is part-way
@@ -19,15 +18,10 @@ final class L2CAPSender: ATTChannel, Sendable {
     let maximumPayload: Int
     private let controller: HCIController
     private let fragmenter: L2CAPFragmenter
-    private let loop: HostLoop
+    private let jobs: AsyncStream<Job>.Continuation
     private let claim = L2CAPWriteClaim()
-    /// The first failure of the link.
+    /// The first failure of the link, shared with the sending task.
     private let failure = FirstFailure()
-    private let onFailure: @Sendable (HCIError) -> Void
-    private let queue = Lock(Queue())
-    /// Where each fragment is encoded: only `pump` and `bufferCame` touch it, on the loop, one
-    /// at a time (`Queue.pumping`).
-    nonisolated(unsafe) private let buffer: UnsafeMutableRawBufferPointer
 
     private struct Job: Sendable {
         var payload: [UInt8]
@@ -35,34 +29,36 @@ final class L2CAPSender: ATTChannel, Sendable {
         var completion: (@Sendable (Result<Void, any Error>) -> Void)?
     }
 
-    private struct Queue {
-        var jobs: [Job] = []
-        var head = 0
-        /// Fragments of the first job already written.
-        var sentFragments = 0
-        /// The sender holds the write claim for the first job (several fragments).
-        var holdsClaim = false
-        /// A pump is posted, running or waiting for a controller buffer: only one at a time.
-        var pumping = false
-        var closed = false
-
-        var current: (job: Job, sent: Int)? { head < jobs.count ? (jobs[head], sentFragments) : nil }
-    }
-
     /// `maximumSDU` bounds a PDU's payload: the largest ATT MTU this host uses (517) plus room.
     init(controller: HCIController, fragmenter: L2CAPFragmenter, maximumSDU: Int = 1024,
          onFailure: @escaping @Sendable (HCIError) -> Void) {
         self.controller = controller
         self.fragmenter = fragmenter
-        self.onFailure = onFailure
-        loop = controller.loop
         handle = fragmenter.connectionHandle
         maximumPayload = maximumSDU
-        buffer = .allocate(byteCount: fragmenter.packetCapacity(h4Indicator: true), alignment: 8)
+        let (stream, continuation) = AsyncStream.makeStream(of: Job.self)
+        jobs = continuation
+        Task { [controller, fragmenter, claim, failure] in
+            let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: fragmenter.packetCapacity(h4Indicator: true), alignment: 8)
+            defer { buffer.deallocate() }
+            for await job in stream {
+                if let earlier = failure.error {
+                    job.completion?(.failure(earlier))
+                    continue
+                }
+                do {
+                    try await Self.write(job, controller: controller, fragmenter: fragmenter, claim: claim, buffer: buffer)
+                    job.completion?(.success(()))
+                } catch {
+                    job.completion?(.failure(error))
+                    if let error = error as? HCIError, case .noACLCredits = error, failure.keep(error) { onFailure(error) }
+                }
+            }
+        }
     }
 
     deinit {
-        buffer.deallocate()
+        jobs.finish()
     }
 
     // MARK: Sending
@@ -84,126 +80,28 @@ final class L2CAPSender: ATTChannel, Sendable {
 
     /// Queues a PDU behind everything queued before it, without waiting.
     func post(_ payload: [UInt8], on channel: L2CAPChannelID, completion: (@Sendable (Result<Void, any Error>) -> Void)? = nil) {
-        let start = queue.withLock { q -> Bool? in
-            if q.closed { return nil }
-            q.jobs.append(Job(payload: payload, channel: channel, completion: completion))
-            if q.pumping { return false }
-            q.pumping = true
-            return true
-        }
-        guard let start else {
+        if case .terminated = jobs.yield(Job(payload: payload, channel: channel, completion: completion)) {
             completion?(.failure(failure.error ?? HCIError.connectionClosed(handle: handle)))
-            return
-        }
-        if start { loop.post { self.pump() } }
-    }
-
-    /// On the loop: writes what is queued, in order, each fragment on a controller buffer taken
-    /// at once when one is free; else it asks for one and returns, and `bufferCame` goes on.
-    private func pump() {
-        // The pump ends with the queue empty, in the same lock as the check: a PDU queued just
-        // after posts the next pump.
-        while let (job, sent, closed) = queue.withLock({ q -> (Job, Int, Bool)? in
-            guard let current = q.current else {
-                q.pumping = false
-                return nil
-            }
-            return (current.job, current.sent, q.closed)
-        }) {
-            if let earlier = failure.error {
-                complete(.failure(earlier))
-                continue
-            }
-            // The handle is gone: its credits came back, and a new link may get its number.
-            if closed {
-                complete(.failure(HCIError.connectionClosed(handle: handle)))
-                continue
-            }
-            let count = fragmenter.fragmentCount(payloadLength: job.payload.count)
-            // A prepared PDU must not land between two fragments of this one; it holds the claim
-            // for a single write() at most, so the loop comes back for it at once.
-            if count > 1, !queue.withLock({ $0.holdsClaim }) {
-                guard claim.tryClaim() else {
-                    loop.post { self.pump() }
-                    return
-                }
-                queue.withLock { $0.holdsClaim = true }
-            }
-            guard let reservation = controller.tryReserveACLBuffer(for: handle) else {
-                controller.requestACLBuffer(for: handle).whenResolved { result in
-                    self.loop.post { self.bufferCame(result) }
-                }
-                return
-            }
-            write(job, fragment: sent, of: count, on: reservation)
         }
     }
 
-    /// On the loop: the controller buffer asked for came (or why none will).
-    private func bufferCame(_ result: Result<Void, any Error>) {
-        switch result {
-        case .success:
-            let reservation = controller.grantedACLBuffer(for: handle)
-            let (current, closed) = queue.withLock { ($0.current, $0.closed) }
-            if let (job, sent) = current, !closed {
-                write(job, fragment: sent, of: fragmenter.fragmentCount(payloadLength: job.payload.count), on: reservation)
-            } else {
-                reservation.release()
-            }
-        case .failure(let error):
-            complete(.failure(error))
+    private static func write(
+        _ job: Job, controller: HCIController, fragmenter: L2CAPFragmenter, claim: L2CAPWriteClaim,
+        buffer: UnsafeMutableRawBufferPointer
+    ) async throws {
+        let count = fragmenter.fragmentCount(payloadLength: job.payload.count)
+        // A prepared PDU must not land between two fragments of this one; it holds the claim
+        // for a single write() at most.
+        if count > 1 {
+            while !claim.tryClaim() { await Task.yield() }
         }
-        pump()
-    }
-
-    /// Writes one fragment of the first job; the job completes after its last fragment, or at
-    /// once when the write fails.
-    private func write(_ job: Job, fragment index: Int, of count: Int, on reservation: consuming ACLBufferReservation) {
-        let written: Int
-        do {
-            written = try job.payload.withUnsafeBytes { payload throws(L2CAPError) in
+        defer { if count > 1 { claim.release() } }
+        for index in 0..<count {
+            let reservation = try await controller.reserveACLBuffer(for: fragmenter.connectionHandle)
+            let written = try job.payload.withUnsafeBytes { payload throws(L2CAPError) in
                 try fragmenter.writeFragment(index, channel: job.channel, payload: payload, into: buffer, h4Indicator: true)
             }
-        } catch {
-            reservation.release()
-            complete(.failure(error))
-            return
-        }
-        do throws(HCIError) {
             try reservation.send(UnsafeRawBufferPointer(rebasing: buffer[..<written]))
-        } catch {
-            complete(.failure(error))
-            return
-        }
-        if index + 1 == count {
-            complete(.success(()))
-        } else {
-            queue.withLock { $0.sentFragments += 1 }
-        }
-    }
-
-    /// The first job is done: it leaves the queue, the claim is given back, and its caller hears.
-    private func complete(_ result: Result<Void, any Error>) {
-        let (job, releaseClaim) = queue.withLock { q -> (Job?, Bool) in
-            guard q.head < q.jobs.count else { return (nil, false) }
-            let job = q.jobs[q.head]
-            q.head += 1
-            if q.head == q.jobs.count {
-                q.jobs.removeAll(keepingCapacity: true)
-                q.head = 0
-            } else if q.head >= 64, q.head * 2 >= q.jobs.count {
-                // Under steady traffic the queue never empties: drop what was sent.
-                q.jobs.removeFirst(q.head)
-                q.head = 0
-            }
-            q.sentFragments = 0
-            defer { q.holdsClaim = false }
-            return (job, q.holdsClaim)
-        }
-        if releaseClaim { claim.release() }
-        job?.completion?(result)
-        if case .failure(let error) = result, let error = error as? HCIError, case .noACLCredits = error, failure.keep(error) {
-            onFailure(error)
         }
     }
 
@@ -218,10 +116,9 @@ final class L2CAPSender: ATTChannel, Sendable {
         return L2CAPPreparedPDU(payload, on: channel, fragmenter: fragmenter, controller: controller, claim: claim)
     }
 
-    /// The link is gone: new PDUs are refused, and those still queued fail with
-    /// `connectionClosed` (none reaches the handle, which a new link may be given).
+    /// The link is gone: queued PDUs fail, new ones are refused.
     func close() {
-        queue.withLock { $0.closed = true }
+        jobs.finish()
     }
 }
 

@@ -143,10 +143,12 @@ final class LoopCore: Sendable {
 
     /// Takes `id` out: no deadline, no handler.
     func remove(_ id: UInt64) {
-        state.withLock { s in
+        // Dropped after the lock: what it captured may end, and take this lock on its way.
+        let handler = state.withLock { s in
             s.deadlines.clear(id)
-            s.handlers[id] = nil
+            return s.handlers.removeValue(forKey: id)
         }
+        _ = handler
     }
 
     func post(_ work: @escaping @Sendable () -> Void) {
@@ -161,15 +163,18 @@ final class LoopCore: Sendable {
 
     /// Ends the thread at its next turn; nothing more runs on it.
     func stop() {
-        let wake = state.withLock { s -> Bool in
+        let (wake, dropped) = state.withLock { s -> (Bool, ([@Sendable () -> Void], [UInt64: @Sendable (Duration) -> Void])) in
             s.stopped = true
+            let dropped = (s.posted, s.handlers)
             s.posted = []
             s.handlers = [:]
             s.deadlines.removeAll()
-            guard s.sleeping, !s.woken else { return false }
+            guard s.sleeping, !s.woken else { return (false, dropped) }
             s.woken = true
-            return true
+            return (true, dropped)
         }
+        // Dropped after the lock, as in `remove`.
+        _ = dropped
         if wake { self.wake() }
     }
 
@@ -183,15 +188,13 @@ final class LoopCore: Sendable {
     private func run() {
         thread.store(UInt(pthread_self()), ordering: .relaxed)
         var work: [@Sendable () -> Void] = []
-        var due: [(@Sendable (Duration) -> Void)] = []
+        var due: [UInt64] = []
         while true {
             var now = clock.now
             let turn = state.withLock { s -> (stopped: Bool, sleepsUntil: Duration?) in
                 if s.stopped { return (true, nil) }
                 swap(&work, &s.posted)
-                for id in s.deadlines.expire(now: now) {
-                    if let handler = s.handlers[id] { due.append(handler) }
-                }
+                due = s.deadlines.expire(now: now)
                 s.sleeping = work.isEmpty && due.isEmpty
                 s.sleepsUntil = s.deadlines.next
                 return (false, s.sleepsUntil)
@@ -199,7 +202,11 @@ final class LoopCore: Sendable {
             if turn.stopped { return }
             if !work.isEmpty || !due.isEmpty {
                 for item in work { item() }
-                for handler in due { handler(now) }
+                // Each handler is looked up just before its call: one stopped earlier in this
+                // turn (by posted work or another handler) is not called.
+                for id in due {
+                    if let handler = state.withLock({ $0.stopped ? nil : $0.handlers[id] }) { handler(now) }
+                }
                 work.removeAll(keepingCapacity: true)
                 due.removeAll(keepingCapacity: true)
                 continue
@@ -211,8 +218,9 @@ final class LoopCore: Sendable {
                 let left = until - now
                 if left <= .zero {
                     timeout = 0
-                } else if left > .seconds(1_000_000) {
-                    timeout = Int32.max
+                } else if left > .seconds(3600) {
+                    // At most an hour at a time: the loop looks again, and sleeps on.
+                    timeout = 3_600_000
                 } else {
                     timeout = Int32((left.nanosecondsRoundedUp + 999_999) / 1_000_000)
                 }
@@ -221,12 +229,13 @@ final class LoopCore: Sendable {
             }
             var ready = pollfd(fd: wakeRead, events: Int16(POLLIN), revents: 0)
             let count = poll(&ready, 1, timeout)
-            let drain = state.withLock { s -> Bool in
+            state.withLock { s in
                 s.sleeping = false
-                defer { s.woken = false }
-                return s.woken
+                s.woken = false
             }
-            if drain || (count > 0 && ready.revents != 0) {
+            // Read only what has arrived (the read end blocks): a byte still on its way wakes the
+            // next poll at once, and that turn reads it.
+            if count > 0 && ready.revents & Int16(POLLIN) != 0 {
                 var bytes: (UInt64, UInt64) = (0, 0)
                 _ = withUnsafeMutableBytes(of: &bytes) { Glibc.read(wakeRead, $0.baseAddress, $0.count) }
             }

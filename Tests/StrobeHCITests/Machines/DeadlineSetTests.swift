@@ -46,7 +46,7 @@ import StrobeHCI
         var set = DeadlineSet<Int>()
         var model: [(key: Int, at: Duration, order: Int)] = []
         var order = 0
-        var random = SplitMix(seed: 51)
+        var random = SeededGenerator(seed: 51)
         var now = Duration.zero
         for _ in 0..<5_000 {
             let key = Int(random.next() % 300)
@@ -69,18 +69,5 @@ import StrobeHCI
             #expect(set.next == model.map(\.at).min())
             #expect(set.count == model.count)
         }
-    }
-}
-
-/// A small seeded generator, so that a failure repeats.
-private struct SplitMix {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
     }
 }

@@ -22,30 +22,34 @@ import Testing
         #expect(!loop.inLoop)
     }
 
-    /// Three timers: the one moved earlier fires first, the stopped one never, each once.
+    /// Three timers: the one moved earlier fires first, the stopped one never (neither the
+    /// deadline it had nor one set after the stop), each at or after its deadline.
     @Test func timersFireEarliestFirstAndAStoppedOneNever() async {
         let loop = HostLoop(clock: ContinuousClock())
-        let fired = Lock<[String]>([])
+        let fired = Lock<[(String, Duration)]>([])
         let done = Waiter<Void>()
         let late = DeadlineTimer(loop: loop)
         let moved = DeadlineTimer(loop: loop)
         let stopped = DeadlineTimer(loop: loop)
-        late.onFire { _ in
-            fired.withLock { $0.append("late") }
+        late.onFire { now in
+            fired.withLock { $0.append(("late", now)) }
             done.resolve(.success(()))
         }
-        moved.onFire { _ in fired.withLock { $0.append("moved") } }
-        stopped.onFire { _ in fired.withLock { $0.append("stopped") } }
+        moved.onFire { now in fired.withLock { $0.append(("moved", now)) } }
+        stopped.onFire { now in fired.withLock { $0.append(("stopped", now)) } }
+        // Deadlines a second and more away: what happens before them is a few calls.
         let now = late.now
-        late.schedule(now + .milliseconds(60))
+        late.schedule(now + .milliseconds(1600))
         moved.schedule(now + .seconds(30))
-        stopped.schedule(now + .milliseconds(20))
-        moved.schedule(now + .milliseconds(30))
+        stopped.schedule(now + .seconds(1))
+        moved.schedule(now + .milliseconds(1300))
         stopped.stop()
-        stopped.schedule(now + .milliseconds(10))
+        stopped.schedule(now + .milliseconds(1100))
         try? await done.wait()
-        #expect(fired.withLock { $0 } == ["moved", "late"])
-        #expect(late.now >= now + .milliseconds(60))
+        let record = fired.withLock { $0 }
+        #expect(record.map(\.0) == ["moved", "late"])
+        #expect(record.first.map { $0.1 >= now + .milliseconds(1300) } == true)
+        #expect(record.last.map { $0.1 >= now + .milliseconds(1600) } == true)
     }
 
     @Test func aLoopOnAVirtualClockHasNoThread() {

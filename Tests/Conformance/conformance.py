@@ -261,12 +261,15 @@ def main():
               f"({avatar_skipped} skipped by avatar itself, {len(skipped)} listed in unsupported.txt not run)")
         for case in failed:
             print(f"  {results[case]:<6} {case}")
-    if not args.keep:
-        shutil.rmtree(workdir, ignore_errors=True)
     # The device under test the suite is about is the first one.
     results = outcome[duts[0]][0]
     passed = sum(1 for r in results.values() if r == "PASS")
     failed = sum(1 for r in results.values() if r not in ("PASS", "SKIP"))
+    # A failure's logs (avatar's, RootCanal's, the device's) are what explain it: keep them.
+    if failed and not args.keep:
+        print(f"\nlogs of every shard kept in {workdir}")
+    elif not args.keep:
+        shutil.rmtree(workdir, ignore_errors=True)
     print(f"\n{passed} passed, {failed} failed")
     return 1 if failed else 0
 

@@ -131,7 +131,7 @@ let package = Package(
             path: "Tests/Fuzz/StrobeFuzz"),
         // What every test target shares: waiting on threads, pipes and child processes off the
         // cooperative pool.
-        .target(name: "StrobeTestSupport", path: "Tests/StrobeTestSupport"),
+        .target(name: "StrobeTestSupport", dependencies: ["StrobeBase"], path: "Tests/StrobeTestSupport"),
         .testTarget(name: "StrobeHCITests", dependencies: ["StrobeHCI", "StrobeTestSupport", .product(name: "Logging", package: "swift-log")]),
         .testTarget(name: "StrobeCaptureTests", dependencies: ["StrobeTestSupport", "StrobeCapture"]),
         .testTarget(name: "StrobeHostTests", dependencies: ["StrobeTestSupport", "StrobeHost"]),

@@ -1,4 +1,5 @@
 import Foundation
+import StrobeBase
 import Synchronization
 
 /// What `withThePoolBlocked` saw.
@@ -16,9 +17,20 @@ package struct PoolBlockedObservation<T: Sendable>: Sendable {
 /// for what the host must do on its own thread.
 ///
 /// Blocking the pool is the point here, and it is bounded: the parked tasks are let go when
-/// `observe` returns, or after `parkingLimit` when the pool is too busy to park them all.
+/// `observe` returns, or after `parkingLimit` when the pool is too busy to park them all. One
+/// call at a time in the process: two at once would each hold part of the pool and wait for the
+/// rest. Throws `CancellationError` when the caller is cancelled while it waits for its turn.
 package func withThePoolBlocked<T: Sendable>(
     parkingLimit: Duration = .seconds(30), _ observe: @escaping @Sendable () -> T
+) async throws -> PoolBlockedObservation<T> {
+    try await poolBlockingTurns.run { await blockThePool(parkingLimit: parkingLimit, observe) }
+}
+
+/// Whose turn it is to block the pool.
+private let poolBlockingTurns = AsyncSerialGate()
+
+private func blockThePool<T: Sendable>(
+    parkingLimit: Duration, _ observe: @escaping @Sendable () -> T
 ) async -> PoolBlockedObservation<T> {
     let width = ProcessInfo.processInfo.activeProcessorCount
     let parked = DispatchSemaphore(value: 0)

@@ -19,12 +19,16 @@ package final class HostLoop: Sendable {
     package let clock: ElapsedClock
     /// The thread's side; nil without a thread.
     let core: LoopCore?
+    /// Runs a task's jobs on the loop's thread (`Task(executorPreference:)`); nil without a
+    /// thread, when tasks run where they would anyway.
+    package let executor: (any TaskExecutor)?
 
     /// A loop timing on `clock`: with a thread of its own when `clock` is the real continuous
     /// clock (and a thread can be started), without one otherwise.
     package init(clock: ElapsedClock) {
         self.clock = clock
         core = clock.isContinuous ? LoopCore.start(clock: clock) : nil
+        executor = core.map { LoopExecutor(core: $0) }
     }
 
     package convenience init<C: Clock>(clock: C) where C.Duration == Duration {
@@ -66,7 +70,7 @@ final class LoopCore: Sendable {
     private struct State {
         var deadlines = DeadlineSet<UInt64>()
         var handlers: [UInt64: @Sendable (Duration) -> Void] = [:]
-        var posted: [@Sendable () -> Void] = []
+        var posted: [Posted] = []
         var nextID: UInt64 = 0
         /// The thread is in `poll` (or about to be): a change it must see needs a wake-up.
         var sleeping = false
@@ -75,6 +79,20 @@ final class LoopCore: Sendable {
         /// A wake-up byte is in the pipe: one is enough.
         var woken = false
         var stopped = false
+    }
+
+    /// What the thread runs next, in the order it came: posted work, or a job of a task that
+    /// prefers the loop's executor.
+    private enum Posted: Sendable {
+        case work(@Sendable () -> Void)
+        case job(UnownedJob, LoopExecutor)
+
+        func run() {
+            switch self {
+            case .work(let work): work()
+            case .job(let job, let executor): job.runSynchronously(on: executor.asUnownedTaskExecutor())
+            }
+        }
     }
 
     private init(clock: ElapsedClock, wakeRead: Int32, wakeWrite: Int32) {
@@ -152,18 +170,29 @@ final class LoopCore: Sendable {
     }
 
     func post(_ work: @escaping @Sendable () -> Void) {
-        let wake = state.withLock { s -> Bool in
-            s.posted.append(work)
-            guard s.sleeping, !s.woken else { return false }
+        _ = post(.work(work))
+    }
+
+    /// Queues a task's job; false once the loop has stopped (it will not run here).
+    func post(job: UnownedJob, on executor: LoopExecutor) -> Bool {
+        post(.job(job, executor))
+    }
+
+    private func post(_ item: Posted) -> Bool {
+        let (queued, wake) = state.withLock { s -> (Bool, Bool) in
+            guard !s.stopped else { return (false, false) }
+            s.posted.append(item)
+            guard s.sleeping, !s.woken else { return (true, false) }
             s.woken = true
-            return true
+            return (true, true)
         }
         if wake { self.wake() }
+        return queued
     }
 
     /// Ends the thread at its next turn; nothing more runs on it.
     func stop() {
-        let (wake, dropped) = state.withLock { s -> (Bool, ([@Sendable () -> Void], [UInt64: @Sendable (Duration) -> Void])) in
+        let (wake, dropped) = state.withLock { s -> (Bool, ([Posted], [UInt64: @Sendable (Duration) -> Void])) in
             s.stopped = true
             let dropped = (s.posted, s.handlers)
             s.posted = []
@@ -173,7 +202,8 @@ final class LoopCore: Sendable {
             s.woken = true
             return (true, dropped)
         }
-        // Dropped after the lock, as in `remove`.
+        // Dropped after the lock, as in `remove`; a task's jobs still run, elsewhere.
+        for case .job(let job, _) in dropped.0 { globalConcurrentExecutor.enqueue(ExecutorJob(job)) }
         _ = dropped
         if wake { self.wake() }
     }
@@ -187,7 +217,7 @@ final class LoopCore: Sendable {
 
     private func run() {
         thread.store(UInt(pthread_self()), ordering: .relaxed)
-        var work: [@Sendable () -> Void] = []
+        var work: [Posted] = []
         var due: [UInt64] = []
         while true {
             var now = clock.now
@@ -201,7 +231,7 @@ final class LoopCore: Sendable {
             }
             if turn.stopped { return }
             if !work.isEmpty || !due.isEmpty {
-                for item in work { item() }
+                for item in work { item.run() }
                 // Each handler is looked up just before its call: one stopped earlier in this
                 // turn (by posted work or another handler) is not called.
                 for id in due {

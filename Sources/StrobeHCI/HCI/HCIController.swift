@@ -102,7 +102,7 @@ public final class HCIController: HCIPacketSink {
         loop = HostLoop(clock: self.clock)
         timer = DeadlineTimer(loop: loop)
         let scanStep = Lock<(@Sendable (LEScanArbiter.Step) async throws -> Void)?>(nil)
-        scanning = LEScanOwner { step in
+        scanning = LEScanOwner(executor: loop.executor) { step in
             guard let perform = scanStep.withLock({ $0 }) else { throw HCIError.closed(nil) }
             try await perform(step)
         }
@@ -199,7 +199,7 @@ public final class HCIController: HCIPacketSink {
                 "leACLBuffers": "\(info.totalNumLEACLDataPackets) x \(info.leACLDataPacketLength)",
             ])
             if let interval = configuration.livenessProbeInterval {
-                Task { [weak self] in await self?.probeLiveness(every: interval) }
+                Task(executorPreference: loop.executor) { [weak self] in await self?.probeLiveness(every: interval) }
             }
             return info
         } catch {

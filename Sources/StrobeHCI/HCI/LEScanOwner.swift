@@ -9,6 +9,7 @@ package final class LEScanOwner: Sendable {
     package typealias Settings = LEScanArbiter.Settings
 
     private let perform: @Sendable (LEScanArbiter.Step) async throws -> Void
+    private let executor: (any TaskExecutor)?
     private let state = Lock(State())
 
     private struct State {
@@ -30,8 +31,9 @@ package final class LEScanOwner: Sendable {
         var closed: HCIError?
     }
 
-    /// `perform` sends a step's commands.
-    package init(perform: @escaping @Sendable (LEScanArbiter.Step) async throws -> Void) {
+    /// `perform` sends a step's commands; the steps run on `executor` (the host loop's).
+    package init(executor: (any TaskExecutor)? = nil, perform: @escaping @Sendable (LEScanArbiter.Step) async throws -> Void) {
+        self.executor = executor
         self.perform = perform
     }
 
@@ -134,7 +136,7 @@ package final class LEScanOwner: Sendable {
             return true
         }
         guard start else { return }
-        Task { await runSteps() }
+        Task(executorPreference: executor) { await self.runSteps() }
     }
 
     private func runSteps() async {

@@ -47,7 +47,8 @@ public final class Peripheral: Sendable {
         self.jobs = jobs
         central.setIncomingConnectionHandler { [weak self] connection in self?.accepted(connection) }
         central.setAddressRotationHandler { jobs.yield(.rotateAddress) }
-        Task { [weak self] in
+        // On the host's loop: advertising resumes after a central leaves, the app's pool busy or not.
+        Task(executorPreference: central.controller.loop.executor) { [weak self] in
             for await job in stream {
                 guard let self else { return }
                 await self.run(job)

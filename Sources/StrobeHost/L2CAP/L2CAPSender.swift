@@ -5,7 +5,8 @@ import Synchronization
 /// The sending side of one LE-U link, for every channel on it (ATT, LE signalling, SMP): whole
 /// PDUs in the order they were queued, each cut by the `L2CAPFragmenter` to the controller's LE
 /// ACL length, every fragment written on a controller buffer it waited for (an
-/// `ACLBufferReservation`). One task sends, so a PDU's fragments go out back to back.
+/// `ACLBufferReservation`). One task sends, on the host's loop (its thread, when it has one), so
+/// a PDU's fragments go out back to back and never wait for the app's pool.
 ///
 /// A PDU prepared ahead of a trigger (`prepare`) goes out from whichever thread fires it,
 /// through the same write claim the sender holds while a PDU of several fragments is part-way
@@ -38,7 +39,8 @@ final class L2CAPSender: ATTChannel, Sendable {
         maximumPayload = maximumSDU
         let (stream, continuation) = AsyncStream.makeStream(of: Job.self)
         jobs = continuation
-        Task { [controller, fragmenter, claim, failure] in
+        // On the host's loop: a send never waits for a thread of the app's pool.
+        Task(executorPreference: controller.loop.executor) { [controller, fragmenter, claim, failure] in
             let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: fragmenter.packetCapacity(h4Indicator: true), alignment: 8)
             defer { buffer.deallocate() }
             for await job in stream {

@@ -1,3 +1,4 @@
+import Foundation
 import StrobeBase
 import Synchronization
 import Testing
@@ -52,8 +53,41 @@ import Testing
         #expect(record.last.map { $0.1 >= now + .milliseconds(1600) } == true)
     }
 
+    /// A task that prefers the loop's executor runs on the loop's thread, also after it waited
+    /// for something another thread resolved.
+    @Test func aTaskPreferringTheLoopRunsOnItsThreadAcrossSuspensions() async throws {
+        let loop = HostLoop(clock: ContinuousClock())
+        let executor = try #require(loop.executor)
+        let resumed = Waiter<Void>()
+        let task = Task(executorPreference: executor) { () -> (Bool, Bool) in
+            let before = loop.inLoop
+            try? await resumed.wait()
+            return (before, loop.inLoop)
+        }
+        Thread.detachNewThread { resumed.resolve(.success(())) }
+        let (before, after) = await task.value
+        #expect(before && after)
+    }
+
+    /// Once the loop has stopped, a task that prefers its executor still finishes, elsewhere.
+    @Test func aTaskPinnedToAStoppedLoopStillFinishes() async throws {
+        var loop: HostLoop? = HostLoop(clock: ContinuousClock())
+        let executor = try #require(loop?.executor)
+        let started = Waiter<Void>()
+        let resumed = Waiter<Void>()
+        let task = Task(executorPreference: executor) { [weak loop] () -> Bool in
+            started.resolve(.success(()))
+            try? await resumed.wait()
+            return loop?.inLoop ?? false
+        }
+        try await started.wait()
+        loop = nil
+        resumed.resolve(.success(()))
+        #expect(await task.value == false)
+    }
+
     @Test func aLoopOnAVirtualClockHasNoThread() {
         let loop = HostLoop(clock: VirtualClock())
-        #expect(!loop.hasThread && !loop.inLoop)
+        #expect(!loop.hasThread && !loop.inLoop && loop.executor == nil)
     }
 }

@@ -28,4 +28,15 @@ struct ScriptedLink {
         #expect(await eventually { !central.connections.isEmpty })
         return ScriptedLink(transport: transport, clock: clock, controller: controller, connection: try #require(central.connections.first))
     }
+
+    /// The same link on the real clock: the host's loop has a thread of its own.
+    static func openOnTheRealClock(role: LERole = .central) async throws -> (ScriptedTransport, HCIController, LEConnection) {
+        let transport = scriptedController(extendedScanning: false)
+        let controller = HCIController(transport: transport, clock: ContinuousClock())
+        try await controller.open()
+        let central = Central(controller: controller, clock: ContinuousClock())
+        transport.deliver(connectionComplete(role: role))
+        #expect(await eventually { !central.connections.isEmpty })
+        return (transport, controller, try #require(central.connections.first))
+    }
 }

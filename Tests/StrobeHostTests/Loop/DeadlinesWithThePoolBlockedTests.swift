@@ -25,7 +25,7 @@ import StrobeHost
         let app = ThreadOfItsOwnExecutor()
         defer { app.stop() }
 
-        let seen = await withThePoolBlocked { () -> (read: Task<[UInt8], any Error>, closedAt: ContinuousClock.Instant?) in
+        let seen = try await withThePoolBlocked { () -> (read: Task<[UInt8], any Error>, closedAt: ContinuousClock.Instant?) in
             let read = Task(executorPreference: app) { try await client.read(handle: 2) }
             let closed = waitOnThisThread(for: .seconds(10)) { bearer.isClosed }
             return (read, closed.map { _ in clock.now })

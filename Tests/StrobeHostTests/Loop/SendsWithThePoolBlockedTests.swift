@@ -1,0 +1,96 @@
+import StrobeBase
+import StrobeHCI
+import StrobeHost
+import StrobeTestSupport
+import Synchronization
+import Testing
+
+/// What a link sends goes out from the host's loop, a thread of Strobe's own: with every thread
+/// of the app's pool held, the GATT server still answers, L2CAP signalling and the link layer's
+/// parameter requests are still answered, and a request an app task queued still goes out. A
+/// scripted controller on the real clock; the peer's packets come from a thread of the test's
+/// own, as a transport's reader delivers them. Each answer must come while the pool is held:
+/// without the loop it would wait until the pool is let go, after `observe` gave up.
+@Suite(.timeLimit(.minutes(1))) struct SendsWithThePoolBlockedTests {
+    /// The ATT PDU (CID 4) an H4 ACL packet carries, if it does.
+    static func att(in packet: [UInt8]) -> [UInt8]? { payload(in: packet, cid: 0x04) }
+
+    /// The LE signalling command (CID 5) an H4 ACL packet carries, if it does.
+    static func signaling(in packet: [UInt8]) -> [UInt8]? { payload(in: packet, cid: 0x05) }
+
+    private static func payload(in packet: [UInt8], cid: UInt8) -> [UInt8]? {
+        guard packet.count >= 9, packet[0] == HCIPacketType.acl.rawValue, packet[7] == cid, packet[8] == 0x00 else { return nil }
+        return Array(packet[9...])
+    }
+
+    /// Whether `transport` sent a packet `matching` within 10 s, waiting on the caller's thread.
+    private static func sent(on transport: ScriptedTransport, _ matching: @escaping ([UInt8]) -> Bool) -> Bool {
+        waitOnThisThread(for: .seconds(10)) { transport.sent.contains(where: matching) } != nil
+    }
+
+    @Test func aPeersReadRequestIsAnsweredByTheGATTServerWithThePoolBlocked() async throws {
+        let (transport, controller, connection) = try await ScriptedLink.openOnTheRealClock(role: .peripheral)
+        defer { controller.close() }
+        let database = GATTAttributeDatabase()
+        database.addPrimaryService(BluetoothUUID(0x180F))
+        let level = database.addCharacteristic(BluetoothUUID(0x2A19), properties: [.read], value: [87]).valueHandle
+        connection.serve(database)
+        let request: [UInt8] = [0x0A, UInt8(level.rawValue & 0xFF), UInt8(level.rawValue >> 8)]
+
+        let seen = try await withThePoolBlocked { () -> Bool in
+            transport.deliver(OversizedKFrameTests.acl([UInt8(request.count), 0x00, 0x04, 0x00] + request))
+            return Self.sent(on: transport) { Self.att(in: $0) == [0x0B, 87] }
+        }
+        #expect(seen.poolWasBlocked)
+        #expect(seen.value, "no Read Response while the pool was held")
+    }
+
+    @Test func anL2CAPConnectionParameterUpdateRequestIsAnsweredWithThePoolBlocked() async throws {
+        let (transport, controller, _) = try await ScriptedLink.openOnTheRealClock(role: .central)
+        defer { controller.close() }
+        // Connection Parameter Update Request, identifier 7: 15 ms, latency 0, 2 s supervision.
+        let request: [UInt8] = [0x12, 0x07, 0x08, 0x00, 0x0C, 0x00, 0x0C, 0x00, 0x00, 0x00, 0xC8, 0x00]
+
+        let seen = try await withThePoolBlocked { () -> Bool in
+            transport.deliver(OversizedKFrameTests.acl([UInt8(request.count), 0x00, 0x05, 0x00] + request))
+            return Self.sent(on: transport) { Self.signaling(in: $0).map { $0.first == 0x13 && $0[1] == 0x07 } == true }
+        }
+        #expect(seen.poolWasBlocked)
+        #expect(seen.value, "no Connection Parameter Update Response while the pool was held")
+        // Accepted (result 0x0000).
+        #expect(transport.sent.compactMap(Self.signaling).first { $0.first == 0x13 }.map { Array($0.suffix(2)) } == [0x00, 0x00])
+    }
+
+    /// Answered on the thread that delivers the event (a transport's reader), as the policy
+    /// decides.
+    @Test func aRemoteConnectionParameterRequestIsAnsweredWithThePoolBlocked() async throws {
+        let (transport, controller, _) = try await ScriptedLink.openOnTheRealClock(role: .central)
+        defer { controller.close() }
+        // LE Remote Connection Parameter Request: handle 0x0040, 15 ms, latency 0, 2 s supervision.
+        let event: [UInt8] = [0x04, 0x3E, 0x0B, 0x06, 0x40, 0x00, 0x0C, 0x00, 0x0C, 0x00, 0x00, 0x00, 0xC8, 0x00]
+
+        let seen = try await withThePoolBlocked { () -> Bool in
+            transport.deliver(event)
+            return Self.sent(on: transport) { opcode(of: $0) == HCILERemoteConnectionParameterRequestReply.opcode }
+        }
+        #expect(seen.poolWasBlocked)
+        #expect(seen.value, "no LE Remote Connection Parameter Request Reply while the pool was held")
+    }
+
+    @Test func aQueuedWriteRequestIsSentWithThePoolBlocked() async throws {
+        // Stopped last: the write's failure at the close resumes on it.
+        let app = ThreadOfItsOwnExecutor()
+        defer { app.stop() }
+        let (transport, controller, connection) = try await ScriptedLink.openOnTheRealClock(role: .central)
+        defer { controller.close() }
+        let handle = AttributeHandle(rawValue: 0x0021)
+
+        let seen = try await withThePoolBlocked { () -> Bool in
+            // The app queues the write on a thread of its own; the host sends it on its loop.
+            Task(executorPreference: app) { try? await connection.gatt.write([0x01], handle: handle) }
+            return Self.sent(on: transport) { Self.att(in: $0) == [0x12, 0x21, 0x00, 0x01] }
+        }
+        #expect(seen.poolWasBlocked)
+        #expect(seen.value, "no Write Request while the pool was held")
+    }
+}

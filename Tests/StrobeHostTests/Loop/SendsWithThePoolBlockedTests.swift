@@ -9,8 +9,9 @@ import Testing
 /// of the app's pool held, the GATT server still answers, L2CAP signalling and the link layer's
 /// parameter requests are still answered, and a request an app task queued still goes out. A
 /// scripted controller on the real clock; the peer's packets come from a thread of the test's
-/// own, as a transport's reader delivers them. Each answer must come while the pool is held:
-/// without the loop it would wait until the pool is let go, after `observe` gave up.
+/// own, as a transport's reader delivers them. Each answer goes out within 100 ms, timed from
+/// just before the peer's packet (or the app's call) to the write on the sending thread; without
+/// the loop it would wait until the pool is let go, after `observe` gave up.
 @Suite(.timeLimit(.minutes(1))) struct SendsWithThePoolBlockedTests {
     /// The ATT PDU (CID 4) an H4 ACL packet carries, if it does.
     static func att(in packet: [UInt8]) -> [UInt8]? { payload(in: packet, cid: 0x04) }
@@ -23,9 +24,13 @@ import Testing
         return Array(packet[9...])
     }
 
-    /// Whether `transport` sent a packet `matching` within 10 s, waiting on the caller's thread.
-    private static func sent(on transport: ScriptedTransport, _ matching: @escaping ([UInt8]) -> Bool) -> Bool {
-        waitOnThisThread(for: .seconds(10)) { transport.sent.contains(where: matching) } != nil
+    /// How long after `start` `transport` sent a packet `matching`, waiting for it on the
+    /// caller's thread for at most 10 s; nil when none came.
+    private static func sent(
+        on transport: ScriptedTransport, after start: ContinuousClock.Instant, _ matching: @escaping ([UInt8]) -> Bool
+    ) -> Duration? {
+        guard waitOnThisThread(for: .seconds(10), until: { transport.firstSent(where: matching) != nil }) != nil else { return nil }
+        return transport.firstSent(where: matching).map { start.duration(to: $0) }
     }
 
     @Test func aPeersReadRequestIsAnsweredByTheGATTServerWithThePoolBlocked() async throws {
@@ -37,12 +42,14 @@ import Testing
         connection.serve(database)
         let request: [UInt8] = [0x0A, UInt8(level.rawValue & 0xFF), UInt8(level.rawValue >> 8)]
 
-        let seen = try await withThePoolBlocked { () -> Bool in
+        let seen = try await withThePoolBlocked { () -> Duration? in
+            let start = ContinuousClock.now
             transport.deliver(OversizedKFrameTests.acl([UInt8(request.count), 0x00, 0x04, 0x00] + request))
-            return Self.sent(on: transport) { Self.att(in: $0) == [0x0B, 87] }
+            return Self.sent(on: transport, after: start) { Self.att(in: $0) == [0x0B, 87] }
         }
         #expect(seen.poolWasBlocked)
-        #expect(seen.value, "no Read Response while the pool was held")
+        let took = try #require(seen.value, "no Read Response while the pool was held")
+        #expect(took < .milliseconds(100))
     }
 
     @Test func anL2CAPConnectionParameterUpdateRequestIsAnsweredWithThePoolBlocked() async throws {
@@ -51,12 +58,14 @@ import Testing
         // Connection Parameter Update Request, identifier 7: 15 ms, latency 0, 2 s supervision.
         let request: [UInt8] = [0x12, 0x07, 0x08, 0x00, 0x0C, 0x00, 0x0C, 0x00, 0x00, 0x00, 0xC8, 0x00]
 
-        let seen = try await withThePoolBlocked { () -> Bool in
+        let seen = try await withThePoolBlocked { () -> Duration? in
+            let start = ContinuousClock.now
             transport.deliver(OversizedKFrameTests.acl([UInt8(request.count), 0x00, 0x05, 0x00] + request))
-            return Self.sent(on: transport) { Self.signaling(in: $0).map { $0.first == 0x13 && $0[1] == 0x07 } == true }
+            return Self.sent(on: transport, after: start) { Self.signaling(in: $0).map { $0.first == 0x13 && $0[1] == 0x07 } == true }
         }
         #expect(seen.poolWasBlocked)
-        #expect(seen.value, "no Connection Parameter Update Response while the pool was held")
+        let took = try #require(seen.value, "no Connection Parameter Update Response while the pool was held")
+        #expect(took < .milliseconds(100))
         // Accepted (result 0x0000).
         #expect(transport.sent.compactMap(Self.signaling).first { $0.first == 0x13 }.map { Array($0.suffix(2)) } == [0x00, 0x00])
     }
@@ -69,12 +78,14 @@ import Testing
         // LE Remote Connection Parameter Request: handle 0x0040, 15 ms, latency 0, 2 s supervision.
         let event: [UInt8] = [0x04, 0x3E, 0x0B, 0x06, 0x40, 0x00, 0x0C, 0x00, 0x0C, 0x00, 0x00, 0x00, 0xC8, 0x00]
 
-        let seen = try await withThePoolBlocked { () -> Bool in
+        let seen = try await withThePoolBlocked { () -> Duration? in
+            let start = ContinuousClock.now
             transport.deliver(event)
-            return Self.sent(on: transport) { opcode(of: $0) == HCILERemoteConnectionParameterRequestReply.opcode }
+            return Self.sent(on: transport, after: start) { opcode(of: $0) == HCILERemoteConnectionParameterRequestReply.opcode }
         }
         #expect(seen.poolWasBlocked)
-        #expect(seen.value, "no LE Remote Connection Parameter Request Reply while the pool was held")
+        let took = try #require(seen.value, "no LE Remote Connection Parameter Request Reply while the pool was held")
+        #expect(took < .milliseconds(100))
     }
 
     @Test func aQueuedWriteRequestIsSentWithThePoolBlocked() async throws {
@@ -85,12 +96,14 @@ import Testing
         defer { controller.close() }
         let handle = AttributeHandle(rawValue: 0x0021)
 
-        let seen = try await withThePoolBlocked { () -> Bool in
+        let seen = try await withThePoolBlocked { () -> Duration? in
+            let start = ContinuousClock.now
             // The app queues the write on a thread of its own; the host sends it on its loop.
             Task(executorPreference: app) { try? await connection.gatt.write([0x01], handle: handle) }
-            return Self.sent(on: transport) { Self.att(in: $0) == [0x12, 0x21, 0x00, 0x01] }
+            return Self.sent(on: transport, after: start) { Self.att(in: $0) == [0x12, 0x21, 0x00, 0x01] }
         }
         #expect(seen.poolWasBlocked)
-        #expect(seen.value, "no Write Request while the pool was held")
+        let took = try #require(seen.value, "no Write Request while the pool was held")
+        #expect(took < .milliseconds(100))
     }
 }

@@ -12,6 +12,8 @@ final class ScriptedTransport: HCITransport {
     private struct State {
         var sink: (any HCIPacketSink)?
         var sent: [[UInt8]] = []
+        /// When each packet of `sent` was handed over, on the real clock.
+        var sentAt: [ContinuousClock.Instant] = []
         var responder: Responder?
         var closed = false
     }
@@ -24,6 +26,11 @@ final class ScriptedTransport: HCITransport {
     }
 
     var sent: [[UInt8]] { state.withLock { $0.sent } }
+
+    /// When the first packet matching `predicate` was handed over (on the sending thread).
+    func firstSent(where predicate: ([UInt8]) -> Bool) -> ContinuousClock.Instant? {
+        state.withLock { s in s.sent.firstIndex(where: predicate).map { s.sentAt[$0] } }
+    }
 
     /// What the responder answers to `packet`, without sending it (for a responder built on
     /// another's).
@@ -38,6 +45,7 @@ final class ScriptedTransport: HCITransport {
         let responder = try state.withLock { s throws(TransportError) in
             guard !s.closed, s.sink != nil else { throw TransportError.notOpen }
             s.sent.append(packet)
+            s.sentAt.append(ContinuousClock.now)
             return s.responder
         }
         for reply in responder?(packet) ?? [] { deliver(reply) }

@@ -7,7 +7,7 @@ import Testing
 
 /// What a link sends goes out from the host's loop, a thread of Strobe's own: with every thread
 /// of the app's pool held, the GATT server still answers, L2CAP signalling and the link layer's
-/// parameter requests are still answered, and a request an app task queued still goes out. A
+/// parameter requests are still answered, SMP answers a Pairing Request, and a request an app task queued still goes out. A
 /// scripted controller on the real clock; the peer's packets come from a thread of the test's
 /// own, as a transport's reader delivers them. Each answer goes out within 100 ms, timed from
 /// just before the peer's packet (or the app's call) to the write on the sending thread; without
@@ -68,6 +68,22 @@ import Testing
         #expect(took < .milliseconds(100))
         // Accepted (result 0x0000).
         #expect(transport.sent.compactMap(Self.signaling).first { $0.first == 0x13 }.map { Array($0.suffix(2)) } == [0x00, 0x00])
+    }
+
+    @Test func aPeersPairingRequestIsAnsweredWithThePoolBlocked() async throws {
+        let (transport, controller, _) = try await ScriptedLink.openOnTheRealClock(role: .peripheral)
+        defer { controller.close() }
+        // Pairing Request: NoInputNoOutput, no OOB, bonding with Secure Connections, 16-byte keys.
+        let request: [UInt8] = [0x01, 0x03, 0x00, 0x09, 0x10, 0x07, 0x07]
+
+        let seen = try await withThePoolBlocked { () -> Duration? in
+            let start = ContinuousClock.now
+            transport.deliver(OversizedKFrameTests.acl([UInt8(request.count), 0x00, 0x06, 0x00] + request))
+            return Self.sent(on: transport, after: start) { Self.payload(in: $0, cid: 0x06)?.first == 0x02 }
+        }
+        #expect(seen.poolWasBlocked)
+        let took = try #require(seen.value, "no Pairing Response while the pool was held")
+        #expect(took < .milliseconds(100))
     }
 
     /// Answered on the thread that delivers the event (a transport's reader), as the policy

@@ -1,13 +1,14 @@
+import StrobeBase
 import StrobeHCI
 
 extension SecurityManager {
     /// Runs `work`, which calls the bond store, where it may block: on a thread of its own when
-    /// the store blocks, else as a task on the pool (where a virtual clock sees it).
-    package func callingStore(_ work: @escaping @Sendable () -> Void) {
+    /// the store blocks, else posted to the link's `loop` (never waiting for the app's pool).
+    package func callingStore(on loop: HostLoop, _ work: @escaping @Sendable () -> Void) {
         if store?.blocks == true {
             runOnThreadOfItsOwn(work)
         } else {
-            Task { work() }
+            loop.post(work)
         }
     }
 

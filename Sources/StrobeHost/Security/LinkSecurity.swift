@@ -376,7 +376,7 @@ final class LinkSecurity: Sendable {
     /// Central: the peripheral asked for security. Encrypt with its bond, else pair.
     private func securityRequested() {
         // Off the reader's thread: the bond is read from its store, a pairing makes its key.
-        manager.callingStore { self.answerSecurityRequest() }
+        manager.callingStore(on: controller.loop) { self.answerSecurityRequest() }
     }
 
     private func answerSecurityRequest() {
@@ -461,7 +461,7 @@ final class LinkSecurity: Sendable {
         guard let sent else { return body() }
         // Not on the sender's thread, which would hold every PDU of the link meanwhile: storing a
         // bond takes the store's lock and flushes a file.
-        sent.whenResolved { _ in self.manager.callingStore(body) }
+        sent.whenResolved { _ in self.manager.callingStore(on: self.controller.loop, body) }
     }
 
     /// Asks the delegate (none: the answer is no) and feeds the answer to pairing `number`.
@@ -546,7 +546,7 @@ final class LinkSecurity: Sendable {
                 case .askToReplace(let existing, let bond, let reason):
                     let asked = settlement
                     consult { delegate, _ in await delegate.replaceBond(existing, with: bond, reason: reason) } then: { yes in
-                        self.manager.callingStore { self.settle(asked, asked.answered(yes), in: store, waiters: waiters) }
+                        self.manager.callingStore(on: self.controller.loop) { self.settle(asked, asked.answered(yes), in: store, waiters: waiters) }
                     }
                 case .save(let bond, let existing, let connectionAddress):
                     next += settlement.saved(Result { () throws(BondStoreError) in

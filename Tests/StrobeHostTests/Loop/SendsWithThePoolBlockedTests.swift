@@ -7,7 +7,7 @@ import Testing
 
 /// What a link sends goes out from the host's loop, a thread of Strobe's own: with every thread
 /// of the app's pool held, the GATT server still answers, L2CAP signalling and the link layer's
-/// parameter requests are still answered, SMP answers a Pairing Request, and a request an app task queued still goes out. A
+/// parameter requests are still answered, SMP answers a Pairing Request and a Security Request, and a request an app task queued still goes out. A
 /// scripted controller on the real clock; the peer's packets come from a thread of the test's
 /// own, as a transport's reader delivers them. Each answer goes out within 100 ms, timed from
 /// just before the peer's packet (or the app's call) to the write on the sending thread; without
@@ -83,6 +83,24 @@ import Testing
         }
         #expect(seen.poolWasBlocked)
         let took = try #require(seen.value, "no Pairing Response while the pool was held")
+        #expect(took < .milliseconds(100))
+    }
+
+    /// A central with no bond answers a peripheral's Security Request by pairing: its Pairing
+    /// Request goes out.
+    @Test func aPeripheralsSecurityRequestIsAnsweredWithThePoolBlocked() async throws {
+        let (transport, controller, _) = try await ScriptedLink.openOnTheRealClock(role: .central)
+        defer { controller.close() }
+        // Security Request: bonding with Secure Connections.
+        let request: [UInt8] = [0x0B, 0x09]
+
+        let seen = try await withThePoolBlocked { () -> Duration? in
+            let start = ContinuousClock.now
+            transport.deliver(OversizedKFrameTests.acl([UInt8(request.count), 0x00, 0x06, 0x00] + request))
+            return Self.sent(on: transport, after: start) { Self.payload(in: $0, cid: 0x06)?.first == 0x01 }
+        }
+        #expect(seen.poolWasBlocked)
+        let took = try #require(seen.value, "no Pairing Request while the pool was held")
         #expect(took < .milliseconds(100))
     }
 

@@ -490,6 +490,11 @@ final class LinkSecurity: Sendable {
         then: @escaping @Sendable (Answer?) -> Void
     ) -> Task<Void, Never> {
         let delegate = manager.delegate
+        // No delegate: the answer is no at once, from the host's loop, not the app's pool.
+        guard delegate != nil else {
+            controller.loop.post { then(nil) }
+            return Task {}
+        }
         return offThread { [peer] in
             let answer: Answer? = if let delegate { await question(delegate, peer) } else { nil }
             then(answer)

@@ -111,18 +111,12 @@ final class LoopCore: Sendable {
     static func start(clock: ElapsedClock) -> LoopCore? {
         guard let ends = try? FileDescriptor.pipe(options: [.closeOnExec]) else { return nil }
         let core = LoopCore(clock: clock, wakeRead: ends.readEnd.rawValue, wakeWrite: ends.writeEnd.rawValue)
-        let context = Unmanaged.passRetained(core).toOpaque()
-        var handle = pthread_t()
-        let rc = pthread_create(&handle, nil, { context in
-            guard let context else { return nil }
-            Unmanaged<LoopCore>.fromOpaque(context).takeRetainedValue().run()
-            return nil
-        }, context)
-        guard rc == 0 else {
-            Unmanaged<LoopCore>.fromOpaque(context).release()
+        do {
+            // The thread keeps the core alive while it runs.
+            try startDetachedThread { core.run() }
+        } catch {
             return nil
         }
-        pthread_detach(handle)
         return core
     }
 

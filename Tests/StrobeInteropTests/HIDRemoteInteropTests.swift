@@ -1,5 +1,6 @@
 import Foundation
 import Strobe
+import StrobeTestSupport
 import Testing
 
 extension RootCanalTests {
@@ -77,8 +78,9 @@ extension RootCanalTests {
         /// subscribed again, and every press of all three links arrives, in order.
         @Test func aRemoteThatSleepsWhenIdleIsReconnectedWithItsBond() async throws {
             try await RootCanal.with { rootCanal in
-                let bonds = FileManager.default.temporaryDirectory.appendingPathComponent("strobe-hid-\(UUID().uuidString).json").path
-                defer { try? FileManager.default.removeItem(atPath: bonds) }
+                let scratch = try ScratchDirectory("strobe-hid")
+                defer { scratch.remove() }
+                let bonds = scratch.path("bonds.json")
                 let remote = try await BumbleSMPPeer(on: rootCanal, script: "hid_remote.py", arguments: ["--presses", "2", "--sleep-when-idle"])
                 let result = try await StrobeCommand.run(
                     ["--transport", rootCanal.transport, "remote", "events", "--name", "Bumble-Shutter", "--count", "6",

@@ -1,6 +1,7 @@
 import Foundation
 import Strobe
 import Synchronization
+import StrobeTestSupport
 import Testing
 
 extension RootCanalTests {
@@ -165,8 +166,9 @@ extension RootCanalTests {
         /// so the next run finds it and encrypts with it: no second pairing on the peer.
         @Test func aStockBumblePeerIsFoundAgainWithItsBondOnTheNextRun() async throws {
             try await RootCanal.with { rootCanal in
-                let file = FileManager.default.temporaryDirectory.appendingPathComponent("strobe-bonds-\(UUID().uuidString).json").path
-                defer { try? FileManager.default.removeItem(atPath: file) }
+                let scratch = try ScratchDirectory("strobe-bonds")
+                defer { scratch.remove() }
+                let file = scratch.path("bonds.json")
                 let peer = try await BumbleSMPPeer(on: rootCanal, arguments: ["--role", "peripheral", "--identity-address-type", "stock"])
                 let address = try #require(BluetoothAddress(peer.address))
 

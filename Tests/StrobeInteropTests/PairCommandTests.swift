@@ -1,5 +1,6 @@
 import Foundation
 import Strobe
+import StrobeTestSupport
 import Testing
 
 /// `strobe pair` and `strobe bonds` against Bumble's Security Manager on RootCanal.
@@ -61,8 +62,9 @@ extension RootCanalTests {
         }
 
         @Test func aCorruptStoreIsAnErrorNamingTheFileAndIsLeftAlone() async throws {
-            let file = FileManager.default.temporaryDirectory.appendingPathComponent("strobe-bonds-\(UUID().uuidString).json")
-            defer { try? FileManager.default.removeItem(at: file) }
+            let scratch = try ScratchDirectory("strobe-bonds")
+            defer { scratch.remove() }
+            let file = scratch.url("bonds.json")
             try Data("{\"version\": 1, \"bonds\": [{\"peer\": 7}]".utf8).write(to: file)
             let result = try await StrobeCommand.run(["bonds", "--bonds", file.path])
             #expect(result.status == 1)
@@ -76,8 +78,9 @@ extension RootCanalTests {
 
         static func readWithSecurity(_ rootCanal: RootCanal) async throws {
             let bumble = try await BumbleSMPPeer(on: rootCanal, arguments: ["--role", "peripheral", "--protected", "5ec0"])
-            let file = FileManager.default.temporaryDirectory.appendingPathComponent("strobe-bonds-\(UUID().uuidString).json")
-            defer { try? FileManager.default.removeItem(at: file) }
+            let scratch = try ScratchDirectory("strobe-bonds")
+            defer { scratch.remove() }
+            let file = scratch.url("bonds.json")
             let read = try await StrobeCommand.run(
                 ["--transport", rootCanal.transport, "gatt", "read", "--name", "Bumble-SMP", "--security", "encrypted",
                  "--bonds", file.path, "5EC00002-5EC0-4E00-8000-00805F9B34FB"])

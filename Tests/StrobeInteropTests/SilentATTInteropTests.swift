@@ -1,5 +1,6 @@
 import Foundation
 import Strobe
+import StrobeTestSupport
 import Testing
 
 extension RootCanalTests {
@@ -9,8 +10,9 @@ extension RootCanalTests {
         @Test func connectAndPairNeedNoAnswerToTheMTUExchange() async throws {
             try await RootCanal.with { rootCanal in
                 let peer = try await BumbleSMPPeer(on: rootCanal, arguments: ["--role", "peripheral", "--silent-att"])
-                let file = FileManager.default.temporaryDirectory.appendingPathComponent("strobe-bonds-\(UUID().uuidString).json").path
-                defer { try? FileManager.default.removeItem(atPath: file) }
+                let scratch = try ScratchDirectory("strobe-bonds")
+                defer { scratch.remove() }
+                let file = scratch.path("bonds.json")
 
                 let start = ContinuousClock.now
                 let connected = try await StrobeCommand.run(

@@ -3,12 +3,15 @@ import StrobeBase
 import Synchronization
 import StrobeHCI
 import StrobeSecurity
+import StrobeTestSupport
 import Testing
 import StrobeHost
 
 struct FileBondStoreTests {
-    static func temporaryPath() -> String {
-        FileManager.default.temporaryDirectory.appendingPathComponent("strobe-store-\(UUID().uuidString)/strobe/bonds.json").path
+    /// A store's path two levels inside a scratch directory (the store makes the one between).
+    static func temporaryPath() throws -> (ScratchDirectory, String) {
+        let scratch = try ScratchDirectory("strobe-store")
+        return (scratch, scratch.path("strobe/bonds.json"))
     }
 
     static let bond = Bond(
@@ -18,8 +21,8 @@ struct FileBondStoreTests {
         keys: ["LTK", "peer IRK"])
 
     @Test func keepsBondsInA0600FileInA0700Directory() throws {
-        let path = Self.temporaryPath()
-        defer { try? FileManager.default.removeItem(atPath: (path as NSString).deletingLastPathComponent) }
+        let (scratch, path) = try Self.temporaryPath()
+        defer { scratch.remove() }
         let store = FileBondStore(path: path)
         #expect(try store.bonds().isEmpty)
         try store.save(Self.bond)
@@ -55,8 +58,8 @@ struct FileBondStoreTests {
         ("{\"version\": 1, \"localIRK\": \"zz\", \"bonds\": []}", "localIRK"),
     ])
     func aCorruptFileIsATypedErrorNamingItAndIsNotReset(_ contents: String, _ said: String) throws {
-        let path = Self.temporaryPath()
-        defer { try? FileManager.default.removeItem(atPath: (path as NSString).deletingLastPathComponent) }
+        let (scratch, path) = try Self.temporaryPath()
+        defer { scratch.remove() }
         try FileManager.default.createDirectory(atPath: (path as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
         try Data(contents.utf8).write(to: URL(fileURLWithPath: path))
         let store = FileBondStore(path: path)

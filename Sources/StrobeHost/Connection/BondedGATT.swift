@@ -87,8 +87,9 @@ final class BondedGATT: Sendable {
             } else if kept.serviceChanged, let changed = server.database.serviceChanged {
                 // The database changed since: the client must discover it again.
                 server.restore([changed.configuration: .indication])
-                // Not on the save chain: its confirmation may take the ATT timeout.
-                Task { [security] in
+                // Not on the save chain: its confirmation may take the ATT timeout. On the host's
+                // loop, as the server's answers are.
+                Task(executorPreference: security.loop.executor) { [security] in
                     do throws(StrobeError) {
                         try await server.indicate(valueHandle: changed.value, value: [0x01, 0x00, 0xFF, 0xFF])
                     } catch {
@@ -134,7 +135,7 @@ final class BondedGATT: Sendable {
     private func later(_ job: @escaping @Sendable () async -> Void) -> Task<Void, Never> {
         state.withLock { s in
             let previous = s.saving
-            let task = Task {
+            let task = Task(executorPreference: security.loop.executor) {
                 await previous?.value
                 await job()
             }

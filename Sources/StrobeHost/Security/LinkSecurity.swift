@@ -21,6 +21,8 @@ final class LinkSecurity: Sendable {
     let identity: IdentityAddress
     let manager: SecurityManager
     private let controller: HCIController
+    /// The host's loop, for what the link's security runs beside it (a bonded link's saves).
+    var loop: HostLoop { controller.loop }
     private let sender: L2CAPSender
     private let timer: DeadlineTimer
     private let state: Lock<State>

@@ -116,10 +116,11 @@ public final class NovaFlash: ATTValueHandler, Sendable {
         self.clock = clock
         state = Lock(State(queue: NovaCommandQueue(model: model, ackTimeout: ackTimeout)))
         timer = DeadlineTimer(clock: clock.elapsed)
-        // One writer, so that requests reach the flash in queue order.
+        // One writer, so that requests reach the flash in queue order; on the host's loop, so
+        // that a queued request goes out while the app's pool is busy.
         let (stream, continuation) = AsyncStream.makeStream(of: [UInt8].self)
         writes = continuation
-        Task { [gatt, requestHandle, weak self] in
+        Task(executorPreference: gatt.bearer.loop?.executor) { [gatt, requestHandle, weak self] in
             for await bytes in stream {
                 do throws(StrobeError) {
                     try await gatt.write(bytes, handle: requestHandle)

@@ -34,7 +34,7 @@ package final class ATTBearer: Sendable {
     private let state: Lock<State>
     private let timer: DeadlineTimer
     /// The host's loop, when the bearer is a link's: the GATT server on it keeps its deadlines there too.
-    let loop: HostLoop?
+    package let loop: HostLoop?
     /// The handlers of pushed values, as the receive path uses them.
     private let valueRoutes = ReaderHandoff<ValueRoutes>(ValueRoutes(handlers: [:], defaultHandler: nil))
     private let valueCounts = ValueCounts()

@@ -130,14 +130,26 @@ import Testing
         defer { controller.close() }
         let handle = AttributeHandle(rawValue: 0x0021)
 
+        let queued = Stamp()
         let seen = try await withThePoolBlocked { () -> Duration? in
-            let start = ContinuousClock.now
             // The app queues the write on a thread of its own; the host sends it on its loop.
-            Task(executorPreference: app) { try? await connection.gatt.write([0x01], handle: handle) }
-            return Self.sent(on: transport, after: start) { Self.att(in: $0) == [0x12, 0x21, 0x00, 0x01] }
+            // Timed from the app's call, not from when the app's own thread got to run it.
+            Task(executorPreference: app) {
+                queued.at.withLock { $0 = ContinuousClock.now }
+                try? await connection.gatt.write([0x01], handle: handle)
+            }
+            let isWrite: ([UInt8]) -> Bool = { Self.att(in: $0) == [0x12, 0x21, 0x00, 0x01] }
+            guard waitOnThisThread(for: .seconds(10), until: { transport.firstSent(where: isWrite) != nil }) != nil,
+                  let start = queued.at.withLock({ $0 }) else { return nil }
+            return transport.firstSent(where: isWrite).map { start.duration(to: $0) }
         }
         #expect(seen.poolWasBlocked)
         let took = try #require(seen.value, "no Write Request while the pool was held")
         #expect(took < .milliseconds(100))
     }
+}
+
+/// When something happened, written on one thread and read on another.
+private final class Stamp: Sendable {
+    let at = Lock<ContinuousClock.Instant?>(nil)
 }

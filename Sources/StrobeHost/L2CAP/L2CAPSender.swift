@@ -93,7 +93,7 @@ final class L2CAPSender: ATTChannel, Sendable {
     ) async throws {
         let count = fragmenter.fragmentCount(payloadLength: job.payload.count)
         // A prepared PDU must not land between two fragments of this one; it holds the claim
-        // for a single write() at most.
+        // for a single write() at most, and between tries the loop runs its other work.
         if count > 1 {
             while !claim.tryClaim() { await Task.yield() }
         }

@@ -461,8 +461,8 @@ final class LinkSecurity: Sendable {
     /// link's before the reader takes the next PDU, which may need it).
     private func once(_ sent: Waiter<Void>?, _ body: @escaping @Sendable () -> Void) {
         guard let sent else { return body() }
-        // Not on the sender's thread, which would hold every PDU of the link meanwhile: storing a
-        // bond takes the store's lock and flushes a file.
+        // Later, not inside the sender's completion: storing a bond may take the store's lock and
+        // flush a file (on a thread of its own when the store blocks), and the sender goes on.
         sent.whenResolved { _ in self.manager.callingStore(on: self.controller.loop, body) }
     }
 
@@ -491,16 +491,12 @@ final class LinkSecurity: Sendable {
         _ question: @escaping @Sendable (any PairingDelegate, BluetoothAddress) async -> Answer?,
         then: @escaping @Sendable (Answer?) -> Void
     ) -> Task<Void, Never> {
-        let delegate = manager.delegate
-        // No delegate: the answer is no at once, from the host's loop, not the app's pool.
-        guard delegate != nil else {
-            controller.loop.post { then(nil) }
-            return Task {}
+        // No delegate: the answer is no at once, from a task on the host's loop, not the app's
+        // pool (still a task, so that withdrawing the question cancels it).
+        guard let delegate = manager.delegate else {
+            return Task(executorPreference: controller.loop.executor) { then(nil) }
         }
-        return offThread { [peer] in
-            let answer: Answer? = if let delegate { await question(delegate, peer) } else { nil }
-            then(answer)
-        }
+        return offThread { [peer] in then(await question(delegate, peer)) }
     }
 
     /// Runs `work` on the cooperative pool: for what waits long without blocking (the app's

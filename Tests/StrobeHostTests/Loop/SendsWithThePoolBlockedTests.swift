@@ -33,6 +33,23 @@ import Testing
         return transport.firstSent(where: matching).map { start.duration(to: $0) }
     }
 
+    /// With every pool thread held: delivers `packet` from the caller's thread, as a transport's
+    /// reader would, and times the answer `matching` (nil when none came within 10 s).
+    private static func answer(
+        to packet: [UInt8], on transport: ScriptedTransport, _ matching: @escaping @Sendable ([UInt8]) -> Bool
+    ) async throws -> PoolBlockedObservation<Duration?> {
+        try await withThePoolBlocked { () -> Duration? in
+            let start = ContinuousClock.now
+            transport.deliver(packet)
+            return sent(on: transport, after: start, matching)
+        }
+    }
+
+    /// An ACL packet carrying `payload` on channel `cid` from the peer.
+    private static func acl(_ payload: [UInt8], cid: UInt8) -> [UInt8] {
+        OversizedKFrameTests.acl([UInt8(payload.count), 0x00, cid, 0x00] + payload)
+    }
+
     @Test func aPeersReadRequestIsAnsweredByTheGATTServerWithThePoolBlocked() async throws {
         let (transport, controller, connection) = try await ScriptedLink.openOnTheRealClock(role: .peripheral)
         defer { controller.close() }
@@ -42,11 +59,7 @@ import Testing
         connection.serve(database)
         let request: [UInt8] = [0x0A, UInt8(level.rawValue & 0xFF), UInt8(level.rawValue >> 8)]
 
-        let seen = try await withThePoolBlocked { () -> Duration? in
-            let start = ContinuousClock.now
-            transport.deliver(OversizedKFrameTests.acl([UInt8(request.count), 0x00, 0x04, 0x00] + request))
-            return Self.sent(on: transport, after: start) { Self.att(in: $0) == [0x0B, 87] }
-        }
+        let seen = try await Self.answer(to: Self.acl(request, cid: 0x04), on: transport) { Self.att(in: $0) == [0x0B, 87] }
         #expect(seen.poolWasBlocked)
         let took = try #require(seen.value, "no Read Response while the pool was held")
         #expect(took < .milliseconds(100))
@@ -58,11 +71,7 @@ import Testing
         // Connection Parameter Update Request, identifier 7: 15 ms, latency 0, 2 s supervision.
         let request: [UInt8] = [0x12, 0x07, 0x08, 0x00, 0x0C, 0x00, 0x0C, 0x00, 0x00, 0x00, 0xC8, 0x00]
 
-        let seen = try await withThePoolBlocked { () -> Duration? in
-            let start = ContinuousClock.now
-            transport.deliver(OversizedKFrameTests.acl([UInt8(request.count), 0x00, 0x05, 0x00] + request))
-            return Self.sent(on: transport, after: start) { Self.signaling(in: $0).map { $0.first == 0x13 && $0[1] == 0x07 } == true }
-        }
+        let seen = try await Self.answer(to: Self.acl(request, cid: 0x05), on: transport) { Self.signaling(in: $0).map { $0.first == 0x13 && $0[1] == 0x07 } == true }
         #expect(seen.poolWasBlocked)
         let took = try #require(seen.value, "no Connection Parameter Update Response while the pool was held")
         #expect(took < .milliseconds(100))
@@ -76,11 +85,7 @@ import Testing
         // Pairing Request: NoInputNoOutput, no OOB, bonding with Secure Connections, 16-byte keys.
         let request: [UInt8] = [0x01, 0x03, 0x00, 0x09, 0x10, 0x07, 0x07]
 
-        let seen = try await withThePoolBlocked { () -> Duration? in
-            let start = ContinuousClock.now
-            transport.deliver(OversizedKFrameTests.acl([UInt8(request.count), 0x00, 0x06, 0x00] + request))
-            return Self.sent(on: transport, after: start) { Self.payload(in: $0, cid: 0x06)?.first == 0x02 }
-        }
+        let seen = try await Self.answer(to: Self.acl(request, cid: 0x06), on: transport) { Self.payload(in: $0, cid: 0x06)?.first == 0x02 }
         #expect(seen.poolWasBlocked)
         let took = try #require(seen.value, "no Pairing Response while the pool was held")
         #expect(took < .milliseconds(100))
@@ -94,11 +99,7 @@ import Testing
         // Security Request: bonding with Secure Connections.
         let request: [UInt8] = [0x0B, 0x09]
 
-        let seen = try await withThePoolBlocked { () -> Duration? in
-            let start = ContinuousClock.now
-            transport.deliver(OversizedKFrameTests.acl([UInt8(request.count), 0x00, 0x06, 0x00] + request))
-            return Self.sent(on: transport, after: start) { Self.payload(in: $0, cid: 0x06)?.first == 0x01 }
-        }
+        let seen = try await Self.answer(to: Self.acl(request, cid: 0x06), on: transport) { Self.payload(in: $0, cid: 0x06)?.first == 0x01 }
         #expect(seen.poolWasBlocked)
         let took = try #require(seen.value, "no Pairing Request while the pool was held")
         #expect(took < .milliseconds(100))
@@ -112,11 +113,7 @@ import Testing
         // LE Remote Connection Parameter Request: handle 0x0040, 15 ms, latency 0, 2 s supervision.
         let event: [UInt8] = [0x04, 0x3E, 0x0B, 0x06, 0x40, 0x00, 0x0C, 0x00, 0x0C, 0x00, 0x00, 0x00, 0xC8, 0x00]
 
-        let seen = try await withThePoolBlocked { () -> Duration? in
-            let start = ContinuousClock.now
-            transport.deliver(event)
-            return Self.sent(on: transport, after: start) { opcode(of: $0) == HCILERemoteConnectionParameterRequestReply.opcode }
-        }
+        let seen = try await Self.answer(to: event, on: transport) { opcode(of: $0) == HCILERemoteConnectionParameterRequestReply.opcode }
         #expect(seen.poolWasBlocked)
         let took = try #require(seen.value, "no LE Remote Connection Parameter Request Reply while the pool was held")
         #expect(took < .milliseconds(100))

@@ -45,6 +45,16 @@ import Testing
         }
     }
 
+    /// What each test asks of an answer: it came while every pool thread was held, within
+    /// 100 ms.
+    private static func expectAnswered(
+        _ seen: PoolBlockedObservation<Duration?>, _ what: String, sourceLocation: SourceLocation = #_sourceLocation
+    ) throws {
+        #expect(seen.poolWasBlocked, sourceLocation: sourceLocation)
+        let took = try #require(seen.value, "no \(what) while the pool was held", sourceLocation: sourceLocation)
+        #expect(took < .milliseconds(100), sourceLocation: sourceLocation)
+    }
+
     /// An ACL packet carrying `payload` on channel `cid` from the peer.
     private static func acl(_ payload: [UInt8], cid: UInt8) -> [UInt8] {
         OversizedKFrameTests.acl([UInt8(payload.count), 0x00, cid, 0x00] + payload)
@@ -60,9 +70,7 @@ import Testing
         let request: [UInt8] = [0x0A, UInt8(level.rawValue & 0xFF), UInt8(level.rawValue >> 8)]
 
         let seen = try await Self.answer(to: Self.acl(request, cid: 0x04), on: transport) { Self.att(in: $0) == [0x0B, 87] }
-        #expect(seen.poolWasBlocked)
-        let took = try #require(seen.value, "no Read Response while the pool was held")
-        #expect(took < .milliseconds(100))
+        try Self.expectAnswered(seen, "Read Response")
     }
 
     @Test func anL2CAPConnectionParameterUpdateRequestIsAnsweredWithThePoolBlocked() async throws {
@@ -72,9 +80,7 @@ import Testing
         let request: [UInt8] = [0x12, 0x07, 0x08, 0x00, 0x0C, 0x00, 0x0C, 0x00, 0x00, 0x00, 0xC8, 0x00]
 
         let seen = try await Self.answer(to: Self.acl(request, cid: 0x05), on: transport) { Self.signaling(in: $0).map { $0.first == 0x13 && $0[1] == 0x07 } == true }
-        #expect(seen.poolWasBlocked)
-        let took = try #require(seen.value, "no Connection Parameter Update Response while the pool was held")
-        #expect(took < .milliseconds(100))
+        try Self.expectAnswered(seen, "Connection Parameter Update Response")
         // Accepted (result 0x0000).
         #expect(transport.sent.compactMap(Self.signaling).first { $0.first == 0x13 }.map { Array($0.suffix(2)) } == [0x00, 0x00])
     }
@@ -86,9 +92,7 @@ import Testing
         let request: [UInt8] = [0x01, 0x03, 0x00, 0x09, 0x10, 0x07, 0x07]
 
         let seen = try await Self.answer(to: Self.acl(request, cid: 0x06), on: transport) { Self.payload(in: $0, cid: 0x06)?.first == 0x02 }
-        #expect(seen.poolWasBlocked)
-        let took = try #require(seen.value, "no Pairing Response while the pool was held")
-        #expect(took < .milliseconds(100))
+        try Self.expectAnswered(seen, "Pairing Response")
     }
 
     /// A central with no bond answers a peripheral's Security Request by pairing: its Pairing
@@ -100,9 +104,7 @@ import Testing
         let request: [UInt8] = [0x0B, 0x09]
 
         let seen = try await Self.answer(to: Self.acl(request, cid: 0x06), on: transport) { Self.payload(in: $0, cid: 0x06)?.first == 0x01 }
-        #expect(seen.poolWasBlocked)
-        let took = try #require(seen.value, "no Pairing Request while the pool was held")
-        #expect(took < .milliseconds(100))
+        try Self.expectAnswered(seen, "Pairing Request")
     }
 
     /// Answered on the thread that delivers the event (a transport's reader), as the policy
@@ -114,9 +116,7 @@ import Testing
         let event: [UInt8] = [0x04, 0x3E, 0x0B, 0x06, 0x40, 0x00, 0x0C, 0x00, 0x0C, 0x00, 0x00, 0x00, 0xC8, 0x00]
 
         let seen = try await Self.answer(to: event, on: transport) { opcode(of: $0) == HCILERemoteConnectionParameterRequestReply.opcode }
-        #expect(seen.poolWasBlocked)
-        let took = try #require(seen.value, "no LE Remote Connection Parameter Request Reply while the pool was held")
-        #expect(took < .milliseconds(100))
+        try Self.expectAnswered(seen, "LE Remote Connection Parameter Request Reply")
     }
 
     @Test func aQueuedWriteRequestIsSentWithThePoolBlocked() async throws {
@@ -140,9 +140,7 @@ import Testing
                   let start = queued.at.withLock({ $0 }) else { return nil }
             return transport.firstSent(where: isWrite).map { start.duration(to: $0) }
         }
-        #expect(seen.poolWasBlocked)
-        let took = try #require(seen.value, "no Write Request while the pool was held")
-        #expect(took < .milliseconds(100))
+        try Self.expectAnswered(seen, "Write Request")
     }
 }
 

@@ -13,6 +13,7 @@ package func spawnDetachedThread(_ body: sending @escaping () -> Void) throws(Tr
 /// what may block, a bond store's file and its lock, away from the reader's thread and from
 /// Swift's cooperative pool.
 package func runOnThreadOfItsOwn(_ work: @escaping @Sendable () -> Void) {
+    let work = OffThreadWork.counting(work)
     do {
         try spawnDetachedThread(work)
     } catch {

@@ -7,7 +7,8 @@ import Synchronization
 
 /// Runs a process's asynchronous work the way a discrete-event simulator does: every job on one
 /// thread, one at a time in the order it was enqueued, and the virtual clock moved to the next
-/// timer only once no job is left to run. (A sleep on a real clock, which the runtime wakes on a
+/// timer only once no job is left to run and no work handed to a thread of its own
+/// (`OffThreadWork`) is still under way. (A sleep on a real clock, which the runtime wakes on a
 /// thread of its own, enqueues from there into the same queue.) A world on a `VirtualClock` then goes through minutes
 /// of air time in milliseconds, and the same seed gives the same run, packet for packet.
 ///
@@ -65,11 +66,18 @@ public enum VirtualTimeDriver {
     /// The driver loop: runs jobs while there are any, then moves time to the earliest timer.
     private static func drive(clock: VirtualClock, until limit: VirtualClock.Instant, finished: () -> Bool) -> VirtualTimeError? {
         while true {
+            // Read before looking for a job: work that had finished by now enqueued its job first.
+            let offThread = OffThreadWork.pending.load(ordering: .sequentiallyConsistent)
             if let job = scheduler.withLock({ $0.popJob() }) {
                 job.runSynchronously(on: globalConcurrentExecutor.asUnownedTaskExecutor())
                 continue
             }
             if finished() { return nil }
+            if offThread > 0 {
+                // Real time passes off the clock; the work's job comes when it finishes.
+                usleep(100)
+                continue
+            }
             guard let next = clock.nextDeadline else { return .stalled(at: clock.now) }
             if next > limit { return .timeLimitExceeded(at: clock.now) }
             clock.advance(to: next)

@@ -127,6 +127,25 @@ import StrobeSim
         }
     }
 
+    /// Work handed to a thread of its own (a bond store's file, slow here as a busy disk is)
+    /// holds the clock: a timer due later does not fire while the work takes real time, as it
+    /// would not in real time.
+    @Test func workOnAThreadOfItsOwnHoldsTheClock() async {
+        await #expect(processExitsWith: .success) {
+            let clock = VirtualClock()
+            let code = try await VirtualTimeDriver.run(clock: clock) { () async throws -> Int32 in
+                let timer = Task { try await clock.sleep(for: .seconds(30)) }
+                defer { timer.cancel() }
+                let finishedAt = await onThreadOfItsOwn { () -> VirtualClock.Instant in
+                    usleep(50_000)
+                    return clock.now
+                }
+                return finishedAt.offset == .zero && clock.now.offset == .zero ? 0 : 1
+            }
+            exit(code)
+        }
+    }
+
     /// A run that waits for what can never come ends with a typed error, not a hang.
     @Test func aRunWaitingForNothingStalls() async {
         await #expect(processExitsWith: .success) {

@@ -37,15 +37,20 @@ public final class BluetoothHost: Sendable {
         public var livenessProbeInterval: Duration?
         /// Where the host logs (keys and tokens never appear in it); by default nowhere.
         public var logger: Logger
+        /// How the host's loop and the transport's reader thread are run: by default at a
+        /// raised priority where the process may ask for one, so that a busy machine's other
+        /// threads do not hold packets back.
+        public var threadScheduling: ThreadScheduling
 
         /// The defaults: an ATT MTU of 247, pairing allowed with bonds kept in memory, Just
-        /// Works, commands answered within 2 s, controller buffers freed within 10 s.
+        /// Works, commands answered within 2 s, controller buffers freed within 10 s, raised
+        /// threads where permitted.
         public init(central: Central.Configuration = Central.Configuration(),
                     security: SecurityManager.Configuration = SecurityManager.Configuration(),
                     bondStore: (any BondStore)? = nil, pairingDelegate: (any PairingDelegate)? = nil,
                     commandTimeout: Duration = .seconds(2), aclCreditTimeout: Duration = .seconds(10),
                     livenessProbeInterval: Duration? = nil,
-                    logger: Logger = .strobeQuiet) {
+                    logger: Logger = .strobeQuiet, threadScheduling: ThreadScheduling = .raisedWherePermitted) {
             self.central = central
             self.security = security
             self.bondStore = bondStore
@@ -54,6 +59,7 @@ public final class BluetoothHost: Sendable {
             self.aclCreditTimeout = aclCreditTimeout
             self.livenessProbeInterval = livenessProbeInterval
             self.logger = logger
+            self.threadScheduling = threadScheduling
         }
     }
 
@@ -77,7 +83,8 @@ public final class BluetoothHost: Sendable {
             configuration: HCIController.Configuration(commandTimeout: configuration.commandTimeout,
                                                        aclCreditTimeout: configuration.aclCreditTimeout,
                                                        livenessProbeInterval: configuration.livenessProbeInterval,
-                                                       logger: configuration.logger))
+                                                       logger: configuration.logger,
+                                                       threadScheduling: configuration.threadScheduling))
         do {
             info = try await controller.open()
         } catch {

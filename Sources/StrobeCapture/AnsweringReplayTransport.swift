@@ -127,6 +127,7 @@ package final class AnsweringReplayTransport: HCITransport {
     }
 
     private func run(_ script: ReplayScript, _ sink: any HCIPacketSink) {
+        sink.readerScheduling.applyToCurrentThread()
         var next = 0
         // The host time and capture time that line up: the start, then the scan enable.
         var anchor = (host: HostTime.now(), capture: script.packets.first?.captureMicroseconds ?? 0)

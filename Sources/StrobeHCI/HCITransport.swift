@@ -1,3 +1,5 @@
+import StrobeBase
+
 /// A link to one controller that carries H4 packets: the kernel's HCI user channel, H4 over a
 /// stream (TCP, unix socket, serial tty), a btsnoop replay, or a simulated controller.
 ///
@@ -54,6 +56,15 @@ public protocol HCIPacketSink: AnyObject, Sendable {
     /// The transport stopped delivering: `nil` when closed by the host, otherwise why.
     /// Called exactly once per `start`.
     func transportDidClose(_ error: TransportError?)
+
+    /// How a transport's reader thread, one of its own that delivers to this sink, asks to be
+    /// run: the sink's packets wait for it.
+    var readerScheduling: ThreadScheduling { get }
+}
+
+extension HCIPacketSink {
+    /// As any other thread.
+    public var readerScheduling: ThreadScheduling { .normal }
 }
 
 extension HCIPacketSink {

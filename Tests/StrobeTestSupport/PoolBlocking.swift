@@ -12,7 +12,8 @@ package struct PoolBlockedObservation<T: Sendable>: Sendable {
 }
 
 /// Parks one task on every thread of Swift's cooperative pool (one per core), then runs
-/// `observe` on a thread of its own while they are parked, then lets them go. For tests that
+/// `observe` on a thread of its own (run as a transport's reader is, raised where
+/// permitted) while they are parked, then lets them go. For tests that
 /// show protocol progress needs no thread of the app's pool: `observe` waits (with a deadline)
 /// for what the host must do on its own thread.
 ///
@@ -44,6 +45,8 @@ private func blockThePool<T: Sendable>(
     }
     return await withCheckedContinuation { continuation in
         Thread.detachNewThread {
+            // It delivers the peer's packets, as a transport's reader does: run as one is.
+            ThreadScheduling.raisedWherePermitted.applyToCurrentThread()
             var allParked = true
             let (seconds, attoseconds) = parkingLimit.components
             let limit = DispatchTime.now() + .nanoseconds(Int(seconds) * 1_000_000_000 + Int(attoseconds / 1_000_000_000))
@@ -79,6 +82,7 @@ package func waitOnThisThread(for limit: Duration, until condition: () -> Bool) 
 
 /// An executor on a thread of its own, for the app's side of a test while the pool is blocked:
 /// `Task(executorPreference: executor) { ... }` runs there, and resumes there after each wait.
+/// The thread is a latency-sensitive app's (a shutter's): raised where permitted.
 package final class ThreadOfItsOwnExecutor: TaskExecutor, @unchecked Sendable {
     /// Guards `jobs` and `stopped` (`@unchecked`: the thread and the enqueuers meet here).
     private let condition = NSCondition()
@@ -106,6 +110,7 @@ package final class ThreadOfItsOwnExecutor: TaskExecutor, @unchecked Sendable {
     }
 
     private func run() {
+        ThreadScheduling.raisedWherePermitted.applyToCurrentThread()
         while true {
             condition.lock()
             while jobs.isEmpty && !stopped { condition.wait() }

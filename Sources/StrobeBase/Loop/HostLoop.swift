@@ -23,16 +23,16 @@ package final class HostLoop: Sendable {
     /// thread, when tasks run where they would anyway.
     package let executor: (any TaskExecutor)?
 
-    /// A loop timing on `clock`: with a thread of its own when `clock` is the real continuous
-    /// clock (and a thread can be started), without one otherwise.
-    package init(clock: ElapsedClock) {
+    /// A loop timing on `clock`: with a thread of its own, run as `scheduling` asks, when `clock`
+    /// is the real continuous clock (and a thread can be started), without one otherwise.
+    package init(clock: ElapsedClock, scheduling: ThreadScheduling = .normal) {
         self.clock = clock
-        core = clock.isContinuous ? LoopCore.start(clock: clock) : nil
+        core = clock.isContinuous ? LoopCore.start(clock: clock, scheduling: scheduling) : nil
         executor = core.map { LoopExecutor(core: $0) }
     }
 
-    package convenience init<C: Clock>(clock: C) where C.Duration == Duration {
-        self.init(clock: ElapsedClock(clock))
+    package convenience init<C: Clock>(clock: C, scheduling: ThreadScheduling = .normal) where C.Duration == Duration {
+        self.init(clock: ElapsedClock(clock), scheduling: scheduling)
     }
 
     deinit {
@@ -108,12 +108,15 @@ final class LoopCore: Sendable {
 
     /// A core with its thread running, or nil when the pipe or the thread cannot be made (the
     /// loop then works without a thread).
-    static func start(clock: ElapsedClock) -> LoopCore? {
+    static func start(clock: ElapsedClock, scheduling: ThreadScheduling) -> LoopCore? {
         guard let ends = try? FileDescriptor.pipe(options: [.closeOnExec]) else { return nil }
         let core = LoopCore(clock: clock, wakeRead: ends.readEnd.rawValue, wakeWrite: ends.writeEnd.rawValue)
         do {
             // The thread keeps the core alive while it runs.
-            try startDetachedThread { core.run() }
+            try startDetachedThread {
+                scheduling.applyToCurrentThread()
+                core.run()
+            }
         } catch {
             return nil
         }

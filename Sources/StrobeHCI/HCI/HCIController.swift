@@ -38,18 +38,22 @@ public final class HCIController: HCIPacketSink {
         /// out commands, links that end and why), for this controller and the connections on it.
         /// Quiet unless the app gives one; never carries keys or tokens.
         package var logger: Logger
+        /// How the host's loop and the transport's reader thread are run.
+        package var threadScheduling: ThreadScheduling
 
         /// Defaults: commands time out after 2 s, ACL sends after 10 s without a controller buffer;
-        /// the LE event mask is chosen by the controller's HCI version; no liveness probe; and
-        /// `Logger.strobeQuiet`, which logs nothing.
+        /// the LE event mask is chosen by the controller's HCI version; no liveness probe;
+        /// `Logger.strobeQuiet`, which logs nothing; raised threads where permitted.
         package init(commandTimeout: Duration = .seconds(2), aclCreditTimeout: Duration = .seconds(10),
                     leEventMask: UInt64? = nil,
-                    livenessProbeInterval: Duration? = nil, logger: Logger = .strobeQuiet) {
+                    livenessProbeInterval: Duration? = nil, logger: Logger = .strobeQuiet,
+                    threadScheduling: ThreadScheduling = .raisedWherePermitted) {
             self.commandTimeout = commandTimeout
             self.aclCreditTimeout = aclCreditTimeout
             self.leEventMask = leEventMask
             self.livenessProbeInterval = livenessProbeInterval
             self.logger = logger
+            self.threadScheduling = threadScheduling
         }
     }
 
@@ -99,7 +103,7 @@ public final class HCIController: HCIPacketSink {
         self.transport = transport
         self.configuration = configuration
         self.clock = ElapsedClock(clock)
-        loop = HostLoop(clock: self.clock)
+        loop = HostLoop(clock: self.clock, scheduling: configuration.threadScheduling)
         timer = DeadlineTimer(loop: loop)
         let scanStep = Lock<(@Sendable (LEScanArbiter.Step) async throws -> Void)?>(nil)
         scanning = LEScanOwner(executor: loop.executor) { step in
@@ -250,6 +254,9 @@ public final class HCIController: HCIPacketSink {
         shutDown(cause: nil)
         transport.close()
     }
+
+    /// As the host's loop is run: `Configuration.threadScheduling`.
+    public var readerScheduling: ThreadScheduling { configuration.threadScheduling }
 
     /// Called by the transport once it stops delivering: every pending command and ACL send fails
     /// with `HCIError.closed(error)` and event streams finish, as after `close()`.

@@ -151,6 +151,7 @@ final class DescriptorLink: Sendable {
 
     private func runReader() {
         guard let sink = control.withLock({ $0.sink }) else { return }
+        sink.readerScheduling.applyToCurrentThread()
         let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: Self.readBufferSize, alignment: 16)
         var deframer = H4Deframer(limits: limits)
         let error = readLoop(buffer, &deframer, sink)

@@ -23,6 +23,37 @@ import Testing
         #expect(!loop.inLoop)
     }
 
+    /// A loop asked for a raised priority runs at nice -10 where the process may ask for it (as
+    /// a fresh thread finds out), else as any thread; a normal loop as any thread. A thread the
+    /// loop starts (as Dispatch does when the loop resumes an app's task) is not raised.
+    @Test(arguments: [ThreadScheduling.raisedWherePermitted, .normal])
+    func theLoopsThreadIsRunAsAsked(_ scheduling: ThreadScheduling) async throws {
+        let loop = HostLoop(clock: ContinuousClock(), scheduling: scheduling)
+        let seen = Waiter<(policy: Int32, nice: Int32)>()
+        let child = Waiter<Int32>()
+        loop.post {
+            var policy: Int32 = 0
+            var parameters = sched_param()
+            pthread_getschedparam(pthread_self(), &policy, &parameters)
+            seen.resolve(.success((policy, Self.niceValue())))
+            Thread.detachNewThread { child.resolve(.success(Self.niceValue())) }
+        }
+        let (policy, nice) = try await seen.wait()
+        // What a fresh thread gets, and the nice value it started with (the process's own).
+        let granted = Waiter<(Bool, Int32)>()
+        Thread.detachNewThread {
+            let before = Self.niceValue()
+            granted.resolve(.success((scheduling.applyToCurrentThread(), before)))
+        }
+        let (raised, processNice) = try await granted.wait()
+        #expect(policy & ~ThreadScheduling.resetOnFork == SCHED_OTHER)
+        #expect(nice == (raised ? ThreadScheduling.raisedNice : processNice))
+        #expect(try await child.wait() == processNice)
+    }
+
+    /// The calling thread's nice value (on Linux each thread has its own).
+    static func niceValue() -> Int32 { getpriority(__priority_which_t(PRIO_PROCESS.rawValue), 0) }
+
     /// Three timers: the one moved earlier fires first, the stopped one never (neither the
     /// deadline it had nor one set after the stop), each at or after its deadline.
     @Test func timersFireEarliestFirstAndAStoppedOneNever() async {

@@ -1,0 +1,35 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// How the kernel is asked to run Strobe's own threads: a host's loop and a transport's reader,
+/// the two every packet and deadline passes through.
+public enum ThreadScheduling: Sendable, Hashable {
+    /// A nice value of -10, where the process may ask for one (`CAP_SYS_NICE`, or an
+    /// `RLIMIT_NICE` of 30 or more), so that a machine busy with other work does not hold a
+    /// packet back behind it; elsewhere as any other thread. Both threads sleep whenever they
+    /// have nothing to do. (Not the real-time class: its wake-ups cost a virtual machine's
+    /// kernel about ten times the CPU per notification, by `strobe-bench e2e`.)
+    case raisedWherePermitted
+    /// As any other thread of the process.
+    case normal
+
+    /// Applies this to the calling thread (on Linux each thread has its own nice value) and
+    /// says whether it was raised.
+    @discardableResult
+    package func applyToCurrentThread() -> Bool {
+        guard self == .raisedWherePermitted else { return false }
+        // Threads started from this one (a pool thread Dispatch starts when the loop resumes an
+        // app's task, a bond store's) start at nice 0, not at this thread's raised value.
+        var parameters = sched_param()
+        guard sched_setscheduler(0, SCHED_OTHER | Self.resetOnFork, &parameters) == 0 else { return false }
+        // `who` 0 with PRIO_PROCESS is the calling thread on Linux.
+        return setpriority(__priority_which_t(PRIO_PROCESS.rawValue), 0, Self.raisedNice) == 0
+    }
+
+    /// `SCHED_RESET_ON_FORK` (linux/sched.h), which Glibc's module leaves out.
+    package static let resetOnFork: Int32 = 0x4000_0000
+
+    /// The nice value a raised thread runs at.
+    package static let raisedNice: Int32 = -10
+}

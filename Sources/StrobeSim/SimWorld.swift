@@ -32,7 +32,8 @@ public final class SimWorld: Sendable {
     /// Starts every device: init sequence, GATT database, advertising.
     public func start() async throws {
         try await withThrowingTaskGroup(of: Void.self) { group in
-            for device in devices { group.addTask { try await device.start() } }
+            // Each on its own thread (its host's loop), as a device boots by itself.
+            for device in devices { group.addTask(executorPreference: device.hci.loop.executor) { try await device.start() } }
             try await group.waitForAll()
         }
     }
@@ -99,7 +100,7 @@ public final class SimTransport: HCITransport, Sendable {
         controller = world.makeHostController()
         environment?.opened(world)
         // A world whose devices cannot start closes the host's controller with the reason.
-        Task { [world, controller] in
+        Task(executorPreference: world.air.executor) { [world, controller] in
             do {
                 try await world.start()
             } catch {

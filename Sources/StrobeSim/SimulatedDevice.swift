@@ -12,7 +12,7 @@ package final class SimulatedDevice: Sendable {
     package let description: SimulatedDeviceDescription
     package let controller: VirtualController
     let clock: any Clock<Duration>
-    private let hci: HCIController
+    let hci: HCIController
     private let behaviour: any SimulatedBehaviour
     package let peripheral = Lock<Peripheral?>(nil)
     /// The bonds the device keeps, and the seeded source of its pairing's random values.
@@ -104,22 +104,29 @@ final class SimLog: Sendable {
 /// so a central that comes back while the last link's `body` still runs is heard.
 func whenSubscribed(_ peripheral: Peripheral, to valueHandle: AttributeHandle,
                     _ body: @escaping @Sendable (GATTServerConnection) async -> Void) {
-    Task {
+    let executor = peripheral.firmwareExecutor
+    Task(executorPreference: executor) {
         for await connection in peripheral.incomingConnections() {
             guard let server = connection.server else { continue }
             let (subscribed, signal) = AsyncStream.makeStream(of: Void.self)
             server.setSubscriptionHandler { handle, configuration in
                 if handle == valueHandle, configuration.contains(.notification) { signal.yield() }
             }
-            Task {
+            Task(executorPreference: executor) {
                 _ = await connection.disconnected()
                 signal.finish()
             }
-            Task {
+            Task(executorPreference: executor) {
                 var iterator = subscribed.makeAsyncIterator()
                 guard await iterator.next() != nil else { return }  // the link ended unsubscribed
                 await body(server)
             }
         }
     }
+}
+
+extension Peripheral {
+    /// Where a simulated device's own tasks (its firmware) run: its host's loop, a thread of the
+    /// device's own on the real clock, not the app's pool.
+    var firmwareExecutor: (any TaskExecutor)? { central.controller.loop.executor }
 }

@@ -47,8 +47,8 @@ final class SimulatedLEDnetLight: SimulatedBehaviour {
         }
         guard let answer else { return }
         let handle = notifyHandle.withLock { $0 }
-        Task { [box] in
-            guard let peripheral = box.peripheral.withLock({ $0 }) else { return }
+        guard let peripheral = box.peripheral.withLock({ $0 }) else { return }
+        Task(executorPreference: peripheral.firmwareExecutor) {
             await peripheral.notify(valueHandle: handle, value: answer)
         }
     }

@@ -54,10 +54,11 @@ final class SimulatedStylus: SimulatedBehaviour {
         guard let channelPSM else { return }
         // Made before the task runs, so that no connection comes before it listens.
         let connections = peripheral.incomingConnections()
-        Task { [self] in
+        let executor = peripheral.firmwareExecutor
+        Task(executorPreference: executor) { [self] in
             for await connection in connections {
                 guard let channels = try? connection.listen(psm: channelPSM, parameters: StylusProfile.channelParameters) else { continue }
-                Task {
+                Task(executorPreference: executor) { [self] in
                     for await channel in channels {
                         await stroke { [events] value in
                             do {

@@ -6,8 +6,14 @@ import Synchronization
 /// reach advertisers, and ACL data crosses each connection at its connection events. Latency,
 /// jitter and loss come from one seeded generator, so a world replays the same way each time;
 /// time comes from an injected clock (a `VirtualClock` in tests, real time for demos).
+///
+/// On the real clock the air and its controllers run on a thread of their own (a `HostLoop`'s),
+/// as a radio and its controllers are hardware of their own: not on the app's cooperative pool,
+/// where an app busy there, or a test that holds it, would stall the whole world.
 package final class VirtualAir: Sendable {
     package let clock: any Clock<Duration>
+    /// The air's thread; without one (a virtual clock) its tasks run where tasks run.
+    private let loop: HostLoop
     private let origin: ContinuousClock.Instant
     private let elapsed: @Sendable () -> Duration
     private let state: Lock<State>
@@ -111,7 +117,11 @@ package final class VirtualAir: Sendable {
         let start = clock.now
         elapsed = { start.duration(to: clock.now) }
         state = Lock(State(random: SeededGenerator(seed: seed)))
+        loop = HostLoop(clock: clock)
     }
+
+    /// Where the air's and its controllers' tasks run: the air's thread, on the real clock.
+    package var executor: (any TaskExecutor)? { loop.executor }
 
     /// A new controller in this air.
     package func addController(_ configuration: VirtualController.Configuration) -> VirtualController {
@@ -426,7 +436,7 @@ package final class VirtualAir: Sendable {
     }
 
     private func advertisingTask(_ id: Int) -> Task<Void, Never> {
-        Task { [weak self, clock] in
+        Task(executorPreference: executor) { [weak self, clock] in
             while !Task.isCancelled {
                 guard let wait = self?.nextAdvertisingDelay(id) else { return }
                 do { try await clock.sleep(for: wait) } catch { return }
@@ -512,7 +522,7 @@ package final class VirtualAir: Sendable {
 
     /// Delivers a direction's packets in order, each at its due time on the air's clock.
     private func startDelivery(_ stream: AsyncStream<(Duration, [UInt8], Int)>) {
-        Task { [weak self, clock] in
+        Task(executorPreference: executor) { [weak self, clock] in
             for await (due, packet, node) in stream {
                 guard let self else { return }
                 let wait = due - self.elapsed()
@@ -523,7 +533,7 @@ package final class VirtualAir: Sendable {
     }
 
     private func connectionTask(_ connection: Connection) -> Task<Void, Never> {
-        Task { [weak self, clock] in
+        Task(executorPreference: executor) { [weak self, clock] in
             while !Task.isCancelled {
                 guard let interval = self?.state.withLock({ _ in Duration.microseconds(Int64(connection.interval) * 1250) }) else { return }
                 do { try await clock.sleep(for: interval) } catch { return }

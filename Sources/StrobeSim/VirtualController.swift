@@ -53,8 +53,9 @@ package final class VirtualController: HCITransport, Sendable {
     package func start(_ sink: any HCIPacketSink) throws(TransportError) {
         guard !started.exchange(true, ordering: .relaxed) else { throw TransportError.notOpen }
         self.sink.withLock { $0 = sink }
-        // Packets to the host go out in order, from a task of their own, as from a reader thread.
-        Task { [inbox, weak self] in
+        // Packets to the host go out in order, from a task of their own on the air's thread, as
+        // from a reader thread.
+        Task(executorPreference: air.executor) { [inbox, weak self] in
             for await packet in inbox {
                 guard let self else { continue }
                 guard let first = packet.first else {

@@ -167,6 +167,8 @@ private final class RecordingSink: HCIPacketSink {
         downstream.transportDidFinishBatch()
     }
 
+    var readerScheduling: ThreadScheduling { downstream.readerScheduling }
+
     func transportDidClose(_ error: TransportError?) {
         recorder.transportClosed()
         downstream.transportDidClose(error)

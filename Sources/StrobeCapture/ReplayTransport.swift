@@ -131,7 +131,6 @@ package final class ReplayTransport: HCITransport {
     }
 
     private func run(_ reader: BtsnoopReader, _ sink: any HCIPacketSink) {
-        sink.readerScheduling.applyToCurrentThread()
         var reason: TransportError?
         var firstRecord: Int64?
         var lastTime = HostTime(nanoseconds: 0)

@@ -1,5 +1,3 @@
-import StrobeBase
-
 /// A link to one controller that carries H4 packets: the kernel's HCI user channel, H4 over a
 /// stream (TCP, unix socket, serial tty), a btsnoop replay, or a simulated controller.
 ///
@@ -65,9 +63,7 @@ public protocol HCIPacketSink: AnyObject, Sendable {
 extension HCIPacketSink {
     /// As any other thread.
     public var readerScheduling: ThreadScheduling { .normal }
-}
 
-extension HCIPacketSink {
     /// Does nothing: a sink that has no wake-ups to batch can ignore the end of a read.
     public func transportDidFinishBatch() {}
 }

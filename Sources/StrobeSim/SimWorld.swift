@@ -33,7 +33,9 @@ public final class SimWorld: Sendable {
     public func start() async throws {
         try await withThrowingTaskGroup(of: Void.self) { group in
             // Each on its own thread (its host's loop), as a device boots by itself.
-            for device in devices { group.addTask(executorPreference: device.hci.loop.executor) { try await device.start() } }
+            for device in devices {
+                group.addTask(executorPreference: device.executor) { try await device.start() }
+            }
             try await group.waitForAll()
         }
     }

@@ -12,7 +12,7 @@ package final class SimulatedDevice: Sendable {
     package let description: SimulatedDeviceDescription
     package let controller: VirtualController
     let clock: any Clock<Duration>
-    let hci: HCIController
+    private let hci: HCIController
     private let behaviour: any SimulatedBehaviour
     package let peripheral = Lock<Peripheral?>(nil)
     /// The bonds the device keeps, and the seeded source of its pairing's random values.
@@ -26,10 +26,15 @@ package final class SimulatedDevice: Sendable {
         self.controller = controller
         self.clock = clock
         // A virtual controller answers every command at once; the deadline only catches a stalled
-        // host, which a busy machine's thread pool can make seconds long.
-        hci = HCIController(transport: controller, clock: clock, configuration: .init(commandTimeout: .seconds(15)))
+        // host, which a busy machine (a sanitizer's build) can make seconds long. A peer's host,
+        // not the one under test: its threads run as any other.
+        hci = HCIController(transport: controller, clock: clock,
+                            configuration: .init(commandTimeout: .seconds(15), threadScheduling: .normal))
         behaviour = description.kind.makeBehaviour(description, clock: clock)
     }
+
+    /// Where the device's own work runs: its host's loop, a thread of its own on the real clock.
+    var executor: (any TaskExecutor)? { hci.loop.executor }
 
     /// Runs the init sequence and starts advertising the device's name.
     func start() async throws {
@@ -123,10 +128,4 @@ func whenSubscribed(_ peripheral: Peripheral, to valueHandle: AttributeHandle,
             }
         }
     }
-}
-
-extension Peripheral {
-    /// Where a simulated device's own tasks (its firmware) run: its host's loop, a thread of the
-    /// device's own on the real clock, not the app's pool.
-    var firmwareExecutor: (any TaskExecutor)? { central.controller.loop.executor }
 }

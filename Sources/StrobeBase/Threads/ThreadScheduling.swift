@@ -6,10 +6,12 @@ import Glibc
 /// the two every packet and deadline passes through.
 public enum ThreadScheduling: Sendable, Hashable {
     /// A nice value of -10, where the process may ask for one (`CAP_SYS_NICE`, or an
-    /// `RLIMIT_NICE` of 30 or more), so that a machine busy with other work does not hold a
-    /// packet back behind it; elsewhere as any other thread. Both threads sleep whenever they
-    /// have nothing to do. (Not the real-time class: its wake-ups cost a virtual machine's
-    /// kernel about ten times the CPU per notification, by `strobe-bench e2e`.)
+    /// `RLIMIT_NICE` of 30 or more), so that the process's other threads and other processes
+    /// of its group do not hold a packet back; elsewhere, and in a process started in another
+    /// class (`chrt`) or at a lower nice value, as the process was started. Both threads sleep
+    /// whenever they have nothing to do; threads they start begin at nice 0. (Not the real-time
+    /// class: its wake-ups cost a virtual machine's kernel about ten times the CPU per
+    /// notification, by `strobe-bench e2e`.)
     case raisedWherePermitted
     /// As any other thread of the process.
     case normal
@@ -18,13 +20,17 @@ public enum ThreadScheduling: Sendable, Hashable {
     /// says whether it was raised.
     @discardableResult
     package func applyToCurrentThread() -> Bool {
-        guard self == .raisedWherePermitted else { return false }
+        guard self == .raisedWherePermitted,
+              sched_getscheduler(0) & ~Self.resetOnFork == SCHED_OTHER,
+              getpriority(__priority_which_t(PRIO_PROCESS.rawValue), 0) > Self.raisedNice,
+              // `who` 0 with PRIO_PROCESS is the calling thread on Linux.
+              setpriority(__priority_which_t(PRIO_PROCESS.rawValue), 0, Self.raisedNice) == 0 else { return false }
         // Threads started from this one (a pool thread Dispatch starts when the loop resumes an
-        // app's task, a bond store's) start at nice 0, not at this thread's raised value.
+        // app's task, a bond store's) begin at nice 0, not at this thread's raised value. Asking
+        // for it needs no privilege, and SCHED_OTHER is valid, so it cannot fail.
         var parameters = sched_param()
-        guard sched_setscheduler(0, SCHED_OTHER | Self.resetOnFork, &parameters) == 0 else { return false }
-        // `who` 0 with PRIO_PROCESS is the calling thread on Linux.
-        return setpriority(__priority_which_t(PRIO_PROCESS.rawValue), 0, Self.raisedNice) == 0
+        _ = sched_setscheduler(0, SCHED_OTHER | Self.resetOnFork, &parameters)
+        return true
     }
 
     /// `SCHED_RESET_ON_FORK` (linux/sched.h), which Glibc's module leaves out.

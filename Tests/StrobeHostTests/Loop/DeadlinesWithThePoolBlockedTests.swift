@@ -13,7 +13,8 @@ import StrobeHost
     /// loop's thread within 100 ms of the deadline.
     @Test func anATTTransactionTimesOutWithThePoolBlocked() async throws {
         let clock = ContinuousClock()
-        let loop = HostLoop(clock: clock)
+        // Run as a host's loop is (`HCIController.Configuration.threadScheduling`'s default).
+        let loop = HostLoop(clock: clock, scheduling: .raisedWherePermitted)
         #expect(loop.hasThread)
         let timeout = Duration.milliseconds(300)
         let channel = FakeATTChannel()

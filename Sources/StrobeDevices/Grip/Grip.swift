@@ -158,7 +158,9 @@ public final class Grip: ATTValueHandler, Sendable {
         // handler are its own, so events reach the handler in order with no lock taken first.
         // The handler slot is never nil (setting no handler offers a slot holding nil).
         handler.current()?._withUnsafeGuaranteedRef { slot in
-            _ = try? decoder.pointee.decode(value) { record in
+            _ = try? decoder.pointee.decode(value) { record, counters in
+                // Counted before it is handed on: whoever sees the event sees it counted.
+                counts.store(counters)
                 let occurrence = GripEventOccurrence(event: record.event, sequence: record.sequence, receivedAt: time)
                 // Called where it sits in the slot (no copy of the closure, no reference count).
                 slot.handler?(occurrence)

@@ -38,6 +38,14 @@ package struct GripEventDecoder: Sendable {
     package mutating func decode(
         _ bytes: UnsafeRawBufferPointer, _ body: (GripEventRecord) -> Void
     ) throws(GripDecodingError) -> Int {
+        try decode(bytes) { record, _ in body(record) }
+    }
+
+    /// As `decode(_:_:)`, handing `body` the counters with each record already counted.
+    @discardableResult @inline(__always)
+    package mutating func decode(
+        _ bytes: UnsafeRawBufferPointer, _ body: (GripEventRecord, Counters) -> Void
+    ) throws(GripDecodingError) -> Int {
         counters.notifications += 1
         guard !bytes.isEmpty, bytes.count % GripEventRecord.length == 0 else {
             let error: GripDecodingError = bytes.isEmpty ? .empty : .partialRecord(length: bytes.count)
@@ -57,7 +65,7 @@ package struct GripEventDecoder: Sendable {
             }
             if case .unknown = event { counters.unknownEvents += 1 }
             counters.records += 1
-            body(GripEventRecord(sequence: seq, event: event))
+            body(GripEventRecord(sequence: seq, event: event), counters)
         }
         return count
     }

@@ -15,6 +15,7 @@ device is advertising, and one line 'SUMMARY {json}' on exit.
 """
 import argparse
 import asyncio
+import itertools
 import json
 import logging
 import os
@@ -96,6 +97,8 @@ def parse_args(argv=None):
     g.add_argument('--long-value-size', type=int, default=300,
                    help='size of the readable value (bytes i%%256); >MTU-1 forces Read Blob')
     g.add_argument('--notify-count', type=int, default=100, help='N notifications per CCCD enable')
+    g.add_argument('--first-notify-count', type=int, default=None,
+                   help="the first peripheral's --notify-count (with --count); 0: until its link goes down")
     g.add_argument('--notify-interval-ms', type=float, default=0.0,
                    help='delay between notifications (0 = back to back)')
     g.add_argument('--notify-size', type=int, default=0,
@@ -200,7 +203,7 @@ async def run(args):
         tasks.add(task)
         task.add_done_callback(tasks.discard)
 
-    def build_device(host, name, address):
+    def build_device(host, name, address, notify_count):
         device = Device(name=name, address=hci.Address(address), host=host)
         device.advertising_interval_min = args.adv_interval_ms
         device.advertising_interval_max = args.adv_interval_ms
@@ -254,7 +257,7 @@ async def run(args):
         async def send_notifications(connection):
             t0 = time.monotonic()
             interval = args.notify_interval_ms / 1000.0
-            for seq in range(args.notify_count):
+            for seq in (itertools.count() if notify_count == 0 else range(notify_count)):
                 if connection.handle not in device.connections:
                     break
                 size = args.notify_size or (connection.att_mtu - 3)
@@ -340,7 +343,8 @@ async def run(args):
         name = args.name if i == 0 else f'{args.name}-{i + 1}'
         raw = bytearray(bytes(base))  # little endian: raw[0] is the last printed byte
         raw[0] = (raw[0] - i) % 256
-        devices.append(build_device(host, name, str(hci.Address(bytes(raw)))))
+        notify_count = args.first_notify_count if i == 0 and args.first_notify_count is not None else args.notify_count
+        devices.append(build_device(host, name, str(hci.Address(bytes(raw))), notify_count))
 
     # ---- go ------------------------------------------------------------------
     for device in devices:

@@ -23,11 +23,10 @@ package final class L2CAPLink: HCIACLHandler, @unchecked Sendable {
     let sender: L2CAPSender
     let security: LinkSecurity
     private let controller: HCIController
-    private let parameterPolicy: ConnectionParameterPolicy
     private let reassemblyBuffer: UnsafeMutableRawBufferPointer
     /// Written on the error path only.
     private let lastErrorSeen = Lock<L2CAPError?>(nil)
-    private let signaling = Lock(SignalingCounts())
+    private let signaling: Lock<SignalingCounts>
     /// The one timer behind the link's signalling deadlines (`LinkDeadline`).
     private let timer: DeadlineTimer
 
@@ -52,10 +51,8 @@ package final class L2CAPLink: HCIACLHandler, @unchecked Sendable {
     }
 
     struct SignalingCounts {
-        var parameterUpdateRequests = 0
-        var parameterUpdatesAccepted = 0
-        /// This host's own Connection Parameter Update Request, waiting for its response.
-        var pendingUpdate: (identifier: UInt8, waiter: Waiter<Bool>)?
+        /// Connection parameter update, both ways, and Command Reject.
+        var answers: LESignalingAnswers<Waiter<Bool>>
         /// The credit-based channels, and what waits on them.
         var channels = L2CAPChannelTable()
         var listeners: [UInt16: L2CAPChannelTable.Listener] = [:]
@@ -70,6 +67,10 @@ package final class L2CAPLink: HCIACLHandler, @unchecked Sendable {
         /// The `send` callers with a deadline, and how long they were given.
         var timedSends: [ObjectIdentifier: (waiter: Waiter<Void>, timeout: Duration)] = [:]
         var linkClosed = false
+
+        init(answers: LESignalingAnswers<Waiter<Bool>>) {
+            self.answers = answers
+        }
     }
 
     /// What a channel action leaves to do once the signalling lock is released.
@@ -87,7 +88,7 @@ package final class L2CAPLink: HCIACLHandler, @unchecked Sendable {
     init(controller: HCIController, handle: ConnectionHandle, role: LERole, sender: L2CAPSender, bearer: ATTBearer,
          security: LinkSecurity, clock: any Clock<Duration>, parameterPolicy: ConnectionParameterPolicy = .lowLatency) {
         self.controller = controller
-        self.parameterPolicy = parameterPolicy
+        signaling = Lock(SignalingCounts(answers: LESignalingAnswers(role: role, policy: parameterPolicy)))
         self.security = security
         self.handle = handle
         self.role = role
@@ -124,7 +125,7 @@ package final class L2CAPLink: HCIACLHandler, @unchecked Sendable {
 
     /// Connection Parameter Update Requests the peer sent, and how many were accepted.
     var parameterUpdateRequests: (received: Int, accepted: Int) {
-        signaling.withLock { ($0.parameterUpdateRequests, $0.parameterUpdatesAccepted) }
+        signaling.withLock { ($0.answers.requestsReceived, $0.answers.requestsAccepted) }
     }
 
     // MARK: Receiving (reader thread)
@@ -194,59 +195,7 @@ package final class L2CAPLink: HCIACLHandler, @unchecked Sendable {
             return
         }
         if receiveChannelSignaling(packet) { return }
-        switch LESignalingCode(rawValue: packet.code) {
-        case .connectionParameterUpdateRequest where role == .central:
-            let request: ConnectionParameterUpdateRequest
-            do throws(L2CAPSignalingError) {
-                request = try ConnectionParameterUpdateRequest(data: packet.data)
-            } catch {
-                counts.malformedSignaling.incrementBySoleWriter()
-                reject(packet)
-                return
-            }
-            // The same policy as the link layer's requests; accepted, the link takes the asked-for
-            // parameters narrowed to it.
-            let decision = parameterPolicy.decide(request.parameters)
-            let accepted: LEConnectionParameters? = if case .accept(let parameters) = decision { parameters } else { nil }
-            signaling.withLock {
-                $0.parameterUpdateRequests += 1
-                if accepted != nil { $0.parameterUpdatesAccepted += 1 }
-            }
-            // The response reaches the peer before the link layer's update starts, as the peer
-            // expects (it waits for the response, then for the new parameters).
-            sender.post(ConnectionParameterUpdateRequest.response(identifier: packet.identifier, accepted: accepted != nil).encoded,
-                        on: .leSignaling) { [controller, handle] sent in
-                guard let accepted, case .success = sent else { return }
-                controller.post(HCILEConnectionUpdate(connectionHandle: handle, connection: accepted)) { result in
-                    if case .failure(let error) = result {
-                        controller.logger.warning("LE Connection Update for the peer's request failed",
-                                                  metadata: ["handle": "\(handle)", "error": "\(error)"])
-                    }
-                }
-            }
-        case .connectionParameterUpdateResponse:
-            // Result 0x0000 accepted, 0x0001 rejected; a response to no request of ours is dropped.
-            let waiter = signaling.withLock { s -> Waiter<Bool>? in
-                guard let pending = s.pendingUpdate, pending.identifier == packet.identifier else { return nil }
-                s.pendingUpdate = nil
-                s.channels.reservedIdentifier = nil
-                s.deadlines.clear(.parameterUpdate)
-                return pending.waiter
-            }
-            guard packet.data.count == 2 else {
-                counts.malformedSignaling.incrementBySoleWriter()
-                waiter?.fail(L2CAPSignalingError.lengthMismatch(code: packet.code, announced: 2, actual: packet.data.count))
-                return
-            }
-            waiter?.resolve(.success(packet.data[0] == 0 && packet.data[1] == 0))
-        case .commandReject, .disconnectionResponse,
-             .leCreditBasedConnectionResponse, .flowControlCredit:
-            // Answers and notices: nothing to answer back.
-            break
-        default:
-            // Unknown, or a request this host does not serve: Command Reject (not understood).
-            reject(packet)
-        }
+        answer(stepAnswers { $0.answers.received(packet) })
     }
 
     /// Peripheral: asks the central for `parameters` through L2CAP signalling (Vol 3, Part A,
@@ -255,49 +204,101 @@ package final class L2CAPLink: HCIACLHandler, @unchecked Sendable {
     /// `responseTimeout`.
     func requestParameterUpdate(_ parameters: LEConnectionParameters) async throws -> Bool {
         let waiter = Waiter<Bool>()
-        let identifier = signaling.withLock { s -> UInt8 in
-            s.pendingUpdate?.waiter.fail(CancellationError())
-            s.deadlines.clear(.parameterUpdate)  // the replaced request's
-            let identifier = s.channels.allocateIdentifier()
-            s.channels.reservedIdentifier = identifier
-            s.pendingUpdate = (identifier, waiter)
-            return identifier
-        }
-        let request = ConnectionParameterUpdateRequest(intervalMin: parameters.intervalMin, intervalMax: parameters.intervalMax,
-                                                       latency: parameters.maxLatency, timeout: parameters.supervisionTimeout)
-        try await sender.send(request.request(identifier: identifier).encoded, on: .leSignaling)
+        let actions = stepAnswers { s in s.answers.request(parameters, identifier: s.channels.allocateIdentifier(), for: waiter) }
+        answer(actions)
         let withdraw: @Sendable () -> Void = { [weak self] in
             guard let self else { return }
-            self.signaling.withLock { s in
-                guard s.pendingUpdate?.waiter === waiter else { return }
-                s.pendingUpdate = nil
-                s.channels.reservedIdentifier = nil
-                s.deadlines.clear(.parameterUpdate)
-                self.timer.schedule(s.deadlines.next)
-            }
+            answer(stepAnswers { $0.answers.withdraw(waiter) })
         }
-        signaling.withLock { s in
-            guard s.pendingUpdate?.waiter === waiter else { return }  // answered already
-            s.deadlines.set(.parameterUpdate, at: timer.now + Self.responseTimeout)
-            timer.schedule(s.deadlines.next)
+        for case .sendRequest(let request) in actions {
+            do {
+                try await sender.send(request.encoded, on: .leSignaling)
+            } catch {
+                withdraw()
+                throw error
+            }
+            answer(stepAnswers { $0.answers.requestSent(for: waiter) })
         }
         return try await waiter.wait(onCancel: withdraw)
     }
 
+    private typealias AnswerAction = LESignalingAnswers<Waiter<Bool>>.Action
+
+    /// Steps `LESignalingAnswers` under the signalling lock, keeping there what lives beside it
+    /// (the identifier its request holds, the request's deadline); returns the actions to carry out.
+    private func stepAnswers(_ step: (inout SignalingCounts) -> [AnswerAction]) -> [AnswerAction] {
+        signaling.withLock { s in
+            let actions = step(&s)
+            keepBeside(actions, &s)
+            return actions
+        }
+    }
+
+    private func keepBeside(_ actions: [AnswerAction], _ s: inout SignalingCounts) {
+        s.channels.reservedIdentifier = s.answers.pending?.identifier
+        for action in actions {
+            switch action {
+            case .awaitResponse: s.deadlines.set(.parameterUpdate, at: timer.now + Self.responseTimeout)
+            case .responseSettled: s.deadlines.clear(.parameterUpdate)
+            default: continue
+            }
+            timer.schedule(s.deadlines.next)
+        }
+    }
+
+    /// Carries out, outside the lock, what `LESignalingAnswers` decided.
+    private func answer(_ actions: [AnswerAction]) {
+        for action in actions {
+            switch action {
+            case .reject(let identifier):
+                reject(identifier: identifier)
+            case .respond(let identifier, let accepted):
+                // The response reaches the peer before the link layer's update starts.
+                sender.post(ConnectionParameterUpdateRequest.response(identifier: identifier, accepted: accepted != nil).encoded,
+                            on: .leSignaling) { [controller, handle] sent in
+                    guard let accepted, case .success = sent else { return }
+                    controller.post(HCILEConnectionUpdate(connectionHandle: handle, connection: accepted)) { result in
+                        if case .failure(let error) = result {
+                            controller.logger.warning("LE Connection Update for the peer's request failed",
+                                                      metadata: ["handle": "\(handle)", "error": "\(error)"])
+                        }
+                    }
+                }
+            case .sendRequest, .awaitResponse, .responseSettled:
+                // Sent by the requesting caller, which hears the send's failure; deadlines kept
+                // under the lock.
+                continue
+            case .finish(let waiter, let result):
+                switch result {
+                case .success(let accepted): _ = waiter.resolve(.success(accepted))
+                case .failure(.superseded): _ = waiter.fail(CancellationError())
+                case .failure(.malformed(let error)): _ = waiter.fail(error)
+                case .failure(.timedOut): _ = waiter.fail(ConnectionError.updateTimeout(address: security.peer, after: Self.responseTimeout))
+                case .failure(.disconnected): _ = waiter.fail(HCIError.connectionClosed(handle: handle))
+                }
+            case .malformed(let error):
+                counts.malformedSignaling.incrementBySoleWriter()
+                controller.logger.warning("malformed LE signalling PDU", metadata: ["handle": "\(handle)", "error": "\(error)"])
+            }
+        }
+    }
+
     /// The link is down: a request of ours waiting for its response fails, and every channel ends.
     func closed() {
-        let (pending, followups, acceptors) = signaling.withLock { s in
-            defer { s.pendingUpdate = nil }
+        let (answers, followups, acceptors) = signaling.withLock { s in
             s.linkClosed = true
+            let answers = s.answers.linkClosed()
             let acceptors = s.acceptors.values.map(\.continuation)
             s.acceptors = [:]
             s.listeners = [:]
             s.deadlines.removeAll()
             s.timedSends = [:]
-            return (s.pendingUpdate, process(s.channels.linkClosed(), &s), acceptors)
+            let followups = process(s.channels.linkClosed(), &s)
+            keepBeside(answers, &s)
+            return (answers, followups, acceptors)
         }
         timer.stop()
-        pending?.waiter.fail(HCIError.connectionClosed(handle: handle))
+        answer(answers)
         run(followups)
         for acceptor in acceptors { acceptor.finish() }
     }
@@ -395,7 +396,7 @@ package final class L2CAPLink: HCIACLHandler, @unchecked Sendable {
     /// table says, our parameter update request fails with `timeout`, and a `send` past its
     /// deadline fails with `timeout` (its SDU stays queued).
     private func deadlinesPassed(_ now: Duration) {
-        var update: Waiter<Bool>?
+        var answers: [AnswerAction] = []
         var sends: [(waiter: Waiter<Void>, timeout: Duration)] = []
         let followups = signaling.withLock { s -> [Followup] in
             var followups: [Followup] = []
@@ -404,9 +405,8 @@ package final class L2CAPLink: HCIACLHandler, @unchecked Sendable {
                 case .response(let identifier):
                     followups += process(s.channels.responseTimedOut(identifier, after: Self.responseTimeout), &s)
                 case .parameterUpdate:
-                    update = s.pendingUpdate?.waiter
-                    s.pendingUpdate = nil
-                    s.channels.reservedIdentifier = nil
+                    answers = s.answers.responseTimedOut()
+                    keepBeside(answers, &s)
                 case .send(let id):
                     if let send = s.timedSends.removeValue(forKey: id) { sends.append(send) }
                 }
@@ -414,7 +414,7 @@ package final class L2CAPLink: HCIACLHandler, @unchecked Sendable {
             timer.schedule(s.deadlines.next)
             return followups
         }
-        update?.fail(ConnectionError.updateTimeout(address: security.peer, after: Self.responseTimeout))
+        answer(answers)
         for send in sends { send.waiter.fail(L2CAPChannelError.timeout(after: send.timeout)) }
         run(followups)
     }
@@ -465,7 +465,7 @@ package final class L2CAPLink: HCIACLHandler, @unchecked Sendable {
         } catch {
             counts.malformedSignaling.incrementBySoleWriter()
             controller.logger.warning("malformed credit-based channel command", metadata: ["handle": "\(handle)", "error": "\(error)"])
-            reject(packet)
+            reject(identifier: packet.identifier)
             return true
         }
         guard let followups else { return false }
@@ -564,9 +564,9 @@ package final class L2CAPLink: HCIACLHandler, @unchecked Sendable {
         }
     }
 
-    private func reject(_ packet: LESignalingPacket) {
+    private func reject(identifier: UInt8) {
         counts.signalingRejected.incrementBySoleWriter()
-        sender.post(LESignalingPacket.commandNotUnderstood(identifier: packet.identifier).encoded, on: .leSignaling)
+        sender.post(LESignalingPacket.commandNotUnderstood(identifier: identifier).encoded, on: .leSignaling)
     }
 }
 

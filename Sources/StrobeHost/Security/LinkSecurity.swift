@@ -340,63 +340,92 @@ final class LinkSecurity: Sendable {
         return wait
     }
 
+    /// The policy's rules for this link, with the app's settings.
+    private var policy: LinkSecurityPolicy {
+        LinkSecurityPolicy(role: role, allowsPairing: manager.configuration.allowsPairing,
+                           onInsufficientSecurity: manager.configuration.onInsufficientSecurity)
+    }
+
+    /// What the policy decides on: the link's level, and what its bond's key gives (read from
+    /// the store once).
+    private var policyLink: LinkSecurityPolicy.Link {
+        let bond = bond
+        let key = bond.flatMap { $0.role == .central && $0.longTermKey != nil ? $0.securityLevel : nil }
+        return LinkSecurityPolicy.Link(level: level, bondKey: key)
+    }
+
     /// Brings the link to `minimum`: nothing when it is there, else encrypt with the bond, else
     /// pair (when allowed).
     func secure(to minimum: SMPSecurityLevel) async throws -> SMPSecurityLevel {
-        if level >= minimum { return level }
-        if role == .central, let bond, bond.role == .central, bond.longTermKey != nil, bond.securityLevel >= minimum {
-            return try await encrypt()
-        }
-        let result = try await pair()
-        guard result.securityLevel >= minimum else {
-            throw SecurityError.insufficientLevel(reached: result.securityLevel, required: minimum)
-        }
-        return result.securityLevel
+        try await take(policy.secure(to: minimum, policyLink))
     }
 
     /// A GATT request came back Insufficient Authentication or Insufficient Encryption: secure
     /// the link as the policy says, so that the bearer can send it again. An encrypted link
     /// refused for authentication needs a pairing with MITM protection.
     func escalate(_ code: ATTErrorCode) async throws {
-        guard role == .central else { throw ATTError(requestOpcode: .errorResponse, handle: .reserved, code: code) }
-        let policy = manager.configuration.onInsufficientSecurity
-        let current = level
-        let needed: SMPSecurityLevel = current == .none ? .unauthenticated : .authenticated
-        guard current < needed else { throw SecurityError.insufficientLevel(reached: current, required: needed) }
-        switch policy {
-        case .fail:
-            throw SecurityError.insufficientLevel(reached: current, required: needed)
-        case .encryptOnly:
-            guard bond?.role == .central, bond?.longTermKey != nil else { throw SecurityError.noBond(address: peer) }
-            let reached = try await encrypt()
-            guard reached >= needed else { throw SecurityError.insufficientLevel(reached: reached, required: needed) }
-        case .encryptOrPair:
-            _ = try await secure(to: needed)
+        do {
+            _ = try await take(policy.insufficientSecurity(policyLink))
+        } catch LinkSecurityPolicy.Failure.notCentral {
+            throw ATTError(requestOpcode: .errorResponse, handle: .reserved, code: code)
         }
+    }
+
+    /// Takes the policy's step; a failure it names is thrown as `LinkSecurityPolicy.Failure`
+    /// only for `notCentral`, which the caller turns into its own error.
+    private func take(_ step: LinkSecurityPolicy.Step) async throws -> SMPSecurityLevel {
+        let reached: SMPSecurityLevel, required: SMPSecurityLevel
+        switch step {
+        case .done(let level):
+            return level
+        case .encrypt(let needed):
+            reached = try await encrypt()
+            required = needed
+        case .pair(let needed):
+            reached = try await pair().securityLevel
+            required = needed
+        case .fail(.insufficientLevel(let level, let needed)):
+            throw SecurityError.insufficientLevel(reached: level, required: needed)
+        case .fail(.noBond):
+            throw SecurityError.noBond(address: peer)
+        case .fail(.pairingNotAllowed):
+            throw SecurityError.pairingNotAllowed
+        case .fail(.notCentral):
+            throw LinkSecurityPolicy.Failure.notCentral
+        }
+        guard reached >= required else { throw SecurityError.insufficientLevel(reached: reached, required: required) }
+        return reached
     }
 
     /// Central: the peripheral asked for security. Encrypt with its bond, else pair.
     private func securityRequested() {
         // Off the reader's thread: the bond is read from its store, a pairing makes its key.
-        manager.callingStore(on: controller.loop) { self.answerSecurityRequest() }
+        manager.callingStore(on: controller.loop) { self.answerSecurityRequest(self.policy.securityRequested(self.policyLink)) }
     }
 
-    private func answerSecurityRequest() {
-        let encrypted = Waiter<SMPSecurityLevel>()
-        guard bond?.role == .central, let wait = try? beginEncryption(encrypted) else { return pairOnRequest() }
-        encrypted.whenResolved { [weak self] outcome in
-            self?.endWait(wait)
-            if case .failure = outcome { self?.pairOnRequest() }
+    private func answerSecurityRequest(_ answer: LinkSecurityPolicy.SecurityRequestAnswer) {
+        switch answer {
+        case .encrypt:
+            let encrypted = Waiter<SMPSecurityLevel>()
+            // The bond may have gone since the policy read it: then as if its key had failed.
+            guard let wait = try? beginEncryption(encrypted) else {
+                return answerSecurityRequest(policy.encryptionForRequestFailed())
+            }
+            encrypted.whenResolved { [weak self] outcome in
+                guard let self else { return }
+                endWait(wait)
+                if case .failure = outcome { answerSecurityRequest(policy.encryptionForRequestFailed()) }
+            }
+        case .pair:
+            pairOnRequest()
+        case .refuse:
+            sender.post(SMPPDU.pairingFailed(.pairingNotSupported).encoded, on: .smp)
         }
     }
 
     /// Central: pairs for the peripheral's Security Request. Nobody waits on it: the link's
     /// level, its handlers and the log tell how it ended.
     private func pairOnRequest() {
-        guard manager.configuration.allowsPairing else {
-            sender.post(SMPPDU.pairingFailed(.pairingNotSupported).encoded, on: .smp)
-            return
-        }
         let paired = Waiter<SMPPairingResult>()
         let wait: Int
         do {

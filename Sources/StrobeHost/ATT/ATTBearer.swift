@@ -49,7 +49,8 @@ package final class ATTBearer: Sendable {
         self.channel = channel
         self.configuration = configuration
         localMTU = max(ATTMTU.minimum, min(configuration.preferredMTU, ATTMTU.maximum, channel.maximumPayload))
-        state = Lock(State(transactions: ATTTransactions(timeout: configuration.transactionTimeout)))
+        state = Lock(State(transactions: ATTTransactions(timeout: configuration.transactionTimeout),
+                           mtuExchange: ATTMTUExchange(localMTU: localMTU)))
         timer = DeadlineTimer(clock: clock, loop: loop)
         self.loop = loop
         timer.onFire { [weak self] now in self?.deadlinePassed(now) }
@@ -136,8 +137,8 @@ package final class ATTBearer: Sendable {
 
     private struct State {
         var transactions: ATTTransactions<Requester>
-        var mtu = ATTMTU.minimum
-        var clientMTUExchangeStarted = false
+        /// The ATT_MTU, and whether our exchange went.
+        var mtuExchange: ATTMTUExchange
         var handlers: [AttributeHandle: any ATTValueHandler] = [:]
         var defaultHandler: (any ATTValueHandler)?
         var server: GATTServerConnection?
@@ -154,7 +155,7 @@ package final class ATTBearer: Sendable {
     // MARK: Public surface
 
     /// The ATT_MTU in effect: 23 until an exchange (either side's) completes.
-    package var mtu: Int { state.withLock { $0.mtu } }
+    package var mtu: Int { state.withLock { $0.mtuExchange.mtu } }
 
     package var isClosed: Bool { state.withLock { $0.closeReason != nil } }
     package var closeReason: ATTBearerCloseReason? { state.withLock { $0.closeReason } }
@@ -272,7 +273,7 @@ package final class ATTBearer: Sendable {
         let now = timer.now
         let actions = try state.withLock { s throws(ATTBearerError) -> [ATTTransactions<Requester>.Action] in
             if let reason = s.closeReason { throw reason.error }
-            guard pdu.count <= s.mtu else { throw .pduTooLong(opcode, length: pdu.count, mtu: s.mtu) }
+            guard pdu.count <= s.mtuExchange.mtu else { throw .pduTooLong(opcode, length: pdu.count, mtu: s.mtuExchange.mtu) }
             defer { timer.schedule(s.transactions.nextDeadline) }
             return s.transactions.enqueue(.caller(waiter), opcode: opcode, pdu: pdu, now: now)
         }
@@ -291,7 +292,7 @@ package final class ATTBearer: Sendable {
     func sendPDU(_ pdu: [UInt8], opcode: ATTOpcode) async throws {
         try state.withLock { s throws(ATTBearerError) in
             if let reason = s.closeReason { throw reason.error }
-            guard pdu.count <= s.mtu else { throw .pduTooLong(opcode, length: pdu.count, mtu: s.mtu) }
+            guard pdu.count <= s.mtuExchange.mtu else { throw .pduTooLong(opcode, length: pdu.count, mtu: s.mtuExchange.mtu) }
         }
         try await channel.send(pdu)
     }
@@ -336,14 +337,10 @@ package final class ATTBearer: Sendable {
     /// A server that does not support the request leaves the MTU at 23.
     @discardableResult
     package func exchangeMTU() async throws -> Int {
-        let first = state.withLock { s in
-            defer { s.clientMTUExchangeStarted = true }
-            return !s.clientMTUExchangeStarted
-        }
-        guard first else { return mtu }
+        guard case .send(let exchange) = state.withLock({ $0.mtuExchange.startClientExchange() }) else { return mtu }
         do {
             // The receive path applies the server's MTU before the next request can start.
-            _ = try await request(ATTExchangeMTURequest(clientRxMTU: UInt16(localMTU)))
+            _ = try await request(exchange)
         } catch let error as ATTError where error.code == .requestNotSupported {
             return mtu
         }
@@ -354,13 +351,9 @@ package final class ATTBearer: Sendable {
     /// (answered, refused or failed: the link then keeps ATT_MTU 23), or at once when one was
     /// already started, on the thread that learns it.
     package func startMTUExchange(then: @escaping @Sendable (Int) -> Void) {
-        let first = state.withLock { s in
-            defer { s.clientMTUExchangeStarted = true }
-            return !s.clientMTUExchangeStarted
-        }
-        guard first else { return then(mtu) }
+        guard case .send(let exchange) = state.withLock({ $0.mtuExchange.startClientExchange() }) else { return then(mtu) }
         // The receive path applies the server's MTU before the response reaches `then`.
-        post(ATTExchangeMTURequest(clientRxMTU: UInt16(localMTU))) { [weak self] _ in then(self?.mtu ?? 23) }
+        post(exchange) { [weak self] _ in then(self?.mtu ?? ATTMTU.minimum) }
     }
 
     /// Attaches the server role: the peer's requests, commands and confirmations go to it.
@@ -528,13 +521,9 @@ package final class ATTBearer: Sendable {
         let reply: [UInt8]
         do throws(ATTDecodingError) {
             let request = try ATTExchangeMTURequest(pdu: pdu)
-            let open = state.withLock { s in
-                guard s.closeReason == nil else { return false }
-                s.mtu = ATTMTU.effective(client: Int(request.clientRxMTU), server: localMTU)
-                return true
-            }
-            guard open else { return }
-            reply = ATTExchangeMTUResponse(serverRxMTU: UInt16(localMTU)).encoded()
+            let response = state.withLock { s in s.closeReason == nil ? s.mtuExchange.requestReceived(request) : nil }
+            guard let response else { return }
+            reply = response.encoded()
         } catch {
             state.withLock { $0.record(.malformedPDU(error)) }
             reply = ATTErrorResponse(requestOpcode: .exchangeMTURequest, handle: .reserved, error: .invalidPDU).encoded()
@@ -546,14 +535,14 @@ package final class ATTBearer: Sendable {
     private func receiveResponse(_ pdu: UnsafeRawBufferPointer, opcode: ATTOpcode) {
         var result: Result<[UInt8], any Error> = .success(Array(pdu))
         var errorFor: ATTOpcode?
-        var serverMTU: Int?
+        var exchangeResponse: ATTExchangeMTUResponse?
         do throws(ATTDecodingError) {
             if opcode == .errorResponse {
                 let response = try ATTErrorResponse(pdu: pdu)
                 errorFor = response.requestOpcode
                 result = .failure(ATTError(response))
             } else if opcode == .exchangeMTUResponse {
-                serverMTU = Int(try ATTExchangeMTUResponse(pdu: pdu).serverRxMTU)
+                exchangeResponse = try ATTExchangeMTUResponse(pdu: pdu)
             }
         } catch {
             // An undecodable Error Response cannot name its request; an undecodable MTU
@@ -572,7 +561,7 @@ package final class ATTBearer: Sendable {
             switch outcome {
             case .completed:
                 // The server's MTU takes effect as the exchange completes, before any later request.
-                if wasExchange, let serverMTU { s.mtu = ATTMTU.effective(client: localMTU, server: serverMTU) }
+                if wasExchange { s.mtuExchange.exchangeEnded(exchangeResponse) }
             case .afterClose:
                 break
             case .unexpected:

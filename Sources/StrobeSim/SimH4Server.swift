@@ -9,8 +9,14 @@ import SystemPackage
 
 /// Exposes a host controller of a simulated world over H4 on a TCP or unix socket, so that another
 /// host stack (Bumble, BlueZ's btproxy clients, an app under test) can drive it. One host at a
-/// time; each new host gets a fresh controller in the same world.
+/// time; each new host gets a fresh controller in the same world. What goes to the host is
+/// written from a thread of its own: a host that reads slowly holds up that thread, never the
+/// world; one that falls `backlogLimit` bytes behind is dropped (its socket shut down), as a host
+/// that stops reading its UART loses its controller.
 package final class SimH4Server: Sendable {
+    /// Bytes that may wait for a host by default: seconds of a busy world's events and data.
+    package static let defaultBacklogLimit = 4 << 20
+
     package enum Endpoint: Sendable, Hashable, CustomStringConvertible {
         case tcp(host: String, port: UInt16)
         case unix(path: String)
@@ -39,13 +45,16 @@ package final class SimH4Server: Sendable {
     package let endpoint: Endpoint
     private let listener: Int32
     private let closed = Atomic<Bool>(false)
-    /// The host being served now, if any.
-    private let serving = Lock<VirtualController?>(nil)
+    /// Bytes that may wait for the host before it is dropped.
+    private let backlogLimit: Int
+    /// The host being served now, if any: its controller and the writer to its socket.
+    private let serving = Lock<(controller: VirtualController, writer: SocketWriter)?>(nil)
     /// Resolved when accepting a host failed other than by `close`: the server serves no more.
     private let acceptFailed = Waiter<Errno>()
 
-    package init(world: SimWorld, listen: Endpoint) throws {
+    package init(world: SimWorld, listen: Endpoint, backlogLimit: Int = SimH4Server.defaultBacklogLimit) throws {
         self.world = world
+        self.backlogLimit = backlogLimit
         let (fd, bound) = try Self.bind(listen)
         listener = fd
         endpoint = bound
@@ -82,22 +91,44 @@ package final class SimH4Server: Sendable {
     }
 
     /// Returns once every packet the world has queued for the host being served has been written
-    /// to its socket: what a server ending its run sends last (the links' Disconnection Complete
-    /// after `world.stop()`) is not cut off by the process exiting.
-    package func flush() async {
-        await serving.withLock { $0 }?.flush()
+    /// to its socket (or the host is gone), or once `limit` has passed (a host that does not
+    /// read): what a server ending its run sends last (the links' Disconnection Complete after
+    /// `world.stop()`) is not cut off by the process exiting. Returns whether it all went.
+    @discardableResult
+    package func flush(within limit: Duration = .seconds(2)) async -> Bool {
+        guard let host = serving.withLock({ $0 }) else { return true }
+        return await withTaskGroup(of: Bool.self) { group in
+            group.addTask {
+                // The controller hands its packets to the writer at once (it only queues them).
+                await host.controller.flush()
+                return (try? await host.writer.drained()) != nil
+            }
+            group.addTask {
+                try? await Task.sleep(for: limit)
+                return false
+            }
+            defer { group.cancelAll() }
+            return await group.next() ?? false
+        }
     }
 
     /// Bridges one host: its H4 stream into a fresh virtual controller, the controller's packets back.
     private func serve(_ client: Int32) {
         let controller = world.makeHostController()
-        let writer = SocketSink(fd: client)
-        do { try controller.start(writer) } catch {
+        let writer: SocketWriter
+        do {
+            writer = try SocketWriter(fd: client, backlogLimit: backlogLimit)
+        } catch {
             Glibc.close(client)
             return
         }
-        serving.withLock { $0 = controller }
-        defer { serving.withLock { if $0 === controller { $0 = nil } } }
+        do { try controller.start(writer) } catch {
+            writer.finish()
+            Glibc.close(client)
+            return
+        }
+        serving.withLock { $0 = (controller, writer) }
+        defer { serving.withLock { if $0?.controller === controller { $0 = nil } } }
         var deframer = H4Deframer()
         var buffer = [UInt8](repeating: 0, count: 4096)
         while true {
@@ -116,7 +147,8 @@ package final class SimH4Server: Sendable {
             if !ok { break }
         }
         controller.close()
-        writer.close()
+        writer.finish()
+        Glibc.close(client)
     }
 
     private static func bind(_ endpoint: Endpoint) throws -> (Int32, Endpoint) {
@@ -172,29 +204,130 @@ package final class SimH4Server: Sendable {
     }
 }
 
-/// Writes the controller's packets to the host's socket, each H4 packet in one write.
-private final class SocketSink: HCIPacketSink, Sendable {
+/// Writes the controller's packets to the host's socket, each H4 packet in one write, from a
+/// thread of its own: the air's thread only queues them. Up to `backlogLimit` bytes wait; past
+/// that the host is dropped (the socket shut down, so that its reader ends too). The socket stays
+/// the caller's to close, once `finish` has returned.
+private final class SocketWriter: HCIPacketSink, Sendable {
     private let fd: Int32
-    private let lock = Lock(false)
+    private let backlogLimit: Int
+    private let state = Lock(State())
+    /// Signalled for each packet queued and for the close: the writer thread waits on it (its
+    /// own thread, never one of the pool's).
+    private let wake = DispatchSemaphore(value: 0)
+    /// Signalled by the writer thread as it ends.
+    private let ended = DispatchSemaphore(value: 0)
 
-    init(fd: Int32) { self.fd = fd }
+    private struct State {
+        var queue: [[UInt8]] = []
+        /// Bytes queued or being written.
+        var backlog = 0
+        var closed = false
+        /// Callers of `drained`, resolved once nothing waits (or the writer closed).
+        var drainWaiters: [Waiter<Void>] = []
+    }
+
+    init(fd: Int32, backlogLimit: Int) throws {
+        self.fd = fd
+        self.backlogLimit = backlogLimit
+        try startDetachedThread { [self] in writeUntilClosed() }
+    }
 
     func transportDidReceive(_ type: HCIPacketType, payload: UnsafeRawBufferPointer, at time: HostTime) {
         let packet = [type.rawValue] + Array(payload)
-        lock.withLock { closed in
-            guard !closed else { return }
-            // A host gone meanwhile reads no more: nothing to tell it.
-            _ = try? FileDescriptor(rawValue: fd).writeAll(packet)
+        state.withLock { s in
+            guard !s.closed else { return }
+            guard s.backlog + packet.count <= backlogLimit else {
+                // The host fell too far behind: its read ends, and `serve` closes its controller.
+                // Under the lock, so that the writer thread has not closed the socket yet.
+                closeLocked(&s)
+                return
+            }
+            s.queue.append(packet)
+            s.backlog += packet.count
         }
+        wake.signal()
     }
 
     func transportDidClose(_ error: TransportError?) {}
 
-    func close() {
-        lock.withLock { closed in
-            guard !closed else { return }
-            closed = true
-            Glibc.close(fd)
+    /// Returns once every packet queued so far has been written, or the writer closed; throws
+    /// `CancellationError` when the caller is cancelled first.
+    func drained() async throws {
+        let waiter = Waiter<Void>()
+        let now = state.withLock { s -> Bool in
+            guard s.backlog > 0, !s.closed else { return true }
+            s.drainWaiters.append(waiter)
+            return false
+        }
+        if now { return }
+        try await waiter.wait()
+    }
+
+    /// Stops writing (what still waits is dropped, a write under way ends) and waits for the
+    /// writer thread to end. Blocks: for the serving thread, never one of the pool's.
+    func finish() {
+        state.withLock { closeLocked(&$0) }
+        wake.signal()
+        ended.wait()
+    }
+
+    private func closeLocked(_ s: inout State) {
+        guard !s.closed else { return }
+        s.closed = true
+        _ = shutdown(fd, Int32(SHUT_RDWR))
+    }
+
+    private func writeUntilClosed() {
+        while true {
+            wake.wait()
+            let (packets, closed) = state.withLock { s in
+                defer { s.queue = [] }
+                return (s.queue, s.closed)
+            }
+            if closed { break }
+            var written = 0
+            var failed = false
+            for packet in packets {
+                guard sendAll(packet) else {
+                    failed = true
+                    break
+                }
+                written += packet.count
+            }
+            let drained = state.withLock { s -> [Waiter<Void>] in
+                s.backlog -= written
+                // A host gone meanwhile reads no more: nothing to tell it.
+                if failed { closeLocked(&s) }
+                guard s.backlog == 0 || s.closed else { return [] }
+                defer { s.drainWaiters = [] }
+                return s.drainWaiters
+            }
+            for waiter in drained { _ = waiter.succeed(()) }
+        }
+        let waiters = state.withLock { s in
+            s.queue = []
+            s.backlog = 0
+            defer { s.drainWaiters = [] }
+            return s.drainWaiters
+        }
+        for waiter in waiters { _ = waiter.succeed(()) }
+        ended.signal()
+    }
+
+    /// Writes all of `packet`, without SIGPIPE for a host that has gone; false when it cannot.
+    private func sendAll(_ packet: [UInt8]) -> Bool {
+        packet.withUnsafeBytes { bytes in
+            var offset = 0
+            while offset < bytes.count {
+                let sent = send(fd, bytes.baseAddress! + offset, bytes.count - offset, Int32(MSG_NOSIGNAL))
+                if sent < 0 {
+                    if errno == EINTR { continue }
+                    return false
+                }
+                offset += sent
+            }
+            return true
         }
     }
 }

@@ -1,0 +1,132 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import Foundation
+import StrobeBase
+import StrobeHCI
+import StrobeTestSupport
+import Testing
+
+import StrobeSim
+
+/// `sim serve`'s server writes to its host from a thread of its own: a host that stops reading
+/// holds up no one else in the world, and one that falls too far behind is dropped.
+@Suite(.timeLimit(.minutes(1))) struct SimH4ServerTests {
+    /// Keeps the events that reach it, as a host stack's reader would take them.
+    final class EventRecorder: HCIPacketSink {
+        let events = Lock<[[UInt8]]>([])
+        func transportDidReceive(_ type: HCIPacketType, payload: UnsafeRawBufferPointer, at time: HostTime) {
+            if type == .event { events.withLock { $0.append(Array(payload)) } }
+        }
+        func transportDidFinishBatch() {}
+        func transportDidClose(_ error: TransportError?) {}
+    }
+
+    struct ConnectFailed: Error {
+        let errno: Int32
+    }
+
+    /// A host on the server's socket: it sends, and reads only when asked to.
+    final class Client: Sendable {
+        let fd: Int32
+
+        init(_ endpoint: SimH4Server.Endpoint) throws {
+            guard case .unix(let path) = endpoint else { throw ConnectFailed(errno: EINVAL) }
+            fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
+            var address = sockaddr_un()
+            address.sun_family = sa_family_t(AF_UNIX)
+            let bytes = Array(path.utf8)
+            withUnsafeMutableBytes(of: &address.sun_path) { raw in
+                for (index, byte) in bytes.enumerated() { raw[index] = byte }
+                raw[0] = 0  // an abstract name
+            }
+            let length = socklen_t(MemoryLayout<sa_family_t>.size + bytes.count)
+            let result = withUnsafePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, length) } }
+            guard result == 0 else { throw ConnectFailed(errno: errno) }
+        }
+
+        deinit { close(fd) }
+
+        /// Writes all of `bytes`; blocks while the server has not read what came before.
+        func write(_ bytes: [UInt8]) -> Bool {
+            bytes.withUnsafeBytes { raw in
+                var offset = 0
+                while offset < raw.count {
+                    let sent = send(fd, raw.baseAddress! + offset, raw.count - offset, Int32(MSG_NOSIGNAL))
+                    guard sent > 0 else { return false }
+                    offset += sent
+                }
+                return true
+            }
+        }
+
+        /// Reads until the server ends the stream; returns how many bytes came.
+        func readToEnd() -> Int {
+            var total = 0
+            var buffer = [UInt8](repeating: 0, count: 65536)
+            while true {
+                let count = buffer.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
+                guard count > 0 else { return total }
+                total += count
+            }
+        }
+    }
+
+    static let floodCommands = 250_000
+
+    static func endpoint() -> SimH4Server.Endpoint {
+        .unix(path: "@strobe-sim-h4-\(UInt64.random(in: 0...UInt64.max))")
+    }
+
+    /// Read BD_ADDR, `count` times: each is answered by a 13-byte Command Complete.
+    static func readAddressCommands(_ count: Int) -> [UInt8] {
+        Array([[UInt8]](repeating: [0x01, 0x09, 0x10, 0x00], count: count).joined())
+    }
+
+    @Test func aHostThatStopsReadingHoldsUpNoOtherHostInTheWorld() async throws {
+        let world = SimWorld(scenario: SimScenario(devices: []), clock: ContinuousClock())
+        try await world.start()
+        defer { world.stop() }
+        let server = try SimH4Server(world: world, listen: Self.endpoint())
+        server.run()
+        defer { server.close() }
+        let client = try Client(server.endpoint)
+        // 250,000 commands (1 MB): once the write returns, the server has taken all but what
+        // the socket holds (about 200 KB), and their answers (13 bytes each) are far more than
+        // the socket holds for a host that does not read.
+        let flood = Self.readAddressCommands(Self.floodCommands)
+        #expect(await offPool { client.write(flood) })
+
+        // Another host of the same world still has its Reset answered.
+        let controller = world.makeHostController()
+        let recorder = EventRecorder()
+        try controller.start(recorder)
+        defer { controller.close() }
+        try [UInt8]([0x01, 0x03, 0x0C, 0x00]).withUnsafeBytes { try controller.send($0) }
+        let answered = await offPool {
+            waitOnThisThread(for: .seconds(10)) {
+                recorder.events.withLock { $0.contains { $0.count >= 6 && $0[0] == 0x0E && $0[3] == 0x03 && $0[4] == 0x0C } }
+            }
+        }
+        #expect(answered != nil, "the world stood still while one host did not read")
+        // Nor does the server's flush wait for it past its deadline.
+        #expect(await server.flush(within: .milliseconds(200)) == false)
+    }
+
+    @Test func aHostTooFarBehindIsDropped() async throws {
+        let world = SimWorld(scenario: SimScenario(devices: []), clock: ContinuousClock())
+        try await world.start()
+        defer { world.stop() }
+        let server = try SimH4Server(world: world, listen: Self.endpoint(), backlogLimit: 64 << 10)
+        server.run()
+        defer { server.close() }
+        let client = try Client(server.endpoint)
+        // The server shuts the socket once 64 KB wait for the host, before the write returns
+        // (it may fail for that): the host then reads what was written before, then the end,
+        // short of the 3.25 MB of answers.
+        let flood = Self.readAddressCommands(Self.floodCommands)
+        _ = await offPool { client.write(flood) }
+        let received = await offPool { client.readToEnd() }
+        #expect(received > 0 && received < Self.floodCommands * 13)
+    }
+}

@@ -50,16 +50,22 @@ public final class LEConnection: Sendable, CustomStringConvertible {
         /// Why the link ended, as the bearer's waiters saw it.
         var closeReason: ATTBearerCloseReason?
         var waiters: [Waiter<HCIStatus>] = []
-        /// `updateParameters` waiting for LE Connection Update Complete.
-        var parameterUpdate: Waiter<LEConnectionParametersInUse>?
-        /// `setPHY` waiting for LE PHY Update Complete.
-        var phyUpdate: Waiter<LEConnectionPHY>?
+        /// `updateParameters` and `setPHY`, waiting for the controller to report them done.
+        var procedures = LinkProcedures<ProcedureWaiter>()
         /// `exchangeMTU(waitingUpTo:)` waiting for the exchange to end.
         var mtuExchange: Waiter<Bool>?
         var remoteParameterRequests = 0
         var remoteParameterRequestsAccepted = 0
         var deadlines = DeadlineSet<Deadline>()
     }
+
+    /// Who waits for a procedure of `LinkProcedures`.
+    private enum ProcedureWaiter: Equatable, Sendable {
+        case parameterUpdate(Waiter<LEConnectionParametersInUse>)
+        case phyUpdate(Waiter<LEConnectionPHY>)
+    }
+
+    private typealias ProcedureAction = LinkProcedures<ProcedureWaiter>.Action
 
     /// `nil` when the controller gave a connection handle the host cannot use (0x0F00 and up).
     init?(event: LEConnectionCompleteEvent, controller: HCIController, fragmentLength: Int,
@@ -340,13 +346,10 @@ public final class LEConnection: Sendable, CustomStringConvertible {
 
     func phyUpdated(_ event: LEPHYUpdateCompleteEvent) {
         let phy = LEConnectionPHY(tx: event.txPHY, rx: event.rxPHY)
-        let waiter = state.withLock { s -> Waiter<LEConnectionPHY>? in
+        perform(stepProcedures { s in
             if event.status.isSuccess { s.phy = phy }
-            s.deadlines.clear(.phyUpdate)
-            defer { s.phyUpdate = nil }
-            return s.phyUpdate
-        }
-        waiter?.resolve(event.status.isSuccess ? .success(phy) : .failure(ConnectionError.updateRefused(address: peerAddress, status: event.status)))
+            return s.procedures.completed(.phyUpdate, status: event.status)
+        }, phy: phy)
     }
 
     /// Asks the controller which PHY the link uses in each direction (LE Read PHY).
@@ -365,7 +368,8 @@ public final class LEConnection: Sendable, CustomStringConvertible {
     @discardableResult
     public func setPHY(tx: LEPHYs, rx: LEPHYs) async throws(StrobeError) -> LEConnectionPHY {
         try await filingErrors {
-            try await awaitProcedure(\.phyUpdate, .phyUpdate) {
+            let waiter = Waiter<LEConnectionPHY>()
+            return try await awaitProcedure(.phyUpdate, .phyUpdate(waiter), waiter) {
                 try await self.controller.send(HCILESetPHY(connectionHandle: self.handle, txPHYs: tx, rxPHYs: rx))
             }
         }
@@ -378,14 +382,10 @@ public final class LEConnection: Sendable, CustomStringConvertible {
     func parametersUpdated(_ event: LEConnectionUpdateCompleteEvent) {
         let inUse = LEConnectionParametersInUse(
             interval: event.connectionInterval, latency: event.peripheralLatency, supervisionTimeout: event.supervisionTimeout)
-        let waiter = state.withLock { s -> Waiter<LEConnectionParametersInUse>? in
+        perform(stepProcedures { s in
             if event.status.isSuccess { s.parameters = inUse }
-            s.deadlines.clear(.parameterUpdate)
-            defer { s.parameterUpdate = nil }
-            return s.parameterUpdate
-        }
-        waiter?.resolve(event.status.isSuccess ? .success(inUse)
-            : .failure(ConnectionError.updateRefused(address: peerAddress, status: event.status)))
+            return s.procedures.completed(.parameterUpdate, status: event.status)
+        }, parameters: inUse)
     }
 
     /// How long `updateParameters` and `setPHY` wait for the controller to report the outcome:
@@ -405,16 +405,15 @@ public final class LEConnection: Sendable, CustomStringConvertible {
             // What the link already has is not asked for: a controller need not report an update
             // that changes nothing.
             let current = self.parameters
-            if (parameters.intervalMin...max(parameters.intervalMin, parameters.intervalMax)).contains(current.interval),
-               current.latency == parameters.maxLatency, current.supervisionTimeout == parameters.supervisionTimeout {
-                return current
-            }
+            if LinkProcedures<ProcedureWaiter>.plan(parameters, inUse: current) == .inUse { return current }
             do {
-                return try await awaitProcedure(\.parameterUpdate, .parameterUpdate) {
+                let waiter = Waiter<LEConnectionParametersInUse>()
+                return try await awaitProcedure(.parameterUpdate, .parameterUpdate(waiter), waiter) {
                     try await self.controller.send(HCILEConnectionUpdate(connectionHandle: self.handle, connection: parameters))
                 }
-            } catch let error where role == .peripheral && Self.lacksParametersRequestProcedure(error) {
-                return try await awaitProcedure(\.parameterUpdate, .parameterUpdate) {
+            } catch let error where Self.lacksParametersRequestProcedure(error, role: role) {
+                let waiter = Waiter<LEConnectionParametersInUse>()
+                return try await awaitProcedure(.parameterUpdate, .parameterUpdate(waiter), waiter) {
                     guard try await self.link.requestParameterUpdate(parameters) else {
                         throw ConnectionError.updateRefused(address: self.peerAddress, status: .unacceptableConnectionParameters)
                     }
@@ -423,50 +422,83 @@ public final class LEConnection: Sendable, CustomStringConvertible {
         }
     }
 
-    /// The peripheral's controller cannot run the Connection Parameters Request procedure
-    /// (Command Disallowed, an unknown command) or the central's link layer does not know it
-    /// (Unsupported Remote Feature).
-    static func lacksParametersRequestProcedure(_ error: any Error) -> Bool {
-        let lacking: Set<HCIStatus> = [.unknownHCICommand, .commandDisallowed, .unsupportedRemoteFeature]
+    /// Whether a peripheral's LE Connection Update failed for want of the link layer's
+    /// Connection Parameters Request procedure (`LinkProcedures.fallsBackToSignaling`).
+    static func lacksParametersRequestProcedure(_ error: any Error, role: LERole) -> Bool {
         switch error {
-        case HCIError.commandFailed(.leConnectionUpdate, let status): return lacking.contains(status)
-        case ConnectionError.updateRefused(_, let status): return status == .unsupportedRemoteFeature
-        default: return false
+        case HCIError.commandFailed(.leConnectionUpdate, let status):
+            LinkProcedures<ProcedureWaiter>.fallsBackToSignaling(role: role, commandStatus: status, completeStatus: nil)
+        case ConnectionError.updateRefused(_, let status):
+            LinkProcedures<ProcedureWaiter>.fallsBackToSignaling(role: role, commandStatus: nil, completeStatus: status)
+        default:
+            false
         }
     }
 
     /// One procedure of this host's on the link (a parameter update, a PHY update): `ask` starts
-    /// it, and the event that ends it resolves the waiter in `slot`, within `procedureTimeout`.
-    /// One at a time of each kind.
+    /// it, and the event that ends it resolves `waiter` (the one `token` names), within
+    /// `procedureTimeout`. One at a time of each kind.
     private func awaitProcedure<T: Sendable>(
-        _ slot: WritableKeyPath<State, Waiter<T>?> & Sendable, _ deadline: Deadline, _ ask: @escaping @Sendable () async throws -> Void
+        _ kind: LinkProcedures<ProcedureWaiter>.Kind, _ token: ProcedureWaiter, _ waiter: Waiter<T>,
+        _ ask: @escaping @Sendable () async throws -> Void
     ) async throws -> T {
-        let waiter = Waiter<T>()
-        try state.withLock { s throws in
-            guard s.disconnectReason == nil else { throw HCIError.connectionClosed(handle: handle) }
-            guard s[keyPath: slot] == nil else { throw ConnectionError.alreadyUpdating(address: peerAddress) }
-            s[keyPath: slot] = waiter
+        if let refused = state.withLock({ $0.procedures.begin(kind, for: token) }) {
+            perform([refused])
+            return try await waiter.wait()
         }
-        let withdraw: @Sendable () -> Void = {
-            self.state.withLock { s in
-                guard s[keyPath: slot] === waiter else { return }
-                s[keyPath: slot] = nil
-                s.deadlines.clear(deadline)
-                self.timer.schedule(s.deadlines.next)
-            }
-        }
+        let withdraw: @Sendable () -> Void = { self.perform(self.stepProcedures { $0.procedures.withdraw(kind, for: token) }) }
         do {
             try await ask()
         } catch {
             withdraw()
             throw error
         }
-        state.withLock { s in
-            guard s[keyPath: slot] === waiter else { return }  // answered already
-            s.deadlines.set(deadline, at: timer.now + Self.procedureTimeout)
-            timer.schedule(s.deadlines.next)
-        }
+        perform(stepProcedures { $0.procedures.commandTaken(kind, for: token) })
         return try await waiter.wait(onCancel: withdraw)
+    }
+
+    /// Steps `LinkProcedures` under the state lock, keeping there the deadlines it arms and
+    /// disarms; returns the actions, for `perform` after the lock.
+    private func stepProcedures(_ step: (inout State) -> [ProcedureAction]) -> [ProcedureAction] {
+        state.withLock { s in
+            let actions = step(&s)
+            for action in actions {
+                switch action {
+                case .arm(let kind): s.deadlines.set(Self.deadline(kind), at: timer.now + Self.procedureTimeout)
+                case .disarm(let kind): s.deadlines.clear(Self.deadline(kind))
+                case .finish: continue
+                }
+                timer.schedule(s.deadlines.next)
+            }
+            return actions
+        }
+    }
+
+    private static func deadline(_ kind: LinkProcedures<ProcedureWaiter>.Kind) -> Deadline {
+        switch kind {
+        case .parameterUpdate: .parameterUpdate
+        case .phyUpdate: .phyUpdate
+        }
+    }
+
+    /// Tells the callers how their procedures ended; a completed one's values are the event's.
+    private func perform(_ actions: [ProcedureAction], parameters: LEConnectionParametersInUse? = nil, phy: LEConnectionPHY? = nil) {
+        for case .finish(let token, let result) in actions {
+            let outcome: Result<Void, any Error>
+            switch result {
+            case .success(let status) where status.isSuccess: outcome = .success(())
+            case .success(let status): outcome = .failure(ConnectionError.updateRefused(address: peerAddress, status: status))
+            case .failure(.busy): outcome = .failure(ConnectionError.alreadyUpdating(address: peerAddress))
+            case .failure(.timedOut): outcome = .failure(ConnectionError.updateTimeout(address: peerAddress, after: Self.procedureTimeout))
+            case .failure(.disconnected): outcome = .failure(HCIError.connectionClosed(handle: handle))
+            }
+            switch (token, outcome) {
+            case (.parameterUpdate(let waiter), .success): _ = waiter.resolve(parameters.map { .success($0) } ?? .failure(HCIError.connectionClosed(handle: handle)))
+            case (.phyUpdate(let waiter), .success): _ = waiter.resolve(phy.map { .success($0) } ?? .failure(HCIError.connectionClosed(handle: handle)))
+            case (.parameterUpdate(let waiter), .failure(let error)): _ = waiter.fail(error)
+            case (.phyUpdate(let waiter), .failure(let error)): _ = waiter.fail(error)
+            }
+        }
     }
 
     /// Starts the MTU exchange (once per link) and waits for it up to `limit` on the link's
@@ -506,20 +538,18 @@ public final class LEConnection: Sendable, CustomStringConvertible {
     /// Disconnection Complete that never came is taken as given (the link closes here).
     private func deadlinesPassed(_ now: Duration) {
         var expired: [Deadline] = []
-        let (update, phyUpdate, mtuExchange) = state.withLock { s in
+        let (procedures, mtuExchange) = state.withLock { s in
             expired = s.deadlines.expire(now: now)
             timer.schedule(s.deadlines.next)
-            let update = expired.contains(.parameterUpdate) ? s.parameterUpdate : nil
-            let phyUpdate = expired.contains(.phyUpdate) ? s.phyUpdate : nil
+            var procedures: [ProcedureAction] = []
+            if expired.contains(.parameterUpdate) { procedures += s.procedures.timedOut(.parameterUpdate) }
+            if expired.contains(.phyUpdate) { procedures += s.procedures.timedOut(.phyUpdate) }
             let mtuExchange = expired.contains(.mtuExchangeWait) ? s.mtuExchange : nil
-            if update != nil { s.parameterUpdate = nil }
-            if phyUpdate != nil { s.phyUpdate = nil }
             if mtuExchange != nil { s.mtuExchange = nil }
-            return (update, phyUpdate, mtuExchange)
+            return (procedures, mtuExchange)
         }
         mtuExchange?.succeed(false)
-        update?.fail(ConnectionError.updateTimeout(address: peerAddress, after: Self.procedureTimeout))
-        phyUpdate?.fail(ConnectionError.updateTimeout(address: peerAddress, after: Self.procedureTimeout))
+        perform(procedures)
         if expired.contains(.disconnection) { closed(reason: .connectionTerminatedByLocalHost) }
     }
 
@@ -537,19 +567,16 @@ public final class LEConnection: Sendable, CustomStringConvertible {
             defer { s.waiters.removeAll() }
             return s.waiters
         }
-        let (update, phyUpdate, mtuExchange) = state.withLock { s in
+        let (procedures, mtuExchange) = state.withLock { s in
             defer {
-                s.parameterUpdate = nil
-                s.phyUpdate = nil
                 s.mtuExchange = nil
                 s.deadlines.removeAll()
             }
-            return (s.parameterUpdate, s.phyUpdate, s.mtuExchange)
+            return (s.procedures.linkClosed(), s.mtuExchange)
         }
         timer.stop()
         mtuExchange?.succeed(false)
-        update?.fail(HCIError.connectionClosed(handle: handle))
-        phyUpdate?.fail(HCIError.connectionClosed(handle: handle))
+        perform(procedures)
         bearer.close(closeReason)
         sender.close()
         link.closed()
@@ -626,6 +653,12 @@ public struct LEConnectionParametersInUse: Sendable, Hashable {
     public var latency: UInt16
     /// The supervision timeout in 10 ms units (0x000A ... 0x0C80: 100 ms ... 32 s).
     public var supervisionTimeout: UInt16
+
+    package init(interval: UInt16, latency: UInt16, supervisionTimeout: UInt16) {
+        self.interval = interval
+        self.latency = latency
+        self.supervisionTimeout = supervisionTimeout
+    }
 
     /// `interval` as a duration (units × 1.25 ms).
     public var intervalDuration: Duration { .microseconds(Int64(interval) * 1250) }

@@ -97,11 +97,11 @@ package final class SimH4Server: Sendable {
     @discardableResult
     package func flush(within limit: Duration = .seconds(2)) async -> Bool {
         guard let host = serving.withLock({ $0 }) else { return true }
+        // Both waits end when cancelled: the first to finish decides.
         return await withTaskGroup(of: Bool.self) { group in
             group.addTask {
-                // The controller hands its packets to the writer at once (it only queues them).
                 await host.controller.flush()
-                return (try? await host.writer.drained()) != nil
+                return (try? await host.writer.drained()) ?? false
             }
             group.addTask {
                 try? await Task.sleep(for: limit)
@@ -204,7 +204,7 @@ package final class SimH4Server: Sendable {
     }
 }
 
-/// Writes the controller's packets to the host's socket, each H4 packet in one write, from a
+/// Writes the controller's packets to the host's socket, in order and whole, from a
 /// thread of its own: the air's thread only queues them. Up to `backlogLimit` bytes wait; past
 /// that the host is dropped (the socket shut down, so that its reader ends too). The socket stays
 /// the caller's to close, once `finish` has returned.
@@ -223,8 +223,11 @@ private final class SocketWriter: HCIPacketSink, Sendable {
         /// Bytes queued or being written.
         var backlog = 0
         var closed = false
-        /// Callers of `drained`, resolved once nothing waits (or the writer closed).
-        var drainWaiters: [Waiter<Void>] = []
+        /// Callers of `drained`, resolved once nothing waits (or the writer closed): with whether
+        /// everything reached the host.
+        var drainWaiters: [Waiter<Bool>] = []
+        /// A packet was dropped or left unwritten: the host did not get everything.
+        var lost = false
     }
 
     init(fd: Int32, backlogLimit: Int) throws {
@@ -239,7 +242,9 @@ private final class SocketWriter: HCIPacketSink, Sendable {
             guard !s.closed else { return }
             guard s.backlog + packet.count <= backlogLimit else {
                 // The host fell too far behind: its read ends, and `serve` closes its controller.
-                // Under the lock, so that the writer thread has not closed the socket yet.
+                // Under the lock, where the socket is still open: `serve` closes it only after
+                // `finish`, which takes the lock first.
+                s.lost = true
                 closeLocked(&s)
                 return
             }
@@ -251,17 +256,17 @@ private final class SocketWriter: HCIPacketSink, Sendable {
 
     func transportDidClose(_ error: TransportError?) {}
 
-    /// Returns once every packet queued so far has been written, or the writer closed; throws
-    /// `CancellationError` when the caller is cancelled first.
-    func drained() async throws {
-        let waiter = Waiter<Void>()
-        let now = state.withLock { s -> Bool in
-            guard s.backlog > 0, !s.closed else { return true }
+    /// Returns once every packet queued so far has been written, or the writer closed: whether
+    /// the host got every packet. Throws `CancellationError` when the caller is cancelled first.
+    func drained() async throws -> Bool {
+        let waiter = Waiter<Bool>()
+        let now = state.withLock { s -> Bool? in
+            guard s.backlog > 0, !s.closed else { return !s.lost && s.backlog == 0 }
             s.drainWaiters.append(waiter)
-            return false
+            return nil
         }
-        if now { return }
-        try await waiter.wait()
+        if let now { return now }
+        return try await waiter.wait()
     }
 
     /// Stops writing (what still waits is dropped, a write under way ends) and waits for the
@@ -275,6 +280,7 @@ private final class SocketWriter: HCIPacketSink, Sendable {
     private func closeLocked(_ s: inout State) {
         guard !s.closed else { return }
         s.closed = true
+        if s.backlog > 0 { s.lost = true }
         _ = shutdown(fd, Int32(SHUT_RDWR))
     }
 
@@ -295,23 +301,24 @@ private final class SocketWriter: HCIPacketSink, Sendable {
                 }
                 written += packet.count
             }
-            let drained = state.withLock { s -> [Waiter<Void>] in
+            let (drained, delivered) = state.withLock { s -> ([Waiter<Bool>], Bool) in
                 s.backlog -= written
                 // A host gone meanwhile reads no more: nothing to tell it.
                 if failed { closeLocked(&s) }
-                guard s.backlog == 0 || s.closed else { return [] }
+                guard s.backlog == 0 || s.closed else { return ([], false) }
                 defer { s.drainWaiters = [] }
-                return s.drainWaiters
+                return (s.drainWaiters, !s.lost && s.backlog == 0)
             }
-            for waiter in drained { _ = waiter.succeed(()) }
+            for waiter in drained { _ = waiter.succeed(delivered) }
         }
         let waiters = state.withLock { s in
+            if s.backlog > 0 { s.lost = true }
             s.queue = []
             s.backlog = 0
             defer { s.drainWaiters = [] }
             return s.drainWaiters
         }
-        for waiter in waiters { _ = waiter.succeed(()) }
+        for waiter in waiters { _ = waiter.succeed(false) }
         ended.signal()
     }
 

@@ -38,7 +38,7 @@ package final class VirtualController: HCITransport, Sendable {
     private let sink = Lock<(any HCIPacketSink)?>(nil)
     private let started = Atomic<Bool>(false)
     /// Callers of `flush`, in order; each is resumed by the empty packet it queued.
-    private let flushes = Lock<[CheckedContinuation<Void, Never>]>([])
+    private let flushes = Lock<[Waiter<Void>]>([])
 
     init(air: VirtualAir, id: Int, configuration: Configuration) {
         self.air = air
@@ -72,23 +72,24 @@ package final class VirtualController: HCITransport, Sendable {
     }
 
     /// Returns once every packet queued for the host before the call has been handed to it (at
-    /// once when the controller is closed or was never started).
+    /// once when the controller is closed or was never started), or once the caller is cancelled.
     package func flush() async {
         guard started.load(ordering: .relaxed) else { return }
-        await withCheckedContinuation { continuation in
-            flushes.withLock { $0.append(continuation) }
-            // An empty packet marks the place; a finished outbox takes no more.
-            if case .terminated = outbox.yield([]) { resumeFlushes(Int.max) }
-        }
+        let waiter = Waiter<Void>()
+        flushes.withLock { $0.append(waiter) }
+        // An empty packet marks the place; a finished outbox takes no more.
+        if case .terminated = outbox.yield([]) { resumeFlushes(Int.max) }
+        // Cancelled: the mark stays queued, and its turn resolves a wait already over.
+        _ = try? await waiter.wait()
     }
 
     private func resumeFlushes(_ count: Int) {
-        let resumed = flushes.withLock { waiting -> [CheckedContinuation<Void, Never>] in
+        let resumed = flushes.withLock { waiting -> [Waiter<Void>] in
             let first = Array(waiting.prefix(count))
             waiting.removeFirst(first.count)
             return first
         }
-        for continuation in resumed { continuation.resume() }
+        for waiter in resumed { _ = waiter.succeed(()) }
     }
 
     package func send(_ h4Packet: UnsafeRawBufferPointer) throws(TransportError) {

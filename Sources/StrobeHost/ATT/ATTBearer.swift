@@ -337,7 +337,11 @@ package final class ATTBearer: Sendable {
     /// A server that does not support the request leaves the MTU at 23.
     @discardableResult
     package func exchangeMTU() async throws -> Int {
-        guard case .send(let exchange) = state.withLock({ $0.mtuExchange.startClientExchange() }) else { return mtu }
+        let exchange: ATTExchangeMTURequest
+        switch state.withLock({ $0.mtuExchange.startClientExchange() }) {
+        case .send(let request): exchange = request
+        case .startedBefore(let mtu): return mtu
+        }
         do {
             // The receive path applies the server's MTU before the next request can start.
             _ = try await request(exchange)
@@ -351,7 +355,11 @@ package final class ATTBearer: Sendable {
     /// (answered, refused or failed: the link then keeps ATT_MTU 23), or at once when one was
     /// already started, on the thread that learns it.
     package func startMTUExchange(then: @escaping @Sendable (Int) -> Void) {
-        guard case .send(let exchange) = state.withLock({ $0.mtuExchange.startClientExchange() }) else { return then(mtu) }
+        let exchange: ATTExchangeMTURequest
+        switch state.withLock({ $0.mtuExchange.startClientExchange() }) {
+        case .send(let request): exchange = request
+        case .startedBefore(let mtu): return then(mtu)
+        }
         // The receive path applies the server's MTU before the response reaches `then`.
         post(exchange) { [weak self] _ in then(self?.mtu ?? ATTMTU.minimum) }
     }

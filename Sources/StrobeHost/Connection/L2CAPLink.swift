@@ -275,6 +275,8 @@ package final class L2CAPLink: HCIACLHandler, @unchecked Sendable {
                 case .failure(.malformed(let error)): _ = waiter.fail(error)
                 case .failure(.timedOut): _ = waiter.fail(ConnectionError.updateTimeout(address: security.peer, after: Self.responseTimeout))
                 case .failure(.disconnected): _ = waiter.fail(HCIError.connectionClosed(handle: handle))
+                case .failure(.rejected):
+                    _ = waiter.fail(ConnectionError.updateRefused(address: security.peer, status: .unsupportedRemoteFeature))
                 }
             case .malformed(let error):
                 counts.malformedSignaling.incrementBySoleWriter()

@@ -32,6 +32,8 @@ package struct LESignalingAnswers<Token: Equatable & Sendable>: Sendable {
         case malformed(L2CAPSignalingError)
         /// No response within the signalling timeout.
         case timedOut
+        /// The central answered with Command Reject: it does not serve the request.
+        case rejected
         /// The link went down.
         case disconnected
     }
@@ -80,7 +82,12 @@ package struct LESignalingAnswers<Token: Equatable & Sendable>: Sendable {
                 return [.responseSettled, .finish(pending.token, .success(packet.data[0] == 0 && packet.data[1] == 0))]
             }
             return [.malformed(malformed), .responseSettled, .finish(pending.token, .failure(.malformed(malformed)))]
-        case .commandReject, .disconnectionResponse, .leCreditBasedConnectionResponse, .flowControlCredit:
+        case .commandReject:
+            // Ours, when it names our request: the central's host does not serve it.
+            guard let pending, pending.identifier == packet.identifier else { return [] }
+            self.pending = nil
+            return [.responseSettled, .finish(pending.token, .failure(.rejected))]
+        case .disconnectionResponse, .leCreditBasedConnectionResponse, .flowControlCredit:
             // Answers and notices: nothing to answer back.
             return []
         default:

@@ -351,13 +351,16 @@ final class LinkSecurity: Sendable {
     private var policyLink: LinkSecurityPolicy.Link {
         let bond = bond
         let key = bond.flatMap { $0.role == .central && $0.longTermKey != nil ? $0.securityLevel : nil }
-        return LinkSecurityPolicy.Link(level: level, bondKey: key)
+        return LinkSecurityPolicy.Link(level: level, bondKeyLevel: key)
     }
 
     /// Brings the link to `minimum`: nothing when it is there, else encrypt with the bond, else
     /// pair (when allowed).
     func secure(to minimum: SMPSecurityLevel) async throws -> SMPSecurityLevel {
-        try await take(policy.secure(to: minimum, policyLink))
+        // A link already there reads no store.
+        let level = level
+        if level >= minimum { return level }
+        return try await take(policy.secure(to: minimum, policyLink))
     }
 
     /// A GATT request came back Insufficient Authentication or Insufficient Encryption: secure

@@ -24,11 +24,11 @@ package struct LinkSecurityPolicy: Sendable, Hashable {
         package var level: SMPSecurityLevel
         /// The level encrypting with the bond's key gives, when this host is the bond's central
         /// and it holds a long-term key; nil otherwise (no bond, or one that cannot encrypt).
-        package var bondKey: SMPSecurityLevel?
+        package var bondKeyLevel: SMPSecurityLevel?
 
-        package init(level: SMPSecurityLevel, bondKey: SMPSecurityLevel?) {
+        package init(level: SMPSecurityLevel, bondKeyLevel: SMPSecurityLevel?) {
             self.level = level
-            self.bondKey = bondKey
+            self.bondKeyLevel = bondKeyLevel
         }
     }
 
@@ -65,7 +65,7 @@ package struct LinkSecurityPolicy: Sendable, Hashable {
     /// gives at least that, else pair.
     package func secure(to minimum: SMPSecurityLevel, _ link: Link) -> Step {
         if link.level >= minimum { return .done(link.level) }
-        if role == .central, let key = link.bondKey, key >= minimum { return .encrypt(required: minimum) }
+        if role == .central, let key = link.bondKeyLevel, key >= minimum { return .encrypt(required: minimum) }
         return allowsPairing ? .pair(required: minimum) : .fail(.pairingNotAllowed)
     }
 
@@ -79,7 +79,7 @@ package struct LinkSecurityPolicy: Sendable, Hashable {
         case .fail:
             return .fail(.insufficientLevel(reached: link.level, required: needed))
         case .encryptOnly:
-            return link.bondKey == nil ? .fail(.noBond) : .encrypt(required: needed)
+            return link.bondKeyLevel == nil ? .fail(.noBond) : .encrypt(required: needed)
         case .encryptOrPair:
             return secure(to: needed, link)
         }
@@ -87,7 +87,7 @@ package struct LinkSecurityPolicy: Sendable, Hashable {
 
     /// Central: the peripheral asked for security. Encrypt with its bond, else pair.
     package func securityRequested(_ link: Link) -> SecurityRequestAnswer {
-        link.bondKey != nil ? .encrypt : encryptionForRequestFailed()
+        link.bondKeyLevel != nil ? .encrypt : encryptionForRequestFailed()
     }
 
     /// The bond's key did not encrypt the link for the Security Request.

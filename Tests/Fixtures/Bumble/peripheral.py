@@ -257,7 +257,7 @@ async def run(args):
         async def send_notifications(connection):
             t0 = time.monotonic()
             interval = args.notify_interval_ms / 1000.0
-            for seq in (itertools.count() if notify_count == 0 else range(notify_count)):
+            for seq in (itertools.count() if notify_count is None else range(notify_count)):
                 if connection.handle not in device.connections:
                     break
                 size = args.notify_size or (connection.att_mtu - 3)
@@ -343,7 +343,9 @@ async def run(args):
         name = args.name if i == 0 else f'{args.name}-{i + 1}'
         raw = bytearray(bytes(base))  # little endian: raw[0] is the last printed byte
         raw[0] = (raw[0] - i) % 256
-        notify_count = args.first_notify_count if i == 0 and args.first_notify_count is not None else args.notify_count
+        notify_count = args.notify_count
+        if i == 0 and args.first_notify_count is not None:
+            notify_count = args.first_notify_count or None  # 0: until the link goes down
         devices.append(build_device(host, name, str(hci.Address(bytes(raw))), notify_count))
 
     # ---- go ------------------------------------------------------------------

@@ -97,6 +97,15 @@ import StrobeHost
         #expect(machine.requestSent(for: 1).isEmpty)
     }
 
+    @Test func aCommandRejectOfOurRequestEndsItAtOnce() {
+        var machine = Self.peripheral
+        _ = machine.request(Self.wanted, identifier: 11, for: 1)
+        _ = machine.requestSent(for: 1)
+        #expect(machine.received(LESignalingPacket.commandNotUnderstood(identifier: 12)).isEmpty, "another command's reject")
+        #expect(machine.received(LESignalingPacket.commandNotUnderstood(identifier: 11)) == [.responseSettled, .finish(1, .failure(.rejected))])
+        #expect(machine.pending == nil)
+    }
+
     @Test func aRequestWithoutResponseTimesOutOnce() {
         var machine = Self.peripheral
         _ = machine.request(Self.wanted, identifier: 11, for: 1)

@@ -12,10 +12,10 @@ import StrobeHost
         Policy(role: .central, allowsPairing: pairing, onInsufficientSecurity: onInsufficient)
     }
 
-    static let plain = Link(level: .none, bondKey: nil)
-    static let plainWithJustWorksBond = Link(level: .none, bondKey: .unauthenticated)
-    static let plainWithMITMBond = Link(level: .none, bondKey: .authenticated)
-    static let encrypted = Link(level: .unauthenticated, bondKey: .unauthenticated)
+    static let plain = Link(level: .none, bondKeyLevel: nil)
+    static let plainWithJustWorksBond = Link(level: .none, bondKeyLevel: .unauthenticated)
+    static let plainWithMITMBond = Link(level: .none, bondKeyLevel: .authenticated)
+    static let encrypted = Link(level: .unauthenticated, bondKeyLevel: .unauthenticated)
 
     @Test func aLinkAlreadyThereNeedsNothing() {
         #expect(Self.central().secure(to: .unauthenticated, Self.encrypted) == .done(.unauthenticated))
@@ -50,7 +50,7 @@ import StrobeHost
 
     @Test func insufficientSecurityOnAnEncryptedLinkAsksForMITMProtection() {
         #expect(Self.central().insufficientSecurity(Self.encrypted) == .pair(required: .authenticated))
-        let authenticated = Link(level: .authenticated, bondKey: .authenticated)
+        let authenticated = Link(level: .authenticated, bondKeyLevel: .authenticated)
         #expect(Self.central().insufficientSecurity(authenticated)
             == .fail(.insufficientLevel(reached: .authenticated, required: .authenticated)), "nothing more to reach")
     }

@@ -33,6 +33,9 @@ import StrobeSim
         init(_ endpoint: SimH4Server.Endpoint) throws {
             guard case .unix(let path) = endpoint else { throw ConnectFailed(errno: EINVAL) }
             fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
+            // A small send buffer: once a write returns, the server has read all but a few KB.
+            var small: Int32 = 4096
+            setsockopt(fd, SOL_SOCKET, SO_SNDBUF, &small, socklen_t(MemoryLayout<Int32>.size))
             var address = sockaddr_un()
             address.sun_family = sa_family_t(AF_UNIX)
             let bytes = Array(path.utf8)
@@ -60,6 +63,13 @@ import StrobeSim
             }
         }
 
+        /// Whether the server has shut its end (read nothing yet: the data before the end waits).
+        var serverShutDown: Bool {
+            let peerShutDown: Int16 = 0x2000  // POLLRDHUP (Linux; Glibc's header hides it without _GNU_SOURCE)
+            var ready = pollfd(fd: fd, events: peerShutDown, revents: 0)
+            return poll(&ready, 1, 0) == 1 && ready.revents & peerShutDown != 0
+        }
+
         /// Reads until the stream ends: how many bytes came, and whether the server ended it
         /// (rather than a read failing).
         func readToEnd() -> (bytes: Int, ended: Bool) {
@@ -73,7 +83,8 @@ import StrobeSim
         }
     }
 
-    static let floodCommands = 250_000
+    /// Read BD_ADDR commands each test sends without reading the answers.
+    static let floodCommands = 30_000
 
     static func endpoint() -> SimH4Server.Endpoint {
         .unix(path: "@strobe-sim-h4-\(UInt64.random(in: 0...UInt64.max))")
@@ -92,9 +103,9 @@ import StrobeSim
         server.run()
         defer { server.close() }
         let client = try Client(server.endpoint)
-        // 250,000 commands (1 MB): once the write returns, the server has taken all but what
-        // the socket holds (about 200 KB), and their answers (13 bytes each) are far more than
-        // the socket holds for a host that does not read.
+        // Once the write returns, the server has taken all but a few KB of the commands, and
+        // their answers (13 bytes each, 390 KB) are more than the socket holds for a host that
+        // does not read (at most its 208 KB send buffer).
         let flood = Self.readAddressCommands(Self.floodCommands)
         #expect(await offPool { client.write(flood) })
 
@@ -123,11 +134,13 @@ import StrobeSim
         server.run()
         defer { server.close() }
         let client = try Client(server.endpoint)
-        // The server shuts the socket once 64 KB wait for the host, before the write returns
-        // (it may fail for that): the host then reads what was written before, if anything,
-        // then the end, short of the 3.25 MB of answers.
+        // The server shuts the socket once 64 KB wait for the host (the write may fail for
+        // that); the host, reading only then, gets what was written before and the end, short
+        // of the 390 KB of answers.
         let flood = Self.readAddressCommands(Self.floodCommands)
         _ = await offPool { client.write(flood) }
+        let shutDown = await offPool { waitOnThisThread(for: .seconds(10)) { client.serverShutDown } }
+        #expect(shutDown != nil, "the server kept a host 64 KB behind")
         let received = await offPool { client.readToEnd() }
         #expect(received.ended)
         #expect(received.bytes < Self.floodCommands * 13)

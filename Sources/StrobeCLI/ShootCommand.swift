@@ -92,6 +92,18 @@ struct ShootCommand: AsyncParsableCommand {
             await sequencer.arm()
             if !json { print("\(connected.count) flash(es): \(connected.map { "\($0.address) \"\($0.name)\"" }.joined(separator: ", "))") }
             let feed = RecordFeed(sequencer.records(), clock: session.clock)
+            // A half press's preflash has no caller: each failure is told on stderr as it comes,
+            // and the first fails the run at its end.
+            let preflashFailures = sequencer.preflashFailures()
+            let preflashWatch = Task { () -> PreflashFailure? in
+                var first: PreflashFailure?
+                for await failure in preflashFailures {
+                    FileHandle.standardError.write(Data("strobe: preflash of \(failure.address) failed: \(failure.error)\n".utf8))
+                    first = first ?? failure
+                }
+                return first
+            }
+            defer { preflashWatch.cancel() }
             let triggerConnection = try await follow(trigger, central: central, sequencer: sequencer)
 
             var outcomes: [String: Int] = [:]
@@ -153,6 +165,10 @@ struct ShootCommand: AsyncParsableCommand {
             if let connection = triggerConnection {
                 do { try await connection.disconnect() } catch { cleanupFailure = cleanupFailure ?? error }
             }
+            preflashWatch.cancel()
+            if let failure = await preflashWatch.value {
+                cleanupFailure = cleanupFailure ?? ShootCommandError.preflashFailed(address: failure.address, failure.error)
+            }
             if let failure = linkLost ?? cleanupFailure { throw failure }
         }
     }
@@ -209,10 +225,13 @@ private final class RecordFeed: @unchecked Sendable {
 
 enum ShootCommandError: Error, CustomStringConvertible {
     case noPress(String, seconds: Double, shots: Int)
+    /// A half press's preflash failed on a flash (told on stderr when it happened).
+    case preflashFailed(address: BluetoothAddress, NovaError)
 
     var description: String {
         switch self {
         case .noPress(let trigger, let seconds, let shots): "the \(trigger) sent no press within \(seconds) s (after \(shots) shot(s))"
+        case .preflashFailed(let address, let error): "the preflash of \(address) failed at a half press: \(error)"
         }
     }
 }

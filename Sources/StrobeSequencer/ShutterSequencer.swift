@@ -63,6 +63,7 @@ public final class ShutterSequencer: Sendable {
     private let armedFlashes = ArmedFlashes()
 
     private let published = AsyncBroadcast<ShotRecord>()
+    private let preflashFailed = AsyncBroadcast<PreflashFailure>()
     /// Reads the armed commands every `keepWarm`; cancelled with the sequencer.
     private let warmer: Task<Void, Never>?
 
@@ -111,6 +112,15 @@ public final class ShutterSequencer: Sendable {
     /// Every shot's record as it completes.
     public func records() -> AsyncStream<ShotRecord> { published.stream() }
 
+    /// Each flash whose preflash failed at a half press of the grip or remote this sequencer
+    /// follows (where no caller waits for `preflash()`'s answer), as it fails.
+    public func preflashFailures() -> AsyncStream<PreflashFailure> { preflashFailed.stream() }
+
+    /// A half press: the preflash, its failures published.
+    private func halfPressed() async {
+        for failure in await preflash() { preflashFailed.yield(PreflashFailure(address: failure.address, error: failure.error)) }
+    }
+
     /// Fires on a grip's full press (its bytes' read time is the trigger time), and turns the
     /// preflash on at a half press. Arms the connected flashes for the first press before it
     /// returns. Presses the grip sent before this call are not followed: a grip may send as soon
@@ -138,7 +148,7 @@ public final class ShutterSequencer: Sendable {
         return { [weak self] occurrence in
             switch occurrence.event {
             case .shutterButtonDown: trigger.fire(receivedAt: occurrence.receivedAt)
-            case .shutterButtonHalfDown: Task { await self?.preflash() }
+            case .shutterButtonHalfDown: Task { await self?.halfPressed() }
             default: break
             }
         }
@@ -152,7 +162,7 @@ public final class ShutterSequencer: Sendable {
             guard event.kind == .press else { return }
             switch event.role {
             case .shutter: trigger.fire(receivedAt: event.receivedAt)
-            case .halfPress: Task { await self?.preflash() }
+            case .halfPress: Task { await self?.halfPressed() }
             case .other: break
             }
         }

@@ -26,9 +26,13 @@ import StrobeSequencer
         }
     }
 
-    static func rig(devices kinds: Set<SimulatedDeviceDescription.Kind> = [.nova1, .nova2], clock: VirtualClock) async throws -> Rig {
+    static func rig(devices kinds: Set<SimulatedDeviceDescription.Kind> = [.nova1, .nova2], clock: VirtualClock,
+                    flashesMisbehave misbehaviour: SimulatedDeviceDescription.NovaMisbehaviour? = nil) async throws -> Rig {
         var scenario = SimScenario.standard
         scenario.devices = scenario.devices.filter { kinds.contains($0.kind) }
+        for index in scenario.devices.indices where [.nova1, .nova2].contains(scenario.devices[index].kind) {
+            scenario.devices[index].misbehaviour = misbehaviour
+        }
         let world = SimWorld(scenario: scenario, clock: clock)
         try await world.start()
         let controller = HCIController(transport: world.makeHostController(), clock: clock)
@@ -158,6 +162,25 @@ extension ShutterSequencerTests {
         // The simulated Nova V2's stored preflash: warm 64, cool 0, 60 ms.
         let device = try #require(rig.world.devices.first)
         #expect(device.log.contains("light warm 64 cool 0"))
+        try await rig.close()
+    }
+
+    @Test func aHalfPressWhosePreflashFailsIsPublished() async {
+        await #expect(processExitsWith: .success) { try await VirtualTimeDriver.run(Self.aHalfPressWhosePreflashFailsIsPublished) }
+    }
+
+    static func aHalfPressWhosePreflashFailsIsPublished(_ clock: VirtualClock) async throws {
+        let rig = try await Self.rig(devices: [.nova2, .grip], clock: clock, flashesMisbehave: .noAck)
+        try await rig.manager.connect(.named("Nova2"))
+        let flash = try #require(rig.manager.flashes.first)
+        let sequencer = ShutterSequencer(flashes: rig.manager, camera: {}, policy: ShotPolicy(ackDeadline: .seconds(5)), clock: clock)
+        var failures = sequencer.preflashFailures().makeAsyncIterator()
+        let gripConnection = try await rig.central.connect(name: "Grip-S1")
+        await sequencer.follow(try await Grip.attach(to: gripConnection.gatt))
+        // The standard grip script's half press: the flash never acknowledges the preflash.
+        let failure = try #require(await failures.next())
+        #expect(failure.address == flash.address)
+        #expect(failure.error.commandFailure != nil, "\(failure.error)")
         try await rig.close()
     }
 }

@@ -12,16 +12,6 @@ import StrobeSim
 /// `sim serve`'s server writes to its host from a thread of its own: a host that stops reading
 /// holds up no one else in the world, and one that falls too far behind is dropped.
 @Suite(.timeLimit(.minutes(1))) struct SimH4ServerTests {
-    /// Keeps the events that reach it, as a host stack's reader would take them.
-    final class EventRecorder: HCIPacketSink {
-        let events = Lock<[[UInt8]]>([])
-        func transportDidReceive(_ type: HCIPacketType, payload: UnsafeRawBufferPointer, at time: HostTime) {
-            if type == .event { events.withLock { $0.append(Array(payload)) } }
-        }
-        func transportDidFinishBatch() {}
-        func transportDidClose(_ error: TransportError?) {}
-    }
-
     struct ConnectFailed: Error {
         let errno: Int32
     }
@@ -111,13 +101,13 @@ import StrobeSim
 
         // Another host of the same world still has its Reset answered.
         let controller = world.makeHostController()
-        let recorder = EventRecorder()
+        let recorder = SimWorldWithThePoolBlockedTests.EventRecorder()
         try controller.start(recorder)
         defer { controller.close() }
         try [UInt8]([0x01, 0x03, 0x0C, 0x00]).withUnsafeBytes { try controller.send($0) }
         let answered = await offPool {
             waitOnThisThread(for: .seconds(10)) {
-                recorder.events.withLock { $0.contains { $0.count >= 6 && $0[0] == 0x0E && $0[3] == 0x03 && $0[4] == 0x0C } }
+                recorder.received { $0.count >= 6 && $0[0] == 0x0E && $0[3] == 0x03 && $0[4] == 0x0C }
             }
         }
         #expect(answered != nil, "the world stood still while one host did not read")

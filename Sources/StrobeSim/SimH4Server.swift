@@ -114,7 +114,6 @@ package final class SimH4Server: Sendable {
 
     /// Bridges one host: its H4 stream into a fresh virtual controller, the controller's packets back.
     private func serve(_ client: Int32) {
-        let controller = world.makeHostController()
         let writer: SocketWriter
         do {
             writer = try SocketWriter(fd: client, backlogLimit: backlogLimit)
@@ -122,6 +121,7 @@ package final class SimH4Server: Sendable {
             Glibc.close(client)
             return
         }
+        let controller = world.makeHostController()
         do { try controller.start(writer) } catch {
             writer.finish()
             Glibc.close(client)

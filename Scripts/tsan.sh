@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The whole Swift suite under ThreadSanitizer, exit-test children included: builds the tests
+# The whole Swift suite under ThreadSanitizer, exit tests' children included: builds the tests
 # with --sanitize thread in .build-tsan (and STROBE_TSAN, which makes the stack's `Lock` a
 # pthread mutex: TSan cannot follow `Synchronization.Mutex`'s contended hand-over, a futex in an
 # uninstrumented library, and reports every contended lock as a race), runs them as

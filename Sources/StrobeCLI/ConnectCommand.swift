@@ -64,7 +64,7 @@ struct ConnectCommand: AsyncParsableCommand {
                 try await connection.disconnect()
                 return
             }
-            let watching = Task {
+            let watching = Task(executorPreference: session.clock.taskExecutor) {
                 for await timed in events {
                     guard let (name, detail) = Self.describe(timed.event, handle: connection.handle) else { continue }
                     let event = LinkEvent(t: (Double(timed.time.nanoseconds &- start.nanoseconds) / 1e9 * 1e6).rounded() / 1e6,

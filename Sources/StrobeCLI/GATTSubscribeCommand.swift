@@ -48,7 +48,7 @@ struct GATTSubscribeCommand: AsyncParsableCommand {
             }
             let start = HostTime.now()
             // The values end with the duration; the link's end closes the ring by itself.
-            let ending = Task { [duration, clock = session.clock] in
+            let ending = Task(executorPreference: session.clock.taskExecutor) { [duration, clock = session.clock] in
                 guard let duration else { return }
                 try? await clock.sleep(for: .milliseconds(Int64(duration * 1000)))
                 if !Task.isCancelled { ring.close() }

@@ -36,11 +36,11 @@ struct GripEventsCommand: AsyncParsableCommand {
             let json = self.json
             let count = self.count
             // The link going down ends the stream early: an error, not a short count.
-            let linkWatch = Task {
+            let linkWatch = Task(executorPreference: session.clock.taskExecutor) {
                 _ = await connection.disconnected()
                 sink.finish()
             }
-            let collector = Task { () -> Bool in
+            let collector = Task(executorPreference: session.clock.taskExecutor) { () -> Bool in
                 var seen = 0
                 for await occurrence in events {
                     seen += 1
@@ -56,7 +56,7 @@ struct GripEventsCommand: AsyncParsableCommand {
                 return Task.isCancelled
             }
             // Cancelling ends the event stream's iteration.
-            let timer = Task {
+            let timer = Task(executorPreference: session.clock.taskExecutor) {
                 try? await session.clock.sleep(for: .milliseconds(Int64(duration * 1000)))
                 collector.cancel()
             }

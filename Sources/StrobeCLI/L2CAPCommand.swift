@@ -77,7 +77,7 @@ struct L2CAPConnectCommand: AsyncParsableCommand {
             let start = HostTime.now()
             let expected = receive ?? count
             let json = json
-            let reader = Task {
+            let reader = Task(executorPreference: session.clock.taskExecutor) {
                 var received = (count: 0, bytes: 0)
                 guard expected > 0 else { return received }
                 for try await sdu in channel.sdus {

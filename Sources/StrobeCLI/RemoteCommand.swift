@@ -58,16 +58,16 @@ struct RemoteEventsCommand: AsyncParsableCommand {
             }
             let (json, count, reconnect) = (self.json, self.count, self.reconnect)
             let links = remote.reconnections()
-            let reconnections = Task {
+            let reconnections = Task(executorPreference: session.clock.taskExecutor) {
                 for await link in links where !json {
                     print("reconnected \(link.peerAddress), security \(link.securityLevel)")
                 }
             }
-            let linkWatch = Task {
+            let linkWatch = Task(executorPreference: session.clock.taskExecutor) {
                 if reconnect { await remote.keepConnected(using: central) } else { _ = await connection.disconnected() }
                 sink.finish()
             }
-            let collector = Task { () -> (completed: Bool, presses: Int, releases: Int) in
+            let collector = Task(executorPreference: session.clock.taskExecutor) { () -> (completed: Bool, presses: Int, releases: Int) in
                 var presses = 0, releases = 0
                 var first: HostTime?
                 for await event in events {
@@ -85,7 +85,7 @@ struct RemoteEventsCommand: AsyncParsableCommand {
                 }
                 return (Task.isCancelled, presses, releases)
             }
-            let timer = Task {
+            let timer = Task(executorPreference: session.clock.taskExecutor) {
                 try? await session.clock.sleep(for: .milliseconds(Int64(duration * 1000)))
                 collector.cancel()
             }

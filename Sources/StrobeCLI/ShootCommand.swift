@@ -95,7 +95,7 @@ struct ShootCommand: AsyncParsableCommand {
             // A half press's preflash has no caller: each failure is told on stderr as it comes,
             // and the first fails the run at its end.
             let preflashFailures = sequencer.preflashFailures()
-            let preflashWatch = Task { () -> PreflashFailure? in
+            let preflashWatch = Task(executorPreference: session.clock.taskExecutor) { () -> PreflashFailure? in
                 var first: PreflashFailure?
                 for await failure in preflashFailures {
                     FileHandle.standardError.write(Data("strobe: preflash of \(failure.address) failed: \(failure.error)\n".utf8))

@@ -56,6 +56,8 @@ public final class ShutterSequencer: Sendable {
     /// Lights dimmed for each shot and restored after it.
     public let modellingLights: ModellingLights?
     private let clock: any Clock<Duration>
+    /// Where the shot's tasks run: the virtual clock's scheduler in a virtual-time run, else anywhere.
+    private let executor: (any TaskExecutor)?
     /// The time line of the transports' read stamps, so that every step of a record shares it.
     private let hostTime: @Sendable () -> HostTime
     private let shots = Atomic<Int>(0)
@@ -87,6 +89,7 @@ public final class ShutterSequencer: Sendable {
         self.camera = camera
         self.policy = policy
         self.clock = clock
+        executor = clock.taskExecutor
         self.hostTime = hostTime
         if let keepWarm, keepWarm > .zero {
             let period = max(keepWarm, .microseconds(10))
@@ -145,10 +148,10 @@ public final class ShutterSequencer: Sendable {
     /// full press fires, a half press turns the preflash on. Runs on the receive path.
     public func gripEventHandler() -> Grip.EventHandler {
         let trigger = Trigger(self)
-        return { [weak self] occurrence in
+        return { [weak self, executor] occurrence in
             switch occurrence.event {
             case .shutterButtonDown: trigger.fire(receivedAt: occurrence.receivedAt)
-            case .shutterButtonHalfDown: Task { await self?.halfPressed() }
+            case .shutterButtonHalfDown: Task(executorPreference: executor) { await self?.halfPressed() }
             default: break
             }
         }
@@ -158,11 +161,11 @@ public final class ShutterSequencer: Sendable {
     /// it: a press of the shutter usage fires, of the half-press usage turns the preflash on.
     public func remoteEventHandler() -> ShutterRemote.EventHandler {
         let trigger = Trigger(self)
-        return { [weak self] event in
+        return { [weak self, executor] event in
             guard event.kind == .press else { return }
             switch event.role {
             case .shutter: trigger.fire(receivedAt: event.receivedAt)
-            case .halfPress: Task { await self?.halfPressed() }
+            case .halfPress: Task(executorPreference: executor) { await self?.halfPressed() }
             case .other: break
             }
         }
@@ -175,22 +178,24 @@ public final class ShutterSequencer: Sendable {
     private final class Trigger: Sendable {
         private let armed: ArmedFlashes
         private let hostTime: @Sendable () -> HostTime
+        private let executor: (any TaskExecutor)?
         private weak let sequencer: ShutterSequencer?
 
         init(_ sequencer: ShutterSequencer) {
             armed = sequencer.armedFlashes
             hostTime = sequencer.hostTime
+            executor = sequencer.executor
             self.sequencer = sequencer
         }
 
         func fire(receivedAt: HostTime) {
             guard armed.claim() else {
-                Task { [weak sequencer] in _ = await sequencer?.shoot(triggeredAt: receivedAt) }
+                Task(executorPreference: executor) { [weak sequencer] in _ = await sequencer?.shoot(triggeredAt: receivedAt) }
                 return
             }
             armed.fire(issuedAt: hostTime())
             // Weak until the task runs: a sequencer gone by then only gives the flag back.
-            Task { [weak sequencer, armed] in
+            Task(executorPreference: executor) { [weak sequencer, armed] in
                 guard let sequencer else { return armed.release() }
                 _ = await sequencer.completeShot(triggeredAt: receivedAt)
             }
@@ -260,7 +265,7 @@ public final class ShutterSequencer: Sendable {
         let lights = modellingLights
         let lightsBefore = lights?.target.lights ?? []
         let dimIssued = lights == nil ? 0 : hostTime().nanoseconds
-        let dim = lights.map { lights in Task { try await lights.shotChange() } }
+        let dim = lights.map { lights in Task(executorPreference: executor) { try await lights.shotChange() } }
         record.flashes = await withTaskGroup(of: (Int, FlashTiming).self) { group in
             for (index, target) in targets.enumerated() {
                 let (issued, ticket, armed) = commands[index]

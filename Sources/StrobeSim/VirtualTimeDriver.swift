@@ -5,17 +5,19 @@ import StrobeHCI
 import StrobeBase
 import Synchronization
 
-/// Runs a process's asynchronous work the way a discrete-event simulator does: every job on one
+/// Runs asynchronous work the way a discrete-event simulator does: every job of the run on one
 /// thread, one at a time in the order it was enqueued, and the virtual clock moved to the next
 /// timer only once no job is left to run and no work handed to a thread of its own
-/// (`OffThreadWork`) is still under way. (A sleep on a real clock, which the runtime wakes on a
-/// thread of its own, enqueues from there into the same queue.) A world on a `VirtualClock` then goes through minutes
-/// of air time in milliseconds, and the same seed gives the same run, packet for packet.
+/// (`OffThreadWork`) is still under way. A world on a `VirtualClock` then goes through minutes of
+/// air time in milliseconds, and the same seed gives the same run, packet for packet.
 ///
-/// It takes over the process's global executor (the runtime's enqueue hook) while it runs, so it
-/// belongs in a process of its own: a tool, or a test's exit-test child process. Every timer of
-/// the run must be on the virtual clock: the runtime schedules sleeps on a real clock itself, and
-/// a run left waiting on one alone ends as stalled.
+/// The run's jobs are those of its clock's executor (`VirtualClock.executor`): the body and its
+/// child tasks, and every host loop, timer and simulated device on the clock. Nothing of the
+/// process is taken over, so runs on different clocks go on side by side in one process, beside
+/// tests on the real clock. A task the body starts with `Task {}` runs outside the run (start it
+/// with `Task(executorPreference: clock.executor)`); one that sleeps on the clock fails the run.
+/// Every timer of the run must be on the virtual clock: a run left waiting on a real clock alone
+/// ends as stalled.
 public enum VirtualTimeDriver {
     /// Runs `body` to completion in virtual time, starting at `clock.now`; fails when the run
     /// stalls (nothing to run, no timer, `body` still waiting) or passes `timeLimit` of virtual
@@ -24,30 +26,29 @@ public enum VirtualTimeDriver {
         clock: VirtualClock, timeLimit: Duration = .seconds(3600),
         _ body: @escaping @Sendable () async throws -> T
     ) async throws -> T {
+        let scheduler = clock.scheduler
+        guard scheduler.beginDriving() else { throw VirtualTimeError.alreadyRunning }
         let result = Outcome<T>()
+        // Queued until the driver's thread runs it, as everything after it.
+        Task(executorPreference: scheduler) {
+            let outcome: Result<T, any Error>
+            do { outcome = .success(try await body()) } catch { outcome = .failure(error) }
+            result.value.withLock { $0 = outcome }
+        }
         let failure: VirtualTimeError? = try await withCheckedThrowingContinuation { continuation in
             do {
-                // The driver has a thread of its own, so that the caller's task is not the one blocked.
+                // The driver has a thread of its own: no thread of the app's pool waits for it.
                 try spawnDetachedThread {
-                    do {
-                        try install()
-                    } catch {
-                        continuation.resume(throwing: error)
-                        return
-                    }
-                    Task.detached {
-                        let outcome: Result<T, any Error>
-                        do { outcome = .success(try await body()) } catch { outcome = .failure(error) }
-                        result.value.withLock { $0 = outcome }
-                    }
-                    let failure = drive(clock: clock, until: clock.now.advanced(by: timeLimit)) {
+                    var failure = drive(scheduler, clock: clock, until: clock.now.advanced(by: timeLimit)) {
                         result.value.withLock { $0 != nil }
                     }
-                    // The hook is off before this resumes the caller, on the real executor.
-                    uninstall()
+                    let escapes = scheduler.endDriving()
+                    // An escape is the likelier cause of any other failure: it is told first.
+                    if escapes > 0 { failure = .escaped(sleeps: escapes) }
                     continuation.resume(returning: failure)
                 }
             } catch {
+                _ = scheduler.endDriving()
                 continuation.resume(throwing: error)
             }
         }
@@ -64,14 +65,13 @@ public enum VirtualTimeDriver {
     }
 
     /// The driver loop: runs jobs while there are any, then moves time to the earliest timer.
-    private static func drive(clock: VirtualClock, until limit: VirtualClock.Instant, finished: () -> Bool) -> VirtualTimeError? {
+    private static func drive(
+        _ scheduler: VirtualScheduler, clock: VirtualClock, until limit: VirtualClock.Instant, finished: () -> Bool
+    ) -> VirtualTimeError? {
         while true {
             // Read before looking for a job: work that had finished by now enqueued its job first.
             let offThread = OffThreadWork.pending.load(ordering: .sequentiallyConsistent)
-            if let job = scheduler.withLock({ $0.popJob() }) {
-                job.runSynchronously(on: globalConcurrentExecutor.asUnownedTaskExecutor())
-                continue
-            }
+            if scheduler.runNext() { continue }
             if finished() { return nil }
             if offThread > 0 {
                 // Real time passes off the clock; the work's job comes when it finishes.
@@ -97,82 +97,19 @@ public enum VirtualTimeError: Error, Equatable, CustomStringConvertible {
     case stalled(at: VirtualClock.Instant)
     /// The next timer lies past the run's limit.
     case timeLimitExceeded(at: VirtualClock.Instant)
-    /// Another virtual-time run holds the process's executor.
+    /// Another virtual-time run drives the same clock.
     case alreadyRunning
-    /// The Swift runtime does not offer the enqueue hook.
-    case hookUnavailable
+    /// Tasks that do not run on the clock's executor slept on the clock during the run: they ran
+    /// beside it, out of its order (a `Task {}` the body started, say).
+    case escaped(sleeps: Int)
 
     /// Why the run ended, as a sentence for a user.
     public var description: String {
         switch self {
         case .stalled(let at): "virtual-time run stalled at \(at): nothing to run and no timer pending"
         case .timeLimitExceeded(let at): "virtual-time run passed its time limit at \(at)"
-        case .alreadyRunning: "a virtual-time run is already driving this process"
-        case .hookUnavailable: "the Swift runtime offers no global enqueue hook"
+        case .alreadyRunning: "a virtual-time run is already driving this clock"
+        case .escaped(let sleeps): "\(sleeps) sleeps on the virtual clock came from tasks outside the run (start them on clock.executor)"
         }
-    }
-}
-
-// MARK: The runtime's enqueue hook
-
-private typealias EnqueueOriginal = @convention(thin) (UnownedJob) -> Void
-private typealias EnqueueHook = @convention(thin) (UnownedJob, EnqueueOriginal) -> Void
-
-/// The address of the runtime's hook variable, found once.
-private struct Hook: @unchecked Sendable {
-    let enqueue: UnsafeMutablePointer<EnqueueHook?>
-
-    static let shared: Hook? = {
-        guard let enqueue = dlsym(dlopen(nil, RTLD_NOW), "swift_task_enqueueGlobal_hook") else { return nil }
-        return Hook(enqueue: enqueue.assumingMemoryBound(to: EnqueueHook?.self))
-    }()
-}
-
-private struct Scheduler: @unchecked Sendable {
-    var active = false
-    var jobs: [UnownedJob] = []
-    var head = 0
-
-    mutating func popJob() -> UnownedJob? {
-        guard head < jobs.count else { return nil }
-        let job = jobs[head]
-        head += 1
-        if head == jobs.count {
-            jobs.removeAll(keepingCapacity: true)
-            head = 0
-        }
-        return job
-    }
-}
-
-/// Taken by the driver and by the enqueue hook, which also runs on Dispatch's threads (a sleep on
-/// a real clock wakes there): the two meet here by design.
-private let scheduler = Lock(Scheduler())
-
-private func install() throws(VirtualTimeError) {
-    guard let hook = Hook.shared else { throw .hookUnavailable }
-    try scheduler.withLock { s throws(VirtualTimeError) in
-        guard !s.active else { throw .alreadyRunning }
-        s = Scheduler(active: true)
-    }
-    hook.enqueue.pointee = { job, original in
-        let taken = scheduler.withLock { s in
-            if s.active { s.jobs.append(job) }
-            return s.active
-        }
-        if !taken { original(job) }
-    }
-}
-
-/// Takes the hook off and runs what is still queued: what a run leaves behind still belongs to
-/// the process, and what it enqueues from now on goes to the real executor.
-private func uninstall() {
-    let jobs = scheduler.withLock { s -> [UnownedJob] in
-        defer { s = Scheduler() }
-        return Array(s.jobs[s.head...])
-    }
-    Hook.shared?.enqueue.pointee = nil
-    for job in jobs {
-        job.runSynchronously(on: globalConcurrentExecutor.asUnownedTaskExecutor())
     }
 }

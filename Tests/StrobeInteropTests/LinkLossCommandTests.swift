@@ -8,7 +8,7 @@ import Testing
 @Suite(.timeLimit(.minutes(5))) struct LinkLossCommandTests {
     /// The devices go at 30 s, as `strobe sim serve --duration 30` ends its links.
     @Sendable static func switchOffAfter30Seconds(_ world: SimWorld, _ clock: any Clock<Duration>) {
-        Task {
+        Task(executorPreference: clock.taskExecutor) {
             try? await clock.sleep(for: .seconds(30))
             for device in world.devices { device.stop() }
         }

@@ -14,8 +14,8 @@ import Testing
         ])
     }
 
-    @Test func lightsAreFoundReadAndDrivenThroughTheLightTargetAPI() async {
-        await #expect(processExitsWith: .success) { try await VirtualTimeDriver.run(Self.lightsAreFoundReadAndDrivenThroughTheLightTargetAPI) }
+    @Test func lightsAreFoundReadAndDrivenThroughTheLightTargetAPI() async throws {
+        try await VirtualTimeDriver.run(Self.lightsAreFoundReadAndDrivenThroughTheLightTargetAPI)
     }
 
     static func lightsAreFoundReadAndDrivenThroughTheLightTargetAPI(_ clock: VirtualClock) async throws {
@@ -49,8 +49,8 @@ import Testing
         try await client.close()
     }
 
-    @Test func aLightThatStopsAnsweringIsRevertedAndDisconnected() async {
-        await #expect(processExitsWith: .success) { try await VirtualTimeDriver.run(Self.aLightThatStopsAnsweringIsRevertedAndDisconnected) }
+    @Test func aLightThatStopsAnsweringIsRevertedAndDisconnected() async throws {
+        try await VirtualTimeDriver.run(Self.aLightThatStopsAnsweringIsRevertedAndDisconnected)
     }
 
     static func aLightThatStopsAnsweringIsRevertedAndDisconnected(_ clock: VirtualClock) async throws {

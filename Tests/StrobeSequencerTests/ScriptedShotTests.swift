@@ -9,13 +9,12 @@ import StrobeDevices
 import StrobeSequencer
 
 /// Shots in virtual time: a scripted grip press drives the sequencer against simulated Nova
-/// flashes, each run a child process under the virtual-time driver, the host's wire recorded
-/// with virtual timestamps. The parent checks the bytes that left the host and when they left.
-/// One child at a time: each runs flat out and would starve the tests that run in real time.
-@Suite(.serialized, .timeLimit(.minutes(2))) struct ScriptedShotTests {
+/// flashes, each run under the virtual-time driver, the host's wire recorded with virtual
+/// timestamps. The test checks the bytes that left the host and when they left.
+@Suite(.timeLimit(.minutes(2))) struct ScriptedShotTests {
     /// What a run leaves: the shot records, per flash its address and request handle, and what
     /// each simulated flash did (by address).
-    struct RunResult: Codable {
+    struct RunResult: Sendable {
         var records: [ShotRecord]
         var requestHandles: [String: AttributeHandle]
         var deviceLogs: [String: [String]]
@@ -31,7 +30,7 @@ import StrobeSequencer
     static let exposure = Duration.milliseconds(30)
     static let ackDeadline = Duration.milliseconds(150)
 
-    /// Scenarios, by name (what crosses into the child process).
+    /// Scenarios, by name.
     static func scenario(_ name: String) -> (flashes: [SimulatedDeviceDescription], presses: [Double], onMissingAck: ShotPolicy.MissingAck) {
         var lossy = SimulatedDeviceDescription(kind: .nova2, name: "Nova2", rssi: -48)
         lossy.misbehaviour = .noAck
@@ -66,22 +65,15 @@ import StrobeSequencer
 
     static func run(_ name: String, seed: UInt64 = 5) async throws -> Run {
         let path = FileManager.default.temporaryDirectory.appendingPathComponent("strobe-shot-\(UUID()).btsnoop").path
-        defer {
-            try? FileManager.default.removeItem(atPath: path)
-            try? FileManager.default.removeItem(atPath: path + ".json")
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let clock = VirtualClock()
+        let result = try await VirtualTimeDriver.run(clock: clock, timeLimit: .seconds(60)) {
+            try await Self.shoot(name, seed: seed, path: path, clock: clock)
         }
-        await #expect(processExitsWith: .success) { [path = path as String, name = name as String, seed = seed as UInt64] in
-            let clock = VirtualClock()
-            let result = try await VirtualTimeDriver.run(clock: clock, timeLimit: .seconds(60)) {
-                try await Self.shoot(name, seed: seed, path: path, clock: clock)
-            }
-            try JSONEncoder().encode(result).write(to: URL(fileURLWithPath: path + ".json"))
-        }
-        let result = try JSONDecoder().decode(RunResult.self, from: Data(contentsOf: URL(fileURLWithPath: path + ".json")))
         return Run(result: result, capture: Array(try Data(contentsOf: URL(fileURLWithPath: path))))
     }
 
-    /// In the child: the world, the host, the flashes, the grip, and the shots its presses make.
+    /// In virtual time: the world, the host, the flashes, the grip, and the shots its presses make.
     static func shoot(_ name: String, seed: UInt64, path: String, clock: VirtualClock) async throws -> RunResult {
         let setup = scenario(name)
         var grip = SimulatedDeviceDescription(kind: .grip, name: "Grip-S1", rssi: -60)
@@ -109,7 +101,7 @@ import StrobeSequencer
             // The flash goes away just after the press (0.7 s after the grip subscribed), its
             // command unacknowledged.
             let device = world.devices[0]
-            Task {
+            Task(executorPreference: clock.executor) {
                 try await clock.sleep(for: .milliseconds(715))
                 device.stop()
             }

@@ -47,17 +47,13 @@ import StrobeSequencer
         let count = Lock(0)
     }
 
-    @Test func aMissedAckDeadlineAbortsWhenThePolicySaysSo() async {
-        await #expect(processExitsWith: .success) {
-            try await VirtualTimeDriver.run { try await Self.aMissedAckDeadlineFollowsThePolicy(.abort, expected: .aborted, captured: 0, $0) }
-        }
+    @Test func aMissedAckDeadlineAbortsWhenThePolicySaysSo() async throws {
+        try await VirtualTimeDriver.run { try await Self.aMissedAckDeadlineFollowsThePolicy(.abort, expected: .aborted, captured: 0, $0) }
     }
 
-    @Test func aMissedAckDeadlineCapturesWithoutFlashWhenThePolicySaysSo() async {
-        await #expect(processExitsWith: .success) {
-            try await VirtualTimeDriver.run {
-                try await Self.aMissedAckDeadlineFollowsThePolicy(.captureWithoutFlash, expected: .capturedWithoutFlash, captured: 1, $0)
-            }
+    @Test func aMissedAckDeadlineCapturesWithoutFlashWhenThePolicySaysSo() async throws {
+        try await VirtualTimeDriver.run {
+            try await Self.aMissedAckDeadlineFollowsThePolicy(.captureWithoutFlash, expected: .capturedWithoutFlash, captured: 1, $0)
         }
     }
 
@@ -78,8 +74,8 @@ import StrobeSequencer
         try await rig.close()
     }
 
-    @Test func withNoFlashTheShotSaysSo() async {
-        await #expect(processExitsWith: .success) { try await VirtualTimeDriver.run(Self.withNoFlashTheShotSaysSo) }
+    @Test func withNoFlashTheShotSaysSo() async throws {
+        try await VirtualTimeDriver.run(Self.withNoFlashTheShotSaysSo)
     }
 
     static func withNoFlashTheShotSaysSo(_ clock: VirtualClock) async throws {
@@ -89,8 +85,8 @@ import StrobeSequencer
         try await rig.close()
     }
 
-    @Test func aGripsFullPressTriggersAShot() async {
-        await #expect(processExitsWith: .success) { try await VirtualTimeDriver.run(Self.aGripsFullPressTriggersAShot) }
+    @Test func aGripsFullPressTriggersAShot() async throws {
+        try await VirtualTimeDriver.run(Self.aGripsFullPressTriggersAShot)
     }
 
     static func aGripsFullPressTriggersAShot(_ clock: VirtualClock) async throws {
@@ -110,8 +106,8 @@ import StrobeSequencer
 }
 
 extension ShutterSequencerTests {
-    @Test func aTriggerDuringAShotIsReportedBusy() async {
-        await #expect(processExitsWith: .success) { try await VirtualTimeDriver.run(Self.aTriggerDuringAShotIsReportedBusy) }
+    @Test func aTriggerDuringAShotIsReportedBusy() async throws {
+        try await VirtualTimeDriver.run(Self.aTriggerDuringAShotIsReportedBusy)
     }
 
     static func aTriggerDuringAShotIsReportedBusy(_ clock: VirtualClock) async throws {
@@ -124,7 +120,7 @@ extension ShutterSequencerTests {
             exposingSignal.yield()
             for await _ in release { break }
         }, policy: ShotPolicy(ackDeadline: .seconds(5)), clock: clock)
-        let first = Task { await sequencer.shoot() }
+        let first = Task(executorPreference: clock.executor) { await sequencer.shoot() }
         var iterator = exposing.makeAsyncIterator()
         _ = await iterator.next()
         #expect(await sequencer.shoot().outcome == .busy)
@@ -133,8 +129,8 @@ extension ShutterSequencerTests {
         try await rig.close()
     }
 
-    @Test func aFlashThatDisconnectsMidShotFollowsThePolicy() async {
-        await #expect(processExitsWith: .success) { try await VirtualTimeDriver.run(Self.aFlashThatDisconnectsMidShotFollowsThePolicy) }
+    @Test func aFlashThatDisconnectsMidShotFollowsThePolicy() async throws {
+        try await VirtualTimeDriver.run(Self.aFlashThatDisconnectsMidShotFollowsThePolicy)
     }
 
     static func aFlashThatDisconnectsMidShotFollowsThePolicy(_ clock: VirtualClock) async throws {
@@ -150,8 +146,8 @@ extension ShutterSequencerTests {
         try await rig.close()
     }
 
-    @Test func aHalfPressTurnsOnThePreflash() async {
-        await #expect(processExitsWith: .success) { try await VirtualTimeDriver.run(Self.aHalfPressTurnsOnThePreflash) }
+    @Test func aHalfPressTurnsOnThePreflash() async throws {
+        try await VirtualTimeDriver.run(Self.aHalfPressTurnsOnThePreflash)
     }
 
     static func aHalfPressTurnsOnThePreflash(_ clock: VirtualClock) async throws {
@@ -165,8 +161,8 @@ extension ShutterSequencerTests {
         try await rig.close()
     }
 
-    @Test func aHalfPressWhosePreflashFailsIsPublished() async {
-        await #expect(processExitsWith: .success) { try await VirtualTimeDriver.run(Self.aHalfPressWhosePreflashFailsIsPublished) }
+    @Test func aHalfPressWhosePreflashFailsIsPublished() async throws {
+        try await VirtualTimeDriver.run(Self.aHalfPressWhosePreflashFailsIsPublished)
     }
 
     static func aHalfPressWhosePreflashFailsIsPublished(_ clock: VirtualClock) async throws {
@@ -187,8 +183,8 @@ extension ShutterSequencerTests {
 
 /// Modelling lights in the shot: down after the FLASH is out, before the capture; back after the OFF.
 @Suite(.timeLimit(.minutes(1))) struct ModellingLightsShotTests {
-    @Test func lightsGoDownAfterTheFlashAndComeBackAfterTheOff() async {
-        await #expect(processExitsWith: .success) { try await VirtualTimeDriver.run(Self.lightsGoDownAfterTheFlashAndComeBackAfterTheOff) }
+    @Test func lightsGoDownAfterTheFlashAndComeBackAfterTheOff() async throws {
+        try await VirtualTimeDriver.run(Self.lightsGoDownAfterTheFlashAndComeBackAfterTheOff)
     }
 
     static func lightsGoDownAfterTheFlashAndComeBackAfterTheOff(_ clock: VirtualClock) async throws {

@@ -8,8 +8,8 @@ import StrobeSim
 /// What apps built on CoreBluetooth helper libraries expect: connect with retry, per-operation
 /// timeouts, a scan for a duration with a stop callback.
 @Suite(.timeLimit(.minutes(1))) struct ConveniencesTests {
-    @Test func connectRetriesThenGivesUpWithATypedError() async {
-        await #expect(processExitsWith: .success) { try await VirtualTimeDriver.run(Self.connectRetriesThenGivesUpWithATypedError) }
+    @Test func connectRetriesThenGivesUpWithATypedError() async throws {
+        try await VirtualTimeDriver.run(Self.connectRetriesThenGivesUpWithATypedError)
     }
 
     static func connectRetriesThenGivesUpWithATypedError(_ clock: VirtualClock) async throws {
@@ -31,7 +31,7 @@ import StrobeSim
     @Test func aPerOperationTimeoutCancelsWhatDidNotFinish() async throws {
         let clock = VirtualClock()
         let (never, _) = AsyncStream.makeStream(of: Int.self)
-        let pending = Task {
+        let pending = Task(executorPreference: clock.executor) {
             try await withTimeout(.seconds(2), clock: clock) {
                 for await value in never { return value }
                 return -1
@@ -43,8 +43,8 @@ import StrobeSim
         #expect(try await withTimeout(.seconds(2), clock: clock) { 42 } == 42)
     }
 
-    @Test func scanForADurationReportsThroughItsCallback() async {
-        await #expect(processExitsWith: .success) { try await VirtualTimeDriver.run(Self.scanForADurationReportsThroughItsCallback) }
+    @Test func scanForADurationReportsThroughItsCallback() async throws {
+        try await VirtualTimeDriver.run(Self.scanForADurationReportsThroughItsCallback)
     }
 
     static func scanForADurationReportsThroughItsCallback(_ clock: VirtualClock) async throws {

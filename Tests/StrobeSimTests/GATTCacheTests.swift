@@ -12,7 +12,7 @@ import StrobeSim
 /// unchanged; the grip's server keeps the host's subscription with its bond and sets it again
 /// when the link is encrypted, so the grip sends at once and the host, which routed its events
 /// before encrypting, loses none.
-@Suite(.serialized, .timeLimit(.minutes(2))) struct GATTCacheTests {
+@Suite(.timeLimit(.minutes(2))) struct GATTCacheTests {
     static func gripScenario() -> SimScenario {
         var grip = SimulatedDeviceDescription(kind: .grip, name: "Grip-S1", rssi: -60)
         grip.firmware = "1.4.0"
@@ -45,126 +45,120 @@ import StrobeSim
         return (world, device, controller, Central(controller: controller, clock: clock, security: SecurityManager(store: store)), store)
     }
 
-    @Test func aBondedGripsNextLinkTakesTheCachedDatabaseAndLosesNoFirstEvent() async {
-        await #expect(processExitsWith: .success) {
-            try await VirtualTimeDriver.run(timeLimit: .seconds(300)) { clock in
-                let (world, device, controller, central, store) = try await Self.gripAndHost(clock)
+    @Test func aBondedGripsNextLinkTakesTheCachedDatabaseAndLosesNoFirstEvent() async throws {
+        try await VirtualTimeDriver.run(timeLimit: .seconds(300)) { clock in
+            let (world, device, controller, central, store) = try await Self.gripAndHost(clock)
 
-                func shoot() async throws -> (LEConnection, [GripEvent], GATTServerCounters) {
-                    let connection = try await central.connect(name: "Grip-S1")
-                    let (events, sink) = AsyncStream.makeStream(of: GripEvent.self)
-                    _ = try await Grip.attach(to: connection) { sink.yield($0.event) }
-                    var received: [GripEvent] = []
-                    for await event in events {
-                        received.append(event)
-                        if received.count == 3 { break }
-                    }
-                    let server = try #require(device.peripheralConnections.first?.server)
-                    return (connection, received, server.counters)
+            func shoot() async throws -> (LEConnection, [GripEvent], GATTServerCounters) {
+                let connection = try await central.connect(name: "Grip-S1")
+                let (events, sink) = AsyncStream.makeStream(of: GripEvent.self)
+                _ = try await Grip.attach(to: connection) { sink.yield($0.event) }
+                var received: [GripEvent] = []
+                for await event in events {
+                    received.append(event)
+                    if received.count == 3 { break }
                 }
-
-                let (first, firstEvents, firstCounters) = try await shoot()
-                #expect(firstEvents == [.shutterButtonHalfDown, .shutterButtonDown, .shutterButtonReleased])
-                #expect(!first.databaseFromCache)
-                #expect(Self.discovery.contains { firstCounters.requests[$0, default: 0] > 0 })
-                // Kept with each side's bond: the database and its hash here, the subscription there.
-                let kept = try #require(store.bonds().first?.peerDatabase)
-                let grip = try #require(device.peripheral.withLock { $0 }?.database)
-                #expect(kept.hash == grip.hash)
-                #expect(kept.database.service(GripProfile.service) != nil)
-                // The grip's events and its Service Changed, enabled by the host.
-                let subscribed = try #require(device.bonds.bonds().first?.clientConfigurations)
-                #expect(subscribed.databaseHash == grip.hash)
-                #expect(Set(subscribed.values.values) == [.notification, .indication])
-                _ = try await first.disconnect()
-
-                let (second, secondEvents, secondCounters) = try await shoot()
-                #expect(secondEvents == [.shutterButtonHalfDown, .shutterButtonDown, .shutterButtonReleased])
-                #expect(second.databaseFromCache)
-                #expect(second.pairingResult == nil, "encrypted with the bond")
-                // One Read By Type for the hash (and none to discover), reads and writes of its own.
-                #expect(Self.discovery.allSatisfy { secondCounters.requests[$0, default: 0] == 0 }, "\(secondCounters.requests)")
-                #expect(secondCounters.requests[.readByTypeRequest] == 1)
-                _ = try await second.disconnect()
-
-                // The grip's own part: encrypted with the bond, it notifies with no CCCD written.
-                let third = try await central.connect(name: "Grip-S1")
-                let database = try await third.discoverDatabase()
-                let events = try #require(database.characteristic(GripProfile.events, inService: GripProfile.service))
-                let collector = GripEventCollector()
-                third.gatt.bearer.setValueHandler(collector, forHandle: events.characteristic.valueHandle)
-                try await third.encrypt()
-                let values = await collector.first(3)
-                #expect(values.count == 3)
                 let server = try #require(device.peripheralConnections.first?.server)
-                #expect(server.counters.requests[.writeRequest, default: 0] == 0, "no CCCD written on this link")
-                _ = try await third.disconnect()
-                controller.close()
-                world.stop()
+                return (connection, received, server.counters)
             }
+
+            let (first, firstEvents, firstCounters) = try await shoot()
+            #expect(firstEvents == [.shutterButtonHalfDown, .shutterButtonDown, .shutterButtonReleased])
+            #expect(!first.databaseFromCache)
+            #expect(Self.discovery.contains { firstCounters.requests[$0, default: 0] > 0 })
+            // Kept with each side's bond: the database and its hash here, the subscription there.
+            let kept = try #require(store.bonds().first?.peerDatabase)
+            let grip = try #require(device.peripheral.withLock { $0 }?.database)
+            #expect(kept.hash == grip.hash)
+            #expect(kept.database.service(GripProfile.service) != nil)
+            // The grip's events and its Service Changed, enabled by the host.
+            let subscribed = try #require(device.bonds.bonds().first?.clientConfigurations)
+            #expect(subscribed.databaseHash == grip.hash)
+            #expect(Set(subscribed.values.values) == [.notification, .indication])
+            _ = try await first.disconnect()
+
+            let (second, secondEvents, secondCounters) = try await shoot()
+            #expect(secondEvents == [.shutterButtonHalfDown, .shutterButtonDown, .shutterButtonReleased])
+            #expect(second.databaseFromCache)
+            #expect(second.pairingResult == nil, "encrypted with the bond")
+            // One Read By Type for the hash (and none to discover), reads and writes of its own.
+            #expect(Self.discovery.allSatisfy { secondCounters.requests[$0, default: 0] == 0 }, "\(secondCounters.requests)")
+            #expect(secondCounters.requests[.readByTypeRequest] == 1)
+            _ = try await second.disconnect()
+
+            // The grip's own part: encrypted with the bond, it notifies with no CCCD written.
+            let third = try await central.connect(name: "Grip-S1")
+            let database = try await third.discoverDatabase()
+            let events = try #require(database.characteristic(GripProfile.events, inService: GripProfile.service))
+            let collector = GripEventCollector()
+            third.gatt.bearer.setValueHandler(collector, forHandle: events.characteristic.valueHandle)
+            try await third.encrypt()
+            let values = await collector.first(3)
+            #expect(values.count == 3)
+            let server = try #require(device.peripheralConnections.first?.server)
+            #expect(server.counters.requests[.writeRequest, default: 0] == 0, "no CCCD written on this link")
+            _ = try await third.disconnect()
+            controller.close()
+            world.stop()
         }
     }
 
     /// The grip's database changes between links (a firmware update): the host sees a new hash
     /// and discovers again, and the grip, which kept the host's Service Changed subscription,
     /// indicates every handle changed instead of restoring subscriptions made on the old one.
-    @Test func aChangedDatabaseIsDiscoveredAgainAndIndicated() async {
-        await #expect(processExitsWith: .success) {
-            try await VirtualTimeDriver.run(timeLimit: .seconds(300)) { clock in
-                let (world, device, controller, central) = try await Self.gripBondedOnce(clock)
-                let added = BluetoothUUID("5EC00003-5EC0-4E00-8000-00805F9B34FB")
-                let database = try #require(device.peripheral.withLock { $0 }?.database)
-                database.addPrimaryService(added)
-                database.addCharacteristic(BluetoothUUID("5EC00004-5EC0-4E00-8000-00805F9B34FB"), properties: .read, value: [1])
+    @Test func aChangedDatabaseIsDiscoveredAgainAndIndicated() async throws {
+        try await VirtualTimeDriver.run(timeLimit: .seconds(300)) { clock in
+            let (world, device, controller, central) = try await Self.gripBondedOnce(clock)
+            let added = BluetoothUUID("5EC00003-5EC0-4E00-8000-00805F9B34FB")
+            let database = try #require(device.peripheral.withLock { $0 }?.database)
+            database.addPrimaryService(added)
+            database.addCharacteristic(BluetoothUUID("5EC00004-5EC0-4E00-8000-00805F9B34FB"), properties: .read, value: [1])
 
-                let second = try await central.connect(name: "Grip-S1")
-                let (events, sink) = AsyncStream.makeStream(of: GripEvent.self)
-                _ = try await Grip.attach(to: second) { sink.yield($0.event) }
-                var iterator = events.makeAsyncIterator()
-                #expect(await iterator.next() == .shutterButtonHalfDown)
-                #expect(!second.databaseFromCache)
-                await second.gatt.waitForRediscovery()
-                #expect(second.gatt.database?.service(added) != nil)
-                let server = try #require(device.peripheralConnections.first?.server)
-                #expect(server.counters.indicationsSent == 1)
-                _ = try await second.disconnect()
-                controller.close()
-                world.stop()
-            }
+            let second = try await central.connect(name: "Grip-S1")
+            let (events, sink) = AsyncStream.makeStream(of: GripEvent.self)
+            _ = try await Grip.attach(to: second) { sink.yield($0.event) }
+            var iterator = events.makeAsyncIterator()
+            #expect(await iterator.next() == .shutterButtonHalfDown)
+            #expect(!second.databaseFromCache)
+            await second.gatt.waitForRediscovery()
+            #expect(second.gatt.database?.service(added) != nil)
+            let server = try #require(device.peripheralConnections.first?.server)
+            #expect(server.counters.indicationsSent == 1)
+            _ = try await second.disconnect()
+            controller.close()
+            world.stop()
         }
     }
 
     /// Another host at the bonded host's address, which pairs without bonding, proves nothing:
     /// the grip neither restores the bonded host's subscriptions to it (no event reaches it) nor
     /// lets it change what the bond keeps.
-    @Test func aPeerAtABondedAddressThatDidNotProveTheBondGetsNothingOfIt() async {
-        await #expect(processExitsWith: .success) {
-            try await VirtualTimeDriver.run(timeLimit: .seconds(300)) { clock in
-                let (world, device, controller, _) = try await Self.gripBondedOnce(clock)
-                let kept = try #require(device.bonds.bonds().first)
-                #expect(kept.clientConfigurations != nil)
-                let address = controller.info?.address
-                controller.close()
+    @Test func aPeerAtABondedAddressThatDidNotProveTheBondGetsNothingOfIt() async throws {
+        try await VirtualTimeDriver.run(timeLimit: .seconds(300)) { clock in
+            let (world, device, controller, _) = try await Self.gripBondedOnce(clock)
+            let kept = try #require(device.bonds.bonds().first)
+            #expect(kept.clientConfigurations != nil)
+            let address = controller.info?.address
+            controller.close()
 
-                // The same address, no bond of its own, pairing without bonding.
-                let impostorController = HCIController(transport: world.makeHostController(address: address), clock: clock)
-                try await impostorController.open()
-                let impostor = Central(controller: impostorController, clock: clock,
-                                       security: SecurityManager(configuration: .init(bonding: false)))
-                let link = try await impostor.connect(name: "Grip-S1")
-                let database = try await link.discoverDatabase()
-                let events = try #require(database.characteristic(GripProfile.events, inService: GripProfile.service))
-                let collector = GripEventCollector()
-                link.gatt.bearer.setValueHandler(collector, forHandle: events.characteristic.valueHandle)
-                _ = try await link.pair()
-                #expect(link.securityLevel == .unauthenticated)
-                try await clock.sleep(for: .seconds(2))
-                #expect(collector.count == 0, "the bonded host's subscription was not restored to it")
-                #expect(device.bonds.bonds() == [kept], "the bond is as the bonded host left it")
-                _ = try await link.disconnect()
-                impostorController.close()
-                world.stop()
-            }
+            // The same address, no bond of its own, pairing without bonding.
+            let impostorController = HCIController(transport: world.makeHostController(address: address), clock: clock)
+            try await impostorController.open()
+            let impostor = Central(controller: impostorController, clock: clock,
+                                   security: SecurityManager(configuration: .init(bonding: false)))
+            let link = try await impostor.connect(name: "Grip-S1")
+            let database = try await link.discoverDatabase()
+            let events = try #require(database.characteristic(GripProfile.events, inService: GripProfile.service))
+            let collector = GripEventCollector()
+            link.gatt.bearer.setValueHandler(collector, forHandle: events.characteristic.valueHandle)
+            _ = try await link.pair()
+            #expect(link.securityLevel == .unauthenticated)
+            try await clock.sleep(for: .seconds(2))
+            #expect(collector.count == 0, "the bonded host's subscription was not restored to it")
+            #expect(device.bonds.bonds() == [kept], "the bond is as the bonded host left it")
+            _ = try await link.disconnect()
+            impostorController.close()
+            world.stop()
         }
     }
 

@@ -22,8 +22,8 @@ import StrobeSim
         return GripManager(central: central, configuration: configuration)
     }
 
-    @Test func connectBondsAndANewRunReconnectsEncryptedUntilForgotten() async {
-        await #expect(processExitsWith: .success) { try await VirtualTimeDriver.run(Self.connectBondsAndANewRunReconnectsEncryptedUntilForgotten) }
+    @Test func connectBondsAndANewRunReconnectsEncryptedUntilForgotten() async throws {
+        try await VirtualTimeDriver.run(Self.connectBondsAndANewRunReconnectsEncryptedUntilForgotten)
     }
 
     static func connectBondsAndANewRunReconnectsEncryptedUntilForgotten(_ clock: VirtualClock) async throws {
@@ -84,8 +84,8 @@ import StrobeSim
 
     /// The grip sends events only on an encrypted link: a host that will not secure it gets
     /// Insufficient Authentication when it subscribes.
-    @Test func theGripsEventsNeedAnEncryptedLink() async {
-        await #expect(processExitsWith: .success) { try await VirtualTimeDriver.run(Self.theGripsEventsNeedAnEncryptedLink) }
+    @Test func theGripsEventsNeedAnEncryptedLink() async throws {
+        try await VirtualTimeDriver.run(Self.theGripsEventsNeedAnEncryptedLink)
     }
 
     static func theGripsEventsNeedAnEncryptedLink(_ clock: VirtualClock) async throws {
@@ -103,8 +103,8 @@ import StrobeSim
         #expect(connection.securityLevel == .none)
     }
 
-    @Test func aRememberedGripThatDoesNotShowUpIsGivenUpAfterTheTimeout() async {
-        await #expect(processExitsWith: .success) { try await VirtualTimeDriver.run(Self.aRememberedGripThatDoesNotShowUpIsGivenUpAfterTheTimeout) }
+    @Test func aRememberedGripThatDoesNotShowUpIsGivenUpAfterTheTimeout() async throws {
+        try await VirtualTimeDriver.run(Self.aRememberedGripThatDoesNotShowUpIsGivenUpAfterTheTimeout)
     }
 
     static func aRememberedGripThatDoesNotShowUpIsGivenUpAfterTheTimeout(_ clock: VirtualClock) async throws {
@@ -117,7 +117,7 @@ import StrobeSim
             .write(to: configuration.rememberedGripFile)
         let manager = try await GripManager.simulated(scenario: scenario, configuration: configuration, clock: clock)
         let stream = manager.states()
-        let observer = Task {
+        let observer = Task(executorPreference: clock.executor) {
             var states: [GripManager.State] = []
             for await state in stream {
                 states.append(state)
@@ -132,8 +132,8 @@ import StrobeSim
 }
 
 extension GripManagerTests {
-    @Test func withoutAnOpenControllerBluetoothIsUnavailable() async {
-        await #expect(processExitsWith: .success) { try await VirtualTimeDriver.run(Self.withoutAnOpenControllerBluetoothIsUnavailable) }
+    @Test func withoutAnOpenControllerBluetoothIsUnavailable() async throws {
+        try await VirtualTimeDriver.run(Self.withoutAnOpenControllerBluetoothIsUnavailable)
     }
 
     static func withoutAnOpenControllerBluetoothIsUnavailable(_ clock: VirtualClock) async throws {

@@ -9,8 +9,8 @@ import StrobeSim
 /// nothing until fired, its ack is collected even when it comes before the bookkeeping, and
 /// anything else the flash is asked to do first withdraws it.
 @Suite(.timeLimit(.minutes(1))) struct NovaArmedFlashTests {
-    @Test func aFiredFlashIsAcknowledgedEvenBeforeItsBookkeeping() async {
-        await #expect(processExitsWith: .success) { try await VirtualTimeDriver.run(Self.aFiredFlashIsAcknowledgedEvenBeforeItsBookkeeping) }
+    @Test func aFiredFlashIsAcknowledgedEvenBeforeItsBookkeeping() async throws {
+        try await VirtualTimeDriver.run(Self.aFiredFlashIsAcknowledgedEvenBeforeItsBookkeeping)
     }
 
     static func aFiredFlashIsAcknowledgedEvenBeforeItsBookkeeping(_ clock: VirtualClock) async throws {
@@ -37,8 +37,8 @@ import StrobeSim
         host.world.stop()
     }
 
-    @Test func aCommandMadeMeanwhileWithdrawsIt() async {
-        await #expect(processExitsWith: .success) { try await VirtualTimeDriver.run(Self.aCommandMadeMeanwhileWithdrawsIt) }
+    @Test func aCommandMadeMeanwhileWithdrawsIt() async throws {
+        try await VirtualTimeDriver.run(Self.aCommandMadeMeanwhileWithdrawsIt)
     }
 
     static func aCommandMadeMeanwhileWithdrawsIt(_ clock: VirtualClock) async throws {
@@ -56,8 +56,8 @@ import StrobeSim
         host.world.stop()
     }
 
-    @Test func disarmingGivesTheFlashBack() async {
-        await #expect(processExitsWith: .success) { try await VirtualTimeDriver.run(Self.disarmingGivesTheFlashBack) }
+    @Test func disarmingGivesTheFlashBack() async throws {
+        try await VirtualTimeDriver.run(Self.disarmingGivesTheFlashBack)
     }
 
     static func disarmingGivesTheFlashBack(_ clock: VirtualClock) async throws {
@@ -75,8 +75,8 @@ import StrobeSim
         host.world.stop()
     }
 
-    @Test func aGATTRequestMadeMeanwhileWithdrawsIt() async {
-        await #expect(processExitsWith: .success) { try await VirtualTimeDriver.run(Self.aGATTRequestMadeMeanwhileWithdrawsIt) }
+    @Test func aGATTRequestMadeMeanwhileWithdrawsIt() async throws {
+        try await VirtualTimeDriver.run(Self.aGATTRequestMadeMeanwhileWithdrawsIt)
     }
 
     static func aGATTRequestMadeMeanwhileWithdrawsIt(_ clock: VirtualClock) async throws {
@@ -91,8 +91,8 @@ import StrobeSim
         host.world.stop()
     }
 
-    @Test func aDisconnectEndsIt() async {
-        await #expect(processExitsWith: .success) { try await VirtualTimeDriver.run(Self.aDisconnectEndsIt) }
+    @Test func aDisconnectEndsIt() async throws {
+        try await VirtualTimeDriver.run(Self.aDisconnectEndsIt)
     }
 
     static func aDisconnectEndsIt(_ clock: VirtualClock) async throws {

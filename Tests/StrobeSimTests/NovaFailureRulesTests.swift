@@ -31,8 +31,8 @@ import StrobeSim
         return await [first, second, third]
     }
 
-    @Test func aLostAckTimesOutAndTheQueueMovesOn() async {
-        await #expect(processExitsWith: .success) { try await VirtualTimeDriver.run(Self.aLostAckTimesOutAndTheQueueMovesOn) }
+    @Test func aLostAckTimesOutAndTheQueueMovesOn() async throws {
+        try await VirtualTimeDriver.run(Self.aLostAckTimesOutAndTheQueueMovesOn)
     }
 
     static func aLostAckTimesOutAndTheQueueMovesOn(_ clock: VirtualClock) async throws {
@@ -46,12 +46,12 @@ import StrobeSim
         host.world.stop()
     }
 
-    @Test func aWrongIDFailsEverythingAndDropsTheLink() async {
-        await #expect(processExitsWith: .success) { try await VirtualTimeDriver.run { try await Self.aBadAnswerFailsEverythingAndDropsTheLink(.wrongID, $0) } }
+    @Test func aWrongIDFailsEverythingAndDropsTheLink() async throws {
+        try await VirtualTimeDriver.run { try await Self.aBadAnswerFailsEverythingAndDropsTheLink(.wrongID, $0) }
     }
 
-    @Test func garbageFailsEverythingAndDropsTheLink() async {
-        await #expect(processExitsWith: .success) { try await VirtualTimeDriver.run { try await Self.aBadAnswerFailsEverythingAndDropsTheLink(.garbage, $0) } }
+    @Test func garbageFailsEverythingAndDropsTheLink() async throws {
+        try await VirtualTimeDriver.run { try await Self.aBadAnswerFailsEverythingAndDropsTheLink(.garbage, $0) }
     }
 
     static func aBadAnswerFailsEverythingAndDropsTheLink(_ misbehaviour: SimulatedDeviceDescription.NovaMisbehaviour,
@@ -67,8 +67,8 @@ import StrobeSim
         host.world.stop()
     }
 
-    @Test func aDisconnectFailsEveryQueuedCommand() async {
-        await #expect(processExitsWith: .success) { try await VirtualTimeDriver.run(Self.aDisconnectFailsEveryQueuedCommand) }
+    @Test func aDisconnectFailsEveryQueuedCommand() async throws {
+        try await VirtualTimeDriver.run(Self.aDisconnectFailsEveryQueuedCommand)
     }
 
     static func aDisconnectFailsEveryQueuedCommand(_ clock: VirtualClock) async throws {
@@ -96,8 +96,8 @@ extension Result where Failure == any Error {
 /// Auto-pairing as the reference SDK does it: enable, the status stream, a mode change at run
 /// time reconnecting accordingly, disable.
 @Suite(.timeLimit(.minutes(1))) struct NovaAutoPairTests {
-    @Test func closestThenAllThenDisabled() async {
-        await #expect(processExitsWith: .success) { try await VirtualTimeDriver.run(Self.closestThenAllThenDisabled) }
+    @Test func closestThenAllThenDisabled() async throws {
+        try await VirtualTimeDriver.run(Self.closestThenAllThenDisabled)
     }
 
     static func closestThenAllThenDisabled(_ clock: VirtualClock) async throws {
@@ -142,8 +142,8 @@ final class StatusLog: Sendable {
 extension NovaFailureRulesTests {
     /// A FLASH queued without suspending is collected once, with its ack; a second collection,
     /// or a ticket never issued, is a typed error.
-    @Test func aQueuedFlashIsCollectedOnce() async {
-        await #expect(processExitsWith: .success) { try await VirtualTimeDriver.run(Self.aQueuedFlashIsCollectedOnce) }
+    @Test func aQueuedFlashIsCollectedOnce() async throws {
+        try await VirtualTimeDriver.run(Self.aQueuedFlashIsCollectedOnce)
     }
 
     static func aQueuedFlashIsCollectedOnce(_ clock: VirtualClock) async throws {
@@ -161,14 +161,14 @@ extension NovaFailureRulesTests {
 
     /// Waiting can stop (a shot's deadline) while the command stays queued: it still times out
     /// by the queue's rules, and the next command runs.
-    @Test func aCancelledWaitLeavesTheCommandToTheQueue() async {
-        await #expect(processExitsWith: .success) { try await VirtualTimeDriver.run(Self.aCancelledWaitLeavesTheCommandToTheQueue) }
+    @Test func aCancelledWaitLeavesTheCommandToTheQueue() async throws {
+        try await VirtualTimeDriver.run(Self.aCancelledWaitLeavesTheCommandToTheQueue)
     }
 
     static func aCancelledWaitLeavesTheCommandToTheQueue(_ clock: VirtualClock) async throws {
         let (host, connected) = try await Self.flash(.noAck, ackTimeout: .milliseconds(200), clock: clock)
         let ticket = connected.flash.enqueueFlash(.full)
-        let waiting = Task { try await connected.flash.acknowledgement(of: ticket) }
+        let waiting = Task(executorPreference: clock.executor) { try await connected.flash.acknowledgement(of: ticket) }
         waiting.cancel()
         await #expect(throws: CancellationError.self) { try await waiting.value }
         await #expect(throws: NovaError.command(.ackTimeout)) { try await connected.flash.ping() }

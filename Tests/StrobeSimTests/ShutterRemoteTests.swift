@@ -37,8 +37,8 @@ import StrobeSim
         return out
     }
 
-    @Test func pressesArriveInOrderOnABondedLinkAndAgainAfterAReconnect() async {
-        await #expect(processExitsWith: .success) { try await VirtualTimeDriver.run(Self.pressesArriveInOrderOnABondedLinkAndAgainAfterAReconnect) }
+    @Test func pressesArriveInOrderOnABondedLinkAndAgainAfterAReconnect() async throws {
+        try await VirtualTimeDriver.run(Self.pressesArriveInOrderOnABondedLinkAndAgainAfterAReconnect)
     }
 
     static func pressesArriveInOrderOnABondedLinkAndAgainAfterAReconnect(_ clock: VirtualClock) async throws {
@@ -78,8 +78,8 @@ import StrobeSim
 
     /// A remote that ends its link (as one that sleeps when idle does) is found again, encrypted
     /// with the bond and subscribed again; its presses reach the same handler, none lost.
-    @Test func aRemoteThatEndsItsLinkIsReconnectedAndKeepsReporting() async {
-        await #expect(processExitsWith: .success) { try await VirtualTimeDriver.run(Self.aRemoteThatEndsItsLinkIsReconnectedAndKeepsReporting) }
+    @Test func aRemoteThatEndsItsLinkIsReconnectedAndKeepsReporting() async throws {
+        try await VirtualTimeDriver.run(Self.aRemoteThatEndsItsLinkIsReconnectedAndKeepsReporting)
     }
 
     static func aRemoteThatEndsItsLinkIsReconnectedAndKeepsReporting(_ clock: VirtualClock) async throws {
@@ -93,7 +93,7 @@ import StrobeSim
         let (events, sink) = AsyncStream.makeStream(of: ShutterRemoteEvent.self)
         let remote = try await ShutterRemote.attach(to: first, handler: { sink.yield($0) })
         var links = remote.reconnections().makeAsyncIterator()
-        let keeping = Task { await remote.keepConnected(using: central) }
+        let keeping = Task(executorPreference: clock.executor) { await remote.keepConnected(using: central) }
         defer { keeping.cancel() }
 
         var seen = await Self.collect(events, 2)
@@ -114,8 +114,8 @@ import StrobeSim
         #expect(remote.counters.malformed == 0)
     }
 
-    @Test func aBootKeyboardOnlyRemoteIsUsedInTheBootProtocol() async {
-        await #expect(processExitsWith: .success) { try await VirtualTimeDriver.run(Self.aBootKeyboardOnlyRemoteIsUsedInTheBootProtocol) }
+    @Test func aBootKeyboardOnlyRemoteIsUsedInTheBootProtocol() async throws {
+        try await VirtualTimeDriver.run(Self.aBootKeyboardOnlyRemoteIsUsedInTheBootProtocol)
     }
 
     static func aBootKeyboardOnlyRemoteIsUsedInTheBootProtocol(_ clock: VirtualClock) async throws {
@@ -137,8 +137,8 @@ import StrobeSim
         #expect(seen.allSatisfy { $0.usage == .enter && $0.role == .shutter })
     }
 
-    @Test func aHostThatWillNotSecureTheLinkCannotRead() async {
-        await #expect(processExitsWith: .success) { try await VirtualTimeDriver.run(Self.aHostThatWillNotSecureTheLinkCannotRead) }
+    @Test func aHostThatWillNotSecureTheLinkCannotRead() async throws {
+        try await VirtualTimeDriver.run(Self.aHostThatWillNotSecureTheLinkCannotRead)
     }
 
     static func aHostThatWillNotSecureTheLinkCannotRead(_ clock: VirtualClock) async throws {
@@ -151,8 +151,8 @@ import StrobeSim
         await #expect(throws: HIDError.link(.security(.pairingNotAllowed))) { _ = try await ShutterRemote.attach(to: connection) }
     }
 
-    @Test func aUsageMapDecidesWhatIsTheShutter() async {
-        await #expect(processExitsWith: .success) { try await VirtualTimeDriver.run(Self.aUsageMapDecidesWhatIsTheShutter) }
+    @Test func aUsageMapDecidesWhatIsTheShutter() async throws {
+        try await VirtualTimeDriver.run(Self.aUsageMapDecidesWhatIsTheShutter)
     }
 
     static func aUsageMapDecidesWhatIsTheShutter(_ clock: VirtualClock) async throws {

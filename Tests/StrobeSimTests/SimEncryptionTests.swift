@@ -18,8 +18,8 @@ import StrobeSim
         return (world, controller, Central(controller: controller, clock: clock, security: SecurityManager(store: store)), store)
     }
 
-    @Test func theBondsKeyEncryptsAndAWrongOneEndsTheLink() async {
-        await #expect(processExitsWith: .success) { try await VirtualTimeDriver.run(Self.theBondsKeyEncryptsAndAWrongOneEndsTheLink) }
+    @Test func theBondsKeyEncryptsAndAWrongOneEndsTheLink() async throws {
+        try await VirtualTimeDriver.run(Self.theBondsKeyEncryptsAndAWrongOneEndsTheLink)
     }
 
     static func theBondsKeyEncryptsAndAWrongOneEndsTheLink(_ clock: VirtualClock) async throws {
@@ -49,8 +49,8 @@ import StrobeSim
         #expect(world.air.counters.encryptionFailures == 1)
     }
 
-    @Test func aDeviceThatForgotTheBondRefusesWithPinOrKeyMissing() async {
-        await #expect(processExitsWith: .success) { try await VirtualTimeDriver.run(Self.aDeviceThatForgotTheBondRefusesWithPinOrKeyMissing) }
+    @Test func aDeviceThatForgotTheBondRefusesWithPinOrKeyMissing() async throws {
+        try await VirtualTimeDriver.run(Self.aDeviceThatForgotTheBondRefusesWithPinOrKeyMissing)
     }
 
     static func aDeviceThatForgotTheBondRefusesWithPinOrKeyMissing(_ clock: VirtualClock) async throws {

@@ -27,8 +27,8 @@ import StrobeSim
         return Host(world: world, virtual: virtual, controller: controller, central: Central(controller: controller, clock: clock))
     }
 
-    @Test func scanFindsEveryDeviceWithItsRSSI() async {
-        await #expect(processExitsWith: .success) { try await VirtualTimeDriver.run(Self.scanFindsEveryDeviceWithItsRSSI) }
+    @Test func scanFindsEveryDeviceWithItsRSSI() async throws {
+        try await VirtualTimeDriver.run(Self.scanFindsEveryDeviceWithItsRSSI)
     }
 
     static func scanFindsEveryDeviceWithItsRSSI(_ clock: VirtualClock) async throws {
@@ -48,8 +48,8 @@ import StrobeSim
         host.world.stop()
     }
 
-    @Test func connectDiscoverReadWriteAndSubscribe() async {
-        await #expect(processExitsWith: .success) { try await VirtualTimeDriver.run(Self.connectDiscoverReadWriteAndSubscribe) }
+    @Test func connectDiscoverReadWriteAndSubscribe() async throws {
+        try await VirtualTimeDriver.run(Self.connectDiscoverReadWriteAndSubscribe)
     }
 
     static func connectDiscoverReadWriteAndSubscribe(_ clock: VirtualClock) async throws {
@@ -75,8 +75,8 @@ import StrobeSim
         host.world.stop()
     }
 
-    @Test func novaV2AcksLightsAndReportsItsState() async {
-        await #expect(processExitsWith: .success) { try await VirtualTimeDriver.run(Self.novaV2AcksLightsAndReportsItsState) }
+    @Test func novaV2AcksLightsAndReportsItsState() async throws {
+        try await VirtualTimeDriver.run(Self.novaV2AcksLightsAndReportsItsState)
     }
 
     static func novaV2AcksLightsAndReportsItsState(_ clock: VirtualClock) async throws {
@@ -111,8 +111,8 @@ import StrobeSim
         host.world.stop()
     }
 
-    @Test func novaV1SafetyTimeoutTurnsTheLightOff() async {
-        await #expect(processExitsWith: .success) { try await VirtualTimeDriver.run(Self.novaV1SafetyTimeoutTurnsTheLightOff) }
+    @Test func novaV1SafetyTimeoutTurnsTheLightOff() async throws {
+        try await VirtualTimeDriver.run(Self.novaV1SafetyTimeoutTurnsTheLightOff)
     }
 
     static func novaV1SafetyTimeoutTurnsTheLightOff(_ clock: VirtualClock) async throws {
@@ -136,8 +136,8 @@ import StrobeSim
         host.world.stop()
     }
 
-    @Test func gripSendsItsScriptedEvents() async {
-        await #expect(processExitsWith: .success) { try await VirtualTimeDriver.run(Self.gripSendsItsScriptedEvents) }
+    @Test func gripSendsItsScriptedEvents() async throws {
+        try await VirtualTimeDriver.run(Self.gripSendsItsScriptedEvents)
     }
 
     static func gripSendsItsScriptedEvents(_ clock: VirtualClock) async throws {
@@ -159,8 +159,8 @@ import StrobeSim
         host.world.stop()
     }
 
-    @Test func gripWithOldFirmwareIsRefusedNamingBothVersions() async {
-        await #expect(processExitsWith: .success) { try await VirtualTimeDriver.run(Self.gripWithOldFirmwareIsRefusedNamingBothVersions) }
+    @Test func gripWithOldFirmwareIsRefusedNamingBothVersions() async throws {
+        try await VirtualTimeDriver.run(Self.gripWithOldFirmwareIsRefusedNamingBothVersions)
     }
 
     static func gripWithOldFirmwareIsRefusedNamingBothVersions(_ clock: VirtualClock) async throws {
@@ -177,16 +177,14 @@ import StrobeSim
         host.world.stop()
     }
 
-    @Test func stylusStrokeArrivesInBatchesWithPhases() async {
-        await #expect(processExitsWith: .success) { try await VirtualTimeDriver.run(Self.stylusStrokeArrivesInBatchesWithPhases) }
+    @Test func stylusStrokeArrivesInBatchesWithPhases() async throws {
+        try await VirtualTimeDriver.run(Self.stylusStrokeArrivesInBatchesWithPhases)
     }
 
     /// The same stroke over the pen's LE credit-based channel: every batch, one per SDU, and no
     /// notification.
-    @Test func stylusStrokeArrivesOverTheChannel() async {
-        await #expect(processExitsWith: .success) {
-            try await VirtualTimeDriver.run { try await Self.stylusStrokeArrivesInBatchesWithPhases($0, overChannel: true) }
-        }
+    @Test func stylusStrokeArrivesOverTheChannel() async throws {
+        try await VirtualTimeDriver.run { try await Self.stylusStrokeArrivesInBatchesWithPhases($0, overChannel: true) }
     }
 
     static func stylusStrokeArrivesInBatchesWithPhases(_ clock: VirtualClock) async throws {
@@ -225,8 +223,8 @@ import StrobeSim
         host.world.stop()
     }
 
-    @Test func lossIsRetransmittedAndLatencyDelaysButNothingIsLost() async {
-        await #expect(processExitsWith: .success) { try await VirtualTimeDriver.run(Self.lossIsRetransmittedAndLatencyDelaysButNothingIsLost) }
+    @Test func lossIsRetransmittedAndLatencyDelaysButNothingIsLost() async throws {
+        try await VirtualTimeDriver.run(Self.lossIsRetransmittedAndLatencyDelaysButNothingIsLost)
     }
 
     static func lossIsRetransmittedAndLatencyDelaysButNothingIsLost(_ clock: VirtualClock) async throws {
@@ -255,8 +253,8 @@ import StrobeSim
 }
 
 extension SimulatedDevicesTests {
-    @Test func stylusManagerConnectsEveryPenAndStops() async {
-        await #expect(processExitsWith: .success) { try await VirtualTimeDriver.run(Self.stylusManagerConnectsEveryPenAndStops) }
+    @Test func stylusManagerConnectsEveryPenAndStops() async throws {
+        try await VirtualTimeDriver.run(Self.stylusManagerConnectsEveryPenAndStops)
     }
 
     static func stylusManagerConnectsEveryPenAndStops(_ clock: VirtualClock) async throws {

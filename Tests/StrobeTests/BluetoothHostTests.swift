@@ -5,12 +5,11 @@ import Synchronization
 import Testing
 
 /// The front door against the simulated world, in virtual time: errors filed under their layer,
-/// scans shared, subscriptions that count what they drop and end with the link. Each runs in an
-/// exit test's child: the virtual-time driver takes over the process's executor.
+/// scans shared, subscriptions that count what they drop and end with the link.
 @Suite struct BluetoothHostTests {
     static let counter: BluetoothUUID = "8D1E0004-3B5A-4C6E-9F00-5A7B0BE0C0DE"
 
-    /// What a case found wrong, for its child to report before it fails.
+    /// What a case found wrong.
     struct Failed: Error, CustomStringConvertible {
         var description: String
     }
@@ -45,8 +44,8 @@ import Testing
         }
     }
 
-    @Test func aNameNobodyAdvertisesIsAConnectionError() async {
-        await #expect(processExitsWith: .success) { try await Self.withHost(Self.aNameNobodyAdvertisesIsAConnectionError) }
+    @Test func aNameNobodyAdvertisesIsAConnectionError() async throws {
+        try await Self.withHost(Self.aNameNobodyAdvertisesIsAConnectionError)
     }
 
     static func aNameNobodyAdvertisesIsAConnectionError(_ host: BluetoothHost, _ clock: VirtualClock) async throws {
@@ -57,12 +56,12 @@ import Testing
         #expect(host.controller.scanning.running == nil, "the scan ends with its limit")
     }
 
-    @Test func aCancelledConnectByNameStopsItsScan() async {
-        await #expect(processExitsWith: .success) { try await Self.withHost(Self.aCancelledConnectByNameStopsItsScan) }
+    @Test func aCancelledConnectByNameStopsItsScan() async throws {
+        try await Self.withHost(Self.aCancelledConnectByNameStopsItsScan)
     }
 
     static func aCancelledConnectByNameStopsItsScan(_ host: BluetoothHost, _ clock: VirtualClock) async throws {
-        let attempt = Task { () async throws(StrobeError) in try await host.connect(name: "Nobody", scanTimeout: .seconds(60)) }
+        let attempt = Task(executorPreference: clock.executor) { () async throws(StrobeError) in try await host.connect(name: "Nobody", scanTimeout: .seconds(60)) }
         try await clock.sleep(for: .seconds(1))
         guard host.controller.scanning.running != nil else { throw Failed(description: "not scanning while it looks") }
         attempt.cancel()
@@ -76,8 +75,8 @@ import Testing
         guard host.controller.scanning.running == nil else { throw Failed(description: "scanning again") }
     }
 
-    @Test func whatThePeerLacksIsAPeerErrorAndWhatItRefusesAnATTError() async {
-        await #expect(processExitsWith: .success) { try await Self.withHost(Self.whatThePeerLacksIsAPeerErrorAndWhatItRefusesAnATTError) }
+    @Test func whatThePeerLacksIsAPeerErrorAndWhatItRefusesAnATTError() async throws {
+        try await Self.withHost(Self.whatThePeerLacksIsAPeerErrorAndWhatItRefusesAnATTError)
     }
 
     static func whatThePeerLacksIsAPeerErrorAndWhatItRefusesAnATTError(_ host: BluetoothHost, _ clock: VirtualClock) async throws {
@@ -90,8 +89,8 @@ import Testing
         guard case .failure(.att(let att)) = refused, att.code == .readNotPermitted else { throw Failed(description: "\(refused)") }
     }
 
-    @Test func aScanAndAConnectByNameShareTheController() async {
-        await #expect(processExitsWith: .success) { try await Self.withHost(Self.aScanAndAConnectByNameShareTheController) }
+    @Test func aScanAndAConnectByNameShareTheController() async throws {
+        try await Self.withHost(Self.aScanAndAConnectByNameShareTheController)
     }
 
     static func aScanAndAConnectByNameShareTheController(_ host: BluetoothHost, _ clock: VirtualClock) async throws {
@@ -111,8 +110,8 @@ import Testing
         }
     }
 
-    @Test func aSubscriptionCountsWhatItDropsAndEndsWithTheLink() async {
-        await #expect(processExitsWith: .success) { try await Self.withHost(Self.aSubscriptionCountsWhatItDropsAndEndsWithTheLink) }
+    @Test func aSubscriptionCountsWhatItDropsAndEndsWithTheLink() async throws {
+        try await Self.withHost(Self.aSubscriptionCountsWhatItDropsAndEndsWithTheLink)
     }
 
     static func aSubscriptionCountsWhatItDropsAndEndsWithTheLink(_ host: BluetoothHost, _ clock: VirtualClock) async throws {
@@ -130,8 +129,8 @@ import Testing
         }
     }
 
-    @Test func oneHostServesAnotherThroughItsPeripheralRole() async {
-        await #expect(processExitsWith: .success) { try await VirtualTimeDriver.run(Self.oneHostServesAnotherThroughItsPeripheralRole) }
+    @Test func oneHostServesAnotherThroughItsPeripheralRole() async throws {
+        try await VirtualTimeDriver.run(Self.oneHostServesAnotherThroughItsPeripheralRole)
     }
 
     static func oneHostServesAnotherThroughItsPeripheralRole(_ clock: VirtualClock) async throws {

@@ -11,20 +11,14 @@ import Testing
     static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
         .deletingLastPathComponent()
 
-    @Test func theProgramScansConnectsReadsSubscribesAndPairs() async {
-        await #expect(processExitsWith: .success) {
-            let printed = Lock<[String]>([])
-            try await VirtualTimeDriver.run { clock in
-                try await SimTransport.$environment.withValue(SimTransport.Environment(clock: clock)) {
-                    try await gettingStarted { line in printed.withLock { $0.append(line) } }
-                }
-            }
-            let lines = printed.withLock { $0 }
-            guard lines == ["battery 87 %", "100 notifications", "paired: unauthenticated"] else {
-                Swift.print("printed: \(lines)")
-                exit(1)
+    @Test func theProgramScansConnectsReadsSubscribesAndPairs() async throws {
+        let printed = Lock<[String]>([])
+        try await VirtualTimeDriver.run { clock in
+            try await SimTransport.$environment.withValue(SimTransport.Environment(clock: clock)) {
+                try await gettingStarted { line in printed.withLock { $0.append(line) } }
             }
         }
+        #expect(printed.withLock { $0 } == ["battery 87 %", "100 notifications", "paired: unauthenticated"])
     }
 
     @Test(arguments: ["README.md", "Sources/Strobe/Strobe.docc/GettingStarted.md"])

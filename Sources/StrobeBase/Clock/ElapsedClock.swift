@@ -18,6 +18,8 @@ package struct ElapsedClock: Sendable {
 
     private let reading: Reading
     private let sleeper: @Sendable (Duration) async throws -> Void
+    /// A `VirtualClock`'s queue; nil for any other clock.
+    package let scheduler: VirtualScheduler?
 
     package init<C: Clock>(_ clock: C) where C.Duration == Duration {
         #if os(Linux)
@@ -27,12 +29,14 @@ package struct ElapsedClock: Sendable {
             let start = Self.bootTimeNanoseconds()
             let origin = continuous.now
             reading = .bootTime(start: start)
+            scheduler = nil
             sleeper = { offset in try await continuous.sleep(until: origin.advanced(by: offset), tolerance: nil) }
             return
         }
         #endif
         let origin = clock.now
         reading = .clock { origin.duration(to: clock.now) }
+        scheduler = (clock as? VirtualClock)?.scheduler
         sleeper = { offset in try await clock.sleep(until: origin.advanced(by: offset), tolerance: nil) }
     }
 
@@ -42,6 +46,10 @@ package struct ElapsedClock: Sendable {
         if case .bootTime = reading { return true }
         return false
     }
+
+    /// Where tasks timed on this clock run: a `VirtualClock`'s queue, so that they keep a
+    /// virtual-time run's order; nil (anywhere) for any other clock.
+    package var executor: (any TaskExecutor)? { scheduler }
 
     /// Time since the clock was adopted.
     package var now: Duration {

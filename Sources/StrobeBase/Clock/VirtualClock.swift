@@ -56,6 +56,15 @@ public final class VirtualClock: Clock, Sendable {
 
     private let state: Lock<State>
 
+    /// The queue a virtual-time run of this clock goes through (see `executor`).
+    package let scheduler = VirtualScheduler()
+
+    /// Where a task of a virtual-time run on this clock must run to keep the run's order:
+    /// `Task(executorPreference: clock.executor) { ... }`. A test's body and its child tasks run
+    /// here already; a task started with `Task {}` does not, and a sleep on the clock from one
+    /// fails the run (`VirtualTimeError.escaped`). Undriven, its jobs run on the global executor.
+    public var executor: any TaskExecutor { scheduler }
+
     /// A clock that starts at `now` (default: the origin) and moves only through `advance(by:)` or
     /// `advance(to:)`.
     public init(now: Instant = Instant(offset: .zero)) {
@@ -77,6 +86,7 @@ public final class VirtualClock: Clock, Sendable {
     /// Suspends until the virtual time reaches `deadline`, returning at once when it already has;
     /// `tolerance` is ignored. Throws `CancellationError` when the task is cancelled first.
     public func sleep(until deadline: Instant, tolerance: Swift.Duration? = nil) async throws {
+        scheduler.checkSleeper()
         let id: UInt64? = state.withLock { s in
             guard deadline > s.now else { return nil }
             s.nextID += 1

@@ -12,15 +12,16 @@ import SystemPackage
 /// until posted work wakes it through a pipe), then calls the due timers' handlers itself.
 /// Handlers and posted work run one at a time, in order, and must not block.
 ///
-/// On any other clock (a `VirtualClock` in tests, which only the virtual-time driver moves) the
-/// loop has no thread: its timers sleep in tasks on that clock, and posted work runs in a task.
+/// On a `VirtualClock` (in tests, which only the virtual-time driver moves) the loop has no
+/// thread: its work and its tasks go through the clock's `VirtualScheduler`, in one order with
+/// every other host of the run, and its timers sleep on the clock in tasks there.
 package final class HostLoop: Sendable {
     /// The time line of the loop's deadlines.
     package let clock: ElapsedClock
     /// The thread's side; nil without a thread.
     let core: LoopCore?
-    /// Runs a task's jobs on the loop's thread (`Task(executorPreference:)`); nil without a
-    /// thread, when tasks run where they would anyway.
+    /// Runs a task's jobs on the loop's thread (`Task(executorPreference:)`); without a thread,
+    /// the virtual clock's scheduler, or nil (tasks run where they would anyway).
     package let executor: (any TaskExecutor)?
 
     /// A loop timing on `clock`: with a thread of its own, run as `scheduling` asks, when `clock`
@@ -28,7 +29,7 @@ package final class HostLoop: Sendable {
     package init(clock: ElapsedClock, scheduling: ThreadScheduling = .normal) {
         self.clock = clock
         core = clock.isContinuous ? LoopCore.start(clock: clock, scheduling: scheduling) : nil
-        executor = core.map { LoopExecutor(core: $0) }
+        executor = core.map { LoopExecutor(core: $0) } ?? clock.executor
     }
 
     package convenience init<C: Clock>(clock: C, scheduling: ThreadScheduling = .normal) where C.Duration == Duration {
@@ -39,17 +40,23 @@ package final class HostLoop: Sendable {
         core?.stop()
     }
 
+    /// Where a task of this host that must not hold the loop's thread runs (the app's delegate, a
+    /// kit's follow-up): the virtual clock's scheduler, else nil (the app's pool).
+    package var offLoopExecutor: (any TaskExecutor)? { clock.executor }
+
     /// Whether the loop has a thread of its own (it runs on the real clock).
     package var hasThread: Bool { core != nil }
 
     /// Whether the caller runs on the loop's thread.
     package var inLoop: Bool { core?.inLoop ?? false }
 
-    /// Runs `work` on the loop's thread, after everything posted before it; without a thread, in
-    /// a task.
+    /// Runs `work` on the loop's thread, after everything posted before it; without a thread,
+    /// through the virtual clock's scheduler, or in a task.
     package func post(_ work: @escaping @Sendable () -> Void) {
         if let core {
             core.post(work)
+        } else if let scheduler = clock.scheduler {
+            scheduler.post(work)
         } else {
             Task { work() }
         }

@@ -196,7 +196,7 @@ public final class GripManager: Sendable {
         let updates = scanner.updates()
         try await filing(GripError.init(filing:)) { try await scanner.start() }
         set(.scanningForGrips)
-        let task = Task { [weak self] in
+        let task = Task(executorPreference: central.controller.loop.offLoopExecutor) { [weak self] in
             for await device in updates where device.name?.hasPrefix(GripProfile.localNamePrefix) == true {
                 let grip = Self.describe(device)
                 guard let self else { return }
@@ -267,7 +267,7 @@ public final class GripManager: Sendable {
                 $0.connection = connection
             }
             set(.connected(grip))
-            Task { [weak self] in
+            Task(executorPreference: central.controller.loop.offLoopExecutor) { [weak self] in
                 _ = await connection.disconnected()
                 guard let self, case .connected = self.currentState else { return }
                 self.state.withLock {

@@ -133,7 +133,7 @@ public final class NovaFlashManager: Sendable {
     /// Starts auto-pairing in the current mode; reconnects after disconnects until disabled.
     public func enable() {
         let old = state.withLock { s -> Task<Void, Never>? in
-            defer { s.loop = Task { [weak self] in await self?.run() } }
+            defer { s.loop = Task(executorPreference: clock.taskExecutor) { [weak self] in await self?.run() } }
             return s.loop
         }
         old?.cancel()
@@ -249,9 +249,10 @@ public final class NovaFlashManager: Sendable {
             setStatus(.handshaking)
             do {
                 let flash = try await makeFlash(connection.gatt)
-                flash.setDisconnectHandler { Task { _ = try? await connection.disconnect() } }
+                let executor = clock.taskExecutor
+                flash.setDisconnectHandler { Task(executorPreference: executor) { _ = try? await connection.disconnect() } }
                 // The link going down fails every pending and queued command at once.
-                Task { [weak flash] in
+                Task(executorPreference: executor) { [weak flash] in
                     _ = await connection.disconnected()
                     flash?.connectionLost()
                 }

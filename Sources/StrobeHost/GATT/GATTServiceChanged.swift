@@ -37,7 +37,7 @@ extension GATTClient {
             // Yielded under the lock so that it precedes the rediscovery's own event.
             events.yield(.invalidated(affected))
             let previous = state.refresh
-            state.refresh = Task {
+            state.refresh = Task(executorPreference: bearer.loop?.offLoopExecutor) {
                 await previous?.value
                 await self.rediscover(affected)
             }

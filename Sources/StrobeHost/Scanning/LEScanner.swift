@@ -257,7 +257,7 @@ public final class LEScanner: Sendable {
     @discardableResult
     public func scan(for duration: Duration, configuration: Configuration = Configuration(),
                      onStop: @escaping @Sendable (Result<[DiscoveredDevice], StrobeError>) -> Void) -> Task<Void, Never> {
-        Task {
+        Task(executorPreference: controller.loop.offLoopExecutor) { [self] in
             do throws(StrobeError) {
                 onStop(.success(try await scan(for: duration, configuration: configuration)))
             } catch .cancelled {

@@ -536,7 +536,7 @@ final class LinkSecurity: Sendable {
     /// store goes through `manager.callingStore` instead.
     @discardableResult
     private func offThread(_ work: @escaping @Sendable () async -> Void) -> Task<Void, Never> {
-        Task { await work() }
+        Task(executorPreference: controller.loop.offLoopExecutor) { await work() }
     }
 
     /// The pairing ended: its waiters are taken now, so that a pairing started meanwhile keeps

@@ -123,8 +123,22 @@ import Testing
         #expect(await task.value)
     }
 
-    @Test func aLoopOnAVirtualClockHasNoThread() {
-        let loop = HostLoop(clock: VirtualClock())
-        #expect(!loop.hasThread && !loop.inLoop && loop.executor == nil)
+    /// A loop on a virtual clock has no thread: its tasks and its posted work go through the
+    /// clock's scheduler, queued there while a driver drives it, in the order they came.
+    @Test func aLoopOnAVirtualClockRunsThroughTheClocksScheduler() async {
+        let clock = VirtualClock()
+        let loop = HostLoop(clock: clock)
+        #expect(!loop.hasThread && !loop.inLoop)
+        #expect(loop.executor.map(ObjectIdentifier.init) == ObjectIdentifier(clock.scheduler))
+        #expect(clock.scheduler.beginDriving())
+        let order = Lock<[Int]>([])
+        loop.post { order.withLock { $0.append(1) } }
+        let task = Task(executorPreference: loop.executor) { order.withLock { $0.append(2) } }
+        loop.post { order.withLock { $0.append(3) } }
+        #expect(order.withLock { $0 }.isEmpty, "nothing runs until the driver runs it")
+        while clock.scheduler.runNext() {}
+        await task.value
+        #expect(order.withLock { $0 } == [1, 2, 3])
+        #expect(clock.scheduler.endDriving() == 0)
     }
 }

@@ -6,6 +6,6 @@ enum JSONOutput {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
         let data = try encoder.encode(value)
-        Swift.print(String(decoding: data, as: UTF8.self))
+        StrobeCLI.print(String(decoding: data, as: UTF8.self))
     }
 }

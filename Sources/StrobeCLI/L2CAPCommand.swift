@@ -43,7 +43,7 @@ struct L2CAPConnectCommand: AsyncParsableCommand {
             if json {
                 try JSONOutput.print(SDU(index: index, length: sdu.count, hex: sdu.hexString))
             } else {
-                Swift.print("SDU \(index): \(sdu.count) bytes")
+                StrobeCLI.print("SDU \(index): \(sdu.count) bytes")
             }
         }
     }

@@ -89,7 +89,7 @@ struct TerminalPairingDelegate: PairingDelegate {
     }
 
     private func prompt(_ text: String) {
-        FileHandle.standardError.write(Data(text.utf8))
+        printError(text)
     }
 
     /// A line of stdin, read off the cooperative pool.

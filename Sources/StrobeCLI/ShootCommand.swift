@@ -98,7 +98,7 @@ struct ShootCommand: AsyncParsableCommand {
             let preflashWatch = Task(executorPreference: session.clock.taskExecutor) { () -> PreflashFailure? in
                 var first: PreflashFailure?
                 for await failure in preflashFailures {
-                    FileHandle.standardError.write(Data("strobe: preflash of \(failure.address) failed: \(failure.error)\n".utf8))
+                    printError("strobe: preflash of \(failure.address) failed: \(failure.error)\n")
                     first = first ?? failure
                 }
                 return first

@@ -38,12 +38,12 @@ package struct StrobeTool: AsyncParsableCommand {
                 print(fullMessage(for: error))
                 return 0
             } else if code == .validationFailure || error is ValidationError {
-                FileHandle.standardError.write(Data((fullMessage(for: error) + "\n").utf8))
+                printError(fullMessage(for: error) + "\n")
                 return 2
             } else if error is ExitCode {
                 return code.rawValue
             } else {
-                FileHandle.standardError.write(Data("strobe: error: \(String(describing: error))\n".utf8))
+                printError("strobe: error: \(String(describing: error))\n")
                 return 1
             }
         }

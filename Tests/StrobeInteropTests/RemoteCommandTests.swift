@@ -25,13 +25,10 @@ import Testing
     /// presses every 0.3 s of its own time and nothing else competes, so 20 presses make 20
     /// shots, each lit after its press.
     @Test func shootFollowsTheRemote() async throws {
-        let run = await #expect(processExitsWith: .success, observing: [\.standardOutputContent, \.standardErrorContent]) {
-            exit(try await InProcessCommand.run(["shoot", "--trigger", "remote", "--count", "20", "--ack-deadline-ms", "5000", "--json"]))
-        }
-        let result = try #require(run)
-        let stdout = String(decoding: result.standardOutputContent, as: UTF8.self)
-        let lines = try JSONLines.objects(stdout)
-        let summary = try #require(lines.last?["summary"] as? [String: Any], "\(String(decoding: result.standardErrorContent, as: UTF8.self))")
+        let ran = try await InProcessCommand.run(["shoot", "--trigger", "remote", "--count", "20", "--ack-deadline-ms", "5000", "--json"])
+        #expect(ran.status == 0, "\(ran.stderr)")
+        let lines = try JSONLines.objects(ran.stdout)
+        let summary = try #require(lines.last?["summary"] as? [String: Any], "\(ran.stderr)")
         #expect(summary["shots"] as? Int == 20)
         #expect(summary["outcomes"] as? [String: Int] == ["captured": 20])
         let shots = lines.dropLast()

@@ -106,10 +106,9 @@ import Testing
 @Suite(.timeLimit(.minutes(5))) struct ShootCommandTests {
     /// In virtual time: every one of the hundred is captured.
     @Test func hundredShotsOnTheSimulatedWorldWithASummary() async throws {
-        let run = await #expect(processExitsWith: .success, observing: [\.standardOutputContent]) {
-            exit(try await InProcessCommand.run(["shoot", "--count", "100", "--interval-ms", "0", "--exposure-ms", "1", "--json"]))
-        }
-        let objects = try JSONLines.objects(String(decoding: try #require(run).standardOutputContent, as: UTF8.self))
+        let ran = try await InProcessCommand.run(["shoot", "--count", "100", "--interval-ms", "0", "--exposure-ms", "1", "--json"])
+        #expect(ran.status == 0, "\(ran.stderr)")
+        let objects = try JSONLines.objects(ran.stdout)
         #expect(objects.count == 101)
         let shots = objects.dropLast()
         #expect(shots.map { $0["shot"] as? Int } == (1...100).map { $0 })

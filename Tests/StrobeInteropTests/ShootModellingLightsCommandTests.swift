@@ -6,10 +6,10 @@ import Testing
 /// trigger to FLASH time is what it is without lights.
 @Suite struct ShootModellingLightsCommandTests {
     /// The shot records of `shoot --count 10` with `arguments`, run in-process in virtual time.
-    static func records(_ result: ExitTest.Result?) throws -> [[String: Any]] {
-        let result = try #require(result)
-        let stdout = String(decoding: result.standardOutputContent, as: UTF8.self)
-        return try JSONLines.objects(stdout).filter { $0["summary"] == nil }
+    static func records(_ arguments: [String]) async throws -> [[String: Any]] {
+        let ran = try await InProcessCommand.run(["shoot", "--count", "10", "--interval-ms", "20", "--json"] + arguments)
+        #expect(ran.status == 0, "\(ran.stderr)")
+        return try JSONLines.objects(ran.stdout).filter { $0["summary"] == nil }
     }
 
     /// Trigger to the last FLASH command's issue, nanoseconds, per shot.
@@ -21,12 +21,8 @@ import Testing
     }
 
     @Test func lightsAreDownForEveryExposureAndTheFlashIsNotDelayed() async throws {
-        let with = try Self.records(await #expect(processExitsWith: .success, observing: [\.standardOutputContent]) {
-            exit(try await InProcessCommand.run(["shoot", "--count", "10", "--interval-ms", "20", "--json", "--modelling-lights", "all"]))
-        })
-        let without = try Self.records(await #expect(processExitsWith: .success, observing: [\.standardOutputContent]) {
-            exit(try await InProcessCommand.run(["shoot", "--count", "10", "--interval-ms", "20", "--json"]))
-        })
+        let with = try await Self.records(["--modelling-lights", "all"])
+        let without = try await Self.records([])
         #expect(with.count == 10 && without.count == 10)
         for record in with {
             #expect(record["outcome"] as? String == "captured")

@@ -10,7 +10,7 @@ root="$(cd "$(dirname "$0")/.." && pwd)"
 cd "$root"
 logs="${STROBE_TEST_LOGS:-$root/.build/test-logs}"
 mkdir -p "$logs"
-log="$logs/swift.log"
+log="$logs/swift-test.log"
 
 status=0
 swift test --skip-build "$@" >"$log" 2>&1 || status=$?

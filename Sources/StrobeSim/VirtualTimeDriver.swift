@@ -97,7 +97,7 @@ public enum VirtualTimeError: Error, Equatable, CustomStringConvertible {
     case stalled(at: VirtualClock.Instant)
     /// The next timer lies past the run's limit.
     case timeLimitExceeded(at: VirtualClock.Instant)
-    /// Another virtual-time run drives the same clock.
+    /// Another virtual-time run drives the same clock, or drove it: a clock is driven once.
     case alreadyRunning
     /// Tasks that do not run on the clock's executor slept on the clock during the run: they ran
     /// beside it, out of its order (a `Task {}` the body started, say).
@@ -108,7 +108,7 @@ public enum VirtualTimeError: Error, Equatable, CustomStringConvertible {
         switch self {
         case .stalled(let at): "virtual-time run stalled at \(at): nothing to run and no timer pending"
         case .timeLimitExceeded(let at): "virtual-time run passed its time limit at \(at)"
-        case .alreadyRunning: "a virtual-time run is already driving this clock"
+        case .alreadyRunning: "a virtual-time run drives or drove this clock already"
         case .escaped(let sleeps): "\(sleeps) sleeps on the virtual clock came from tasks outside the run (start them on clock.executor)"
         }
     }

@@ -106,6 +106,20 @@ import StrobeSequencer
                 device.stop()
             }
         }
+        if keepWarm(name) != nil {
+            // The warmer reads in real time, on the app's pool beside the run: the run holds its
+            // clock (work on a thread of its own does) until the warmer has read, so that the
+            // presses meet a path it reads however busy the machine is.
+            let warmed = await onThreadOfItsOwn { () -> Bool in
+                let giveUp = ContinuousClock.now.advanced(by: .seconds(30))
+                while sequencer.warmReads == 0 {
+                    if ContinuousClock.now > giveUp { return false }
+                    usleep(100)
+                }
+                return true
+            }
+            guard warmed else { throw ScriptFailure.warmerNeverRead }
+        }
         if name == "withdrawn" {
             // The battery read needs the flash's bearer, so the FLASH armed for the press gives way.
             _ = try await flashes[0].flash.batteryLevel()
@@ -123,7 +137,10 @@ import StrobeSequencer
             warmReads: sequencer.warmReads)
     }
 
-    enum ScriptFailure: Error { case flashesMissing(Int) }
+    enum ScriptFailure: Error {
+        case flashesMissing(Int)
+        case warmerNeverRead
+    }
 
     // MARK: Checks
 

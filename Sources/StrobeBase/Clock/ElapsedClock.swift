@@ -18,8 +18,8 @@ package struct ElapsedClock: Sendable {
 
     private let reading: Reading
     private let sleeper: @Sendable (Duration) async throws -> Void
-    /// A `VirtualClock`'s queue; nil for any other clock.
-    package let scheduler: VirtualScheduler?
+    /// A `VirtualClock` and the instant it was adopted at; nil for any other clock.
+    package let virtual: (clock: VirtualClock, origin: VirtualClock.Instant)?
 
     package init<C: Clock>(_ clock: C) where C.Duration == Duration {
         #if os(Linux)
@@ -29,14 +29,18 @@ package struct ElapsedClock: Sendable {
             let start = Self.bootTimeNanoseconds()
             let origin = continuous.now
             reading = .bootTime(start: start)
-            scheduler = nil
+            virtual = nil
             sleeper = { offset in try await continuous.sleep(until: origin.advanced(by: offset), tolerance: nil) }
             return
         }
         #endif
         let origin = clock.now
         reading = .clock { origin.duration(to: clock.now) }
-        scheduler = (clock as? VirtualClock)?.scheduler
+        if let clock = clock as? VirtualClock, let origin = origin as? VirtualClock.Instant {
+            virtual = (clock, origin)
+        } else {
+            virtual = nil
+        }
         sleeper = { offset in try await clock.sleep(until: origin.advanced(by: offset), tolerance: nil) }
     }
 
@@ -50,6 +54,9 @@ package struct ElapsedClock: Sendable {
     /// Where tasks timed on this clock run: a `VirtualClock`'s queue, so that they keep a
     /// virtual-time run's order; nil (anywhere) for any other clock.
     package var executor: (any TaskExecutor)? { scheduler }
+
+    /// A `VirtualClock`'s queue; nil for any other clock.
+    package var scheduler: VirtualScheduler? { virtual?.clock.scheduler }
 
     /// Time since the clock was adopted.
     package var now: Duration {

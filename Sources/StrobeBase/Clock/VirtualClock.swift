@@ -37,10 +37,20 @@ public final class VirtualClock: Clock, Sendable {
         var deadline: Instant?
         var continuation: CheckedContinuation<Void, Never>
 
-        func isSatisfied(by sleepers: [Sleeper]) -> Bool {
-            guard let deadline else { return sleepers.count >= count }
-            return sleepers.lazy.filter { $0.deadline == deadline }.count >= count
+        func isSatisfied(by deadlines: [Instant]) -> Bool {
+            guard let deadline else { return deadlines.count >= count }
+            return deadlines.lazy.filter { $0 == deadline }.count >= count
         }
+    }
+
+    /// A host loop's deadline on this clock: a handler, and when it is due. No task sleeps for
+    /// it: time moving past it posts the handler to the scheduler.
+    private struct LoopTimer {
+        var handler: (@Sendable () -> Void)?
+        var deadline: Instant?
+        /// When it was armed, in the order of ids: timers and sleeps due at one instant go in
+        /// the order they were set.
+        var armed: UInt64 = 0
     }
 
     private struct State {
@@ -52,6 +62,10 @@ public final class VirtualClock: Clock, Sendable {
         /// Sleeps between getting an id and registering, so a cancellation can find them.
         var registering: Set<UInt64> = []
         var sleeperWaiters: [SleeperWaiter] = []
+        var timers: [UInt64: LoopTimer] = [:]
+
+        /// Every deadline waited for: the sleeps' and the armed timers'.
+        var deadlines: [Instant] { sleepers.map(\.deadline) + timers.values.compactMap(\.deadline) }
     }
 
     private let state: Lock<State>
@@ -77,11 +91,11 @@ public final class VirtualClock: Clock, Sendable {
     /// One nanosecond: the finest step the clock distinguishes.
     public var minimumResolution: Swift.Duration { .nanoseconds(1) }
 
-    /// How many sleeps are waiting for time to move.
-    public var sleeperCount: Int { state.withLock { $0.sleepers.count } }
+    /// How many sleeps (and armed timers of host loops on the clock) wait for time to move.
+    public var sleeperCount: Int { state.withLock { $0.deadlines.count } }
 
-    /// The earliest deadline any sleep waits for.
-    public var nextDeadline: Instant? { state.withLock { $0.sleepers.map(\.deadline).min() } }
+    /// The earliest deadline any sleep or timer waits for.
+    public var nextDeadline: Instant? { state.withLock { $0.deadlines.min() } }
 
     /// Suspends until the virtual time reaches `deadline`, returning at once when it already has;
     /// `tolerance` is ignored. Throws `CancellationError` when the task is cancelled first.
@@ -128,20 +142,85 @@ public final class VirtualClock: Clock, Sendable {
         advance(to: target)
     }
 
-    /// Moves time to `instant` (never backwards) and wakes every sleep whose deadline is reached.
+    /// Moves time to `instant` (never backwards) and wakes every sleep whose deadline is reached,
+    /// and posts every timer's, earliest first.
     public func advance(to instant: Instant) {
-        let due = state.withLock { s -> [Sleeper] in
+        enum Due {
+            case sleeper(CheckedContinuation<Void, any Error>)
+            case timer(UInt64)
+        }
+        let due = state.withLock { s -> [Due] in
             if instant > s.now { s.now = instant }
             let now = s.now
-            let due = s.sleepers.filter { $0.deadline <= now }
+            var due: [(deadline: Instant, order: UInt64, what: Due)] = s.sleepers
+                .filter { $0.deadline <= now }
+                .map { ($0.deadline, $0.id, .sleeper($0.continuation)) }
             s.sleepers.removeAll { $0.deadline <= now }
-            return due.sorted { ($0.deadline, $0.id) < ($1.deadline, $1.id) }
+            for (id, timer) in s.timers {
+                guard let deadline = timer.deadline, deadline <= now else { continue }
+                s.timers[id]?.deadline = nil
+                due.append((deadline, timer.armed, .timer(id)))
+            }
+            return due.sorted { ($0.deadline, $0.order) < ($1.deadline, $1.order) }.map(\.what)
         }
-        for sleeper in due { sleeper.continuation.resume() }
+        for item in due {
+            switch item {
+            case .sleeper(let continuation): continuation.resume()
+            case .timer(let id): postTimer(id)
+            }
+        }
     }
 
-    /// Suspends until at least `count` sleeps are waiting (only those for `deadline`, when
-    /// given), or until the task is cancelled: lets a test advance time only once the code under
+    // MARK: Timers of host loops
+
+    /// A new timer, with no deadline and no handler yet.
+    package func registerTimer() -> UInt64 {
+        state.withLock { s in
+            s.nextID += 1
+            s.timers[s.nextID] = LoopTimer()
+            return s.nextID
+        }
+    }
+
+    /// What the timer calls, through the scheduler, when its deadline comes.
+    package func setTimerHandler(_ id: UInt64, _ handler: @escaping @Sendable () -> Void) {
+        state.withLock { $0.timers[id]?.handler = handler }
+    }
+
+    /// Arms the timer for `deadline` (a deadline reached already posts it at once), or disarms it.
+    package func setTimer(_ id: UInt64, at deadline: Instant?) {
+        let (due, ready) = state.withLock { s -> (Bool, [CheckedContinuation<Void, Never>]) in
+            guard s.timers[id] != nil else { return (false, []) }
+            guard let deadline, deadline > s.now else {
+                s.timers[id]?.deadline = nil
+                return (deadline != nil, [])
+            }
+            s.nextID += 1
+            s.timers[id]?.deadline = deadline
+            s.timers[id]?.armed = s.nextID
+            return (false, Self.takeSatisfiedWaiters(&s))
+        }
+        if due { postTimer(id) }
+        for waiter in ready { waiter.resume() }
+    }
+
+    /// Takes the timer out: it is never called again.
+    package func removeTimer(_ id: UInt64) {
+        // Dropped after the lock: what it captured may end, and take this lock on its way.
+        let timer = state.withLock { $0.timers.removeValue(forKey: id) }
+        _ = timer
+    }
+
+    /// Runs the timer's handler after everything queued before it, if it is still there then.
+    private func postTimer(_ id: UInt64) {
+        scheduler.post { [weak self] in
+            guard let handler = self?.state.withLock({ $0.timers[id]?.handler }) else { return }
+            handler()
+        }
+    }
+
+    /// Suspends until at least `count` sleeps (or armed timers) are waiting (only those for
+    /// `deadline`, when given), or until the task is cancelled: lets a test advance time only once the code under
     /// test has started its timer, without sleeping for real.
     public func waitForSleepers(count: Int = 1, deadline: Instant? = nil) async {
         let id = state.withLock { s in
@@ -152,7 +231,7 @@ public final class VirtualClock: Clock, Sendable {
             await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
                 let ready = state.withLock { s -> Bool in
                     let waiter = SleeperWaiter(id: id, count: count, deadline: deadline, continuation: continuation)
-                    if waiter.isSatisfied(by: s.sleepers) || Task.isCancelled { return true }
+                    if waiter.isSatisfied(by: s.deadlines) || Task.isCancelled { return true }
                     s.sleeperWaiters.append(waiter)
                     return false
                 }
@@ -169,9 +248,9 @@ public final class VirtualClock: Clock, Sendable {
 
     private static func takeSatisfiedWaiters(_ s: inout State) -> [CheckedContinuation<Void, Never>] {
         guard !s.sleeperWaiters.isEmpty else { return [] }
-        let sleepers = s.sleepers
-        let ready = s.sleeperWaiters.filter { $0.isSatisfied(by: sleepers) }.map(\.continuation)
-        s.sleeperWaiters.removeAll { $0.isSatisfied(by: sleepers) }
+        let deadlines = s.deadlines
+        let ready = s.sleeperWaiters.filter { $0.isSatisfied(by: deadlines) }.map(\.continuation)
+        s.sleeperWaiters.removeAll { $0.isSatisfied(by: deadlines) }
         return ready
     }
 }

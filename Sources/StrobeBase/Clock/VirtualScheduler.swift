@@ -1,10 +1,13 @@
+import Dispatch
 import Synchronization
 
 /// The one queue a virtual-time run goes through: every job of a task that prefers it as its
 /// executor, and every piece of work posted to a host loop on its `VirtualClock`. While a driver
 /// drives it (`VirtualTimeDriver`), what comes waits here, and the driver's thread runs it one at
-/// a time, in order, moving the clock only once nothing is left. Undriven, it passes everything on
-/// to the global concurrent executor, so a `VirtualClock` moved by hand works as any clock does.
+/// a time, in order, moving the clock only once nothing is left. Never driven, it passes
+/// everything on to the global concurrent executor, so a `VirtualClock` moved by hand works as
+/// any clock does. Once a run has ended, what its hosts and devices still do runs one at a time,
+/// in order, on a serial queue: never two jobs of a run at once, during it or after.
 ///
 /// Each `VirtualClock` has one (`VirtualClock.executor`): every host, the air and the test's own
 /// tasks of one run share it. Whatever should keep the run's order must run here: a task started
@@ -15,8 +18,17 @@ package final class VirtualScheduler: TaskExecutor {
     /// wakes on one of Dispatch's): they meet here by design.
     private let state = Lock(State())
 
+    /// Where what comes after a run goes, one at a time.
+    private let afterRun = DispatchQueue(label: "strobe.virtual-time.after-run")
+
+    private enum Mode {
+        case undriven
+        case driven
+        case ended
+    }
+
     private struct State {
-        var driven = false
+        var mode = Mode.undriven
         var items: [Item] = []
         var head = 0
         /// Sleeps on the clock, during the run, from tasks that do not run here.
@@ -43,39 +55,46 @@ package final class VirtualScheduler: TaskExecutor {
 
     package func enqueue(_ job: consuming ExecutorJob) {
         let job = UnownedJob(job)
-        let queued = state.withLock { s in
-            guard s.driven else { return false }
-            s.items.append(.job(job))
-            return true
+        let mode = state.withLock { s in
+            if s.mode == .driven { s.items.append(.job(job)) }
+            return s.mode
         }
-        if !queued { globalConcurrentExecutor.enqueue(ExecutorJob(job)) }
+        switch mode {
+        case .driven: break
+        case .undriven: globalConcurrentExecutor.enqueue(ExecutorJob(job))
+        case .ended: afterRun.async { job.runSynchronously(on: self.asUnownedTaskExecutor()) }
+        }
     }
 
-    /// Runs `work` after everything queued before it; undriven, in a task that prefers this
+    /// Runs `work` after everything queued before it; never driven, in a task that prefers this
     /// executor.
     package func post(_ work: @escaping @Sendable () -> Void) {
-        let queued = state.withLock { s in
-            guard s.driven else { return false }
-            s.items.append(.work(work))
-            return true
+        let mode = state.withLock { s in
+            if s.mode == .driven { s.items.append(.work(work)) }
+            return s.mode
         }
-        if !queued { Task(executorPreference: self) { work() } }
+        switch mode {
+        case .driven: break
+        case .undriven: Task(executorPreference: self) { work() }
+        case .ended: afterRun.async { work() }
+        }
     }
 
     /// Counts a sleep on the clock by a task that does not run here, while driven.
     package func checkSleeper() {
-        guard state.withLock({ $0.driven }) else { return }
+        guard state.withLock({ $0.mode == .driven }) else { return }
         let here = withUnsafeCurrentTask { $0?.unownedTaskExecutor } == asUnownedTaskExecutor()
         if !here { state.withLock { $0.escapes += 1 } }
     }
 
     // MARK: The driver's side
 
-    /// Starts queueing; false when another driver already drives it.
+    /// Starts queueing; false when a driver drives it already, or drove it (what its run left
+    /// may still be running after it).
     package func beginDriving() -> Bool {
         state.withLock { s in
-            guard !s.driven else { return false }
-            s = State(driven: true)
+            guard s.mode == .undriven else { return false }
+            s = State(mode: .driven)
             return true
         }
     }
@@ -90,17 +109,18 @@ package final class VirtualScheduler: TaskExecutor {
         return true
     }
 
-    /// Stops queueing and hands what is still queued to the global executor (what a run leaves
-    /// behind still runs, elsewhere); returns how many sleeps escaped the run.
+    /// Stops queueing and hands what is still queued, and whatever comes later, to the serial
+    /// queue (what a run leaves behind still runs, one at a time); returns how many sleeps
+    /// escaped the run.
     package func endDriving() -> Int {
         let (left, escapes) = state.withLock { s -> ([Item], Int) in
-            defer { s = State() }
+            defer { s = State(mode: .ended) }
             return (Array(s.items[s.head...]), s.escapes)
         }
         for item in left {
             switch item {
-            case .job(let job): globalConcurrentExecutor.enqueue(ExecutorJob(job))
-            case .work(let work): Task(executorPreference: self) { work() }
+            case .job(let job): afterRun.async { job.runSynchronously(on: self.asUnownedTaskExecutor()) }
+            case .work(let work): afterRun.async { work() }
             }
         }
         return escapes

@@ -40,9 +40,16 @@ final class ArmedFlashes: @unchecked Sendable {
         let read = Atomic<UInt>(0)
     }
 
-    /// Held from a trigger to the end of its shot, and while arming: a trigger that finds it
-    /// held is `busy`. Never waited for.
-    private let inShot = Atomic<Bool>(false)
+    /// Held from a trigger to the end of its shot (`shot`), and while arming (`arming`): a
+    /// trigger that finds a shot holding it is `busy`; one that finds arming holding it waits
+    /// for the arming (the sequencer's), never on the trigger's thread.
+    private let holder = Atomic<UInt8>(Holder.none)
+
+    private enum Holder {
+        static let none: UInt8 = 0
+        static let shot: UInt8 = 1
+        static let arming: UInt8 = 2
+    }
     private(set) var slots: [Slot] = []
     /// Two lines (128 bytes, as adjacent-line prefetchers pair them) of their own.
     private let warmers: UnsafeMutablePointer<Warmers>
@@ -58,13 +65,21 @@ final class ArmedFlashes: @unchecked Sendable {
         UnsafeMutableRawPointer(warmers).deallocate()
     }
 
-    /// Takes the shot flag; false when a shot (or arming) holds it.
+    /// Takes the shot flag for a shot; false when a shot (or arming) holds it.
     func claim() -> Bool {
-        inShot.compareExchange(expected: false, desired: true, ordering: .acquiring).exchanged
+        holder.compareExchange(expected: Holder.none, desired: Holder.shot, ordering: .acquiring).exchanged
     }
 
+    /// Takes the shot flag for arming; false when a shot (or arming) holds it.
+    func claimForArming() -> Bool {
+        holder.compareExchange(expected: Holder.none, desired: Holder.arming, ordering: .acquiring).exchanged
+    }
+
+    /// Whether arming holds the flag now.
+    var isArming: Bool { holder.load(ordering: .acquiring) == Holder.arming }
+
     func release() {
-        inShot.store(false, ordering: .releasing)
+        holder.store(Holder.none, ordering: .releasing)
     }
 
     /// Sends every armed FLASH, each stamped `issuedAt`: an atomic exchange and a transport
@@ -86,7 +101,7 @@ final class ArmedFlashes: @unchecked Sendable {
     func warm() {
         warmers.pointee.inSlots.wrappingAdd(1, ordering: .sequentiallyConsistent)
         defer { warmers.pointee.inSlots.wrappingSubtract(1, ordering: .releasing) }
-        guard !inShot.load(ordering: .sequentiallyConsistent), !slots.isEmpty else { return }
+        guard holder.load(ordering: .sequentiallyConsistent) == Holder.none, !slots.isEmpty else { return }
         var read: UInt = 0
         for index in slots.indices {
             Unmanaged.passUnretained(slots[index])._withUnsafeGuaranteedRef { slot in
@@ -106,8 +121,9 @@ final class ArmedFlashes: @unchecked Sendable {
     func replaceSlots(with new: [Slot]) {
         // A sequentially consistent write of the flag (already held): the replacer's half of the
         // Dekker pair, so that the trigger's claim can stay an acquire.
-        assert(inShot.load(ordering: .relaxed), "the armed commands are replaced with the shot flag held")
-        inShot.store(true, ordering: .sequentiallyConsistent)
+        let held = holder.load(ordering: .relaxed)
+        assert(held != Holder.none, "the armed commands are replaced with the shot flag held")
+        holder.store(held, ordering: .sequentiallyConsistent)
         while warmers.pointee.inSlots.load(ordering: .sequentiallyConsistent) != 0 { sched_yield() }
         slots = new
     }

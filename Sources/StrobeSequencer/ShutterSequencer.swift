@@ -65,6 +65,8 @@ public final class ShutterSequencer: Sendable {
     private let armedFlashes = ArmedFlashes()
 
     private let published = AsyncBroadcast<ShotRecord>()
+    /// Shots waiting for the arming that holds the shot flag to end.
+    private let armingWaiters = Lock<[CheckedContinuation<Void, Never>]>([])
     private let preflashFailed = AsyncBroadcast<PreflashFailure>()
     /// Reads the armed commands every `keepWarm`; cancelled with the sequencer.
     private let warmer: Task<Void, Never>?
@@ -106,6 +108,9 @@ public final class ShutterSequencer: Sendable {
 
     /// How many times the warmer has read an armed command.
     package var warmReads: Int { armedFlashes.warmReads }
+
+    /// Whether arming holds the shot flag now.
+    package var isArming: Bool { armedFlashes.isArming }
 
     /// A built-in camera for tests and demos: each capture takes `exposure`.
     public static func testCamera<C: Clock>(exposure: Duration, clock: C) -> CameraCapture where C.Duration == Duration {
@@ -204,18 +209,44 @@ public final class ShutterSequencer: Sendable {
 
     /// Arms every connected, idle flash that is not armed yet, so that the next trigger's FLASH
     /// commands leave from the trigger's own thread. Shots do this themselves when they end;
-    /// call it after connecting flashes. Does nothing while a shot runs.
+    /// call it after connecting flashes. Does nothing while a shot runs. A trigger meanwhile
+    /// waits for it, and then shoots.
     public func arm() async {
-        guard armedFlashes.claim() else { return }
+        guard armedFlashes.claimForArming() else { return }
         await armLocked()
-        armedFlashes.release()
+        // Released under the waiters' lock: a shot that saw the arming registers before this.
+        let waiting = armingWaiters.withLock { waiters in
+            armedFlashes.release()
+            defer { waiters = [] }
+            return waiters
+        }
+        for waiter in waiting { waiter.resume() }
+    }
+
+    /// Returns once the arming that holds the shot flag now has ended; at once when none does.
+    private func armingEnded() async {
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            let waits = armingWaiters.withLock { waiters in
+                guard armedFlashes.isArming else { return false }
+                waiters.append(continuation)
+                return true
+            }
+            if !waits { continuation.resume() }
+        }
     }
 
     /// One shot. `triggeredAt` is when the trigger's bytes were read (now, when called from code).
     public func shoot(triggeredAt trigger: HostTime? = nil) async -> ShotRecord {
         let trigger = trigger ?? hostTime()
+        var claimed = armedFlashes.claim()
+        // Arming is no shot: a trigger meanwhile (a full press just after a half press's
+        // preflash, say) shoots once it is done, its trigger time kept.
+        while !claimed, armedFlashes.isArming {
+            await armingEnded()
+            claimed = armedFlashes.claim()
+        }
         // One shot at a time: a trigger during a shot is reported, not queued behind it.
-        guard armedFlashes.claim() else {
+        guard claimed else {
             return publish(ShotRecord(shot: nextShotNumber(), outcome: .busy, triggerReceived: trigger.nanoseconds, flashes: []))
         }
         if Task.isCancelled {

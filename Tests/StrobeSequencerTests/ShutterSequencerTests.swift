@@ -129,6 +129,33 @@ extension ShutterSequencerTests {
         try await rig.close()
     }
 
+    /// Arming is no shot: a trigger while it runs (a full press just after a half press's
+    /// preflash re-arms) waits for it and shoots, instead of being reported busy.
+    @Test func aTriggerWhileArmingShootsOnceArmed() async throws {
+        try await VirtualTimeDriver.run(Self.aTriggerWhileArmingShootsOnceArmed)
+    }
+
+    static func aTriggerWhileArmingShootsOnceArmed(_ clock: VirtualClock) async throws {
+        let rig = try await Self.rig(devices: [.nova2], clock: clock)
+        let flashes = try await rig.manager.connect(.all)
+        let sequencer = ShutterSequencer(flashes: rig.manager, camera: ShutterSequencer.testCamera(exposure: .milliseconds(10), clock: clock),
+                                         policy: ShotPolicy(ackDeadline: .seconds(5)), clock: clock)
+        // A read holds the flash's bearer, so that arming waits for it (as after a preflash's
+        // commands). The run's jobs go in order: each child starts, and waits, before this task
+        // goes on.
+        async let reading = flashes[0].flash.batteryLevel()
+        await Task.yield()
+        async let arming: Void = sequencer.arm()
+        await Task.yield()
+        #expect(sequencer.isArming)
+        let record = await sequencer.shoot()
+        #expect(record.outcome == .captured)
+        #expect(record.flashes.map(\.armed) == [true], "the FLASH went out armed, from the trigger's path")
+        await arming
+        _ = try await reading
+        try await rig.close()
+    }
+
     @Test func aFlashThatDisconnectsMidShotFollowsThePolicy() async throws {
         try await VirtualTimeDriver.run(Self.aFlashThatDisconnectsMidShotFollowsThePolicy)
     }

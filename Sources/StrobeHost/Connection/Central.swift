@@ -57,7 +57,8 @@ public final class Central: Sendable {
     public let configuration: Configuration
     /// Pairing, bonds and encryption for every link of this central (and its peripheral role).
     public let security: SecurityManager
-    private let clock: any Clock<Duration>
+    /// What the central and its links time their deadlines on.
+    package let clock: any Clock<Duration>
     private let state: Lock<State>
     /// One LE Create Connection at a time: the controller allows no more.
     private let initiating = AsyncSerialGate()

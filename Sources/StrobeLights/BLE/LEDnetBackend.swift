@@ -79,7 +79,7 @@ public final class LEDnetBackend: LightsBackend {
             for device in found where links.withLock({ $0[device.address.description]?.connection.isConnected }) != true {
                 let connection = try await central.connect(to: device.address, addressType: device.addressType, timeout: configuration.connectTimeout)
                 do {
-                    let link = try await Self.attach(connection, name: device.name ?? device.address.description)
+                    let link = try await Self.attach(connection, name: device.name ?? device.address.description, clock: central.clock)
                     links.withLock { $0[device.address.description] = link }
                 } catch {
                     _ = try? await connection.disconnect()
@@ -105,7 +105,7 @@ public final class LEDnetBackend: LightsBackend {
     }
 
     /// Finds the write and notify characteristics and subscribes to the notifications.
-    private static func attach(_ connection: LEConnection, name: String) async throws -> Link {
+    private static func attach(_ connection: LEConnection, name: String, clock: any Clock<Duration>) async throws -> Link {
         let gatt = connection.gatt
         let services = try await gatt.discoverPrimaryServices()
         var write: GATTCharacteristic?
@@ -124,7 +124,7 @@ public final class LEDnetBackend: LightsBackend {
         guard let write, let notify else {
             throw LightsError.notALight(address: connection.peerAddress.description, services: services.map(\.uuid.description))
         }
-        let receiver = LEDnetStateReceiver()
+        let receiver = LEDnetStateReceiver(clock: clock)
         try await gatt.subscribe(notify, handler: receiver)
         return Link(name: name, connection: connection, write: write.valueHandle, receiver: receiver)
     }

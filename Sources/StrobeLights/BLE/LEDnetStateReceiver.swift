@@ -13,6 +13,12 @@ final class LEDnetStateReceiver: ATTValueHandler {
     }
 
     private let state = Lock(State())
+    /// The central's clock: a light's answer is waited for in its time (virtual in tests).
+    private let clock: any Clock<Duration>
+
+    init(clock: any Clock<Duration>) {
+        self.clock = clock
+    }
 
     var malformedCount: Int { state.withLock { $0.malformed } }
 
@@ -26,7 +32,7 @@ final class LEDnetStateReceiver: ATTValueHandler {
         }
         defer { state.withLock { $0.waiters.removeAll { $0 == waiter } } }
         guard !closed, (try? await query()) != nil else { return nil }
-        return try? await withTimeout(timeout, clock: ContinuousClock()) { try await waiter.wait() }
+        return try? await withTimeout(timeout, clock: clock) { try await waiter.wait() }
     }
 
     func attributeValueReceived(_ value: UnsafeRawBufferPointer, handle: AttributeHandle, kind: ATTValueKind, at time: HostTime) {

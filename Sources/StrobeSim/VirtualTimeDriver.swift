@@ -8,7 +8,7 @@ import Synchronization
 /// Runs asynchronous work the way a discrete-event simulator does: every job of the run on one
 /// thread, one at a time in the order it was enqueued, and the virtual clock moved to the next
 /// timer only once no job is left to run and no work handed to a thread of its own
-/// (`OffThreadWork`) is still under way. A world on a `VirtualClock` then goes through minutes of
+/// (`OffThreadWork`, the run's own) is still under way. A world on a `VirtualClock` then goes through minutes of
 /// air time in milliseconds, and the same seed gives the same run, packet for packet.
 ///
 /// The run's jobs are those of its clock's executor (`VirtualClock.executor`): the body and its
@@ -29,17 +29,22 @@ public enum VirtualTimeDriver {
         let scheduler = clock.scheduler
         guard scheduler.beginDriving() else { throw VirtualTimeError.alreadyRunning }
         let result = Outcome<T>()
+        let offThread = OffThreadWork.Counter()
         // Queued until the driver's thread runs it, as everything after it.
         Task(executorPreference: scheduler) {
             let outcome: Result<T, any Error>
-            do { outcome = .success(try await body()) } catch { outcome = .failure(error) }
+            do {
+                outcome = .success(try await OffThreadWork.$counter.withValue(offThread) { try await body() })
+            } catch {
+                outcome = .failure(error)
+            }
             result.value.withLock { $0 = outcome }
         }
         let failure: VirtualTimeError? = try await withCheckedThrowingContinuation { continuation in
             do {
                 // The driver has a thread of its own: no thread of the app's pool waits for it.
                 try spawnDetachedThread {
-                    var failure = drive(scheduler, clock: clock, until: clock.now.advanced(by: timeLimit)) {
+                    var failure = drive(scheduler, clock: clock, offThread: offThread, until: clock.now.advanced(by: timeLimit)) {
                         result.value.withLock { $0 != nil }
                     }
                     let escapes = scheduler.endDriving()
@@ -66,12 +71,14 @@ public enum VirtualTimeDriver {
 
     /// The driver loop: runs jobs while there are any, then moves time to the earliest timer.
     private static func drive(
-        _ scheduler: VirtualScheduler, clock: VirtualClock, until limit: VirtualClock.Instant, finished: () -> Bool
+        _ scheduler: VirtualScheduler, clock: VirtualClock, offThread counter: OffThreadWork.Counter,
+        until limit: VirtualClock.Instant, finished: () -> Bool
     ) -> VirtualTimeError? {
         while true {
             // Read before looking for a job: work that had finished by now enqueued its job first.
-            let offThread = OffThreadWork.pending.load(ordering: .sequentiallyConsistent)
-            if scheduler.runNext() { continue }
+            let offThread = counter.pending.load(ordering: .sequentiallyConsistent)
+            // Work posted to a loop runs in no task: it counts in the run's counter too.
+            if OffThreadWork.$counter.withValue(counter, operation: { scheduler.runNext() }) { continue }
             if finished() { return nil }
             if offThread > 0 {
                 // Real time passes off the clock; the work's job comes when it finishes.

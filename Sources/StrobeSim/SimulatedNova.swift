@@ -136,7 +136,7 @@ final class SimulatedNova: SimulatedBehaviour {
         }
         events.append("light warm \(settings.warm) cool \(settings.cool)")
         // The safety cut-off: the light goes out by itself when no OFF comes in time.
-        Task(executorPreference: box.peripheral.withLock({ $0 })?.firmwareExecutor) { [self, clock] in
+        Task(executorPreference: box.peripheral.withLock({ $0 })?.firmwareExecutor ?? clock.taskExecutor) { [self, clock] in
             try? await clock.sleep(for: settings.timeout)
             let stillLit = state.withLock { $0.lit && $0.litGeneration == generation }
             if stillLit { lightOff("safety timeout") }

@@ -19,9 +19,11 @@ import Synchronization
 /// Every timer of the run must be on the virtual clock: a run left waiting on a real clock alone
 /// ends as stalled.
 public enum VirtualTimeDriver {
-    /// Runs `body` to completion in virtual time, starting at `clock.now`; fails when the run
-    /// stalls (nothing to run, no timer, `body` still waiting) or passes `timeLimit` of virtual
-    /// time, rather than hanging.
+    /// Runs `body` to completion in virtual time, starting at `clock.now`. Rather than hang, it
+    /// fails when the run stalls (nothing to run, no timer, `body` still waiting: `.stalled`),
+    /// passes `timeLimit` of virtual time (`.timeLimitExceeded`), or had a task outside it sleep
+    /// on the clock (`.escaped`); a clock is driven once (`.alreadyRunning`). A cancelled caller
+    /// ends the run at the driver's next job, its body cancelled, with `CancellationError`.
     public static func run<T: Sendable>(
         clock: VirtualClock, timeLimit: Duration = .seconds(3600),
         _ body: @escaping @Sendable () async throws -> T
@@ -30,8 +32,9 @@ public enum VirtualTimeDriver {
         guard scheduler.beginDriving() else { throw VirtualTimeError.alreadyRunning }
         let result = Outcome<T>()
         let offThread = OffThreadWork.Counter()
+        let cancelled = CancelFlag()
         // Queued until the driver's thread runs it, as everything after it.
-        Task(executorPreference: scheduler) {
+        let task = Task(executorPreference: scheduler) {
             let outcome: Result<T, any Error>
             do {
                 outcome = .success(try await OffThreadWork.$counter.withValue(offThread) { try await body() })
@@ -40,24 +43,31 @@ public enum VirtualTimeDriver {
             }
             result.value.withLock { $0 = outcome }
         }
-        let failure: VirtualTimeError? = try await withCheckedThrowingContinuation { continuation in
-            do {
-                // The driver has a thread of its own: no thread of the app's pool waits for it.
-                try spawnDetachedThread {
-                    var failure = drive(scheduler, clock: clock, offThread: offThread, until: clock.now.advanced(by: timeLimit)) {
-                        result.value.withLock { $0 != nil }
+        let failure: VirtualTimeError? = try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { continuation in
+                do {
+                    // The driver has a thread of its own: no thread of the app's pool waits for it.
+                    try spawnDetachedThread {
+                        var failure = drive(scheduler, clock: clock, offThread: offThread, until: clock.now.advanced(by: timeLimit),
+                                            cancelled: { cancelled.value.load(ordering: .relaxed) }) {
+                            result.value.withLock { $0 != nil }
+                        }
+                        let escapes = scheduler.endDriving()
+                        // An escape is the likelier cause of any other failure: it is told first.
+                        if escapes > 0 { failure = .escaped(sleeps: escapes) }
+                        continuation.resume(returning: failure)
                     }
-                    let escapes = scheduler.endDriving()
-                    // An escape is the likelier cause of any other failure: it is told first.
-                    if escapes > 0 { failure = .escaped(sleeps: escapes) }
-                    continuation.resume(returning: failure)
+                } catch {
+                    _ = scheduler.endDriving()
+                    continuation.resume(throwing: error)
                 }
-            } catch {
-                _ = scheduler.endDriving()
-                continuation.resume(throwing: error)
             }
+        } onCancel: {
+            cancelled.value.store(true, ordering: .relaxed)
+            task.cancel()
         }
         if let failure { throw failure }
+        if result.value.withLock({ $0 == nil }) { throw CancellationError() }
         return try result.value.withLock { $0! }.get()
     }
 
@@ -72,9 +82,10 @@ public enum VirtualTimeDriver {
     /// The driver loop: runs jobs while there are any, then moves time to the earliest timer.
     private static func drive(
         _ scheduler: VirtualScheduler, clock: VirtualClock, offThread counter: OffThreadWork.Counter,
-        until limit: VirtualClock.Instant, finished: () -> Bool
+        until limit: VirtualClock.Instant, cancelled: () -> Bool, finished: () -> Bool
     ) -> VirtualTimeError? {
         while true {
+            if cancelled() { return nil }
             // Read before looking for a job: work that had finished by now enqueued its job first.
             let offThread = counter.pending.load(ordering: .sequentiallyConsistent)
             // Work posted to a loop runs in no task: it counts in the run's counter too.
@@ -90,6 +101,11 @@ public enum VirtualTimeDriver {
             clock.advance(to: next)
         }
     }
+}
+
+/// The caller was cancelled: the driver ends the run at its next look.
+private final class CancelFlag: Sendable {
+    let value = Atomic<Bool>(false)
 }
 
 /// Where the body's result waits for the driver to finish.

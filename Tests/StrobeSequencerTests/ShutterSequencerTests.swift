@@ -150,7 +150,7 @@ extension ShutterSequencerTests {
         #expect(sequencer.isArming)
         let record = await sequencer.shoot()
         #expect(record.outcome == .captured)
-        #expect(record.flashes.map(\.armed) == [true], "the FLASH went out armed, from the trigger's path")
+        #expect(record.flashes.map(\.armed) == [true], "the FLASH the arming prepared went out")
         await arming
         _ = try await reading
         try await rig.close()

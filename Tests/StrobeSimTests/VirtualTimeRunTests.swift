@@ -171,6 +171,26 @@ import StrobeSim
         }
     }
 
+    /// A cancelled caller (a test past its time limit, say) ends the run at once, not at the
+    /// run's own limit: its body is cancelled, and the driver stops.
+    @Test func aCancelledRunEnds() async throws {
+        let clock = VirtualClock()
+        let run = Task {
+            try await VirtualTimeDriver.run(clock: clock, timeLimit: .seconds(3600)) {
+                let world = SimWorld(scenario: .standard, clock: clock)
+                try await world.start()
+                while !Task.isCancelled { try? await clock.sleep(for: .seconds(1)) }
+                world.stop()
+            }
+        }
+        run.cancel()
+        switch await run.result {
+        case .success, .failure(is CancellationError): break
+        case .failure(let error): Issue.record("the run ended with \(error)")
+        }
+        #expect(clock.now.offset < .seconds(3600))
+    }
+
     /// A sleep on the clock from a task that does not run on its executor is counted while the
     /// clock is driven (the driver fails such a run with `.escaped`); one from the run's own
     /// tasks is not.

@@ -66,8 +66,8 @@ package final class VirtualScheduler: TaskExecutor {
         }
     }
 
-    /// Runs `work` after everything queued before it; never driven, in a task that prefers this
-    /// executor.
+    /// Runs `work` after everything queued before it; never driven, in a task of its own that
+    /// prefers this executor (in no order, as any tasks on the global executor).
     package func post(_ work: @escaping @Sendable () -> Void) {
         let mode = state.withLock { s in
             if s.mode == .driven { s.items.append(.work(work)) }
@@ -113,17 +113,21 @@ package final class VirtualScheduler: TaskExecutor {
     /// queue (what a run leaves behind still runs, one at a time); returns how many sleeps
     /// escaped the run.
     package func endDriving() -> Int {
-        let (left, escapes) = state.withLock { s -> ([Item], Int) in
-            defer { s = State(mode: .ended) }
-            return (Array(s.items[s.head...]), s.escapes)
-        }
-        for item in left {
-            switch item {
-            case .job(let job): afterRun.async { job.runSynchronously(on: self.asUnownedTaskExecutor()) }
-            case .work(let work): afterRun.async { work() }
+        state.withLock { s in
+            let left = Array(s.items[s.head...])
+            let escapes = s.escapes
+            s = State(mode: .ended)
+            // Queued under the lock, as one block: what comes after goes after it.
+            afterRun.async {
+                for item in left {
+                    switch item {
+                    case .job(let job): job.runSynchronously(on: self.asUnownedTaskExecutor())
+                    case .work(let work): work()
+                    }
+                }
             }
+            return escapes
         }
-        return escapes
     }
 }
 

@@ -14,7 +14,8 @@ import SystemPackage
 ///
 /// On a `VirtualClock` (in tests, which only the virtual-time driver moves) the loop has no
 /// thread: its work and its tasks go through the clock's `VirtualScheduler`, in one order with
-/// every other host of the run, and its timers sleep on the clock in tasks there.
+/// every other host of the run, and its deadlines are timers of the clock (no task sleeps for
+/// them).
 package final class HostLoop: Sendable {
     /// The time line of the loop's deadlines.
     package let clock: ElapsedClock

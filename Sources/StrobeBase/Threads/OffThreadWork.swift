@@ -6,8 +6,9 @@ import Synchronization
 /// to fall to zero before it moves its clock: else a timer fires early, in virtual time, against
 /// work that took real milliseconds.
 ///
-/// Counted per run: a driver binds its own `Counter` (a task-local, so the run's tasks carry it,
-/// and around each job it runs), and waits for no other run's work. Outside any run, work counts
+/// Counted per run: a driver binds its own `Counter` (a task-local: the run's body and the tasks
+/// it starts carry it, and the driver binds it around the loop work it runs, which is in no
+/// task), and waits for no other run's work. Outside any run, work counts
 /// in `Counter.process`, which nobody waits for.
 package enum OffThreadWork {
     /// One run's pending work.

@@ -89,8 +89,8 @@ package final class DeadlineTimer: Sendable {
     /// Now, as a duration since the timer was made.
     package var now: Duration { clock.now }
 
-    /// Makes the timer fire at `deadline` (the owner's earliest); `nil` (nothing left to wait
-    /// for) stops it until the next.
+    /// Makes the timer fire at `deadline` (the owner's earliest; a timer of tasks keeps an
+    /// earlier one and fires early); `nil` (nothing left to wait for) stops it until the next.
     package func schedule(_ deadline: Duration?) {
         switch entry {
         case .loop(let loop, let id):

@@ -51,11 +51,8 @@ package struct ElapsedClock: Sendable {
         return false
     }
 
-    /// Where tasks timed on this clock run: a `VirtualClock`'s queue, so that they keep a
-    /// virtual-time run's order; nil (anywhere) for any other clock.
-    package var executor: (any TaskExecutor)? { scheduler }
-
-    /// A `VirtualClock`'s queue; nil for any other clock.
+    /// A `VirtualClock`'s queue, where tasks timed on this clock run to keep a virtual-time
+    /// run's order; nil (anywhere) for any other clock.
     package var scheduler: VirtualScheduler? { virtual?.clock.scheduler }
 
     /// Time since the clock was adopted.

@@ -30,7 +30,7 @@ package final class HostLoop: Sendable {
     package init(clock: ElapsedClock, scheduling: ThreadScheduling = .normal) {
         self.clock = clock
         core = clock.isContinuous ? LoopCore.start(clock: clock, scheduling: scheduling) : nil
-        executor = core.map { LoopExecutor(core: $0) } ?? clock.executor
+        executor = core.map { LoopExecutor(core: $0) } ?? clock.scheduler
     }
 
     package convenience init<C: Clock>(clock: C, scheduling: ThreadScheduling = .normal) where C.Duration == Duration {
@@ -43,7 +43,7 @@ package final class HostLoop: Sendable {
 
     /// Where a task of this host that must not hold the loop's thread runs (the app's delegate, a
     /// kit's follow-up): the virtual clock's scheduler, else nil (the app's pool).
-    package var offLoopExecutor: (any TaskExecutor)? { clock.executor }
+    package var offLoopExecutor: (any TaskExecutor)? { clock.scheduler }
 
     /// Whether the loop has a thread of its own (it runs on the real clock).
     package var hasThread: Bool { core != nil }

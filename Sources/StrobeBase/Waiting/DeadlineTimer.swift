@@ -127,7 +127,7 @@ package final class DeadlineTimer: Sendable {
             let generation = state.generation
             let old = state.task
             state.armedAt = deadline
-            state.task = Task(executorPreference: clock.executor) { [weak self, clock] in
+            state.task = Task(executorPreference: clock.scheduler) { [weak self, clock] in
                 do { try await clock.sleep(until: deadline) } catch { return }
                 self?.expired(generation)
             }
